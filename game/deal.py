@@ -1,0 +1,170 @@
+"""One deal as a state machine.
+
+A deal starts with 13 cards in each hand and a dealer; the seat after the dealer
+plays first and play goes clockwise. Each play moves one card from the hand of the
+seat to move to the end of that seat's public row. After 32 plays (8 per seat) every
+hand holds 5 cards and the deal is over; ``result()`` scores it.
+
+The state is small (four hands, four rows, whose turn) and every transition goes
+through ``play``, which checks it. Illegal plays raise :class:`IllegalAction`
+with a stable ``code``; nothing changes when they do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .cards import DECK, Card, format_cards
+from .errors import IllegalAction, MalformedInput
+from .rng import SplitMix64
+from .scoring import DealResult, score_deal
+from .seats import SEATS, Seat
+
+__all__ = ["HAND_SIZE", "KEEP", "PLAYS_PER_DEAL", "PLAYS_PER_SEAT", "Deal", "deal_hands"]
+
+HAND_SIZE = 13
+KEEP = 5
+PLAYS_PER_SEAT = HAND_SIZE - KEEP
+PLAYS_PER_DEAL = 4 * PLAYS_PER_SEAT
+
+
+def deal_hands(seed: int) -> tuple[tuple[Card, ...], ...]:
+    """Shuffle a fresh deck with ``seed`` and deal 13 cards to N, E, S, W.
+
+    Cards are dealt in blocks of 13 off the shuffled deck and each hand is sorted,
+    so the result does not depend on who the dealer is.
+    """
+    deck = list(DECK)
+    SplitMix64(seed).shuffle(deck)
+    return tuple(tuple(sorted(deck[i * 13:(i + 1) * 13])) for i in range(4))
+
+
+class Deal:
+    """The state of one deal. Create with :meth:`from_seed` or from explicit hands."""
+
+    __slots__ = ("_count", "_dealt", "_hands", "_history", "_rows", "_turn", "dealer", "seed")
+
+    def __init__(self, hands: Sequence[Iterable[Card]], dealer: Seat,
+                 seed: int | None = None) -> None:
+        dealt = tuple(tuple(hand) for hand in hands)
+        if len(dealt) != 4 or any(len(hand) != HAND_SIZE for hand in dealt):
+            raise MalformedInput("a deal needs four hands of 13 cards")
+        if len({card for hand in dealt for card in hand}) != 52:
+            raise MalformedInput("the four hands must hold 52 different cards")
+        self._setup(dealt, dealer, seed)
+
+    def _setup(self, dealt: tuple[tuple[Card, ...], ...], dealer: Seat, seed: int | None) -> None:
+        self.dealer = dealer
+        self.seed = seed
+        self._dealt = dealt
+        self._hands = [list(hand) for hand in dealt]
+        self._rows: list[list[Card]] = [[], [], [], []]
+        self._history: list[tuple[Seat, Card]] = []
+        self._turn = (dealer.index + 1) % 4
+        self._count = 0
+
+    @classmethod
+    def from_seed(cls, seed: int, dealer: Seat = Seat.N) -> Deal:
+        """The deal that ``seed`` shuffles, with ``dealer`` dealing."""
+        deal = cls.__new__(cls)
+        # A shuffled deck needs none of the checks that hands from outside get.
+        deal._setup(deal_hands(seed), dealer, seed)
+        return deal
+
+    # -- reading the state -------------------------------------------------------
+
+    @property
+    def first(self) -> Seat:
+        """The seat that plays first: clockwise after the dealer."""
+        return self.dealer.next
+
+    @property
+    def turn(self) -> Seat | None:
+        """The seat to move, or None once the deal is over."""
+        return None if self._count == PLAYS_PER_DEAL else SEATS[self._turn]
+
+    @property
+    def plays_made(self) -> int:
+        return self._count
+
+    @property
+    def is_over(self) -> bool:
+        return self._count == PLAYS_PER_DEAL
+
+    def hand(self, seat: Seat) -> tuple[Card, ...]:
+        """The cards ``seat`` still holds (private to that seat until the deal ends)."""
+        return tuple(self._hands[seat.index])
+
+    def dealt_hand(self, seat: Seat) -> tuple[Card, ...]:
+        """The 13 cards ``seat`` was dealt."""
+        return self._dealt[seat.index]
+
+    def row(self, seat: Seat) -> tuple[Card, ...]:
+        """The cards ``seat`` has played, in order (public)."""
+        return tuple(self._rows[seat.index])
+
+    @property
+    def history(self) -> tuple[tuple[Seat, Card], ...]:
+        """Every play so far in order, as (seat, card)."""
+        return tuple(self._history)
+
+    def legal_plays(self) -> tuple[Card, ...]:
+        """The cards the seat to move may play: any card it holds."""
+        if self._count == PLAYS_PER_DEAL:
+            return ()
+        return tuple(self._hands[self._turn])
+
+    # -- changing it --------------------------------------------------------------
+
+    def play(self, card: Card, seat: Seat | None = None) -> int:
+        """Play ``card`` for the seat to move (checked against ``seat`` if given).
+
+        Returns the card's place in that seat's row, 1..8.
+        """
+        if self._count == PLAYS_PER_DEAL:
+            raise IllegalAction("no_deal", "the deal is over: every hand already holds 5 cards")
+        turn = self._turn
+        if seat is not None and seat is not SEATS[turn]:
+            raise IllegalAction("not_your_turn",
+                                f"it is {SEATS[turn].value}'s turn, not {seat.value}'s")
+        hand = self._hands[turn]
+        if card not in hand:
+            raise IllegalAction("not_in_hand",
+                                f"{SEATS[turn].value} does not hold {card}")
+        hand.remove(card)
+        row = self._rows[turn]
+        row.append(card)
+        self._history.append((SEATS[turn], card))
+        self._count += 1
+        self._turn = (turn + 1) % 4
+        return len(row)
+
+    # -- the end ----------------------------------------------------------------------
+
+    def kept(self, seat: Seat) -> tuple[Card, ...]:
+        """The five cards ``seat`` keeps (only meaningful once the deal is over)."""
+        return tuple(sorted(self._hands[seat.index]))
+
+    def result(self) -> DealResult:
+        """Score the finished deal."""
+        if self._count != PLAYS_PER_DEAL:
+            raise IllegalAction("no_deal",
+                                f"the deal is not over yet ({self._count} of 32 plays made)")
+        return score_deal({seat: self._hands[seat.index] for seat in SEATS})
+
+    def copy(self) -> Deal:
+        """An independent copy (for search)."""
+        other = Deal.__new__(Deal)
+        other.dealer = self.dealer
+        other.seed = self.seed
+        other._dealt = self._dealt
+        other._hands = [list(hand) for hand in self._hands]
+        other._rows = [list(row) for row in self._rows]
+        other._history = list(self._history)
+        other._turn = self._turn
+        other._count = self._count
+        return other
+
+    def __repr__(self) -> str:
+        rows = "; ".join(f"{seat.value}: {format_cards(self._rows[seat.index])}" for seat in SEATS)
+        return f"<Deal dealer={self.dealer.value} plays={self._count} {rows}>"

@@ -27,7 +27,11 @@ import msgspec
 __all__ = ["Answer", "ConventionCard", "NoMeaning", "Promise", "Rule"]
 
 
-class Promise(msgspec.Struct, tag="promise", frozen=True, forbid_unknown_fields=True):
+class _RuleBase(msgspec.Struct, tag_field="kind", frozen=True, forbid_unknown_fields=True):
+    """Rules are tagged by a ``kind`` field ("promise", "answer", "none")."""
+
+
+class Promise(_RuleBase, tag="promise"):
     """Promise ``count`` or more cards of rank (card played + ``offset``)."""
 
     offset: int
@@ -35,13 +39,13 @@ class Promise(msgspec.Struct, tag="promise", frozen=True, forbid_unknown_fields=
     fallback: Literal["high", "low"] = "high"
 
 
-class Answer(msgspec.Struct, tag="answer", frozen=True, forbid_unknown_fields=True):
+class Answer(_RuleBase, tag="answer"):
     """Answer partner's play number ``play`` (1..8): low = I hold that rank, high = none."""
 
     play: int
 
 
-class NoMeaning(msgspec.Struct, tag="none", frozen=True, forbid_unknown_fields=True):
+class NoMeaning(_RuleBase, tag="none"):
     """A discard that says nothing."""
 
 

@@ -1,0 +1,380 @@
+"""Every message of Jackal protocol v1 as a msgspec Struct.
+
+One JSON object per line; every object has a ``"type"`` that names its Struct.
+Client messages and server messages are two separate tagged unions, so the same
+``type`` may appear in both (``ping``/``pong`` go either way). Any client message may
+carry an ``id`` (a string of at most 64 characters, or an integer); the direct reply
+to it carries the same ``id``. Events pushed by the server carry none.
+
+Cards travel as canonical text ("7H", "TS"), seats as "N" "E" "S" "W", teams as
+"NS" "EW". Fixed names here are part of the public protocol: add, never rename.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from ..game.conventions import ConventionCard
+
+PROTOCOL_VERSION = 1
+
+SeatName = Literal["N", "E", "S", "W"]
+TeamName = Literal["NS", "EW"]
+CardText = Annotated[str, msgspec.Meta(min_length=2, max_length=3)]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
+TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+MessageId = Annotated[str, msgspec.Meta(max_length=64)] | int
+FreeText = Annotated[str, msgspec.Meta(max_length=1000)]
+#: A convention card given by built-in name ("beginner") or inline.
+CardSpec = Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | ConventionCard
+
+
+class _Client(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, omit_defaults=True,
+              kw_only=True):
+    id: MessageId | None = None
+
+
+class _Server(msgspec.Struct, tag_field="type", omit_defaults=True, kw_only=True):
+    pass
+
+
+class _Reply(_Server, kw_only=True):
+    """A server message that answers a request and echoes its ``id``."""
+
+    id: MessageId | None = None
+
+
+# --------------------------------------------------------------------------- client
+
+
+class Hello(_Client, tag="hello"):
+    """Client, first: names the player; ``token`` reclaims a held seat."""
+
+    name: Name = "anonymous"
+    protocol: int | None = None
+    client: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+    token: Annotated[str, msgspec.Meta(max_length=128)] | None = None
+    password: Annotated[str, msgspec.Meta(max_length=128)] | None = None
+
+
+class Help(_Client, tag="help"):
+    """Client, any time: asks for the list of client messages with examples."""
+
+
+class Ping(_Client, tag="ping"):
+    """Either side: are you there? Answered with ``pong``."""
+
+
+class Pong(_Client, tag="pong"):
+    """Client: the answer to the server's ``ping``."""
+
+
+class ListTables(_Client, tag="list_tables"):
+    """Client: asks for the lobby; answered with ``tables``."""
+
+
+class CreateTable(_Client, tag="create_table"):
+    """Client: creates a table (without seating its creator); answered with ``table_created``."""
+
+    name: Name | None = None
+    target: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] = 300
+    seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] | None = None
+    conventions_ns: CardSpec | None = None
+    conventions_ew: CardSpec | None = None
+    #: When a disconnected player's hold runs out, a server-side bot plays the seat.
+    bot_takeover: bool = True
+
+
+class Join(_Client, tag="join"):
+    """Client: takes a seat (any free one if ``seat`` is absent); answered with ``joined``."""
+
+    table: TableId
+    seat: SeatName | None = None
+
+
+class Spectate(_Client, tag="spectate"):
+    """Client: watches a table; answered with its public ``table_state``."""
+
+    table: TableId
+
+
+class AddBot(_Client, tag="add_bot"):
+    """Client: puts a server-side bot in an empty seat; answered with ``ok``."""
+
+    table: TableId
+    seat: SeatName
+    strategy: Annotated[str, msgspec.Meta(max_length=64)] = "random"
+
+
+class Leave(_Client, tag="leave"):
+    """Client: gives up the seat (or stops spectating); answered with ``ok``."""
+
+
+class Ready(_Client, tag="ready"):
+    """Client, seated: ready to start; the match starts when every human seat is ready."""
+
+
+class Play(_Client, tag="play"):
+    """Client, on its turn: plays a card; answered with ``played`` (also sent to everyone)."""
+
+    card: CardText
+
+
+class Conventions(_Client, tag="conventions"):
+    """Client, seated, before the first deal or between deals: declares the partnership card."""
+
+    card: CardSpec
+
+
+class Explain(_Client, tag="explain"):
+    """Client: asks the meaning of the ``index``-th card (1..8) in ``seat``'s row."""
+
+    seat: SeatName
+    index: Annotated[int, msgspec.Meta(ge=1, le=8)]
+
+
+class Ask(_Client, tag="ask"):
+    """Client: a free-text question to the player at ``seat`` (an opponent)."""
+
+    seat: SeatName
+    text: FreeText
+    index: Annotated[int, msgspec.Meta(ge=1, le=8)] | None = None
+
+
+class AnswerQuestion(_Client, tag="answer"):
+    """Client: answers question ``question``; only the asking side sees it."""
+
+    question: Annotated[str, msgspec.Meta(max_length=64)]
+    text: FreeText
+
+
+ClientMessage = (
+    Hello | Help | Ping | Pong | ListTables | CreateTable | Join | Spectate | AddBot | Leave
+    | Ready | Play | Conventions | Explain | Ask | AnswerQuestion
+)
+
+
+# --------------------------------------------------------------------------- server
+
+
+class Welcome(_Server, tag="welcome"):
+    """Server, on connect."""
+
+    protocol: int
+    server: str
+    version: str
+    hint: str
+
+
+class HelpEntry(msgspec.Struct):
+    type: str
+    summary: str
+    example: str
+
+
+class HelpReply(_Reply, tag="help"):
+    """Server: every client message with a one-line example."""
+
+    messages: list[HelpEntry]
+
+
+class ServerPing(_Server, tag="ping"):
+    """Server: keepalive probe to a silent connection; answer with ``pong``."""
+
+
+class ServerPong(_Reply, tag="pong"):
+    """Server: the answer to a client's ``ping``."""
+
+
+class Error(_Reply, tag="error"):
+    """Server: a request failed (nothing changed), or the connection is being closed."""
+
+    code: str
+    message: str
+    #: With ``rate_limited``: seconds to wait before sending more.
+    retry_after: float | None = None
+
+
+class Ok(_Reply, tag="ok"):
+    """Server: a request with nothing else to say succeeded; ``request`` names it."""
+
+    request: str
+
+
+class HelloOk(_Reply, tag="hello_ok"):
+    """Server: the answer to ``hello``; ``table``/``seat`` are set when a token reclaimed a seat."""
+
+    name: str
+    table: str | None = None
+    seat: SeatName | None = None
+
+
+class TableInfo(msgspec.Struct):
+    table: str
+    name: str
+    target: int
+    seats: dict[str, str | None]
+    status: str
+    spectators: int = 0
+
+
+class Tables(_Reply, tag="tables"):
+    """Server: the lobby."""
+
+    tables: list[TableInfo]
+
+
+class TableCreated(_Reply, tag="table_created"):
+    table: str
+    name: str
+
+
+class Joined(_Reply, tag="joined"):
+    """Server: you sit at ``seat``; keep ``token`` secret, it reclaims the seat."""
+
+    table: str
+    seat: SeatName
+    token: str
+
+
+class SeatInfo(msgspec.Struct):
+    seat: SeatName
+    name: str | None
+    kind: Literal["empty", "human", "bot"]
+    connected: bool
+    ready: bool
+
+
+class TableState(_Reply, tag="table_state"):
+    """Server: a full snapshot of the table for its recipient."""
+
+    table: str
+    name: str
+    target: int
+    status: Literal["waiting", "playing", "between_deals", "over"]
+    seats: list[SeatInfo]
+    conventions: dict[str, ConventionCard]
+    scores: dict[str, int]
+    deal: int
+    dealer: SeatName | None
+    turn: SeatName | None
+    rows: dict[str, list[str]]
+    you: SeatName | None = None
+    hand: list[str] | None = None
+
+
+class DealStarted(_Server, tag="deal_started"):
+    deal: int
+    dealer: SeatName
+    first: SeatName
+    #: Only in the copy sent to that seat.
+    hand: list[str] | None = None
+
+
+class Turn(_Server, tag="turn"):
+    seat: SeatName
+
+
+class Played(_Reply, tag="played"):
+    seat: SeatName
+    card: str
+    index: int
+
+
+class GroupInfo(msgspec.Struct):
+    rank: str
+    cards: list[str]
+    count: int
+    points: int
+
+
+class DealEnded(_Server, tag="deal_ended"):
+    deal: int
+    hands: dict[str, list[str]]
+    penalty: dict[str, int]
+    winner: TeamName | None
+    points: int
+    scores: dict[str, int]
+    breakdown: dict[str, list[GroupInfo]]
+
+
+class MatchEnded(_Server, tag="match_ended"):
+    winner: TeamName
+    scores: dict[str, int]
+
+
+class PlayerJoined(_Server, tag="player_joined"):
+    seat: SeatName
+    name: str
+    kind: Literal["human", "bot"]
+
+
+class PlayerLeft(_Server, tag="player_left"):
+    seat: SeatName
+
+
+class PlayerReady(_Server, tag="player_ready"):
+    seat: SeatName
+
+
+class PlayerGone(_Server, tag="player_gone"):
+    """A seated player's connection dropped; the seat is held for ``seconds``."""
+
+    seat: SeatName
+    seconds: float
+
+
+class PlayerBack(_Server, tag="player_back"):
+    seat: SeatName
+
+
+class BotTakeover(_Server, tag="bot_takeover"):
+    """The hold ran out: a server-side bot plays ``seat`` until its player returns."""
+
+    seat: SeatName
+    strategy: str
+
+
+class ConventionsChanged(_Server, tag="conventions_changed"):
+    team: TeamName
+    card: ConventionCard
+
+
+class Explanation(_Reply, tag="explanation"):
+    seat: SeatName
+    index: int
+    card: str
+    text: str
+    meaning: dict[str, Any]
+
+
+class Question(_Reply, tag="question"):
+    """To the asked player only (and, with the asker's ``id``, back to the asker as receipt)."""
+
+    question: str
+    seat: SeatName
+    text: str
+    asker: SeatName | None = None
+    index: int | None = None
+
+
+class AnswerMessage(_Reply, tag="answer"):
+    """To the asking side only."""
+
+    question: str
+    seat: SeatName
+    text: str
+
+
+class ServerShutdown(_Server, tag="server_shutdown"):
+    reason: str = "the server is shutting down"
+
+
+ServerMessage = (
+    Welcome | HelpReply | ServerPing | ServerPong | Error | Ok | HelloOk | Tables | TableCreated
+    | Joined | TableState | DealStarted | Turn | Played | DealEnded | MatchEnded | PlayerJoined
+    | PlayerLeft | PlayerReady | PlayerGone | PlayerBack | BotTakeover | ConventionsChanged
+    | Explanation | Question | AnswerMessage | ServerShutdown
+)

@@ -31,7 +31,7 @@ class _RuleBase(msgspec.Struct, tag_field="kind", frozen=True, forbid_unknown_fi
     """Rules are tagged by a ``kind`` field ("promise", "answer", "none")."""
 
 
-class Promise(_RuleBase, tag="promise"):
+class Promise(_RuleBase, tag="promise", frozen=True):
     """Promise ``count`` or more cards of rank (card played + ``offset``)."""
 
     offset: int
@@ -39,13 +39,13 @@ class Promise(_RuleBase, tag="promise"):
     fallback: Literal["high", "low"] = "high"
 
 
-class Answer(_RuleBase, tag="answer"):
+class Answer(_RuleBase, tag="answer", frozen=True):
     """Answer partner's play number ``play`` (1..8): low = I hold that rank, high = none."""
 
     play: int
 
 
-class NoMeaning(_RuleBase, tag="none"):
+class NoMeaning(_RuleBase, tag="none", frozen=True):
     """A discard that says nothing."""
 
 

@@ -60,7 +60,7 @@ class Deal:
         self._hands = [list(hand) for hand in dealt]
         self._rows: list[list[Card]] = [[], [], [], []]
         self._history: list[tuple[Seat, Card]] = []
-        self._turn = (dealer.index + 1) % 4
+        self._turn = (dealer.ordinal + 1) % 4
         self._count = 0
 
     @classmethod
@@ -93,15 +93,15 @@ class Deal:
 
     def hand(self, seat: Seat) -> tuple[Card, ...]:
         """The cards ``seat`` still holds (private to that seat until the deal ends)."""
-        return tuple(self._hands[seat.index])
+        return tuple(self._hands[seat.ordinal])
 
     def dealt_hand(self, seat: Seat) -> tuple[Card, ...]:
         """The 13 cards ``seat`` was dealt."""
-        return self._dealt[seat.index]
+        return self._dealt[seat.ordinal]
 
     def row(self, seat: Seat) -> tuple[Card, ...]:
         """The cards ``seat`` has played, in order (public)."""
-        return tuple(self._rows[seat.index])
+        return tuple(self._rows[seat.ordinal])
 
     @property
     def history(self) -> tuple[tuple[Seat, Card], ...]:
@@ -143,14 +143,14 @@ class Deal:
 
     def kept(self, seat: Seat) -> tuple[Card, ...]:
         """The five cards ``seat`` keeps (only meaningful once the deal is over)."""
-        return tuple(sorted(self._hands[seat.index]))
+        return tuple(sorted(self._hands[seat.ordinal]))
 
     def result(self) -> DealResult:
         """Score the finished deal."""
         if self._count != PLAYS_PER_DEAL:
             raise IllegalAction("no_deal",
                                 f"the deal is not over yet ({self._count} of 32 plays made)")
-        return score_deal({seat: self._hands[seat.index] for seat in SEATS})
+        return score_deal({seat: self._hands[seat.ordinal] for seat in SEATS})
 
     def copy(self) -> Deal:
         """An independent copy (for search)."""
@@ -166,5 +166,5 @@ class Deal:
         return other
 
     def __repr__(self) -> str:
-        rows = "; ".join(f"{seat.value}: {format_cards(self._rows[seat.index])}" for seat in SEATS)
+        rows = "; ".join(f"{seat}: {format_cards(row)}" for seat, row in zip(SEATS, self._rows, strict=True))
         return f"<Deal dealer={self.dealer.value} plays={self._count} {rows}>"

@@ -13,7 +13,7 @@ from .rng import derive_seed
 from .scoring import DealResult
 from .seats import SEATS, Seat, Team
 
-__all__ = ["DEFAULT_TARGET", "Match", "first_dealer", "deal_seed"]
+__all__ = ["DEFAULT_TARGET", "Match", "deal_seed", "first_dealer"]
 
 DEFAULT_TARGET = 300
 

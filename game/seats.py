@@ -1,20 +1,20 @@
 """Seats, partnerships and turn order.
 
 Seats are N, E, S, W clockwise; N+S play against E+W. ``Seat`` is a ``str`` enum so
-it goes on the wire as "N" with no conversion, and ``seat.index`` (0..3) is what the
+it goes on the wire as "N" with no conversion, and ``seat.ordinal`` (0..3) is what the
 engine's hot paths use.
 """
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from .errors import MalformedInput
 
 __all__ = ["SEATS", "TEAMS", "Seat", "Team"]
 
 
-class Team(str, Enum):
+class Team(StrEnum):
     """A partnership: "NS" or "EW"."""
 
     NS = "NS"
@@ -32,7 +32,7 @@ class Team(str, Enum):
         return self.value
 
 
-class Seat(str, Enum):
+class Seat(StrEnum):
     """One of the four places at the table."""
 
     N = "N"
@@ -41,7 +41,7 @@ class Seat(str, Enum):
     W = "W"
 
     @property
-    def index(self) -> int:
+    def ordinal(self) -> int:
         """0 for N, 1 for E, 2 for S, 3 for W (clockwise)."""
         return _INDEX[self]
 

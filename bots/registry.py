@@ -1,0 +1,56 @@
+"""Finding a strategy by name (``random``) or by import path (``mybots:Clever``)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ..game.errors import MalformedInput
+from .base import Strategy, StrategyFactory
+from .random_bot import RandomStrategy
+
+__all__ = ["STRATEGIES", "load_strategy", "make_strategy"]
+
+#: Built-in strategies by name. The bots issue adds greedy, beginner and expert.
+STRATEGIES: dict[str, StrategyFactory] = {
+    "random": RandomStrategy,
+}
+
+
+def load_strategy(spec: str) -> StrategyFactory:
+    """A factory for ``spec``: a built-in name, or ``module:Class`` importable from sys.path."""
+    if spec in STRATEGIES:
+        return STRATEGIES[spec]
+    if ":" not in spec:
+        known = ", ".join(sorted(STRATEGIES))
+        raise MalformedInput(f"unknown strategy {spec!r} (built in: {known}; "
+                             f"or give module:Class)")
+    module_name, _, attr = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+        factory: Any = getattr(module, attr)
+    except (ImportError, AttributeError) as exc:
+        raise MalformedInput(f"cannot load strategy {spec!r}: {exc}") from None
+    if not callable(factory):
+        raise MalformedInput(f"strategy {spec!r} is not a class or function")
+    return _seeded(factory)
+
+
+def _seeded(factory: Any) -> StrategyFactory:
+    """Call user classes with a seed if they accept one, without if they do not."""
+
+    def build(seed: int) -> Strategy:
+        try:
+            strategy = factory(seed)
+        except TypeError:
+            strategy = factory()
+        if not callable(getattr(strategy, "choose", None)):
+            raise MalformedInput(f"{factory!r} has no choose(view) method")
+        return strategy  # type: ignore[no-any-return]
+
+    return build
+
+
+def make_strategy(spec: str, seed: int = 0) -> Strategy:
+    """Build the strategy named by ``spec`` with ``seed``."""
+    return load_strategy(spec)(seed)

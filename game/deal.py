@@ -166,5 +166,5 @@ class Deal:
         return other
 
     def __repr__(self) -> str:
-        rows = "; ".join(f"{seat}: {format_cards(row)}" for seat, row in zip(SEATS, self._rows, strict=True))
+        rows = "; ".join(f"{seat}: {format_cards(self._rows[seat.ordinal])}" for seat in SEATS)
         return f"<Deal dealer={self.dealer.value} plays={self._count} {rows}>"

@@ -25,7 +25,10 @@ TeamName = Literal["NS", "EW"]
 CardText = Annotated[str, msgspec.Meta(min_length=2, max_length=3)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
-MessageId = Annotated[str, msgspec.Meta(max_length=64)] | int
+#: Correlation id: echoed in the direct reply. Integers are bounded to 64 bits so every
+#: client language can hold them.
+MessageId = Annotated[str, msgspec.Meta(max_length=64)] | Annotated[
+    int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
 FreeText = Annotated[str, msgspec.Meta(max_length=1000)]
 #: A convention card given by built-in name ("beginner") or inline.
 CardSpec = Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | ConventionCard
@@ -53,7 +56,7 @@ class Hello(_Client, tag="hello"):
     """Client, first: names the player; ``token`` reclaims a held seat."""
 
     name: Name = "anonymous"
-    protocol: int | None = None
+    protocol: Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)] | None = None
     client: Annotated[str, msgspec.Meta(max_length=64)] | None = None
     token: Annotated[str, msgspec.Meta(max_length=128)] | None = None
     password: Annotated[str, msgspec.Meta(max_length=128)] | None = None

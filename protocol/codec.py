@@ -1,0 +1,181 @@
+"""Encoding and decoding of single protocol lines.
+
+The happy path is one call into a msgspec Decoder built once for the whole tagged
+union; only when it fails do we look again (with a plain, untyped decode) to tell
+*which* rule the line broke, so a flood of good messages pays nothing for the careful
+error reporting. A successful typed decode also proves the line was valid UTF-8: msgspec
+checks every string, and non-ASCII bytes outside strings are malformed JSON anyway.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, get_args
+
+import msgspec
+
+from .errors import ErrorCode, ProtocolError
+from .messages import ClientMessage, MessageId, ServerMessage
+
+__all__ = [
+    "CLIENT_TYPES",
+    "SERVER_TYPES",
+    "decode_client",
+    "decode_server",
+    "encode",
+    "readable_validation_error",
+]
+
+
+def _tags(union: Any) -> dict[str, type[msgspec.Struct]]:
+    return {cls.__struct_config__.tag: cls for cls in get_args(union)}
+
+
+#: ``type`` value -> Struct class, for each direction.
+CLIENT_TYPES: dict[str, type[msgspec.Struct]] = _tags(ClientMessage)
+SERVER_TYPES: dict[str, type[msgspec.Struct]] = _tags(ServerMessage)
+
+_client_decoder = msgspec.json.Decoder(ClientMessage)
+_server_decoder = msgspec.json.Decoder(ServerMessage)
+_any_decoder = msgspec.json.Decoder()
+_encoder = msgspec.json.Encoder()
+
+_ID_MAX_LEN = 64
+_ID_MIN_INT, _ID_MAX_INT = -(2**63), 2**63 - 1
+
+
+def encode(msg: msgspec.Struct) -> bytes:
+    """One message as compact JSON followed by ``\\n``: exactly what goes on the wire."""
+    return _encoder.encode(msg) + b"\n"
+
+
+def decode_client(line: bytes) -> ClientMessage:
+    """Decode one line from a client, or raise :class:`ProtocolError` saying what is wrong.
+
+    Codes: ``bad_json`` (not UTF-8 JSON, or nested too deeply to read), ``unknown_type``,
+    ``invalid_message`` (not an object, no ``type``, or a field of the wrong shape; the
+    message names the field). The error carries the line's ``id`` when it could be read.
+    """
+    try:
+        msg: ClientMessage = _client_decoder.decode(line)
+        return msg
+    except msgspec.ValidationError as exc:  # subclass of DecodeError: must come first
+        raise _classify(line, exc, CLIENT_TYPES) from None
+    except msgspec.DecodeError as exc:
+        raise ProtocolError(ErrorCode.BAD_JSON, f"not valid JSON: {_short(exc)}") from None
+    except RecursionError:
+        raise ProtocolError(ErrorCode.BAD_JSON, "JSON nested too deeply") from None
+
+
+def decode_server(line: bytes) -> ServerMessage:
+    """Decode one line from the server (for clients); same errors as :func:`decode_client`."""
+    try:
+        msg: ServerMessage = _server_decoder.decode(line)
+        return msg
+    except msgspec.ValidationError as exc:
+        raise _classify(line, exc, SERVER_TYPES) from None
+    except msgspec.DecodeError as exc:
+        raise ProtocolError(ErrorCode.BAD_JSON, f"not valid JSON: {_short(exc)}") from None
+    except RecursionError:
+        raise ProtocolError(ErrorCode.BAD_JSON, "JSON nested too deeply") from None
+
+
+def _classify(line: bytes, exc: msgspec.ValidationError,
+              known: dict[str, type[msgspec.Struct]]) -> ProtocolError:
+    """Work out why a line failed typed validation (the slow path, errors only)."""
+    # The typed decoder may stop at the first misfit field before it has read the rest of
+    # the line, so check the whole line is JSON before blaming its shape.
+    try:
+        obj = _any_decoder.decode(line)
+    except msgspec.DecodeError as err:
+        return ProtocolError(ErrorCode.BAD_JSON, f"not valid JSON: {_short(err)}")
+    except RecursionError:
+        return ProtocolError(ErrorCode.BAD_JSON, "JSON nested too deeply")
+    if not isinstance(obj, dict):
+        return ProtocolError(ErrorCode.INVALID_MESSAGE,
+                             f"expected a JSON object, got {_json_kind(obj)}")
+    msg_id = _read_id(obj)
+    kind = obj.get("type")
+    if kind is None:
+        return ProtocolError(ErrorCode.INVALID_MESSAGE, "missing required field 'type'",
+                             id=msg_id)
+    if not isinstance(kind, str):
+        return ProtocolError(ErrorCode.INVALID_MESSAGE,
+                             f"field 'type': expected a string, got {_json_kind(kind)}",
+                             id=msg_id)
+    if kind not in known:
+        shown = kind if len(kind) <= 40 else kind[:40] + "..."
+        return ProtocolError(ErrorCode.UNKNOWN_TYPE,
+                             f"unknown message type {shown!r}; send {{\"type\":\"help\"}}",
+                             id=msg_id)
+    return ProtocolError(ErrorCode.INVALID_MESSAGE,
+                         f"{kind}: {readable_validation_error(str(exc))}", id=msg_id)
+
+
+def _read_id(obj: dict[str, Any]) -> MessageId | None:
+    """The ``id`` of a rejected object, if it is one the reply may echo."""
+    value = obj.get("id")
+    if isinstance(value, str) and len(value) <= _ID_MAX_LEN:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and (
+            _ID_MIN_INT <= value <= _ID_MAX_INT):
+        return value
+    return None
+
+
+def _json_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _short(exc: Exception) -> str:
+    """msgspec's decode error without its prefix or its (meaningless here) path."""
+    text = _PATH_RE.sub("", str(exc)).removeprefix("JSON is malformed: ")
+    return text[:1].lower() + text[1:]
+
+
+_TYPE_WORDS = {
+    "str": "a string", "int": "an integer", "float": "a number", "bool": "a boolean",
+    "array": "an array", "object": "an object", "null": "null", "bytes": "a string",
+}
+_PATH_RE = re.compile(r" - at `\$(?P<path>[^`]*)`$")
+_TICK_RE = re.compile(r"`([^`]*)`")
+
+
+def _words(types: str) -> str:
+    parts = [_TYPE_WORDS.get(p.strip(), p.strip()) for p in types.split("|")]
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def readable_validation_error(text: str) -> str:
+    """Turn msgspec's validation message into plain words that name the field.
+
+    ``Expected `str`, got `int` - at `$.card``` becomes
+    ``field 'card': expected a string, got an integer``.
+    """
+    where = ""
+    match = _PATH_RE.search(text)
+    if match:
+        where = match.group("path").removeprefix(".")
+        text = text[: match.start()]
+    if text.startswith("Object missing required field "):
+        text = "missing required field " + _TICK_RE.sub(r"'\1'", text[30:])
+    elif text.startswith("Object contains unknown field "):
+        text = "unknown field " + _TICK_RE.sub(r"'\1'", text[30:])
+    else:
+        text = _TICK_RE.sub(lambda m: _words(m.group(1)), text)
+        text = text[:1].lower() + text[1:]
+    return f"field '{where}': {text}" if where else text

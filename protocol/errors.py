@@ -1,0 +1,79 @@
+"""Stable error codes of protocol v1 and the one exception the protocol layer raises.
+
+A bad line from a peer is the *peer's* mistake: the layer raises :class:`ProtocolError`
+carrying the code to answer with, the ``id`` of the offending request when it could be
+read, and whether the connection must be closed afterwards (only framing trouble is
+fatal). The server turns it into an ``error`` message with :meth:`ProtocolError.to_message`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from .messages import Error, MessageId
+
+__all__ = ["ErrorCode", "ProtocolError"]
+
+
+class ErrorCode(StrEnum):
+    """Every ``code`` an ``error`` message may carry. Add, never rename: clients match on them."""
+
+    # framing and decoding (raised by this package)
+    BAD_JSON = "bad_json"
+    INVALID_MESSAGE = "invalid_message"
+    UNKNOWN_TYPE = "unknown_type"
+    LINE_TOO_LONG = "line_too_long"
+    HELLO_FIRST = "hello_first"
+    # connection limits and abuse (raised by the server)
+    RATE_LIMITED = "rate_limited"
+    SERVER_FULL = "server_full"
+    TIMEOUT = "timeout"
+    SLOW_READER = "slow_reader"
+    # lobby and seats
+    BAD_PASSWORD = "bad_password"
+    BAD_TOKEN = "bad_token"
+    NO_SUCH_TABLE = "no_such_table"
+    TABLE_FULL = "table_full"
+    SEAT_TAKEN = "seat_taken"
+    ALREADY_SEATED = "already_seated"
+    NOT_SEATED = "not_seated"
+    UNKNOWN_STRATEGY = "unknown_strategy"
+    BAD_CONVENTIONS = "bad_conventions"
+    NOT_ALLOWED = "not_allowed"
+    # play (the first three are the engine's IllegalAction codes)
+    NOT_YOUR_TURN = "not_your_turn"
+    NOT_IN_HAND = "not_in_hand"
+    NO_DEAL = "no_deal"
+    BAD_CARD = "bad_card"
+    NO_SUCH_QUESTION = "no_such_question"
+    # the server's own fault
+    INTERNAL = "internal"
+
+
+class ProtocolError(Exception):
+    """A peer sent something the protocol does not allow.
+
+    ``code`` is an :class:`ErrorCode` (a plain ``str`` is accepted for codes a caller adds),
+    ``message`` is for humans, ``id`` is the offending request's id when known, and
+    ``fatal`` says the connection cannot continue (framing errors).
+    """
+
+    def __init__(self, code: ErrorCode | str, message: str, *, id: MessageId | None = None,
+                 fatal: bool = False) -> None:
+        super().__init__(message)
+        self.code: ErrorCode | str
+        try:
+            self.code = ErrorCode(code)
+        except ValueError:  # a code some caller added; still sent as given
+            self.code = code
+        self.message = message
+        self.id = id
+        self.fatal = fatal
+
+    def __repr__(self) -> str:
+        return (f"ProtocolError({str(self.code)!r}, {self.message!r}, id={self.id!r}, "
+                f"fatal={self.fatal!r})")
+
+    def to_message(self) -> Error:
+        """The ``error`` message that answers this mistake."""
+        return Error(code=str(self.code), message=self.message, id=self.id)

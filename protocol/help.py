@@ -1,0 +1,52 @@
+"""What ``{"type":"help"}`` answers: every client message, a summary and a pasteable example.
+
+The examples are real protocol lines: a test decodes each one, and another checks that
+every client message type has an entry, so this list cannot drift from messages.py.
+"""
+
+from __future__ import annotations
+
+from .messages import HelpEntry, HelpReply, MessageId
+
+__all__ = ["HELP_ENTRIES", "help_reply"]
+
+#: One entry per client message type, in the order a newcomer would use them.
+HELP_ENTRIES: tuple[HelpEntry, ...] = (
+    HelpEntry("hello", "introduce yourself first; add \"token\" to reclaim a held seat",
+              '{"type":"hello","name":"alice"}'),
+    HelpEntry("help", "list every message you can send (allowed before hello)",
+              '{"type":"help"}'),
+    HelpEntry("ping", "check the server is there; it answers pong (allowed before hello)",
+              '{"type":"ping","id":1}'),
+    HelpEntry("pong", "answer the server's ping so it knows you are alive",
+              '{"type":"pong"}'),
+    HelpEntry("list_tables", "show the lobby: every table, its seats and status",
+              '{"type":"list_tables"}'),
+    HelpEntry("create_table", "open a new table (you are not seated); optional name, target",
+              '{"type":"create_table","name":"evening","target":300}'),
+    HelpEntry("join", "sit at a table, in \"seat\" N/E/S/W or any free one; keep the token",
+              '{"type":"join","table":"t1","seat":"N"}'),
+    HelpEntry("spectate", "watch a table without seeing anyone's hand",
+              '{"type":"spectate","table":"t1"}'),
+    HelpEntry("add_bot", "put a server-side bot in an empty seat",
+              '{"type":"add_bot","table":"t1","seat":"E","strategy":"random"}'),
+    HelpEntry("leave", "give up your seat, or stop watching",
+              '{"type":"leave"}'),
+    HelpEntry("ready", "say you are ready; play starts when every human seat is ready",
+              '{"type":"ready"}'),
+    HelpEntry("play", "play a card from your hand when it is your turn",
+              '{"type":"play","card":"7H"}'),
+    HelpEntry("conventions", "declare your partnership's convention card (built-in name)",
+              '{"type":"conventions","card":"beginner"}'),
+    HelpEntry("explain", "ask what the index-th card (1..8) in a seat's row means",
+              '{"type":"explain","seat":"E","index":2}'),
+    HelpEntry("ask", "ask an opponent a free-text question about their play",
+              '{"type":"ask","seat":"E","text":"what did your 9S say?","index":3}'),
+    HelpEntry("answer", "answer a question you were asked, by its question id",
+              '{"type":"answer","question":"q1","text":"it promises a pair"}'),
+)
+
+
+def help_reply(id: MessageId | None = None) -> HelpReply:
+    """The ``help`` reply, echoing the request's ``id``."""
+    return HelpReply(messages=list(HELP_ENTRIES), id=id)

@@ -1,0 +1,275 @@
+"""Property-based fuzzing of the sans-IO protocol layer (issue 7, item 1).
+
+Two promises are checked: whatever bytes arrive, split wherever the network splits them,
+the layer raises nothing but :class:`ProtocolError` (and the outcome does not depend on
+the split); and every valid message survives encode -> random chunks -> decode unchanged.
+Strategies for valid messages are derived from the Structs themselves through
+``msgspec.inspect``, so a field added to messages.py is fuzzed without touching this file.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from functools import cache
+from typing import Any, get_args
+
+import msgspec
+import msgspec.inspect as mi
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jackal.game.conventions import BUILTIN_CARDS, ConventionCard
+from jackal.protocol import (
+    CLIENT_TYPES,
+    ClientConnection,
+    ErrorCode,
+    LineBuffer,
+    ProtocolError,
+    ServerConnection,
+    decode_client,
+    encode,
+)
+from jackal.protocol.help import HELP_ENTRIES
+from jackal.protocol.messages import ClientMessage, Hello, ServerMessage
+
+FUZZ = settings(max_examples=150, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+INT64 = (-(2**63), 2**63 - 1)
+
+# --------------------------------------------------------------------------- strategies
+
+json_scalars = (st.none() | st.booleans() | st.integers(*INT64)
+                | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20))
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                max_size=4),
+    max_leaves=12)
+
+
+def _for_type(t: mi.Type) -> st.SearchStrategy[Any]:
+    """A hypothesis strategy producing valid values of one msgspec type."""
+    match t:
+        case mi.NoneType():
+            return st.none()
+        case mi.BoolType():
+            return st.booleans()
+        case mi.IntType(ge=ge, le=le, gt=gt, lt=lt):
+            low = ge if ge is not None else (gt + 1 if gt is not None else INT64[0])
+            high = le if le is not None else (lt - 1 if lt is not None else INT64[1])
+            return st.integers(low, high)
+        case mi.FloatType():
+            return st.floats(allow_nan=False, allow_infinity=False)
+        case mi.StrType(min_length=lo, max_length=hi):
+            return st.text(min_size=lo or 0, max_size=min(hi if hi is not None else 40, 40))
+        case mi.LiteralType(values=values):
+            return st.sampled_from(values)
+        case mi.UnionType(types=types):
+            return st.one_of([_for_type(x) for x in types])
+        case mi.ListType(item_type=item) | mi.VarTupleType(item_type=item):
+            items = st.lists(_for_type(item), max_size=4)
+            return items if isinstance(t, mi.ListType) else items.map(tuple)
+        case mi.DictType(key_type=key, value_type=value):
+            return st.dictionaries(_for_type(key), _for_type(value), max_size=4)
+        case mi.AnyType():
+            return json_values
+        case mi.StructType(cls=cls):
+            return struct_strategy(cls)
+    raise NotImplementedError(f"no strategy for {t!r}")  # pragma: no cover
+
+
+@cache
+def struct_strategy(cls: type[msgspec.Struct]) -> st.SearchStrategy[Any]:
+    """Instances of ``cls`` with random valid fields (optional ones sometimes left out)."""
+    if cls is ConventionCard:
+        # A card is validated as a whole (eight rules, sane offsets): use the real ones.
+        return st.sampled_from(sorted(BUILTIN_CARDS.values(), key=lambda c: c.name))
+    info = mi.type_info(cls)
+    assert isinstance(info, mi.StructType)
+    required = {f.name: _for_type(f.type) for f in info.fields if f.required}
+    optional = {f.name: _for_type(f.type) for f in info.fields if not f.required}
+    return st.fixed_dictionaries(required, optional=optional).map(lambda kw: cls(**kw))
+
+
+client_messages = st.one_of([struct_strategy(c) for c in get_args(ClientMessage)])
+server_messages = st.one_of([struct_strategy(c) for c in get_args(ServerMessage)])
+
+
+def _json_line(value: Any) -> bytes:
+    return json.dumps(value).encode()
+
+
+# Lines that look like messages but may be wrong anywhere: a known (or unknown) type with
+# random fields, random JSON, truncated or corrupted encodings of valid messages.
+shaped_objects = st.builds(
+    lambda kind, fields: {"type": kind, **fields},
+    st.sampled_from([*CLIENT_TYPES, "welcome", "nope", ""]) | st.text(max_size=10),
+    st.dictionaries(st.sampled_from(["id", "card", "table", "seat", "name", "index",
+                                     "target", "token", "text", "x"]), json_values,
+                    max_size=4))
+hostile_lines = st.one_of(
+    client_messages.map(lambda m: encode(m).rstrip(b"\n")),
+    shaped_objects.map(_json_line),
+    json_values.map(_json_line),
+    st.binary(max_size=80).map(lambda b: b.replace(b"\n", b"")),
+    st.tuples(client_messages, st.integers(0, 200)).map(
+        lambda mi_: encode(mi_[0])[: mi_[1]].rstrip(b"\n")),
+    st.integers(1, 3000).map(lambda n: b"[" * n + b"]" * n),
+    st.integers(1, 3000).map(lambda n: b'{"type":"hello","name":' + b"[" * n),
+    st.integers(20, 400).map(lambda n: b'{"type":"create_table","target":' + b"9" * n + b"}"),
+)
+
+
+def _chunks(data: bytes, cuts: list[int]) -> list[bytes]:
+    points = sorted({c % (len(data) + 1) for c in cuts})
+    bounds = [0, *points, len(data)]
+    # No empty chunks: receive_data(b"") means end of stream.
+    return [data[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def _run_server(chunks: list[bytes], *, max_line: int = 65536) -> list[object]:
+    """Feed chunks to a ServerConnection, accepting each hello; record what comes out."""
+    conn = ServerConnection(max_line=max_line)
+    out: list[object] = []
+    for chunk in [*chunks, b""]:
+        conn.receive_data(chunk)
+        while True:
+            try:
+                msg = conn.next_message()
+            except ProtocolError as exc:
+                out.append((exc.code, exc.id, exc.fatal))
+                if exc.fatal:
+                    return out
+                continue
+            if msg is None:
+                break
+            if isinstance(msg, Hello):
+                conn.accept_hello(msg.name)
+            out.append(msg)
+    return out
+
+
+# --------------------------------------------------------------------------- properties
+
+
+@FUZZ
+@given(st.binary(max_size=3000), st.lists(st.integers(0, 3000), max_size=12))
+def test_random_bytes_only_ever_raise_protocol_error(data: bytes, cuts: list[int]) -> None:
+    result = _run_server(_chunks(data, cuts), max_line=512)
+    assert all(isinstance(x, (msgspec.Struct, tuple)) for x in result)
+    buf = LineBuffer(max_line=512)
+    try:
+        for chunk in _chunks(data, cuts):
+            for line in buf.feed(chunk):
+                try:
+                    decode_client(line)
+                except ProtocolError as exc:
+                    assert not exc.fatal
+    except ProtocolError as exc:
+        assert exc.code is ErrorCode.LINE_TOO_LONG and exc.fatal
+
+
+@FUZZ
+@given(st.lists(hostile_lines, max_size=12), st.lists(st.integers(0, 100_000), max_size=20),
+       st.sampled_from([b"\n", b"\r\n"]), st.sampled_from([300, 65536]))
+def test_hostile_lines_are_answered_the_same_however_split(
+        lines: list[bytes], cuts: list[int], sep: bytes, max_line: int) -> None:
+    data = b"".join(line + sep for line in lines)
+    whole = _run_server([data], max_line=max_line)
+    assert _run_server(_chunks(data, cuts), max_line=max_line) == whole
+    byte_by_byte = _run_server([data[i:i + 1] for i in range(min(len(data), 4000))]
+                               if len(data) <= 4000 else [data], max_line=max_line)
+    assert byte_by_byte == whole
+    for item in whole:
+        if isinstance(item, tuple):
+            code, _id, fatal = item
+            assert code in {ErrorCode.BAD_JSON, ErrorCode.INVALID_MESSAGE,
+                            ErrorCode.UNKNOWN_TYPE, ErrorCode.HELLO_FIRST,
+                            ErrorCode.LINE_TOO_LONG}
+            assert fatal == (code is ErrorCode.LINE_TOO_LONG)
+
+
+@FUZZ
+@given(st.lists(client_messages, min_size=1, max_size=8),
+       st.lists(st.integers(0, 10_000), max_size=10))
+def test_client_messages_round_trip_through_random_chunks(
+        msgs: list[Any], cuts: list[int]) -> None:
+    data = b"".join(encode(m) for m in msgs)
+    conn = ServerConnection()
+    conn.accept_hello("fuzz")  # the hello-first rule is tested elsewhere
+    got: list[Any] = []
+    for chunk in _chunks(data, cuts):
+        conn.receive_data(chunk)
+        while (msg := conn.next_message()) is not None:
+            got.append(msg)
+    assert got == msgs
+
+
+@FUZZ
+@given(st.lists(server_messages, min_size=1, max_size=8),
+       st.lists(st.integers(0, 10_000), max_size=10))
+def test_server_messages_round_trip_through_random_chunks(
+        msgs: list[Any], cuts: list[int]) -> None:
+    data = b"".join(encode(m) for m in msgs)
+    conn = ClientConnection()
+    got: list[Any] = []
+    for chunk in _chunks(data, cuts):
+        conn.receive_data(chunk)
+        while (msg := conn.next_message()) is not None:
+            got.append(msg)
+    assert got == msgs
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 200_000), st.sampled_from([b"[", b'{"a":', b'{"type":"hello","x":[']))
+def test_deep_nesting_is_a_protocol_error(depth: int, opener: bytes) -> None:
+    with pytest.raises(ProtocolError) as info:
+        decode_client(opener * depth)
+    assert not info.value.fatal
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(sorted(CLIENT_TYPES)), st.integers(20, 5000), st.booleans())
+def test_huge_numbers_in_any_field(kind: str, digits: int, negative: bool) -> None:
+    number = (b"-" if negative else b"") + b"9" * digits
+    info = mi.type_info(CLIENT_TYPES[kind])
+    assert isinstance(info, mi.StructType)
+    for field in ["id", *(f.name for f in info.fields)]:
+        line = b'{"type":"' + kind.encode() + b'","' + field.encode() + b'":' + number + b"}"
+        with pytest.raises(ProtocolError) as err:
+            decode_client(line)
+        assert err.value.code in {ErrorCode.INVALID_MESSAGE, ErrorCode.BAD_JSON}
+
+
+# --------------------------------------------------------------------------- every field
+
+
+def _fields() -> list[tuple[str, str]]:
+    out = []
+    for kind, cls in sorted(CLIENT_TYPES.items()):
+        out += [(kind, field.name) for field in msgspec.structs.fields(cls)]
+    return out
+
+
+@pytest.mark.parametrize(("kind", "field"), _fields())
+def test_wrong_type_in_every_field_names_that_field(kind: str, field: str) -> None:
+    cls = CLIENT_TYPES[kind]
+    ftype = next(f.type for f in msgspec.structs.fields(cls) if f.name == field)
+    seen = 0
+    for value in [True, 12345, 1.5, "x" * 70, [1], {"k": 1}, "", -1]:
+        try:
+            msgspec.convert(value, type=ftype)
+            continue  # this value is acceptable here
+        except msgspec.ValidationError:
+            pass
+        seen += 1
+        # Start from a valid message (the help example) so only this field is wrong.
+        base = json.loads(next(e.example for e in HELP_ENTRIES if e.type == kind))
+        line = json.dumps({**base, "id": "w", field: value}).encode()
+        with pytest.raises(ProtocolError) as info:
+            decode_client(line)
+        assert info.value.code is ErrorCode.INVALID_MESSAGE
+        assert f"'{field}'" in info.value.message
+        assert info.value.id == ("w" if field != "id" else None)
+    assert seen >= 3, f"{kind}.{field} accepts nearly anything?"

@@ -1,0 +1,134 @@
+"""``jackal play``: the terminal client.
+
+With no arguments: a match at S against server-side bots, on a server started inside
+this process. With ``--server HOST:PORT``: that server's lobby.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+from ..game.conventions import ConventionCard
+from ..game.errors import MalformedInput
+from ..game.seats import Seat
+
+__all__ = ["add_arguments", "run"]
+
+NEEDS_TERMINAL = ("jackal play needs a terminal: run it in an interactive terminal "
+                  "(stdin and stdout must be a tty). For scripts and pipes, use "
+                  "'jackal bot' or speak the protocol directly (see docs/PROTOCOL.md).")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``jackal play``."""
+    parser.epilog = ("Keys: arrows + Enter or type a card ('7h', 'th') + Enter to play; "
+                     "e asks about an opponent's card; c shows the convention cards; "
+                     "? lists every key; Ctrl-Q quits.")
+    parser.add_argument("--server", metavar="HOST:PORT",
+                        help="play on this server (opens its lobby) instead of the built-in "
+                             "game against bots")
+    parser.add_argument("--password", help="the server's password, if it has one")
+    parser.add_argument("--name", default=os.environ.get("USER") or "you",
+                        help="your name at the table (default: $USER)")
+    parser.add_argument("--seat", default="S", type=_seat,
+                        help="your seat in the built-in game: N, E, S or W (default S)")
+    parser.add_argument("--partner", metavar="STRATEGY", default=None,
+                        help="your partner's strategy (default: the best built in)")
+    parser.add_argument("--opponents", metavar="STRATEGY", default=None,
+                        help="the opponents' strategy (default: the best built in)")
+    parser.add_argument("--conventions", metavar="CARD", default="beginner",
+                        help="your partnership's convention card: a built-in name or a "
+                             ".toml/.json file (default beginner)")
+    parser.add_argument("--their-conventions", metavar="CARD", default="beginner",
+                        help="the opponents' convention card (default beginner)")
+    parser.add_argument("--target", type=_positive, default=300,
+                        help="victory points that win the match (default 300)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the match's deals (reproducible games)")
+    parser.add_argument("--symbols", action="store_true",
+                        help="draw suits as symbols instead of the letters S H D C")
+    parser.add_argument("--log", metavar="FILE", default=None,
+                        help="write a debug log of the client (and built-in server) here")
+
+
+def _seat(text: str) -> Seat:
+    try:
+        return Seat.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("the target must be at least 1")
+    return value
+
+
+def _card_spec(spec: str) -> str | ConventionCard:
+    """A built-in card's name as is; a card file read here and sent inline (the server
+    never reads a client's files). Raises CardError naming what is wrong."""
+    from ..game.conventions import BUILTIN_CARDS, resolve_card
+
+    if spec.strip().lower() in BUILTIN_CARDS:
+        return spec.strip().lower()
+    return resolve_card(spec)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start the terminal client; 2 on bad arguments or without a terminal."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print(NEEDS_TERMINAL, file=sys.stderr)
+        return 2
+    from ..bots.registry import load_strategy
+    from ..client.connection import parse_address
+    from ..client.embedded import EmbeddedGame, best_strategy
+    from ..client.tui_app import PlayOptions, run_tui
+
+    partner = args.partner or best_strategy()
+    opponents = args.opponents or best_strategy()
+    for spec in (partner, opponents):
+        try:
+            load_strategy(spec)
+        except Exception as exc:
+            print(f"jackal play: {exc}", file=sys.stderr)
+            return 2
+    try:
+        ours, theirs = _card_spec(args.conventions), _card_spec(args.their_conventions)
+    except MalformedInput as exc:  # CardError is one
+        print(f"jackal play: bad convention card: {exc}", file=sys.stderr)
+        return 2
+    server = None
+    if args.server:
+        try:
+            server = parse_address(args.server)
+        except ValueError as exc:
+            print(f"jackal play: {exc}", file=sys.stderr)
+            return 2
+    _quiet_logging(args.log)
+    game = EmbeddedGame(name=args.name[:32] or "you", seat=args.seat, partner=partner,
+                        opponents=opponents, conventions=ours, their_conventions=theirs,
+                        target=args.target, seed=args.seed)
+    return run_tui(PlayOptions(game=game, server=server, password=args.password,
+                               symbols=args.symbols))
+
+
+def _quiet_logging(path: str | None) -> None:
+    """Log lines would tear the full-screen display: send them to a file or nowhere."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    target: logging.Handler
+    if path:
+        target = logging.FileHandler(path, encoding="utf-8")
+        target.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        root.setLevel(logging.DEBUG)
+    else:
+        target = logging.NullHandler()
+    root.addHandler(target)

@@ -1,0 +1,83 @@
+"""The game ``jackal play`` starts by itself: a server inside the process, and a table.
+
+With no ``--server``, ``jackal play`` runs a real Jackal server on 127.0.0.1 (port 0, so
+the system picks a free one) in the same trio run as the client, creates a table, seats
+the player and fills the other three seats with server-side bots. The client then talks
+to it over TCP exactly as it would to a remote server: one code path, and everything a
+player does at home is what a server sees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import trio
+
+from ..bots.registry import STRATEGIES
+from ..game.conventions import ConventionCard
+from ..game.seats import SEATS, Seat
+from ..protocol.messages import CreateTable
+
+__all__ = [
+    "STRATEGY_PREFERENCE",
+    "EmbeddedGame",
+    "best_strategy",
+    "start_embedded_server",
+]
+
+#: The strongest built-in strategy that exists is the default partner and opponents.
+STRATEGY_PREFERENCE = ("expert", "beginner", "greedy", "random")
+#: Between deals the embedded table waits for the player (reading the result) this long.
+BETWEEN_DEALS_SECONDS = 24 * 3600.0
+
+
+def best_strategy() -> str:
+    """The best strategy registered in :data:`jackal.bots.STRATEGIES`."""
+    for name in STRATEGY_PREFERENCE:
+        if name in STRATEGIES:
+            return name
+    return sorted(STRATEGIES)[0]
+
+
+@dataclass(frozen=True)
+class EmbeddedGame:
+    """What the one-command game looks like: who sits where, with which cards."""
+
+    name: str = "you"
+    seat: Seat = Seat.S
+    partner: str = "random"
+    opponents: str = "random"
+    #: Built-in card names, or cards read from files (sent inline to the server).
+    conventions: str | ConventionCard = "beginner"
+    their_conventions: str | ConventionCard = "beginner"
+    target: int = 300
+    seed: int | None = None
+
+    def create_table(self, match: int = 1) -> CreateTable:
+        """The ``create_table`` for the ``match``-th match of this session (1, 2, ...).
+
+        A given ``seed`` makes the first match reproducible; later matches use the next
+        seeds so "play again" deals new cards.
+        """
+        ours, theirs = self.conventions, self.their_conventions
+        ns, ew = (ours, theirs) if self.seat.team.value == "NS" else (theirs, ours)
+        seed = None if self.seed is None else self.seed + match - 1
+        return CreateTable(name=f"{self.name}'s game" if match == 1 else
+                           f"{self.name}'s game {match}", target=self.target, seed=seed,
+                           conventions_ns=ns, conventions_ew=ew)
+
+    def bots(self) -> dict[Seat, str]:
+        """Server-side bots for the three other seats."""
+        return {seat: self.partner if seat is self.seat.partner else self.opponents
+                for seat in SEATS if seat is not self.seat}
+
+
+async def start_embedded_server(nursery: trio.Nursery) -> int:
+    """Start a server on 127.0.0.1 port 0 in ``nursery``; return the port it listens on."""
+    from ..server.config import ServerConfig
+    from ..server.listener import serve
+
+    config = ServerConfig(host="127.0.0.1", port=0,
+                          between_deals_seconds=BETWEEN_DEALS_SECONDS)
+    port: int = await nursery.start(serve, config)
+    return port

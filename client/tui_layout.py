@@ -1,0 +1,616 @@
+"""The screens of ``jackal play``, drawn from a :class:`~jackal.client.tui_state.TuiState`.
+
+Every ``render_*`` function is pure: it reads the state when prompt_toolkit draws and
+returns formatted text, so tests can call them directly. :func:`build_layout` puts them in
+windows. The table screen fits 80x24 (header 2 lines, the four rows 8, turn line 1, hand
+2, message 1, footer 1; the log takes the rest and grows with the terminal).
+
+Colour is a help, never the only signal: suits are always written as letters (or suit
+symbols with ``symbols=True``), held groups are bracketed as well as highlighted, the
+cursor is reverse video with a caret under it, and whose turn it is has a ``>`` marker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Float,
+    FloatContainer,
+    FormattedTextControl,
+    HSplit,
+    Layout,
+    Window,
+)
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+from prompt_toolkit.styles import Style
+from prompt_toolkit.widgets import Frame
+
+from ..game.cards import Card, rank_name
+from ..game.conventions import Answer, ConventionCard, NoMeaning, Promise, Rule
+from ..game.seats import SEATS, Team
+from .tui_state import Mode, Overlay, TuiState, ordinal, short_meaning
+
+__all__ = [
+    "KEY_HELP",
+    "STYLE",
+    "build_layout",
+    "card_text",
+    "describe_card",
+    "describe_rule",
+    "render_footer",
+    "render_hand",
+    "render_header",
+    "render_lobby",
+    "render_log",
+    "render_message",
+    "render_overlay",
+    "render_result",
+    "render_rows",
+    "render_turn",
+    "screen_text",
+]
+
+STYLE = Style.from_dict({
+    "header": "bg:ansiblue ansiwhite bold",
+    "header.status.ok": "bg:ansiblue ansiwhite",
+    "header.status.bad": "bg:ansired ansiwhite bold",
+    "score": "bold",
+    "card.red": "ansired bold",
+    "card.black": "bold",
+    "card.group": "underline",
+    "cursor": "reverse",
+    "meaning": "ansibrightblack",
+    "turn": "ansigreen bold",
+    "label": "",
+    "label.you": "bold",
+    "gone": "ansiyellow",
+    "notice.info": "ansicyan",
+    "notice.error": "ansired bold",
+    "prompt": "bold",
+    "log.good": "ansigreen",
+    "log.warn": "ansiyellow",
+    "log.error": "ansired",
+    "log.answer": "ansimagenta bold",
+    "footer": "reverse",
+    "title": "bold underline",
+    "dim": "ansibrightblack",
+})
+
+SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+#: (keys, what they do) for the table screen and the lobby; ``?`` shows them all.
+KEY_HELP: dict[str, list[tuple[str, str]]] = {
+    "Table": [
+        ("Left / Right", "move along your hand"),
+        ("Enter", "play the card under the cursor (or the one you typed)"),
+        ("7h, th, 10s, q♠", "type a card, then Enter to play it (Backspace edits)"),
+        ("mouse click", "click a card of your hand to play it"),
+        ("e", "an opponent's card: its meaning, then ask a question"),
+        ("r", "reply to a question an opponent asked you"),
+        ("c", "show both partnerships' convention cards"),
+        ("l", "show the whole event log"),
+        ("n", "ready / next deal / play again; spectating: back to the lobby"),
+        ("b", "before the match: put a bot in a free seat ('E random')"),
+        ("Esc", "clear what you typed, close a panel"),
+    ],
+    "Ask panel": [
+        ("Left / Right", "previous / next opponent card"),
+        ("Enter", "write a free-text question to the card's player"),
+    ],
+    "Lobby": [
+        ("Up / Down", "choose a table"),
+        ("Enter", "join the table (you pick the seat)"),
+        ("s", "watch the table as a spectator"),
+        ("c", "create a table (name, target, convention cards)"),
+        ("b", "add a server-side bot to a free seat"),
+        ("g", "refresh the list"),
+    ],
+    "Anywhere": [
+        ("?", "this help (any key closes it)"),
+        ("Ctrl-Q / Ctrl-C", "quit (asks first during a match)"),
+    ],
+}
+
+ClickHandler = Callable[[MouseEvent], object]
+
+
+def card_text(card: Card, symbols: bool = False) -> str:
+    """"7H" (or "7♥" with ``symbols``): always readable without colour."""
+    text = str(card)
+    return text[0] + SUIT_SYMBOLS[text[1]] if symbols else text
+
+
+def _card_style(card: Card) -> str:
+    return "class:card.red" if card.suit in "HD" else "class:card.black"
+
+
+def _team_of_you(state: TuiState) -> Team | None:
+    return state.you.team if state.you is not None else None
+
+
+# ==================================================================== table screen
+
+
+def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
+    """Two lines: table, deal, dealer, target, connection; then the score and the cards."""
+    mirror = state.mirror
+    name = mirror.name or ("lobby" if state.mode is Mode.LOBBY else "")
+    left = f" JACKAL  {name}"
+    if state.mode is Mode.TABLE and mirror.table is not None:
+        deal = f"deal {mirror.deal}" if mirror.deal else "before the first deal"
+        dealer = f"  dealer {mirror.dealer}" if mirror.dealer else ""
+        left += f"  |  {deal}{dealer}  |  target {mirror.target}"
+    elif server:
+        left += f"  {server}"
+    status = {"connected": "connected", "connecting": "connecting...",
+              "reconnecting": "RECONNECTING...", "lost": "DISCONNECTED",
+              "closed": "closed"}.get(state.status, state.status)
+    status_style = "class:header.status.ok" if state.status in ("connected", "connecting") \
+        else "class:header.status.bad"
+    width = max(_width() - len(status) - 2, len(left) + 1)
+    out: StyleAndTextTuples = [("class:header", left.ljust(width)),
+                               (status_style, f" {status} "), ("", "\n")]
+    if state.mode is Mode.LOBBY:
+        out.append(("", f" {len(state.tables)} table(s) on the server\n"))
+        return out
+    mine = _team_of_you(state)
+    out.append(("", " Score "))
+    for team in (Team.NS, Team.EW):
+        tag = " (you)" if team is mine else ""
+        out.append(("class:score", f" {team} {mirror.scores.get(team, 0)}{tag} "))
+    cards = "  ".join(f"{team}: {mirror.conventions[team].name}"
+                      for team in (Team.NS, Team.EW) if team in mirror.conventions)
+    if cards:
+        out.append(("class:dim", f"  |  cards {cards} (c)"))
+    out.append(("", "\n"))
+    return out
+
+
+def render_rows(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
+    """The four rows in play order: a card line and a meaning line per seat."""
+    mirror = state.mirror
+    out: StyleAndTextTuples = []
+    target = state.ask_target if state.overlay is Overlay.ASK else None
+    for seat in state.play_order:
+        info = mirror.seats[seat]
+        turn = mirror.turn is seat and mirror.status == "playing"
+        marker = "> " if turn else "  "
+        label = state.seat_label(seat)
+        if not info.connected and info.kind == "human":
+            label += " (gone)"
+        if info.bot:
+            label += f" [{info.bot} bot]"
+        label_style = "class:turn" if turn else ("class:label.you" if seat is state.you
+                                                   else "class:label")
+        out.append((label_style, (marker + label)[:24].ljust(25)))
+        row = mirror.rows[seat]
+        for i, card in enumerate(row, start=1):
+            style = _card_style(card)
+            if target == (seat, i):
+                style += " class:cursor"
+            out.append((style, card_text(card, symbols)))
+            out.append(("", " " * (5 - len(card_text(card, symbols)))))
+        out.append(("", "\n"))
+        declared = mirror.conventions.get(seat.team)
+        sub = f"    {seat.team} {declared.name if declared else ''}"
+        if mirror.status == "waiting" and info.kind != "empty":
+            sub += "  ready" if info.ready else "  not ready"
+        out.append(("class:dim", sub[:24].ljust(25)))
+        for i in range(1, len(row) + 1):
+            explained = state.explain(seat, i)
+            short = short_meaning(explained[1]) if explained else ""
+            out.append(("class:meaning", short[:4].ljust(5)))
+        out.append(("", "\n"))
+    return out
+
+
+def render_turn(state: TuiState) -> StyleAndTextTuples:
+    """Whose turn it is, or what the table is waiting for."""
+    mirror = state.mirror
+    if mirror.table is None:
+        return [("class:dim", " Connecting to the table...")]
+    if mirror.status == "waiting":
+        empty = [s.value for s in SEATS if mirror.seats[s].kind == "empty"]
+        waiting = [s.value for s in SEATS if mirror.seats[s].kind == "human"
+                   and not mirror.seats[s].ready]
+        if empty:
+            return [("", f" Waiting for players at {' '.join(empty)}.")]
+        return [("", f" Waiting for {' '.join(waiting) or 'the deal'} to be ready"
+                     f"{' (n: ready)' if state.you is not None else ''}.")]
+    if mirror.status == "over":
+        winner = mirror.winner.value if mirror.winner else "?"
+        return [("class:turn", f" Match over: {winner} win. n: play again, Ctrl-Q: quit.")]
+    if mirror.status == "between_deals":
+        return [("", " Deal over: n for the next deal.")]
+    if mirror.turn is None:
+        return [("", " ...")]
+    if state.my_turn:
+        play = len(mirror.rows[mirror.turn]) + 1
+        return [("class:turn", f" Your turn: your {ordinal(play)} card of 8.")]
+    return [("", f" Waiting for {state.seat_label(mirror.turn)}.")]
+
+
+def render_hand(state: TuiState, symbols: bool = False,
+                on_click: Callable[[int], None] | None = None) -> StyleAndTextTuples:
+    """Your hand sorted by rank, groups bracketed and highlighted, a caret under the cursor."""
+    if state.you is None:
+        return [("class:dim", " Spectating: no hand.\n")]
+    hand = state.sorted_hand()
+    if not hand:
+        return [("class:dim", " Hand  (dealt when the match starts)\n")]
+    sizes = state.group_sizes()
+    top: StyleAndTextTuples = [("class:label", " Hand  ")]
+    column = 7
+    caret = -1
+    for i, card in enumerate(hand):
+        grouped = sizes[card.rank] >= 2
+        first_of_group = grouped and (i == 0 or hand[i - 1].rank != card.rank)
+        last_of_group = grouped and (i + 1 == len(hand) or hand[i + 1].rank != card.rank)
+        handler = _click(on_click, i)
+        if first_of_group:
+            top.append(("", "["))
+            column += 1
+        style = _card_style(card) + (" class:card.group" if grouped else "")
+        if i == state.cursor and state.prompt is None:
+            style += " class:cursor"
+            caret = column
+        text = card_text(card, symbols)
+        top.append((style, text, handler) if handler else (style, text))
+        column += len(text)
+        if last_of_group:
+            top.append(("", "]"))
+            column += 1
+        top.append(("", " "))
+        column += 1
+    top.append(("", "\n"))
+    held = sorted((rank, count) for rank, count in sizes.items() if count >= 2)
+    held_text = [f"{count}x{rank_name(rank)}" for rank, count in held]
+    bottom = " " * caret + "^^" if caret >= 0 else ""
+    legend = f"held: {' '.join(held_text)}" if held else "no pairs held"
+    pad = max(1, 60 - len(bottom))
+    top.append(("class:turn", bottom))
+    top.append(("class:dim", " " * pad + legend + "\n"))
+    return top
+
+
+def _click(on_click: Callable[[int], None] | None, index: int) -> ClickHandler | None:
+    if on_click is None:
+        return None
+
+    def handler(event: MouseEvent) -> object:
+        if event.event_type is MouseEventType.MOUSE_UP:
+            on_click(index)
+            return None
+        return NotImplemented
+
+    return handler
+
+
+def render_message(state: TuiState) -> StyleAndTextTuples:
+    """The input line: an open prompt, or what is being typed and the latest message."""
+    if state.prompt is not None:
+        prompt = state.prompt
+        out: StyleAndTextTuples = [("class:prompt", " " + prompt.label), ("", prompt.text),
+                                   ("[SetCursorPosition]", ""), ("class:cursor", " ")]
+        if prompt.hint:
+            out.append(("class:notice.error", "  " + prompt.hint))
+        return out
+    out = []
+    if state.mode is Mode.TABLE and state.you is not None:
+        out.append(("class:prompt", f" Card> {state.typed:<3} "))
+    else:
+        out.append(("", " "))
+    out.append((f"class:notice.{state.notice_style}", state.notice))
+    return out
+
+
+def render_log(state: TuiState) -> StyleAndTextTuples:
+    """The event log, newest at the bottom (the window scrolls to it)."""
+    out: StyleAndTextTuples = []
+    lines = list(state.log)
+    for i, line in enumerate(lines):
+        if i == len(lines) - 1:
+            out.append(("[SetCursorPosition]", ""))
+        out.append((f"class:log.{line.style}" if line.style else "", " " + line.text))
+        if i < len(lines) - 1:
+            out.append(("", "\n"))
+    return out
+
+
+def render_result(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
+    """At the end of a deal: both teams' ten cards grouped by rank with what each group
+    costs, the penalties, the victory points and the scores."""
+    result = state.mirror.last_deal
+    if result is None:
+        return []
+    mirror = state.mirror
+    if result.winner is None:
+        head = f" Deal {result.deal} over: a tie, nobody scores."
+    else:
+        who = " (you)" if state.you is not None and state.you.team.value == result.winner \
+            else ""
+        head = f" Deal {result.deal} over: {result.winner}{who} win +{result.points} points."
+    out: StyleAndTextTuples = [("class:title", head), ("", "\n")]
+    for team in (Team.NS, Team.EW):
+        groups = result.breakdown.get(team.value, [])
+        cards_line: StyleAndTextTuples = [("class:score", f" {team} {team.seats[0]}+"
+                                                          f"{team.seats[1]} ")]
+        points_line = " " * 8
+        for group in groups:
+            cards = [Card.parse(c) for c in group.cards]
+            text = " ".join(card_text(c, symbols) for c in cards)
+            if len(cards) > 1:
+                text = f"[{text}]"
+            pts = str(group.points)
+            width = max(len(text), len(pts))
+            for j, card in enumerate(cards):
+                prefix = "[" if j == 0 and len(cards) > 1 else ""
+                cards_line.append(("", prefix))
+                cards_line.append((_card_style(card), card_text(card, symbols)))
+                suffix = "]" if j == len(cards) - 1 and len(cards) > 1 else " " if \
+                    j < len(cards) - 1 else ""
+                cards_line.append(("", suffix))
+            cards_line.append(("", " " * (width - len(text)) + " "))
+            points_line += pts.ljust(width) + " "
+        penalty = result.penalty.get(team.value, 0)
+        cards_line.append(("class:score", f" = {penalty}"))
+        out.extend(cards_line)
+        out.append(("", "\n"))
+        out.append(("class:dim", points_line.rstrip() + "\n"))
+    scores = "  ".join(f"{t} {mirror.scores.get(t, 0)}" for t in (Team.NS, Team.EW))
+    out.append(("", f" Scores: {scores}  (target {mirror.target})"))
+    if mirror.status == "over" and mirror.winner is not None:
+        out.append(("class:turn", f"\n MATCH OVER: {mirror.winner} win."
+                                  f" n: play again, Ctrl-Q: quit."))
+    elif state.you is not None:
+        out.append(("class:dim", "   n: next deal"))
+    return out
+
+
+def render_footer(state: TuiState) -> StyleAndTextTuples:
+    """One line of the most useful keys."""
+    if state.prompt is not None:
+        text = " Enter send  Esc cancel  Backspace edit"
+    elif state.overlay is Overlay.ASK:
+        text = " Left/Right choose a card  Enter ask a question  Esc close"
+    elif state.overlay is Overlay.QUIT:
+        text = " y quit  n / Esc stay"
+    elif state.overlay is not Overlay.NONE:
+        text = " any key closes this panel  (Up/Down scroll)"
+    elif state.mode is Mode.LOBBY:
+        text = " Up/Down table  Enter join  s watch  c create  b bot  g refresh  ? keys  ^Q quit"
+    else:
+        text = " arrows/type+Enter play  e ask  r reply  c cards  l log  n next  ? keys  ^Q quit"
+    return [("class:footer", text.ljust(_width()))]
+
+
+# ==================================================================== lobby
+
+
+def render_lobby(state: TuiState) -> StyleAndTextTuples:
+    """The list of tables with their seats; the selected one in reverse video."""
+    if not state.tables:
+        return [("", "\n No tables yet: press c to create one, g to refresh.\n")]
+    out: StyleAndTextTuples = [("class:title", f" {'table':<10} {'name':<20} {'target':>6}  "
+                                               f"{'status':<13} seats N / E / S / W\n")]
+    for i, info in enumerate(state.tables):
+        seats = " / ".join((info.seats.get(s.value) or "-")[:8] for s in SEATS)
+        line = (f" {info.table[:10]:<10} {info.name[:20]:<20} {info.target:>6}  "
+                f"{info.status[:13]:<13} {seats}")
+        if info.spectators:
+            line += f"  ({info.spectators} watching)"
+        out.append(("class:cursor" if i == state.lobby_cursor else "", line))
+        out.append(("", "\n"))
+    return out
+
+
+# ==================================================================== panels
+
+
+def describe_rule(rule: Rule, low_max: int) -> str:
+    """One rule of a convention card in words."""
+    if isinstance(rule, Promise):
+        what = "a pair" if rule.count == 2 else f"{rule.count}+ cards"
+        if rule.offset == 0:
+            where = "of its own rank"
+        else:
+            step = abs(rule.offset)
+            where = f"{step} rank{'s' if step > 1 else ''} " \
+                    f"{'below' if rule.offset < 0 else 'above'}"
+        return f"promises {what} {where}; else a {rule.fallback} card"
+    if isinstance(rule, Answer):
+        return f"answers partner's {ordinal(rule.play)}: low has it, high none"
+    if isinstance(rule, NoMeaning):
+        return "no meaning"
+    return str(rule)  # pragma: no cover - a rule kind added later
+
+
+def describe_card(card: ConventionCard) -> list[str]:
+    """A convention card as short lines a person reads."""
+    lines = [f"'{card.name}'"]
+    if card.description:
+        lines.append(card.description)
+    lines.append(f"low = A..{rank_name(card.low_max)}, high = {rank_name(card.low_max + 1)}..K")
+    for play, rule in enumerate(card.plays, start=1):
+        lines.append(f"{play}. {describe_rule(rule, card.low_max)}")
+    if card.notes.strip():
+        lines.append("Notes:")
+        lines.extend(card.notes.strip().splitlines())
+    return lines
+
+
+def render_overlay(state: TuiState) -> StyleAndTextTuples:
+    """The content of the open panel."""
+    overlay = state.overlay
+    out: StyleAndTextTuples = []
+    if overlay is Overlay.HELP:
+        sections = ("Lobby", "Anywhere") if state.mode is Mode.LOBBY else \
+            ("Table", "Ask panel", "Anywhere")
+        for section in sections:
+            keys = KEY_HELP[section]
+            out.append(("class:title", f"{section}\n"))
+            for key, what in keys:
+                out.append(("class:score", f"  {key:<17}"))
+                out.append(("", f"{what}\n"))
+    elif overlay is Overlay.CONVENTIONS:
+        mirror = state.mirror
+        for team in (Team.NS, Team.EW):
+            card = mirror.conventions.get(team)
+            mine = " (your side)" if state.you is not None and state.you.team is team else ""
+            out.append(("class:title", f"{team}{mine}: "))
+            if card is None:
+                out.append(("", "no card declared\n"))
+                continue
+            lines = describe_card(card)
+            out.append(("class:score", lines[0] + "\n"))
+            for line in lines[1:]:
+                out.append(("", f"  {line}\n"))
+    elif overlay is Overlay.LOG:
+        for entry in list(state.log):
+            out.append((f"class:log.{entry.style}" if entry.style else "", entry.text + "\n"))
+    elif overlay is Overlay.ASK:
+        out.extend(_render_ask(state))
+    elif overlay is Overlay.QUIT:
+        out.append(("class:title", "Leave the match?\n\n"))
+        out.append(("", "Your seat is held for a while, and a bot may take it over.\n\n"))
+        out.append(("class:score", "y"))
+        out.append(("", ": quit    "))
+        out.append(("class:score", "n"))
+        out.append(("", " / Esc: keep playing"))
+    if state.panel_scroll and overlay in (Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG):
+        out = _drop_lines(out, state.panel_scroll)
+    return out
+
+
+def _render_ask(state: TuiState) -> StyleAndTextTuples:
+    if state.ask_target is None:
+        return [("", "No card selected.")]
+    seat, index = state.ask_target
+    row = state.mirror.rows[seat]
+    if index > len(row):
+        return [("", "No card there.")]
+    card = row[index - 1]
+    card_spec = state.mirror.conventions.get(seat.team)
+    out: StyleAndTextTuples = [
+        ("class:title", f"{state.seat_label(seat)}: {ordinal(index)} card "),
+        (_card_style(card), str(card)), ("", "\n\n")]
+    explained = state.explain(seat, index)
+    if explained is None:
+        out.append(("", "No automatic explanation is available for this card.\n"))
+    else:
+        out.append(("", f"Under {seat.team}'s card "
+                        f"'{card_spec.name if card_spec else '?'}':\n  {explained[0]}\n"))
+    out.append(("class:dim", "\nLeft/Right: other cards   Enter: ask "
+                             f"{seat} a question   Esc: close"))
+    return out
+
+
+def _drop_lines(fragments: StyleAndTextTuples, count: int) -> StyleAndTextTuples:
+    """Scroll a panel: drop its first ``count`` lines."""
+    out: StyleAndTextTuples = []
+    dropped = 0
+    for fragment in fragments:
+        style, text = fragment[0], fragment[1]
+        if dropped >= count:
+            out.append((style, text))
+            continue
+        parts = text.split("\n")
+        for k, part in enumerate(parts):
+            if dropped >= count:
+                out.append((style, part + ("\n" if k < len(parts) - 1 else "")))
+            elif k < len(parts) - 1:
+                dropped += 1
+    return out
+
+
+def _overlay_title(state: TuiState) -> str:
+    return {Overlay.HELP: "Keys", Overlay.CONVENTIONS: "Convention cards",
+            Overlay.LOG: "Event log", Overlay.ASK: "What does it mean?",
+            Overlay.QUIT: "Quit"}.get(state.overlay, "")
+
+
+def _width() -> int:
+    try:
+        from prompt_toolkit.application.current import get_app_or_none
+        app = get_app_or_none()
+        if app is not None:
+            return app.output.get_size().columns
+    except Exception:  # drawing must not fail because the size is unknown
+        pass
+    return 80
+
+
+# ==================================================================== assembly
+
+
+def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") -> Layout:
+    """The whole screen: the table or the lobby, with panels floating on top."""
+
+    def text(render: Callable[[], StyleAndTextTuples]) -> FormattedTextControl:
+        return FormattedTextControl(render, focusable=False, show_cursor=False)
+
+    def click(index: int) -> None:
+        state.click_card(index)
+
+    in_table = Condition(lambda: state.mode is Mode.TABLE)
+    in_lobby = Condition(lambda: state.mode is Mode.LOBBY)
+    showing_result = Condition(lambda: state.mirror.last_deal is not None
+                               and state.mirror.status in ("between_deals", "over"))
+
+    table = HSplit([
+        Window(text(lambda: render_rows(state, symbols)), height=8),
+        Window(text(lambda: render_turn(state)), height=1),
+        Window(text(lambda: render_hand(state, symbols, click)), height=2),
+    ])
+    log = Window(text(lambda: render_log(state)), wrap_lines=True,
+                 height=Dimension(min=1, weight=1))
+    result = Window(text(lambda: render_result(state, symbols)), height=7)
+    body = HSplit([
+        Window(text(lambda: render_header(state, server)), height=2),
+        ConditionalContainer(table, filter=in_table),
+        ConditionalContainer(Window(text(lambda: render_lobby(state)),
+                                    height=Dimension(min=3, weight=2)), filter=in_lobby),
+        # A long prompt (a question being answered) wraps onto a second line or third line.
+        Window(text(lambda: render_message(state)), wrap_lines=True,
+               height=Dimension(min=1, max=3, preferred=1)),
+        ConditionalContainer(result, filter=in_table & showing_result),
+        log,
+        Window(text(lambda: render_footer(state)), height=1),
+    ])
+    def panel() -> Frame:
+        return Frame(Window(text(lambda: render_overlay(state)), wrap_lines=True),
+                     title=lambda: _overlay_title(state))
+
+    small = (Overlay.ASK, Overlay.QUIT)
+    big_panel = Condition(lambda: state.overlay not in (Overlay.NONE, *small))
+    small_panel = Condition(lambda: state.overlay in small)
+    # Fixed margins rather than the panels' preferred sizes: panels then use what the
+    # terminal has and redraw sensibly on resize. The small ones sit over the log, so
+    # the rows (with the card being asked about highlighted) stay in view.
+    root = FloatContainer(body, floats=[
+        Float(ConditionalContainer(panel(), filter=big_panel), top=2, bottom=1, left=2, right=2),
+        Float(ConditionalContainer(panel(), filter=small_panel), height=8, bottom=1, left=2,
+              right=2),
+    ])
+    return Layout(root)
+
+
+def screen_text(app_screen: object) -> str:
+    """The characters of a rendered prompt_toolkit ``Screen`` as lines (for tests and
+    debugging); ``app_screen`` is ``app.renderer._last_screen``."""
+    from prompt_toolkit.layout.screen import Screen
+
+    if not isinstance(app_screen, Screen):
+        return ""
+    rows = []
+    for y in range(app_screen.height):
+        line = app_screen.data_buffer[y]
+        width = max(line.keys(), default=-1) + 1
+        rows.append("".join(line[x].char for x in range(width)).rstrip())
+    return "\n".join(rows)
+

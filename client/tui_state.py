@@ -1,0 +1,767 @@
+"""What the terminal client knows, and what the player is in the middle of doing.
+
+How it works: :class:`TuiState` is plain data plus small methods, with no I/O.
+
+- Server messages come in through :meth:`TuiState.apply` (and failed requests through
+  :meth:`TuiState.on_error`); the network task calls them and then asks the application
+  to redraw.
+- The player's intentions come in through small methods that the key bindings call
+  (``move_cursor``, ``type_char``, ``submit``, ``open_ask`` ...). They never touch the
+  network: whatever must be sent is appended to :attr:`TuiState.outbox` and
+  :attr:`TuiState.wake` is called, and the network task drains the outbox.
+- The layout reads this object each time it draws.
+
+A choice that cannot be legal (not your turn, not in your hand, not a card at all) is
+explained in :attr:`TuiState.notice` and never queued, so the server only ever sees plays
+that the client believes legal; the server stays the judge and its errors land in the
+notice too.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from ..game.cards import Card, parse_card, rank_name
+from ..game.errors import MalformedInput
+from ..game.explain import explain_play, ordinal
+from ..game.seats import SEATS, Seat
+from ..protocol import messages as m
+from .session import TableMirror
+
+__all__ = [
+    "JoinSeat",
+    "LogLine",
+    "Mode",
+    "Outgoing",
+    "Overlay",
+    "PlayAgain",
+    "Prompt",
+    "SpectateTable",
+    "TuiState",
+    "ordinal",
+    "short_meaning",
+]
+
+SUIT_ORDER = {"S": 0, "H": 1, "D": 2, "C": 3}
+#: Characters that may start or continue a typed card ("7h", "th", "10s", "q♠").
+RANK_CHARS = frozenset("a23456789tjqk1")
+SUIT_CHARS = frozenset("shdc♠♥♦♣♤♡♢♧")
+LOG_SIZE = 300
+
+
+class Mode(Enum):
+    """Which screen is up."""
+
+    LOBBY = "lobby"
+    TABLE = "table"
+
+
+class Overlay(Enum):
+    """A panel drawn over the screen, which takes the keys while it is up."""
+
+    NONE = "none"
+    HELP = "help"
+    CONVENTIONS = "conventions"
+    LOG = "log"
+    ASK = "ask"
+    QUIT = "quit"
+
+
+@dataclass(frozen=True)
+class JoinSeat:
+    """Intent: sit at ``seat`` (any free seat if None) of ``table`` and play from there."""
+
+    table: str
+    seat: Seat | None
+
+
+@dataclass(frozen=True)
+class SpectateTable:
+    """Intent: watch ``table``."""
+
+    table: str
+
+
+@dataclass(frozen=True)
+class PlayAgain:
+    """Intent: what next after a match (or after watching): a new match in the embedded
+    game, the lobby on a server."""
+
+
+#: What key handlers queue for the network task: protocol messages, or intents that
+#: take several messages (the network task knows how to carry them out).
+Outgoing = m.ClientMessage | JoinSeat | SpectateTable | PlayAgain
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One line of the event log; ``style`` is a class name for the layout."""
+
+    text: str
+    style: str = ""
+
+
+@dataclass
+class Prompt:
+    """A one-line text entry: ``on_submit`` gets the text and returns an error or None."""
+
+    label: str
+    on_submit: Callable[[str], str | None]
+    text: str = ""
+    max_len: int = 200
+    hint: str = ""
+
+
+def _rank_text(rank: Any) -> str:
+    return rank_name(rank) if isinstance(rank, int) and 1 <= rank <= 13 else str(rank)
+
+
+def short_meaning(data: Mapping[str, Any]) -> str:
+    """A few characters for a card's meaning under the rows: "7s?" promises a pair of 7s
+    (or nothing: a fallback card), "+7"/"-7" holds / holds no 7, "." no meaning, "-" a
+    promise of nothing (edge rank)."""
+    kind = data.get("kind")
+    if kind == "promise":
+        rank = data.get("rank")
+        if rank is None:
+            return "-"
+        count = data.get("count", 2)
+        text = _rank_text(rank) + ("s" if count == 2 else f"x{count}")
+        return text + ("?" if data.get("may_be_fallback") else "")
+    if kind == "answer":
+        rank = data.get("rank")
+        holds = data.get("holds")
+        if rank is None:
+            return "+?" if holds else "-?"
+        return ("+" if holds else "-") + _rank_text(rank)
+    if kind in ("none", "no_meaning"):
+        # A signal rule that names no rank here (an ace promising the rank below it)
+        # is worth telling apart from a free discard.
+        return "-" if data.get("rule") in ("promise", "answer") else "."
+    return "" if kind is None else "?"
+
+
+@dataclass
+class TuiState:
+    """Everything the terminal client shows; see the module docstring."""
+
+    mode: Mode = Mode.TABLE
+    #: "connecting", "connected", "reconnecting", "lost", "closed".
+    status: str = "connecting"
+    status_detail: str = ""
+    #: The table as the server describes it (the client library's mirror, as in
+    #: ``jackal bot``), fed by :meth:`apply`.
+    mirror: TableMirror = field(default_factory=TableMirror)
+    # -- what the player is doing ---------------------------------------------------------
+    cursor: int = 0
+    typed: str = ""
+    notice: str = ""
+    notice_style: str = "info"
+    overlay: Overlay = Overlay.NONE
+    prompt: Prompt | None = None
+    #: The card being asked about: (seat, index 1..8).
+    ask_target: tuple[Seat, int] | None = None
+    #: Questions the opponents asked us and we have not answered, oldest first.
+    questions_to_me: list[m.Question] = field(default_factory=list)
+    awaiting_play: Card | None = None
+    panel_scroll: int = 0
+    # -- the lobby -------------------------------------------------------------------------
+    tables: list[m.TableInfo] = field(default_factory=list)
+    lobby_cursor: int = 0
+    # -- plumbing ----------------------------------------------------------------------------
+    log: deque[LogLine] = field(default_factory=lambda: deque(maxlen=LOG_SIZE))
+    outbox: deque[Outgoing] = field(default_factory=deque)
+    wake: Callable[[], None] = field(default=lambda: None)
+    quit_requested: bool = False
+
+    # ====================================================================== reading
+    # The table itself lives in the mirror; these read it under the names the layout uses.
+
+    @property
+    def table(self) -> str | None:
+        return self.mirror.table
+
+    @property
+    def table_status(self) -> str:
+        return self.mirror.status
+
+    @property
+    def you(self) -> Seat | None:
+        return self.mirror.you
+
+    @property
+    def turn(self) -> Seat | None:
+        return self.mirror.turn
+
+    @property
+    def hand(self) -> list[Card]:
+        return self.mirror.hand
+
+    @property
+    def rows(self) -> dict[Seat, list[Card]]:
+        return self.mirror.rows
+
+    @property
+    def first(self) -> Seat | None:
+        """The seat that plays first in the current deal."""
+        return self.mirror.first
+
+    @property
+    def play_order(self) -> tuple[Seat, ...]:
+        """The four seats in the order they play this deal (N E S W before any deal)."""
+        first = self.first or Seat.N
+        return tuple(SEATS[(first.ordinal + i) % 4] for i in range(4))
+
+    @property
+    def my_turn(self) -> bool:
+        return self.mirror.my_turn
+
+    @property
+    def in_match(self) -> bool:
+        """A match is under way at our seat (quitting then needs a confirmation)."""
+        return self.you is not None and self.table_status in ("playing", "between_deals") \
+            and self.status not in ("lost", "closed")
+
+    def sorted_hand(self) -> list[Card]:
+        """The hand sorted by rank, then suit (spades, hearts, diamonds, clubs)."""
+        return sorted(self.hand, key=lambda c: (c.rank, SUIT_ORDER[c.suit]))
+
+    def group_sizes(self) -> Counter[int]:
+        """How many cards of each rank the hand holds."""
+        return Counter(card.rank for card in self.hand)
+
+    def history(self) -> list[tuple[Seat, Card]]:
+        """Every play of the deal in order (rebuilt from the public rows)."""
+        return list(self.mirror.history())
+
+    def explain(self, seat: Seat, index: int) -> tuple[str, dict[str, Any]] | None:
+        """The meaning of ``seat``'s ``index``-th card under its partnership's declared card,
+        as (text, data); None when there is no card there or no explanation available."""
+        row = self.rows[seat]
+        card = self.mirror.conventions.get(seat.team)
+        if card is None or not 1 <= index <= len(row):
+            return None
+        # Explanations use only the plays made up to and including this one.
+        upto = _history_upto(self.history(), seat, index)
+        try:
+            meaning = explain_play(card, upto, seat, index)
+        except Exception:  # a malformed custom card must never take the screen down
+            return None
+        return meaning.text, dict(meaning.data)
+
+    def seat_label(self, seat: Seat) -> str:
+        """"N Alice", "E (empty)", with "(you)" on our own seat."""
+        info = self.mirror.seats[seat]
+        if info.kind == "empty" or not info.name:
+            label = f"{seat} (empty)"
+        else:
+            label = f"{seat} {info.name}"
+        if seat is self.you:
+            label += " (you)"
+        return label
+
+    def who(self, seat: Seat) -> str:
+        """How the log names a seat: "You" for ours, else its label."""
+        return "You" if seat is self.you else self.seat_label(seat)
+
+    # ====================================================================== server messages
+
+    def apply(self, msg: m.ServerMessage) -> None:
+        """Update from one server message (a reply or a pushed event)."""
+        changed = self.mirror.apply(msg)
+        match msg:
+            case m.TableState():
+                self.awaiting_play = None
+                self.mode = Mode.TABLE
+                self._clamp_cursor()
+            case m.DealStarted(deal=deal, dealer=dealer, first=first):
+                self.awaiting_play = None
+                self.cursor = 0
+                if self.overlay is Overlay.ASK:
+                    self.overlay = Overlay.NONE
+                self.add_log(f"Deal {deal}: {dealer} deals, {first} plays first.", "good")
+                if self.my_turn:
+                    self.say("Your turn: pick a card (arrows + Enter, or type it).")
+            case m.Turn():
+                if self.my_turn:
+                    self.say("Your turn: pick a card (arrows + Enter, or type it).")
+            case m.Played() if changed:
+                self._log_played(msg)
+            case m.DealEnded():
+                self._apply_deal_ended(msg)
+            case m.MatchEnded(winner=winner, scores=scores):
+                side = "Your side" if self.you is not None and self.you.team.value == winner \
+                    else f"Team {winner}"
+                self.add_log(f"Match over: {side} wins, {scores.get('NS', 0)}-"
+                             f"{scores.get('EW', 0)} (NS-EW).", "good")
+                self.say("Match over. Press n to play again, Ctrl-Q to quit.")
+            case m.PlayerJoined(seat=seat, name=name):
+                self.add_log(f"{name} sits at {seat}.")
+            case m.PlayerLeft(seat=seat):
+                self.add_log(f"{seat} left the table.")
+            case m.PlayerGone(seat=seat, seconds=seconds):
+                self.add_log(f"{self.seat_label(Seat(seat))} lost connection; seat held "
+                             f"{seconds:.0f} s.", "warn")
+            case m.PlayerBack(seat=seat):
+                self.add_log(f"{self.seat_label(Seat(seat))} is back.")
+            case m.BotTakeover(seat=seat, strategy=strategy):
+                self.add_log(f"A {strategy} bot plays {seat} until its player returns.", "warn")
+            case m.ConventionsChanged(team=team, card=card):
+                self.add_log(f"{team} play the '{card.name}' convention card (c shows it).",
+                             "warn")
+            case m.Explanation(seat=seat, index=index, card=card, text=text):
+                self.add_log(f"{seat}'s {ordinal(index)} card {card}: {text}")
+            case m.Question():
+                self._apply_question(msg)
+            case m.AnswerMessage(seat=seat, text=text):
+                self.add_log(f"{self.seat_label(Seat(seat))} answers: {text}", "answer")
+                self.say(f"{seat} answered: {text}")
+            case m.Tables(tables=tables):
+                self.tables = list(tables)
+                self.lobby_cursor = min(self.lobby_cursor, max(len(self.tables) - 1, 0))
+            case m.TableCreated(table=table, name=name):
+                self.add_log(f"Created table {name} ({table}).", "good")
+                self.say(f"Table {name} created: Enter joins it, b adds bots.")
+            case m.ServerShutdown(reason=reason):
+                self.add_log(f"Server: {reason}", "warn")
+            case m.Error(code=code, message=message):
+                self.on_error(code, message)
+            case _:
+                pass  # welcome, pong, ok, help, joined: nothing to show
+
+    def _log_played(self, msg: m.Played) -> None:
+        seat = Seat(msg.seat)
+        if seat is self.you:
+            self.awaiting_play = None
+            self._clamp_cursor()
+            if self.notice_style != "error":
+                self.say("")
+        extra = ""
+        if self.you is None or seat.team is not self.you.team:
+            meaning = self.explain(seat, msg.index)
+            # The explanation starts "3rd card 7H: ..." which the log line already says.
+            extra = ": " + meaning[0].split(": ", 1)[-1] if meaning else ""
+        self.add_log(f"{self.who(seat)} played {msg.card} ({ordinal(msg.index)}){extra}")
+        if self.my_turn:
+            self.say("Your turn: pick a card (arrows + Enter, or type it).")
+
+    def _apply_deal_ended(self, msg: m.DealEnded) -> None:
+        if self.you is not None and self.you.value in msg.hands:
+            self.mirror.hand = [parse_card(c) for c in msg.hands[self.you.value]]
+        self._clamp_cursor()
+        if msg.winner is None:
+            outcome = f"Deal {msg.deal} tied at {msg.penalty.get('NS')}: nobody scores."
+        else:
+            outcome = (f"Deal {msg.deal}: {msg.winner} win, penalties {msg.penalty.get('NS')}-"
+                       f"{msg.penalty.get('EW')} (NS-EW), +{msg.points} points.")
+        self.add_log(outcome, "good")
+        if self.you is not None:
+            self.say("Deal over. Press n when ready for the next deal.")
+
+    def _apply_question(self, msg: m.Question) -> None:
+        about = f" about their {ordinal(msg.index)} card" if msg.index else ""
+        if msg.id is not None or (self.you is not None and msg.asker == self.you.value):
+            # The receipt of our own question.
+            self.add_log(f"You asked {msg.seat}{about}: {msg.text}")
+            return
+        self.questions_to_me.append(msg)
+        asker = msg.asker or "?"
+        about = f" about your {ordinal(msg.index)} card" if msg.index else ""
+        self.add_log(f"{asker} asks you{about}: {msg.text}  (r to reply)", "answer")
+        self.say(f"{asker} asks you a question: press r to reply.")
+
+    def on_error(self, code: str, message: str) -> None:
+        """A request failed on the server: nothing changed there; say why."""
+        self.awaiting_play = None
+        self.say(f"Server: {message} [{code}]", "error")
+        self.add_log(f"Server refused: {message} [{code}]", "error")
+
+    def set_status(self, status: str, detail: str = "") -> None:
+        """Connection status from the network task (connected / reconnecting / lost)."""
+        if status != self.status:
+            text = {"connected": "Connected.", "reconnecting": "Connection lost: reconnecting...",
+                    "lost": "Disconnected.", "closed": "Closed."}.get(status, status)
+            self.add_log(text + (f" {detail}" if detail else ""),
+                         "good" if status == "connected" else "warn")
+        self.status = status
+        self.status_detail = detail
+
+    # ====================================================================== small helpers
+
+    def add_log(self, text: str, style: str = "") -> None:
+        self.log.append(LogLine(text, style))
+
+    def say(self, text: str, style: str = "info") -> None:
+        """Show ``text`` on the message line (the place where choices are explained)."""
+        self.notice = text
+        self.notice_style = style
+
+    def send(self, msg: Outgoing) -> None:
+        """Queue ``msg`` for the network task and wake it."""
+        self.outbox.append(msg)
+        self.wake()
+
+    def _clamp_cursor(self) -> None:
+        self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
+
+    # ====================================================================== table actions
+
+    def move_cursor(self, step: int) -> None:
+        """Move the hand cursor by ``step`` cards (wrapping round)."""
+        if self.hand:
+            self.cursor = (self.cursor + step) % len(self.hand)
+            self.typed = ""
+
+    def select(self, position: int) -> None:
+        """Put the cursor on the ``position``-th card of the sorted hand."""
+        if 0 <= position < len(self.hand):
+            self.cursor = position
+            self.typed = ""
+
+    def type_char(self, char: str) -> bool:
+        """Add a character to the card being typed; False if it cannot belong to a card."""
+        low = char.lower()
+        typed = self.typed.lower()
+        if not typed:
+            allowed = low in RANK_CHARS
+        elif typed == "1":
+            allowed = low == "0"
+        else:  # a rank is in: only a suit can follow, and nothing after the suit
+            allowed = typed[-1] not in SUIT_CHARS and low in SUIT_CHARS
+        if not allowed:
+            return False
+        self.typed += char
+        # Follow a fully typed card with the cursor, so Enter and the eye agree.
+        try:
+            card = parse_card(self.typed)
+        except MalformedInput:
+            return True
+        hand = self.sorted_hand()
+        if card in hand:
+            self.cursor = hand.index(card)
+        return True
+
+    def backspace(self) -> None:
+        self.typed = self.typed[:-1]
+
+    def clear_input(self) -> None:
+        """Escape on the table: forget the typed text and the message."""
+        self.typed = ""
+        self.say("")
+
+    def submit(self) -> None:
+        """Enter on the table: play the typed card, or the card under the cursor."""
+        if self.typed:
+            text, self.typed = self.typed, ""
+            try:
+                card = parse_card(text)
+            except MalformedInput:
+                self.say(f"'{text}' is not a card: type a rank (A 2-9 T J Q K) and a suit "
+                         f"(S H D C), e.g. 7h or th.", "error")
+                return
+            self.play(card)
+            return
+        hand = self.sorted_hand()
+        if not hand:
+            self.say("You have no cards to play.", "error")
+            return
+        self.play(hand[self.cursor])
+
+    def click_card(self, position: int) -> None:
+        """A mouse click on the ``position``-th card: pick it, and play it on your turn."""
+        self.select(position)
+        if self.my_turn:
+            self.play(self.sorted_hand()[self.cursor])
+
+    def check_play(self, card: Card) -> str | None:
+        """Why ``card`` cannot be played now, or None if it can."""
+        if self.you is None:
+            return "You are watching: spectators do not play."
+        if self.table_status != "playing" or self.turn is None:
+            return "No deal is being played right now."
+        if self.turn is not self.you:
+            return f"It is {self.seat_label(self.turn)}'s turn, not yours."
+        if self.awaiting_play is not None:
+            return f"Wait: your {self.awaiting_play} is on its way."
+        if card not in self.hand:
+            return f"{card} is not in your hand."
+        return None
+
+    def play(self, card: Card) -> None:
+        """Play ``card`` if that can be legal; otherwise explain why, and send nothing."""
+        problem = self.check_play(card)
+        if problem is not None:
+            self.say(problem, "error")
+            return
+        self.awaiting_play = card
+        self.say(f"Playing {card}...")
+        self.send(m.Play(card=str(card)))
+
+    def ready(self) -> None:
+        """n: ready to start (or for the next deal); after the match, play again. A
+        spectator goes back to the lobby."""
+        if self.you is None:
+            if self.table is not None and self.mode is Mode.TABLE:
+                self.send(PlayAgain())
+                self.say("Back to the lobby...")
+        elif self.table_status == "over":
+            self.send(PlayAgain())
+            self.say("Setting up a new match...")
+        elif self.table_status == "playing":
+            self.say("The deal is under way.", "error")
+        else:
+            self.send(m.Ready())
+            self.say("Ready; waiting for the others.")
+
+    # ---------------------------------------------------------------- asking about a card
+
+    def askable(self) -> list[tuple[Seat, int]]:
+        """The cards one may ask about: every played card of the opponents (all seats when
+        spectating), newest first."""
+        seats = [s for s in SEATS if self.you is None or s.team is not self.you.team]
+        cards = [(seat, index) for seat in seats for index in range(1, len(self.rows[seat]) + 1)]
+        history = self.history()
+        order = {(seat, sum(1 for s, _ in history[:i + 1] if s is seat)): i
+                 for i, (seat, _) in enumerate(history)}
+        return sorted(cards, key=lambda c: -order.get(c, -1))
+
+    def open_ask(self) -> None:
+        """e: pick an opponent's card and see what it means (then maybe ask)."""
+        cards = self.askable()
+        if not cards:
+            self.say("No opponent card has been played yet.", "error")
+            return
+        self.ask_target = cards[0]
+        self.overlay = Overlay.ASK
+
+    def move_ask(self, step: int) -> None:
+        """Move the ask selection to the previous/next askable card."""
+        cards = self.askable()
+        if not cards:
+            return
+        current = cards.index(self.ask_target) if self.ask_target in cards else 0
+        self.ask_target = cards[(current - step) % len(cards)]
+
+    def ask_question(self) -> None:
+        """Enter in the ask panel: type a free-text question to the card's player."""
+        if self.ask_target is None:
+            return
+        seat, index = self.ask_target
+        if self.mirror.seats[seat].kind == "empty":
+            self.say("Nobody sits there to answer.", "error")
+            return
+
+        def send(text: str) -> str | None:
+            if not text.strip():
+                return "Type a question first (Esc to cancel)."
+            self.send(m.Ask(seat=seat.value, index=index, text=text.strip()))
+            self.overlay = Overlay.NONE
+            self.say(f"Question sent to {seat}; the answer will appear here and in the log.")
+            return None
+
+        self.prompt = Prompt(f"Ask {seat} about their {ordinal(index)} card: ", send,
+                             max_len=1000)
+
+    def reply_question(self) -> None:
+        """r: answer the oldest question the opponents asked you."""
+        if not self.questions_to_me:
+            self.say("Nobody has asked you anything.", "error")
+            return
+        question = self.questions_to_me[0]
+
+        def send(text: str) -> str | None:
+            if not text.strip():
+                return "Type an answer first (Esc to cancel)."
+            self.send(m.AnswerQuestion(question=question.question, text=text.strip()))
+            self.questions_to_me.remove(question)
+            self.add_log(f"You answered {question.asker or '?'}: {text.strip()}")
+            self.say("Answer sent.")
+            return None
+
+        asked = question.text if len(question.text) <= 60 else question.text[:57] + "..."
+        self.prompt = Prompt(f"{question.asker or '?'} asks: {asked}  Your answer: ", send,
+                             max_len=1000)
+
+    # ---------------------------------------------------------------- prompts and panels
+
+    def prompt_char(self, char: str) -> None:
+        if self.prompt is not None and len(self.prompt.text) < self.prompt.max_len \
+                and char.isprintable():
+            self.prompt.text += char
+
+    def prompt_backspace(self) -> None:
+        if self.prompt is not None:
+            self.prompt.text = self.prompt.text[:-1]
+
+    def prompt_submit(self) -> None:
+        """Enter in a prompt: hand the text over; keep the prompt open if it is refused."""
+        prompt = self.prompt
+        if prompt is None:
+            return
+        error = prompt.on_submit(prompt.text)
+        if error is None:
+            if self.prompt is prompt:
+                self.prompt = None
+        else:
+            prompt.hint = error
+
+    def prompt_cancel(self) -> None:
+        self.prompt = None
+
+    def show(self, overlay: Overlay) -> None:
+        """Open a panel (toggle it off if it is already open)."""
+        self.overlay = Overlay.NONE if self.overlay is overlay else overlay
+        self.panel_scroll = 0
+
+    def close_overlay(self) -> None:
+        self.overlay = Overlay.NONE
+
+    def request_quit(self) -> None:
+        """Ctrl-Q / Ctrl-C: quit at once, or ask first while a match is under way."""
+        if self.in_match and self.overlay is not Overlay.QUIT:
+            self.overlay = Overlay.QUIT
+        else:
+            self.quit_requested = True
+
+    def confirm_quit(self) -> None:
+        self.quit_requested = True
+
+    # ====================================================================== lobby actions
+
+    def selected_table(self) -> m.TableInfo | None:
+        if 0 <= self.lobby_cursor < len(self.tables):
+            return self.tables[self.lobby_cursor]
+        return None
+
+    def lobby_move(self, step: int) -> None:
+        if self.tables:
+            self.lobby_cursor = (self.lobby_cursor + step) % len(self.tables)
+
+    def lobby_refresh(self) -> None:
+        self.send(m.ListTables())
+
+    def lobby_join(self) -> None:
+        """Enter in the lobby: ask which seat, then join the selected table."""
+        info = self.selected_table()
+        if info is None:
+            self.say("No table selected: press c to create one.", "error")
+            return
+        free = [s for s, who in info.seats.items() if who is None]
+
+        def join(text: str) -> str | None:
+            text = text.strip()
+            try:
+                seat = Seat.parse(text) if text else None
+            except MalformedInput:
+                return "Type N, E, S or W (or nothing for any free seat)."
+            if seat is not None and seat.value not in free:
+                return f"{seat} is taken; free: {' '.join(free) or 'none'}."
+            self.send(JoinSeat(info.table, seat))
+            self.say(f"Joining {info.name}...")
+            return None
+
+        self.prompt = Prompt(f"Seat at {info.name} (free: {' '.join(free) or 'none'}; "
+                             f"Enter = any): ", join, max_len=1)
+
+    def lobby_spectate(self) -> None:
+        info = self.selected_table()
+        if info is None:
+            self.say("No table selected.", "error")
+            return
+        self.send(SpectateTable(info.table))
+        self.say(f"Watching {info.name}...")
+
+    def lobby_create(self) -> None:
+        """c in the lobby: name, target and the two convention cards, one prompt each."""
+        answers: dict[str, str] = {}
+        steps = [("name", "New table name (Enter = default): "),
+                 ("target", "Target in victory points (Enter = 300): "),
+                 ("ns", "NS convention card (Enter = beginner): "),
+                 ("ew", "EW convention card (Enter = beginner): ")]
+
+        def ask(step: int) -> None:
+            key, label = steps[step]
+
+            def take(text: str) -> str | None:
+                text = text.strip()
+                if key == "target" and text and (not text.isdigit() or int(text) < 1):
+                    return "The target is a positive whole number."
+                answers[key] = text
+                if step + 1 < len(steps):
+                    ask(step + 1)
+                    return None
+                self.send(m.CreateTable(
+                    name=answers["name"] or None,
+                    target=int(answers["target"]) if answers["target"] else 300,
+                    conventions_ns=answers["ns"] or "beginner",
+                    conventions_ew=answers["ew"] or "beginner"))
+                self.send(m.ListTables())
+                return None
+
+            self.prompt = Prompt(label, take, max_len=64)
+
+        ask(0)
+
+    def lobby_add_bot(self) -> None:
+        """b in the lobby: put a server-side bot in a free seat of the selected table."""
+        info = self.selected_table()
+        if info is None:
+            self.say("No table selected.", "error")
+            return
+        free = [s for s, who in info.seats.items() if who is None]
+        self._bot_prompt(info.table, free, refresh=True)
+
+    def table_add_bot(self) -> None:
+        """b at a table that is still waiting for players: fill a free seat with a bot."""
+        if self.table is None or self.table_status != "waiting":
+            self.say("Bots can be added only while the table waits for players.", "error")
+            return
+        free = [s.value for s in SEATS if self.mirror.seats[s].kind == "empty"]
+        self._bot_prompt(self.table, free, refresh=False)
+
+    def _bot_prompt(self, table: str, free: list[str], *, refresh: bool) -> None:
+        if not free:
+            self.say("That table is full.", "error")
+            return
+
+        def add(text: str) -> str | None:
+            parts = text.split()
+            seat_text = parts[0] if parts else free[0]
+            try:
+                seat = Seat.parse(seat_text)
+            except MalformedInput:
+                return "Type a seat (N E S W), then optionally a strategy: 'E random'."
+            if seat.value not in free:
+                return f"{seat} is taken; free: {' '.join(free)}."
+            strategy = parts[1] if len(parts) > 1 else "random"
+            self.send(m.AddBot(table=table, seat=seat.value, strategy=strategy))
+            if refresh:
+                self.send(m.ListTables())
+            return None
+
+        self.prompt = Prompt(f"Bot at (free: {' '.join(free)}) [seat strategy]: ", add,
+                             max_len=64)
+
+    def bot_added(self, request: m.AddBot) -> None:
+        """Our ``add_bot`` succeeded. The server tells the rest of the table with
+        ``player_joined`` but answers its sender only ``ok``, so note the bot here."""
+        if request.table == self.table and self.mirror.seats[Seat(request.seat)].kind == "empty":
+            self.mirror.apply(m.PlayerJoined(seat=request.seat, name=f"{request.strategy} bot",
+                                             kind="bot"))
+            self.add_log(f"A {request.strategy} bot sits at {request.seat}.")
+
+
+def _history_upto(history: Sequence[tuple[Seat, Card]], seat: Seat,
+                  index: int) -> list[tuple[Seat, Card]]:
+    """The history up to and including ``seat``'s ``index``-th play."""
+    seen = 0
+    for i, (who, _) in enumerate(history):
+        if who is seat:
+            seen += 1
+            if seen == index:
+                return list(history[:i + 1])
+    return list(history)

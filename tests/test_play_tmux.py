@@ -1,0 +1,122 @@
+"""The real ``jackal play`` in a real terminal (tmux), read back with ``capture-pane``;
+and the clear refusal without a terminal."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+TMUX = shutil.which("tmux")
+TIMEOUT = 20.0
+
+
+def test_without_a_terminal_it_exits_2_with_a_clear_message() -> None:
+    done = subprocess.run([sys.executable, "-m", "jackal.cli.main", "play"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=TIMEOUT)
+    assert done.returncode == 2
+    assert "jackal play needs a terminal" in done.stderr
+    assert done.stdout == ""
+
+
+def test_a_bad_option_is_refused_with_status_2() -> None:
+    done = subprocess.run([sys.executable, "-m", "jackal.cli.main", "play", "--target", "0"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=TIMEOUT)
+    assert done.returncode == 2 and "target must be at least 1" in done.stderr
+
+
+class Tmux:
+    """One detached tmux server/session of 80x24 running a command."""
+
+    def __init__(self, command: list[str], tmp: Path) -> None:
+        self.socket = str(tmp / f"tmux-{uuid.uuid4().hex[:8]}")
+        self.status_file = tmp / "status"
+        shell = " ".join(_quote(part) for part in command)
+        # After the program ends, write its exit status and keep the pane open to read it.
+        script = f"{shell}; echo $? > {_quote(str(self.status_file))}; sleep 60"
+        env = {**os.environ, "TERM": "xterm-256color"}
+        env.pop("TMUX", None)
+        subprocess.run([TMUX or "tmux", "-S", self.socket, "-f", "/dev/null", "new-session",
+                        "-d", "-s", "play", "-x", "80", "-y", "24", script],
+                       check=True, env=env, timeout=TIMEOUT)
+
+    def screen(self) -> str:
+        return subprocess.run([TMUX or "tmux", "-S", self.socket, "capture-pane", "-p", "-t",
+                               "play"], capture_output=True, text=True, check=True,
+                              timeout=TIMEOUT).stdout
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run([TMUX or "tmux", "-S", self.socket, "send-keys", "-t", "play", *keys],
+                       check=True, timeout=TIMEOUT)
+
+    def wait(self, check: Callable[[str], bool], what: str) -> str:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            text = self.screen()
+            if check(text):
+                return text
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; screen:\n{text}")
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        subprocess.run([TMUX or "tmux", "-S", self.socket, "kill-server"],
+                       capture_output=True, timeout=TIMEOUT)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+@pytest.fixture
+def tmux_play(tmp_path: Path) -> Iterator[Tmux]:
+    if TMUX is None:
+        pytest.skip("tmux is not installed")
+    session = Tmux([sys.executable, "-m", "jackal.cli.main", "play", "--seed", "5",
+                    "--partner", "random", "--opponents", "random", "--name", "ada"],
+                   tmp_path)
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+def test_jackal_play_under_tmux(tmux_play: Tmux) -> None:
+    text = tmux_play.wait(lambda s: "Your turn" in s or "Waiting for" in s, "the table")
+    lines = text.splitlines()
+    assert len(lines) <= 24
+    for label in ("S ada (you)", "N random bot", "E random bot", "W random bot"):
+        assert label in text
+    assert "Score" in text and "NS 0" in text
+    hand = next(line for line in lines if line.startswith(" Hand"))
+    assert len(hand.replace("[", " ").replace("]", " ").split()) == 14  # "Hand" + 13 cards
+    text = tmux_play.wait(lambda s: "Your turn" in s, "my turn")
+    tmux_play.keys("Enter")  # play the lowest card
+    text = tmux_play.wait(lambda s: "You played" in s, "my play in the log")
+    # A card not in the hand is explained where it was typed.
+    hand_cards = next(line for line in text.splitlines() if line.startswith(" Hand"))
+    missing = next(f"{r}{s}" for r in "A23456789TJQK" for s in "SHDC"
+                   if f"{r}{s}" not in hand_cards and f"{r}{s}" not in text)
+    tmux_play.wait(lambda s: "Your turn" in s, "my second turn")
+    tmux_play.keys(missing.lower(), "Enter")
+    tmux_play.wait(lambda s: f"{missing} is not in your hand" in s, "the refusal")
+    tmux_play.keys("?")
+    tmux_play.wait(lambda s: "Ctrl-Q / Ctrl-C" in s, "the key help")
+    tmux_play.keys("Escape")
+    tmux_play.keys("C-q")
+    tmux_play.wait(lambda s: "Leave the match?" in s, "the quit question")
+    tmux_play.keys("y")
+    deadline = time.monotonic() + TIMEOUT
+    while not tmux_play.status_file.exists():
+        assert time.monotonic() < deadline, "jackal play did not exit"
+        time.sleep(0.1)
+    assert tmux_play.status_file.read_text().strip() == "0"

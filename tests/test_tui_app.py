@@ -1,0 +1,442 @@
+"""``jackal play`` end to end: the real application on pipe input, a real server on port 0.
+
+Each test runs the prompt_toolkit application on asyncio with trio as a guest (as
+``jackal play`` does), feeds keystrokes through ``create_pipe_input()`` and reads what
+was drawn at 80x24 from the renderer's last screen. The embedded game's server listens
+on a real loopback socket; the checks from outside use raw protocol lines over asyncio
+streams, as any client would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import trio
+from jackal.client.embedded import EmbeddedGame
+from jackal.client.tui_app import PlayOptions, TuiApp
+from jackal.client.tui_layout import screen_text
+from jackal.client.tui_state import Mode
+from jackal.game.cards import DECK
+from jackal.game.seats import Seat
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+TIMEOUT = 20.0
+
+
+class Terminal80x24(DummyOutput):
+    """Output that draws nowhere but says it is an 80x24 terminal."""
+
+    def __init__(self) -> None:
+        self.size = Size(rows=24, columns=80)
+
+    def get_size(self) -> Size:
+        return self.size
+
+
+def screen(app: TuiApp) -> str:
+    return screen_text(app.app.renderer._last_screen)
+
+
+async def until(check: Callable[[], Any], what: str, timeout: float = TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+async def drawn(app: TuiApp, text: str) -> str:
+    """Wait until ``text`` is on the screen; return the screen."""
+    await until(lambda: text in screen(app), f"{text!r} on screen")
+    return screen(app)
+
+
+def quick_game(**overrides: Any) -> PlayOptions:
+    settings: dict[str, Any] = {"seed": 11, "target": 1000, "partner": "random",
+                                "opponents": "random", "name": "tester"}
+    settings.update(overrides)
+    return PlayOptions(game=EmbeddedGame(**settings))
+
+
+def run_app(options: PlayOptions,
+            scenario: Callable[[TuiApp, PipeInput], Awaitable[None]]) -> int:
+    """Run the application with ``scenario`` driving it; the scenario must make it quit."""
+
+    async def main() -> int:
+        with create_pipe_input() as pipe:
+            app = TuiApp(options, input=pipe, output=Terminal80x24())
+            task = asyncio.ensure_future(app.run())
+            try:
+                await scenario(app, pipe)
+                return await asyncio.wait_for(task, TIMEOUT)
+            finally:
+                if not task.done():
+                    app.app.exit(result=99)
+                    await asyncio.wait_for(task, TIMEOUT)
+                assert app.failure is None, app.failure
+
+    return asyncio.run(main())
+
+
+async def quit_app(app: TuiApp, pipe: PipeInput) -> None:
+    pipe.send_text("\x11")  # Ctrl-Q
+    if app.state.in_match:
+        await drawn(app, "Leave the match?")
+        pipe.send_text("y")
+
+
+async def my_turn(app: TuiApp) -> None:
+    await until(lambda: app.state.my_turn and app.state.awaiting_play is None, "my turn")
+
+
+async def spectate(port: int, table: str) -> dict[str, Any]:
+    """The table's public snapshot, fetched over a fresh raw connection."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        assert json.loads(await reader.readline())["type"] == "welcome"
+        writer.write(b'{"type":"hello","name":"watcher","id":1}\n'
+                     + json.dumps({"type": "spectate", "table": table, "id": 2}).encode()
+                     + b"\n")
+        await writer.drain()
+        while True:
+            msg = json.loads(await asyncio.wait_for(reader.readline(), TIMEOUT))
+            if msg["type"] == "table_state":
+                return msg
+            assert msg["type"] != "error", msg
+    finally:
+        writer.close()
+
+
+# ---------------------------------------------------------------------------- tests
+
+
+def test_a_whole_deal_played_by_keystrokes() -> None:
+    played: list[str] = []
+
+    async def scenario(app: TuiApp, pipe: PipeInput) -> None:
+        for play in range(8):
+            await my_turn(app)
+            hand = app.state.sorted_hand()
+            if play % 2 == 0:
+                # Arrow keys and Enter: two to the right of the lowest card.
+                pipe.send_text("\x1b[H")  # Home
+                await until(lambda: app.state.cursor == 0, "cursor home")
+                pipe.send_text("\x1b[C\x1b[C")  # Right, Right
+                await until(lambda: app.state.cursor == 2, "cursor moved")
+                card = hand[2]
+                pipe.send_text("\r")
+            else:
+                # Typed: the highest card, in lower case.
+                card = hand[-1]
+                pipe.send_text(str(card).lower() + "\r")
+            played.append(str(card))
+            await until(lambda n=play: len(app.state.rows[Seat.S]) == n + 1, "my play")
+        await until(lambda: app.state.mirror.last_deal is not None, "the end of the deal")
+        text = await drawn(app, "Deal 1 over")
+        assert "penalty" not in text or "=" in text
+        assert [str(c) for c in app.state.rows[Seat.S]] == played
+        assert len(app.state.hand) == 5
+        result = app.state.mirror.last_deal
+        assert result is not None
+        for team in ("NS", "EW"):
+            assert f"= {result.penalty[team]}" in text
+        pipe.send_text("n")  # ready for the next deal
+        await until(lambda: app.state.mirror.deal == 2 and len(app.state.hand) == 13,
+                    "deal 2")
+        await quit_app(app, pipe)
+
+    assert run_app(quick_game(), scenario) == 0
+    assert len(played) == 8
+
+
+def test_the_80x24_screen_shows_hand_seats_and_score() -> None:
+    async def scenario(app: TuiApp, pipe: PipeInput) -> None:
+        await my_turn(app)
+        text = await drawn(app, "Your turn")
+        lines = text.splitlines()
+        assert len(lines) <= 24 and all(len(line) <= 80 for line in lines)
+        hand_line = next(line for line in lines if line.startswith(" Hand"))
+        for card in app.state.hand:
+            assert str(card) in hand_line
+        for label in ("S tester (you)", "N random bot", "E random bot", "W random bot"):
+            assert label in text
+        assert "Score" in text and "NS 0" in text and "EW 0" in text
+        assert "target 1000" in text
+        # The same screen redraws at another size.
+        output = app.app.output
+        assert isinstance(output, Terminal80x24)
+        output.size = Size(rows=30, columns=100)
+        app.app.invalidate()
+        await until(lambda: len(screen(app).splitlines()) > 24, "a redraw at 100x30")
+        output.size = Size(rows=24, columns=80)
+        app.app.invalidate()
+        await until(lambda: len(screen(app).splitlines()) == 24, "a redraw at 80x24")
+        await quit_app(app, pipe)
+
+    assert run_app(quick_game(), scenario) == 0
+
+
+def test_an_illegal_card_is_explained_and_changes_nothing_on_the_server() -> None:
+    async def scenario(app: TuiApp, pipe: PipeInput) -> None:
+        await my_turn(app)
+        assert app.port is not None and app.state.table is not None
+        before = await spectate(app.port, app.state.table)
+        assert before["turn"] == "S"
+        missing = next(card for card in DECK if card not in app.state.hand)
+        pipe.send_text(str(missing).lower() + "\r")
+        text = await drawn(app, f"{missing} is not in your hand")
+        assert "Card>" in text
+        pipe.send_text("q\r")  # not a whole card
+        await drawn(app, "'q' is not a card")
+        after = await spectate(app.port, app.state.table)
+        assert after["rows"] == before["rows"] and after["turn"] == "S"
+        assert len(app.state.hand) == 13
+        # A legal card still goes through afterwards.
+        pipe.send_text("\r")
+        await until(lambda: len(app.state.rows[Seat.S]) == 1, "the legal play")
+        await quit_app(app, pipe)
+
+    assert run_app(quick_game(), scenario) == 0
+
+
+def test_a_dropped_connection_is_reclaimed_and_the_screen_says_so() -> None:
+    async def scenario(app: TuiApp, pipe: PipeInput) -> None:
+        await my_turn(app)
+        pipe.send_text("\r")
+        await until(lambda: len(app.state.rows[Seat.S]) == 1, "the first play")
+        await my_turn(app)
+        hand_before = sorted(app.state.hand)
+        rows_before = {seat: list(row) for seat, row in app.state.rows.items()}
+        session, token = app.session, app._token
+        assert session is not None and session.conn is not None and token is not None
+        conn = session.conn
+        # Cut the TCP connection under the session, from inside the trio run.
+        token.run_sync_soon(lambda: trio.lowlevel.spawn_system_task(conn.aclose))
+        await until(lambda: app.state.status == "reconnecting", "reconnecting")
+        # The header says so while it happens (the first retry waits about 0.2 s).
+        await drawn(app, "RECONNECTING...")
+        await until(lambda: app.state.status == "connected" and session.conn is not None
+                    and session.conn is not conn, "reconnected")
+        await until(lambda: screen(app).splitlines()[0].endswith(" connected"),
+                    "the header to say connected again")
+        await drawn(app, "Connection lost: reconnecting")  # and the log keeps the story
+        await my_turn(app)
+        assert sorted(app.state.hand) == hand_before
+        assert {seat: list(row) for seat, row in app.state.rows.items()} == rows_before
+        pipe.send_text("\r")  # and play goes on
+        await until(lambda: len(app.state.rows[Seat.S]) == 2, "a play after the reclaim")
+        await quit_app(app, pipe)
+
+    assert run_app(quick_game(), scenario) == 0
+
+
+def test_quit_asks_first_and_panels_open_and_close() -> None:
+    async def scenario(app: TuiApp, pipe: PipeInput) -> None:
+        await my_turn(app)
+        pipe.send_text("\x11")
+        await drawn(app, "Leave the match?")
+        pipe.send_text("n")  # stay after all
+        await until(lambda: "Leave the match?" not in screen(app), "the panel to close")
+        pipe.send_text("?")
+        await drawn(app, "Ctrl-Q / Ctrl-C")
+        pipe.send_text("x")
+        pipe.send_text("c")
+        await drawn(app, "Convention cards")
+        pipe.send_text("x")
+        pipe.send_text("\x03")  # Ctrl-C asks too
+        await drawn(app, "Leave the match?")
+        pipe.send_text("y")
+
+    assert run_app(quick_game(), scenario) == 0
+
+
+# ---------------------------------------------------------------------------- lobby
+
+
+class ServerThread:
+    """A real server in its own thread and trio run (the app has its own loop)."""
+
+    def __init__(self) -> None:
+        self.port: int | None = None
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._scope: trio.CancelScope | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=trio.run, args=(self._main,), daemon=True)
+
+    async def _main(self) -> None:
+        from jackal.server.config import ServerConfig
+        from jackal.server.listener import serve
+
+        self._token = trio.lowlevel.current_trio_token()
+        with trio.CancelScope() as self._scope:
+            async with trio.open_nursery() as nursery:
+                self.port = await nursery.start(serve, ServerConfig(port=0))
+                self._ready.set()
+
+    def __enter__(self) -> ServerThread:
+        self._thread.start()
+        assert self._ready.wait(TIMEOUT)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None and self._scope is not None:
+            self._token.run_sync_soon(self._scope.cancel)
+        self._thread.join(TIMEOUT)
+
+
+def test_the_lobby_creates_fills_and_joins_a_table() -> None:
+    with ServerThread() as server:
+        assert server.port is not None
+        options = PlayOptions(game=EmbeddedGame(name="lobbyist"),
+                              server=("127.0.0.1", server.port))
+
+        async def scenario(app: TuiApp, pipe: PipeInput) -> None:
+            await drawn(app, "No tables yet")
+            assert app.state.mode is Mode.LOBBY
+            pipe.send_text("c")
+            await drawn(app, "New table name")
+            for answer in ("club night", "500", "", "none"):
+                pipe.send_text(answer + "\r")
+            await until(lambda: len(app.state.tables) == 1, "the new table")
+            await drawn(app, "club night")
+            assert app.state.tables[0].target == 500
+            pipe.send_text("b")  # a bot from the lobby...
+            await drawn(app, "Bot at")
+            pipe.send_text("N random\r")
+            await until(lambda: app.state.tables[0].seats.get("N") is not None, "a bot at N")
+            pipe.send_text("\r")
+            await drawn(app, "Seat at club night (free: E S W")
+            pipe.send_text("s\r")
+            await until(lambda: app.state.mode is Mode.TABLE and app.state.you is Seat.S,
+                        "seated")
+            await drawn(app, "Waiting for players at E W")
+            for seat in "EW":  # ...and from the table while it waits
+                pipe.send_text("b")
+                await drawn(app, "Bot at")
+                pipe.send_text(f"{seat} random\r")
+                await until(lambda s=seat: app.state.mirror.seats[Seat(s)].kind == "bot",
+                            f"a bot at {seat}")
+            await my_turn(app)
+            assert "E random bot" in screen(app) and "W random bot" in screen(app)
+            assert app.state.mirror.conventions.keys() == {"NS", "EW"}
+            assert app.state.mirror.conventions[app.state.you.team].name == "beginner"
+            pipe.send_text("\r")
+            await until(lambda: len(app.state.rows[Seat.S]) == 1, "a play from the lobby seat")
+            await quit_app(app, pipe)
+
+        assert run_app(options, scenario) == 0
+
+
+def test_match_end_shows_the_winner_and_n_plays_again() -> None:
+    async def scenario(app: TuiApp, pipe: PipeInput) -> None:
+        first_table = None
+        while app.state.mirror.winner is None:
+            await until(lambda: app.state.my_turn or app.state.table_status == "over"
+                        or app.state.mirror.last_deal is not None, "a turn or a result")
+            first_table = first_table or app.state.table
+            if app.state.table_status == "over":
+                break
+            if app.state.mirror.last_deal is not None:  # a tied deal: go on
+                deal = app.state.mirror.deal
+                pipe.send_text("n")
+                await until(lambda d=deal: app.state.mirror.deal == d + 1
+                            or app.state.table_status == "over", "the next deal")
+                continue
+            if app.state.awaiting_play is None:
+                pipe.send_text("\r")
+            await asyncio.sleep(0.01)
+        text = await drawn(app, "MATCH OVER")
+        winner = app.state.mirror.winner
+        assert winner is not None and f"MATCH OVER: {winner.value} win" in text
+        pipe.send_text("n")
+        await until(lambda: app.state.table not in (None, first_table)
+                    and len(app.state.hand) == 13, "a new match")
+        assert app.state.mirror.scores == {team: 0 for team in app.state.mirror.scores}
+        assert app.state.table_status == "playing"
+        pipe.send_text("\x11")  # in a match again, so quitting asks
+        await drawn(app, "Leave the match?")
+        pipe.send_text("y")
+
+    assert run_app(quick_game(target=1), scenario) == 0
+
+
+def test_spectating_from_the_lobby_shows_a_bots_only_table() -> None:
+    with ServerThread() as server:
+        assert server.port is not None
+        options = PlayOptions(game=EmbeddedGame(name="watcher"),
+                              server=("127.0.0.1", server.port))
+
+        async def scenario(app: TuiApp, pipe: PipeInput) -> None:
+            await drawn(app, "No tables yet")
+            pipe.send_text("c")
+            for answer in ("bots", "100000", "", ""):
+                pipe.send_text(answer + "\r")
+            await until(lambda: len(app.state.tables) == 1, "the new table")
+            for seat in "NESW":
+                pipe.send_text("b")
+                await drawn(app, "Bot at")
+                pipe.send_text(f"{seat}\r")  # the default strategy
+                await until(lambda s=seat: app.state.tables[0].seats.get(s) is not None,
+                            f"a bot at {seat}")
+            pipe.send_text("s")
+            await until(lambda: app.state.mode is Mode.TABLE, "the table screen")
+            await until(lambda: sum(len(r) for r in app.state.rows.values()) >= 8,
+                        "plays seen by the spectator")
+            text = await drawn(app, "Spectating: no hand")
+            assert "random bot" in text and app.state.you is None
+            pipe.send_text("n")  # back to the lobby
+            await drawn(app, "table(s) on the server")
+            assert app.state.mode is Mode.LOBBY
+            pipe.send_text("\x11")  # nothing to lose: quits without a question
+        assert run_app(options, scenario) == 0
+
+
+def test_an_unreachable_server_is_a_message_not_a_traceback() -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    options = PlayOptions(game=EmbeddedGame(name="lost"), server=("127.0.0.1", port))
+
+    async def scenario(app: TuiApp, pipe: PipeInput) -> None:
+        text = await drawn(app, "DISCONNECTED")
+        assert f"cannot connect to 127.0.0.1:{port}" in text
+        assert "Traceback" not in text
+        pipe.send_text("\x11")  # nothing to lose: quits at once
+
+    assert run_app(options, scenario) == 0
+
+
+def test_a_refused_setup_is_shown_on_screen() -> None:
+    # The server refuses a bot strategy it does not know; the screen says why.
+    async def scenario(app: TuiApp, pipe: PipeInput) -> None:
+        text = await drawn(app, "Could not take the seat")
+        assert "no-such-strategy" in text and "Traceback" not in text
+        pipe.send_text("\x11")
+
+    assert run_app(quick_game(opponents="no-such-strategy"), scenario) == 0
+
+
+def test_a_mouse_click_on_a_card_plays_it() -> None:
+    async def scenario(app: TuiApp, pipe: PipeInput) -> None:
+        await my_turn(app)
+        text = await drawn(app, "Your turn")
+        lines = text.splitlines()
+        y = next(i for i, line in enumerate(lines) if line.startswith(" Hand"))
+        target = app.state.sorted_hand()[3]
+        x = lines[y].index(str(target))
+        # An SGR mouse click (press and release), 1-based coordinates.
+        pipe.send_text(f"\x1b[<0;{x + 2};{y + 1}M\x1b[<0;{x + 2};{y + 1}m")
+        await until(lambda: len(app.state.rows[Seat.S]) == 1, "the clicked card played")
+        assert app.state.rows[Seat.S] == [target]
+        await quit_app(app, pipe)
+
+    assert run_app(quick_game(), scenario) == 0

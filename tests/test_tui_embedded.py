@@ -1,0 +1,74 @@
+"""The one-command game's setup and the ``jackal play`` options (no terminal needed)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+from jackal.bots.registry import STRATEGIES
+from jackal.cli import play
+from jackal.client.embedded import STRATEGY_PREFERENCE, EmbeddedGame, best_strategy
+from jackal.game.conventions import ConventionCard, builtin_card, card_to_toml
+from jackal.game.seats import Seat
+
+
+def test_best_strategy_is_the_strongest_registered() -> None:
+    expected = next(name for name in STRATEGY_PREFERENCE if name in STRATEGIES)
+    assert best_strategy() == expected
+
+
+def test_bots_fill_the_other_seats_with_partner_and_opponents() -> None:
+    game = EmbeddedGame(seat=Seat.E, partner="greedy", opponents="random")
+    assert game.bots() == {Seat.W: "greedy", Seat.N: "random", Seat.S: "random"}
+
+
+def test_conventions_go_to_the_right_partnership() -> None:
+    south = EmbeddedGame(seat=Seat.S, conventions="advanced", their_conventions="none")
+    east = EmbeddedGame(seat=Seat.E, conventions="advanced", their_conventions="none")
+    assert (south.create_table().conventions_ns, south.create_table().conventions_ew) == \
+        ("advanced", "none")
+    assert (east.create_table().conventions_ns, east.create_table().conventions_ew) == \
+        ("none", "advanced")
+
+
+def test_play_again_deals_new_cards_from_a_given_seed() -> None:
+    game = EmbeddedGame(seed=40, target=120, name="ada")
+    first, second = game.create_table(1), game.create_table(2)
+    assert (first.seed, second.seed) == (40, 41)
+    assert first.target == second.target == 120
+    assert first.name == "ada's game" and second.name == "ada's game 2"
+    assert EmbeddedGame().create_table(3).seed is None
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    play.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_options_and_defaults() -> None:
+    args = parse()
+    assert args.seat is Seat.S and args.target == 300 and args.server is None
+    assert args.conventions == "beginner" and args.partner is None
+    args = parse("--seat", "w", "--target", "50", "--seed", "9", "--symbols")
+    assert args.seat is Seat.W and args.target == 50 and args.seed == 9 and args.symbols
+
+
+@pytest.mark.parametrize("argv", [["--seat", "X"], ["--target", "0"], ["--target", "ten"]])
+def test_bad_options_are_refused(argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse(*argv)
+    assert exit_info.value.code == 2
+
+
+def test_card_files_are_read_by_the_client_and_built_ins_go_by_name(tmp_path: Path) -> None:
+    mine = ConventionCard(name="house", plays=builtin_card("beginner").plays,
+                          description="our house card")
+    path = tmp_path / "house.toml"
+    path.write_text(card_to_toml(mine), encoding="utf-8")
+    assert play._card_spec("Beginner") == "beginner"
+    loaded = play._card_spec(str(path))
+    assert isinstance(loaded, ConventionCard) and loaded.name == "house"
+    with pytest.raises(ValueError, match="nope"):
+        play._card_spec(str(tmp_path / "nope.toml"))

@@ -1,0 +1,223 @@
+"""What the screens draw, from states built by hand (no network), and the key bindings."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from jackal.client.tui_keys import create_key_bindings
+from jackal.client.tui_layout import (
+    STYLE,
+    build_layout,
+    card_text,
+    describe_card,
+    render_footer,
+    render_hand,
+    render_lobby,
+    render_result,
+    render_rows,
+    screen_text,
+)
+from jackal.client.tui_state import Mode, Overlay, TuiState
+from jackal.game.cards import Card
+from jackal.game.conventions import builtin_card
+from jackal.protocol import messages as m
+from prompt_toolkit.application import Application
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from test_tui_state import lobby_state, seated
+
+
+def text(fragments: StyleAndTextTuples) -> str:
+    return fragment_list_to_text(fragments)
+
+
+def test_hand_is_sorted_with_groups_bracketed_and_a_caret_under_the_cursor() -> None:
+    state = seated("2S 2C 5H 7D 9C TS JH QS QH QD KC AD 3H")
+    state.move_cursor(1)
+    lines = text(render_hand(state)).splitlines()
+    assert lines[0].split() == ["Hand", "AD", "[2S", "2C]", "3H", "5H", "7D", "9C", "TS",
+                                "JH", "[QS", "QH", "QD]", "KC"]
+    caret = lines[1].index("^^")
+    assert lines[0][caret:caret + 2] == "2S"
+    assert "held: 2x2 3xQ" in lines[1]
+
+
+def test_hand_styles_red_suits_groups_and_cursor() -> None:
+    state = seated("2S 2C 5H 7D 9C TS JH QS QH QD KC AD 3H")
+    fragments = render_hand(state)
+    styles = {frag[1]: frag[0] for frag in fragments if len(frag[1]) == 2}
+    assert "card.red" in styles["5H"] and "card.black" in styles["9C"]
+    assert "card.group" in styles["QS"] and "card.group" not in styles["KC"]
+    assert "cursor" in styles["AD"]
+
+
+def test_clicking_a_card_calls_back_with_its_position() -> None:
+    state = seated()
+    clicked: list[int] = []
+    fragments = render_hand(state, on_click=clicked.append)
+    handlers = [frag for frag in fragments if len(frag) == 3]
+    assert len(handlers) == 13
+
+    class Up:
+        from prompt_toolkit.mouse_events import MouseEventType
+        event_type = MouseEventType.MOUSE_UP
+
+    handlers[4][2](Up())  # type: ignore[arg-type, misc]
+    assert clicked == [4]
+
+
+def test_symbols_replace_letters_on_request() -> None:
+    assert card_text(Card.parse("QH"), symbols=True) == "Q♥"
+    assert card_text(Card.parse("TS")) == "TS"
+    assert "Q♥" in text(render_hand(seated(), symbols=True))
+
+
+def test_rows_in_play_order_with_meanings_and_turn_marker() -> None:
+    rows = {"S": ["2S", "QH"], "W": ["9H", "4C"], "N": ["5D", "3D"], "E": ["KH"]}
+    state = seated(rows=rows, turn="E")
+    lines = text(render_rows(state)).splitlines()
+    labels = [line.split()[0:2] for line in lines[0::2]]
+    assert labels == [["S", "me"], ["W", "botW"], ["N", "botN"], [">", "E"]]
+    west_cards, west_meanings = lines[2], lines[3]
+    assert west_cards.split()[-2:] == ["9H", "4C"]
+    # 9H as first card promises eights (or nothing); 4C as second promises fives.
+    assert west_meanings.split()[-2:] == ["8s?", "5s"]
+    assert "EW beginner" in west_meanings
+
+
+def test_result_panel_shows_groups_penalties_and_points() -> None:
+    state = seated()
+    breakdown = {
+        "NS": [m.GroupInfo(rank="3", cards=["3S", "3H", "3C"], count=3, points=0),
+               m.GroupInfo(rank="K", cards=["KD"], count=1, points=33)],
+        "EW": [m.GroupInfo(rank="7", cards=["7S", "7H"], count=2, points=25)],
+    }
+    state.apply(m.DealEnded(deal=4, hands={}, penalty={"NS": 33, "EW": 25}, winner="EW",
+                            points=28, scores={"NS": 0, "EW": 28}, breakdown=breakdown))
+    lines = text(render_result(state)).splitlines()
+    assert lines[0].strip() == "Deal 4 over: EW win +28 points."
+    assert "[3S 3H 3C]" in lines[1] and "KD" in lines[1] and lines[1].endswith("= 33")
+    assert lines[2].split() == ["0", "33"]
+    assert "[7S 7H]" in lines[3] and lines[3].endswith("= 25")
+    assert "EW 28" in lines[5] and "next deal" in lines[5]
+
+
+def test_lobby_lists_tables_with_the_selection() -> None:
+    state = lobby_state()
+    state.lobby_move(1)
+    fragments = render_lobby(state)
+    selected = [frag[1] for frag in fragments if "cursor" in frag[0]]
+    assert len(selected) == 1 and "two" in selected[0]
+    assert "ann / - / - / random b" in text(fragments)
+
+
+def test_convention_card_described_play_by_play() -> None:
+    lines = describe_card(builtin_card("beginner"))
+    assert lines[0] == "'beginner'"
+    assert any(line.startswith("1. promises a pair 1 rank below") for line in lines)
+    assert any(line.startswith("4. answers partner's 1st") for line in lines)
+    assert any(line.startswith("8. no meaning") for line in lines)
+
+
+def test_footer_fits_80_columns_on_every_screen() -> None:
+    state = seated()
+    for overlay in Overlay:
+        state.overlay = overlay
+        assert len(text(render_footer(state)).rstrip()) <= 80
+    state.mode = Mode.LOBBY
+    state.overlay = Overlay.NONE
+    assert len(text(render_footer(state)).rstrip()) <= 80
+
+
+class Terminal(DummyOutput):
+    def __init__(self, rows: int, columns: int) -> None:
+        self.size = Size(rows=rows, columns=columns)
+
+    def get_size(self) -> Size:
+        return self.size
+
+
+def drive(state: TuiState, steps: Callable[[PipeInput, Application[int]], object],
+          rows: int = 24, columns: int = 80) -> str:
+    """Run the layout and bindings on ``state`` (no network), apply ``steps``, return the
+    screen."""
+
+    async def main() -> str:
+        with create_pipe_input() as pipe:
+            app: Application[int] = Application(
+                layout=build_layout(state), key_bindings=create_key_bindings(state),
+                style=STYLE, full_screen=True, input=pipe, output=Terminal(rows, columns))
+            task = asyncio.ensure_future(app.run_async())
+            await asyncio.sleep(0.05)
+            result = steps(pipe, app)
+            if asyncio.iscoroutine(result):
+                await result
+            await asyncio.sleep(0.1)
+            shown = screen_text(app.renderer._last_screen)
+            if not app.is_done:
+                app.exit(result=0)
+            await task
+            return shown
+
+    return asyncio.run(main())
+
+
+def test_whole_table_screen_at_80x24() -> None:
+    rows = {"S": ["2S"], "W": ["9H"], "N": ["5D"], "E": ["KH"]}
+    state = seated("2C 5H 7D 9C TS JH QS QH QD KC AD 3H", rows=rows)
+    state.set_status("connected")
+    shown = drive(state, lambda pipe, app: None)
+    lines = shown.splitlines()
+    assert len(lines) == 24 and max(len(line) for line in lines) <= 80
+    assert "connected" in lines[0] and "deal 1" in lines[0] and "target 300" in lines[0]
+    assert "Score" in lines[1] and "NS 10 (you)" in lines[1] and "EW 20" in lines[1]
+    for label in ("S me (you)", "W botW", "N botN", "E botE"):
+        assert label in shown
+    assert "Your turn" in shown and "[QS QH QD]" in shown
+
+
+def test_keys_drive_the_state_through_the_real_bindings() -> None:
+    state = seated()
+
+    def steps(pipe: PipeInput, app: Application[int]) -> None:
+        pipe.send_text("\x1b[C\x1b[C")  # Right Right
+        pipe.send_text("9c")  # typed: the cursor follows
+        pipe.send_text("\r")
+
+    drive(state, steps)
+    assert list(state.outbox) == [m.Play(card="9C")]
+
+
+def test_c_is_a_suit_after_a_rank_and_a_panel_otherwise() -> None:
+    state = seated()
+
+    def steps(pipe: PipeInput, app: Application[int]) -> None:
+        pipe.send_text("kc")
+
+    drive(state, steps)
+    assert state.typed == "kc" and state.overlay is Overlay.NONE
+    state.typed = ""
+    shown = drive(state, lambda pipe, app: pipe.send_text("c"))
+    assert state.overlay is Overlay.CONVENTIONS
+    assert "Convention cards" in shown and "promises a pair 1 rank below" in shown
+
+
+def test_prompt_takes_every_key_then_escape_cancels() -> None:
+    state = seated(rows={"S": ["2S"], "W": ["9H"], "N": [], "E": []}, turn="N")
+
+    async def steps(pipe: PipeInput, app: Application[int]) -> None:
+        pipe.send_text("e")
+        await asyncio.sleep(0.05)
+        pipe.send_text("\r")
+        await asyncio.sleep(0.05)
+        pipe.send_text("c n?")  # command letters are text in a prompt
+        await asyncio.sleep(0.05)
+        assert state.prompt is not None and state.prompt.text == "c n?"
+        pipe.send_text("\x1b")
+        await asyncio.sleep(0.7)  # escape is recognised after a short timeout
+
+    drive(state, steps)
+    assert state.prompt is None and not state.outbox

@@ -1,0 +1,327 @@
+"""The terminal client's state: what keys do and what server messages change (no I/O)."""
+
+from __future__ import annotations
+
+from jackal.client.tui_state import (
+    JoinSeat,
+    Mode,
+    Overlay,
+    PlayAgain,
+    TuiState,
+    ordinal,
+    short_meaning,
+)
+from jackal.game.cards import Card, parse_hand
+from jackal.game.conventions import builtin_card
+from jackal.game.seats import Seat, Team
+from jackal.protocol import messages as m
+
+HAND = "2S 2C 5H 7D 9C TS JH QS QH QD KC AD 3H"
+
+
+def seated(hand: str = HAND, *, turn: str = "S", rows: dict[str, list[str]] | None = None,
+           status: str = "playing") -> TuiState:
+    """A state seated at S, E dealing (so S plays first), both sides on the beginner card."""
+    state = TuiState()
+    beginner = builtin_card("beginner")
+    seats = [m.SeatInfo(seat=s, name="me" if s == "S" else f"bot{s}",
+                        kind="human" if s == "S" else "bot", connected=True, ready=True)
+             for s in "NESW"]
+    state.apply(m.TableState(
+        table="t1", name="test", target=300, status=status,  # type: ignore[arg-type]
+        seats=seats, conventions={"NS": beginner, "EW": beginner},
+        scores={"NS": 10, "EW": 20}, deal=1, dealer="E", turn=turn,  # type: ignore[arg-type]
+        rows=rows or {"N": [], "E": [], "S": [], "W": []}, you="S", hand=hand.split()))
+    return state
+
+
+def type_text(state: TuiState, text: str) -> None:
+    for char in text:
+        state.type_char(char)
+
+
+def test_table_state_fills_the_mirror() -> None:
+    state = seated()
+    assert state.you is Seat.S and state.my_turn and state.table == "t1"
+    assert state.mirror.scores == {Team.NS: 10, Team.EW: 20}
+    assert state.play_order == (Seat.S, Seat.W, Seat.N, Seat.E)
+    assert [str(c) for c in state.sorted_hand()][:3] == ["AD", "2S", "2C"]
+    assert state.group_sizes()[12] == 3  # three queens
+    assert state.seat_label(Seat.S) == "S me (you)" and state.seat_label(Seat.W) == "W botW"
+
+
+def test_enter_plays_the_cursor_card_once() -> None:
+    state = seated()
+    state.move_cursor(1)  # AD -> 2S
+    state.submit()
+    assert list(state.outbox) == [m.Play(card="2S")]
+    assert state.awaiting_play == Card.parse("2S")
+    state.submit()  # a second Enter before the reply sends nothing more
+    assert len(state.outbox) == 1 and "on its way" in state.notice
+    state.apply(m.Played(seat="S", card="2S", index=1))
+    assert state.awaiting_play is None
+    assert Card.parse("2S") not in state.hand and state.rows[Seat.S] == [Card.parse("2S")]
+    assert state.turn is Seat.W and not state.my_turn
+    assert any("You played 2S" in line.text for line in state.log)
+
+
+def test_typed_card_moves_the_cursor_and_plays() -> None:
+    state = seated()
+    type_text(state, "qh")
+    assert state.sorted_hand()[state.cursor] == Card.parse("QH")
+    state.submit()
+    assert list(state.outbox) == [m.Play(card="QH")]
+    assert state.typed == ""
+
+
+def test_ten_can_be_typed_as_10() -> None:
+    state = seated()
+    type_text(state, "10s")
+    assert state.typed == "10s"
+    state.submit()
+    assert list(state.outbox) == [m.Play(card="TS")]
+
+
+def test_characters_that_cannot_make_a_card_are_refused() -> None:
+    state = seated()
+    assert not state.type_char("x")  # no rank starts with x
+    assert state.type_char("7")
+    assert not state.type_char("7")  # a suit must follow a rank
+    assert state.type_char("h")
+    assert not state.type_char("s")  # nothing follows the suit
+    assert state.typed == "7h"
+    state.backspace()
+    assert state.typed == "7"
+
+
+def test_a_card_not_in_hand_is_explained_and_never_sent() -> None:
+    state = seated()
+    type_text(state, "4d")
+    state.submit()
+    assert not state.outbox
+    assert state.notice == "4D is not in your hand." and state.notice_style == "error"
+
+
+def test_an_incomplete_card_is_explained_and_never_sent() -> None:
+    state = seated()
+    type_text(state, "q")
+    state.submit()
+    assert not state.outbox and "'q' is not a card" in state.notice
+
+
+def test_out_of_turn_play_is_explained_and_never_sent() -> None:
+    state = seated(turn="W")
+    state.submit()
+    state.click_card(3)
+    assert not state.outbox
+    assert "W botW's turn" in state.notice
+    assert state.cursor == 3  # the click still moved the cursor
+
+
+def test_mouse_click_plays_on_your_turn() -> None:
+    state = seated()
+    state.click_card(2)
+    assert list(state.outbox) == [m.Play(card=str(state.sorted_hand()[2]))]
+
+
+def test_cursor_wraps_and_stays_in_range_as_the_hand_shrinks() -> None:
+    state = seated()
+    state.move_cursor(-1)
+    assert state.cursor == 12
+    state.submit()
+    state.apply(m.Played(seat="S", card=str(state.sorted_hand()[12]), index=1))
+    assert state.cursor == 11
+
+
+def test_server_error_reenables_play_and_is_shown() -> None:
+    state = seated()
+    state.submit()
+    state.on_error("not_your_turn", "it is W's turn")
+    assert state.awaiting_play is None
+    assert "it is W's turn" in state.notice and state.notice_style == "error"
+
+
+def test_history_and_explanations_use_the_public_rows() -> None:
+    rows = {"S": ["2S"], "W": ["9H"], "N": ["5D"], "E": ["KH"]}
+    state = seated(rows=rows)
+    assert [(str(s), str(c)) for s, c in state.history()] == [
+        ("S", "2S"), ("W", "9H"), ("N", "5D"), ("E", "KH")]
+    explained = state.explain(Seat.W, 1)
+    assert explained is not None
+    text, data = explained
+    assert data["kind"] == "promise" and data["rank"] == 8 and "8" in text
+    assert short_meaning(data) == "8s?"
+    assert state.explain(Seat.W, 2) is None  # not played yet
+
+
+def test_short_meanings() -> None:
+    assert short_meaning({"kind": "promise", "rank": 4, "count": 2}) == "4s"
+    assert short_meaning({"kind": "promise", "rank": 12, "count": 3,
+                          "may_be_fallback": True}) == "Qx3?"
+    assert short_meaning({"kind": "answer", "rank": 7, "holds": True}) == "+7"
+    assert short_meaning({"kind": "answer", "rank": 13, "holds": False}) == "-K"
+    assert short_meaning({"kind": "none", "rule": "promise"}) == "-"
+    assert short_meaning({"kind": "none", "rule": "none"}) == "."
+    assert [ordinal(n) for n in (1, 2, 3, 4, 8)] == ["1st", "2nd", "3rd", "4th", "8th"]
+
+
+def test_ask_about_an_opponent_card() -> None:
+    rows = {"S": ["2S", "QH"], "W": ["9H", "4C"], "N": ["5D", "3D"], "E": ["KH"]}
+    state = seated(rows=rows, turn="E")
+    state.open_ask()
+    assert state.overlay is Overlay.ASK
+    assert state.ask_target == (Seat.W, 2)  # the newest opponent card first
+    state.move_ask(-1)
+    assert state.ask_target == (Seat.E, 1)  # Left goes back in time
+    state.move_ask(1)
+    state.move_ask(-1)
+    assert all(seat.team is Team.EW for seat, _ in state.askable())
+    state.ask_question()
+    assert state.prompt is not None
+    state.prompt_submit()  # empty: refused, prompt stays
+    assert state.prompt is not None and "Type a question" in state.prompt.hint
+    for char in "why?":
+        state.prompt_char(char)
+    state.prompt_submit()
+    assert state.prompt is None and state.overlay is Overlay.NONE
+    assert list(state.outbox) == [m.Ask(seat="E", index=1, text="why?")]
+
+
+def test_ask_with_nothing_played_says_so() -> None:
+    state = seated()
+    state.open_ask()
+    assert state.overlay is Overlay.NONE and "No opponent card" in state.notice
+
+
+def test_questions_to_me_are_answered_with_r() -> None:
+    state = seated(rows={"S": ["2S"], "W": [], "N": [], "E": []}, turn="W")
+    state.apply(m.Question(question="q7", seat="S", text="what is 2S?", asker="E", index=1))
+    assert "press r" in state.notice
+    state.reply_question()
+    assert state.prompt is not None and "what is 2S?" in state.prompt.label
+    for char in "aces":
+        state.prompt_char(char)
+    state.prompt_submit()
+    assert list(state.outbox) == [m.AnswerQuestion(question="q7", text="aces")]
+    assert not state.questions_to_me
+    state.reply_question()
+    assert "Nobody has asked" in state.notice
+
+
+def test_own_question_receipt_and_answer_are_logged() -> None:
+    state = seated()
+    state.apply(m.Question(id=3, question="q1", seat="W", text="meaning?", asker="S"))
+    state.apply(m.AnswerMessage(question="q1", seat="W", text="no pair"))
+    assert not state.questions_to_me
+    assert "W answered: no pair" in state.notice
+    assert any("You asked W" in line.text for line in state.log)
+
+
+def test_deal_end_then_ready_then_match_end_then_play_again() -> None:
+    state = seated()
+    hands = {"N": ["AS", "AC", "3S", "4S", "6S"], "E": [], "S": ["QS", "QH", "QD", "KC", "2C"],
+             "W": []}
+    breakdown = {"NS": [m.GroupInfo(rank="A", cards=["AS", "AC"], count=2, points=25)],
+                 "EW": []}
+    state.apply(m.DealEnded(deal=1, hands=hands, penalty={"NS": 80, "EW": 90}, winner="NS",
+                            points=30, scores={"NS": 40, "EW": 20}, breakdown=breakdown))
+    assert state.table_status == "between_deals"
+    assert sorted(map(str, state.hand)) == sorted(hands["S"])
+    assert state.mirror.scores[Team.NS] == 40
+    state.ready()
+    assert list(state.outbox) == [m.Ready()]
+    state.apply(m.MatchEnded(winner="NS", scores={"NS": 340, "EW": 20}))
+    assert state.mirror.winner is Team.NS and "play again" in state.notice
+    state.ready()
+    assert isinstance(state.outbox[-1], PlayAgain)
+
+
+def test_quit_asks_first_during_a_match_only() -> None:
+    state = seated()
+    state.request_quit()
+    assert state.overlay is Overlay.QUIT and not state.quit_requested
+    state.close_overlay()
+    state.request_quit()
+    state.confirm_quit()
+    assert state.quit_requested
+    idle = TuiState()
+    idle.request_quit()
+    assert idle.quit_requested
+
+
+def test_lost_seat_quits_without_asking() -> None:
+    state = seated()
+    state.set_status("lost", "server gone")
+    state.request_quit()
+    assert state.quit_requested
+    assert any("Disconnected" in line.text for line in state.log)
+
+
+def lobby_state() -> TuiState:
+    state = TuiState(mode=Mode.LOBBY)
+    state.apply(m.Tables(tables=[
+        m.TableInfo(table="t1", name="one", target=300, status="waiting",
+                    seats={"N": "ann", "E": None, "S": None, "W": "random bot"}),
+        m.TableInfo(table="t2", name="two", target=100, status="waiting",
+                    seats={"N": None, "E": None, "S": None, "W": None}),
+    ]))
+    return state
+
+
+def submit(state: TuiState, text: str) -> None:
+    for char in text:
+        state.prompt_char(char)
+    state.prompt_submit()
+
+
+def test_lobby_join_asks_for_a_free_seat() -> None:
+    state = lobby_state()
+    state.lobby_join()
+    submit(state, "N")  # taken
+    assert state.prompt is not None and "N is taken" in state.prompt.hint
+    state.prompt_backspace()
+    submit(state, "s")
+    assert list(state.outbox) == [JoinSeat("t1", Seat.S)]
+
+
+def test_lobby_create_table_and_add_bot() -> None:
+    state = lobby_state()
+    state.lobby_create()
+    submit(state, "friday")
+    submit(state, "zero")  # not a number: refused
+    assert state.prompt is not None and "positive" in state.prompt.hint
+    state.prompt.text = ""
+    submit(state, "150")
+    submit(state, "")
+    submit(state, "none")
+    assert list(state.outbox) == [
+        m.CreateTable(name="friday", target=150, conventions_ns="beginner",
+                      conventions_ew="none"),
+        m.ListTables()]
+    state.outbox.clear()
+    state.lobby_move(1)
+    state.lobby_add_bot()
+    submit(state, "E random")
+    assert state.outbox[0] == m.AddBot(table="t2", seat="E", strategy="random")
+
+
+def test_hand_parsing_helper_agrees() -> None:
+    # The seated() fixture's hand really is thirteen different cards.
+    assert len(set(parse_hand(HAND))) == 13
+
+
+def test_bots_can_be_added_at_a_waiting_table_only() -> None:
+    state = seated(status="waiting", turn="S")
+    state.mirror.seats[Seat.E].kind = "empty"
+    state.mirror.seats[Seat.E].name = None
+    state.table_add_bot()
+    assert state.prompt is not None and "free: E" in state.prompt.label
+    submit(state, "e greedy")
+    request = m.AddBot(table="t1", seat="E", strategy="greedy")
+    assert list(state.outbox) == [request]
+    state.bot_added(request)  # the server's ok
+    assert state.mirror.seats[Seat.E].kind == "bot"
+    assert state.seat_label(Seat.E) == "E greedy bot"
+    playing = seated()
+    playing.table_add_bot()
+    assert playing.prompt is None and "only while the table waits" in playing.notice

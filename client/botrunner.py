@@ -1,0 +1,167 @@
+"""Run a bot strategy at a seat on a server: what ``jackal bot`` does.
+
+The runner owns nothing but decisions. A :class:`~jackal.client.session.SeatSession` keeps
+the seat (hello, join, ready, keepalive, reconnect and reclaim) and a
+:class:`~jackal.client.session.TableMirror` of the table; whenever the mirror says it is
+this seat's turn, the runner builds a :class:`jackal.bots.View` from it and asks the
+strategy for a card. ``choose`` runs in a worker thread (``trio.to_thread``), so the
+connection keeps answering pings however long the strategy thinks.
+
+Decisions:
+
+- The runner acts on ``session.my_turn``, which is True at most once per turn (deal
+  number, plays made so far) and is reset by a reclaim's ``table_state`` (whose rows show
+  whether a play sent just before a drop arrived), so no play is lost or doubled.
+- A strategy that returns a card not in its hand, or raises, is a bug in the strategy: the
+  runner logs it and plays the first card of the hand so the table is never stalled.
+- An opponent's question to this seat is answered at once from the partnership's declared
+  card (as server-side bots do), since the bot has no other agreements.
+- Log lines (logger ``jackal.bot``) are one per deal start, own play, deal end and match
+  end, plus the convention cards in force (on every snapshot and change); the session
+  logs connection status changes (logger ``jackal.client``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import trio
+
+from ..bots.base import Strategy
+from ..game.cards import Card, format_cards
+from ..game.explain import explain_play
+from ..game.seats import Seat, Team
+from ..protocol.messages import (
+    AnswerQuestion,
+    ConventionsChanged,
+    DealEnded,
+    DealStarted,
+    MatchEnded,
+    Question,
+    ServerMessage,
+    TableState,
+)
+from .connection import ClientError, ConnectionLost, ServerError
+from .session import SeatSession, TableMirror
+
+__all__ = ["BotResult", "answer_text", "choose_card", "play_match"]
+
+log = logging.getLogger("jackal.bot")
+
+
+@dataclass(frozen=True)
+class BotResult:
+    """How the match ended for the bot."""
+
+    seat: Seat
+    table: str
+    winner: Team | None
+    scores: Mapping[Team, int]
+    deals: int
+    plays: int
+
+    @property
+    def won(self) -> bool:
+        return self.winner is self.seat.team
+
+
+async def choose_card(strategy: Strategy, session: SeatSession) -> Card:
+    """Ask ``strategy`` for a card from the mirror's view, in a worker thread; always legal."""
+    view = session.mirror.view()
+    try:
+        card: object = await trio.to_thread.run_sync(strategy.choose, view,
+                                                     abandon_on_cancel=True)
+        if isinstance(card, str):  # be kind to strategies that answer "7H"
+            card = Card.parse(card)
+    except Exception:
+        log.exception("the strategy failed; playing %s instead", view.hand[0])
+        return view.hand[0]
+    if not isinstance(card, int) or card not in view.hand:
+        log.error("the strategy chose %r, which is not in the hand %s; playing %s instead",
+                  card, format_cards(view.hand), view.hand[0])
+        return view.hand[0]
+    return Card(card)
+
+
+def answer_text(mirror: TableMirror, index: int | None) -> str:
+    """What the bot says when an opponent asks about its play ``index`` (or in general).
+
+    The answer comes from the partnership's declared card, exactly what the opponents
+    could read themselves: a bot has no private agreements to disclose.
+    """
+    seat = mirror.you
+    card = None if seat is None else mirror.conventions.get(seat.team)
+    if seat is None or card is None:
+        return "(bot) we have no declared convention card"
+    if index is None:
+        return f"(bot) we play the {card.name!r} card: {card.description or 'see it'}"
+    try:
+        meaning = explain_play(card, mirror.history(), seat, index)
+    except ValueError as exc:  # MalformedInput / IllegalAction: no such play yet
+        return f"(bot) {exc}"
+    return f"(bot) {meaning.card}: {meaning.text}"
+
+
+async def _answer(session: SeatSession, question: Question) -> None:
+    text = answer_text(session.mirror, question.index)
+    log.info("asked by %s: %r; answering %r", question.asker, question.text, text)
+    try:
+        await session.request(AnswerQuestion(question=question.question, text=text[:1000]))
+    except ClientError as exc:
+        log.warning("could not answer question %s: %s", question.question, exc)
+
+
+async def play_match(session: SeatSession, strategy: Strategy, *,
+                     on_event: Callable[[ServerMessage], None] | None = None) -> BotResult:
+    """Play every turn of ``session``'s seat with ``strategy`` until the match ends.
+
+    ``session.run`` must already be running (and seated). ``on_event`` (if given) sees
+    every event, with ``session.mirror`` as of that event. Raises
+    :class:`~jackal.client.session.SessionLost` if the seat is lost for good.
+    """
+    mirror = session.mirror
+    plays = 0
+    async for event in session.events():
+        match event:
+            case TableState(conventions=cards):
+                log.info("convention cards: %s", ", ".join(
+                    f"{team} {cards[team].name}" for team in ("NS", "EW") if team in cards))
+            case ConventionsChanged(team=team, card=declared):
+                log.info("convention card of %s is now %s", team, declared.name)
+            case Question(id=None, seat=asked) if asked == mirror.you:
+                await _answer(session, event)
+            case DealStarted(deal=deal, dealer=dealer, first=first):
+                log.info("deal %d: dealer %s, %s leads; hand %s", deal, dealer, first,
+                         format_cards(sorted(mirror.hand, key=lambda c: (c.rank, c.suit))))
+            case DealEnded(deal=deal, penalty=penalty, winner=winner, points=points,
+                           scores=scores):
+                outcome = f"{winner} +{points}" if winner else "tie, nobody scores"
+                log.info("deal %d ended: penalty NS %d, EW %d; %s; scores NS %d, EW %d",
+                         deal, penalty.get("NS", 0), penalty.get("EW", 0), outcome,
+                         scores.get("NS", 0), scores.get("EW", 0))
+            case MatchEnded(winner=winner, scores=scores):
+                log.info("match over: %s wins, NS %d, EW %d", winner, scores.get("NS", 0),
+                         scores.get("EW", 0))
+            case _:
+                pass
+        if on_event is not None:
+            on_event(event)
+        if not session.my_turn:
+            continue
+        # The mirror only moves when this loop takes the next event, so the view the
+        # strategy gets is still the table's state when the card is sent.
+        card = await choose_card(strategy, session)
+        try:
+            reply = await session.play(card)
+        except ServerError as exc:
+            log.warning("play %s refused: %s", card, exc)
+            continue
+        except ConnectionLost:
+            continue  # the session reclaims the seat; its table_state decides
+        plays += 1
+        log.info("deal %d play %d: %s", mirror.deal, reply.index, card)
+    assert mirror.you is not None and mirror.table is not None
+    return BotResult(seat=mirror.you, table=mirror.table, winner=mirror.winner,
+                     scores=dict(mirror.scores), deals=mirror.deal, plays=plays)

@@ -1,0 +1,664 @@
+"""A seat at a Jackal table that survives dropped connections, and a mirror of the table.
+
+Two public pieces, shared by ``jackal bot`` and the terminal UI:
+
+:class:`TableMirror` -- the client's copy of the table, a plain mutable object with no I/O.
+  ``mirror.apply(msg)`` takes any server message and returns True when it changed
+  something. It is reset by every ``table_state`` (sent on join, spectate and reclaim) and
+  kept current by the events after it. Fields (all public, read them freely):
+
+  - ``table``, ``name``, ``target``: the table id, its display name, the match target;
+  - ``status``: "waiting" | "playing" | "between_deals" | "over";
+  - ``seats``: ``dict[Seat, SeatView]`` (``name``, ``kind`` "empty"/"human"/"bot",
+    ``connected``, ``ready``, ``hold_seconds`` left when gone, ``bot`` strategy while a
+    server-side bot stands in);
+  - ``you``: your ``Seat`` or None (spectating); ``hand``: your cards (``list[Card]``,
+    in the order dealt minus what you played; empty for spectators);
+  - ``deal`` (number, 0 before the first), ``dealer``, ``turn`` (``Seat`` or None);
+  - ``rows``: ``dict[Seat, list[Card]]``, each seat's played cards in order;
+  - ``conventions``: ``dict[Team, ConventionCard]``; ``scores``: ``dict[Team, int]``;
+  - ``last_deal``: the latest ``DealEnded`` message (kept hands, penalties, breakdown);
+  - ``winner``: the ``Team`` that won the match, once ``status == "over"``.
+
+  Derived: ``mirror.history()`` (every play this deal in order as ``(Seat, Card)``,
+  rebuilt from the rows and the dealer since play goes clockwise from the seat after the
+  dealer), ``mirror.first`` (who leads this deal), ``mirror.plays_made``,
+  ``mirror.my_turn``, ``mirror.view()`` (a :class:`jackal.bots.View` for your seat, what a
+  strategy gets).
+
+:class:`SeatSession` -- connect, say hello, take a seat and keep it::
+
+    session = SeatSession("127.0.0.1", 7878, name="alice", table="t1", seat=Seat.S,
+                          on_status=lambda status, detail: ...)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(session.run)        # returns once seated
+        async for event in session.events():    # session.mirror is as of this event
+            if session.my_turn:                 # our turn, and not played yet
+                await session.play(card)        # raises ServerError (e.g. not_your_turn)
+        # events() ends after match_ended, or raises SessionLost when the seat is gone
+
+  Iterating ``events()`` is what updates ``session.mirror`` (one event at a time, so a
+  handler always sees the table as of the event it handles): keep one task iterating it.
+  Because the mirror can be a few events behind the server, ``mirror.my_turn`` can still
+  be True for a turn you just played; ``session.my_turn`` also remembers your plays (and
+  forgets them on a reclaim's ``table_state``), so act on that.
+
+  Constructor options: ``table`` (join it) or ``create`` (a ``CreateTable`` message: a new
+  table is made and joined; ``table=None`` and no ``create`` makes one with defaults);
+  ``seat`` (None: any free seat); ``bots`` (``{Seat: strategy}``: server-side bots to add
+  just before sitting down, e.g. to fill a table you created); ``conventions`` (a card spec --
+  built-in name or ``ConventionCard`` -- declared for your partnership before ready);
+  ``password``; ``auto_ready`` (default True: send ``ready`` when seated and again after
+  each deal); ``reconnect`` (a :class:`Backoff`); ``client`` (sent in hello).
+
+  ``session.status`` is a :class:`Status`: "connecting" -> "connected" -> ("reconnecting"
+  -> "connected")* -> "lost" | "closed"; every change is reported through
+  ``on_status(status, detail)`` (called in the trio thread; keep it quick, e.g.
+  ``app.invalidate()``). After a drop the session reconnects with exponential backoff and
+  reclaims the seat by ``hello`` with the saved ``token``; the reclaim's ``table_state``
+  resets the mirror (and is delivered through ``events()``), so no play is lost. A
+  ``server_shutdown`` is treated the same way, since a server restarted on its records
+  directory restores the match and holds the seats. It gives up ("lost") when the server
+  rejects the token or ``reconnect.give_up_after`` seconds pass without a connection.
+
+  Also: ``session.token``, ``session.table``, ``session.seat``, ``session.conn`` (the
+  current :class:`~jackal.client.connection.Connection`, or None while reconnecting),
+  ``await session.request(msg)`` (any request on the current connection, e.g. ``Explain``
+  or ``Ask``; raises ``ConnectionLost`` while down), ``await session.ready()``,
+  ``await session.leave()`` and ``await session.aclose()``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import random
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, TypeVar
+
+import trio
+
+from ..bots.base import View
+from ..game.cards import Card
+from ..game.conventions import ConventionCard
+from ..game.seats import SEATS, Seat, Team
+from ..protocol.messages import (
+    AddBot,
+    BotTakeover,
+    ClientMessage,
+    Conventions,
+    ConventionsChanged,
+    CreateTable,
+    DealEnded,
+    DealStarted,
+    Hello,
+    HelloOk,
+    Join,
+    Joined,
+    Leave,
+    MatchEnded,
+    Play,
+    Played,
+    PlayerBack,
+    PlayerGone,
+    PlayerJoined,
+    PlayerLeft,
+    PlayerReady,
+    Ready,
+    ServerMessage,
+    ServerShutdown,
+    TableCreated,
+    TableState,
+    Turn,
+)
+from .connection import ClientError, Connection, ConnectionLost, ServerError
+
+__all__ = [
+    "Backoff",
+    "SeatSession",
+    "SeatView",
+    "SessionLost",
+    "Status",
+    "TableMirror",
+]
+
+log = logging.getLogger("jackal.client")
+
+PLAYS_PER_SEAT = 8
+PLAYS_PER_DEAL = 4 * PLAYS_PER_SEAT
+
+
+# --------------------------------------------------------------------------- mirror
+
+
+@dataclass
+class SeatView:
+    """What the client knows about one seat."""
+
+    name: str | None = None
+    kind: str = "empty"
+    connected: bool = False
+    ready: bool = False
+    #: Seconds the server said it would hold the seat, when its player is gone.
+    hold_seconds: float | None = None
+    #: The strategy of a server-side bot standing in for a gone player.
+    bot: str | None = None
+
+
+@dataclass
+class TableMirror:
+    """The client-side copy of one table, fed with server messages by :meth:`apply`."""
+
+    table: str | None = None
+    name: str = ""
+    target: int = 0
+    status: str = "waiting"
+    seats: dict[Seat, SeatView] = field(default_factory=lambda: {s: SeatView() for s in SEATS})
+    you: Seat | None = None
+    hand: list[Card] = field(default_factory=list)
+    deal: int = 0
+    dealer: Seat | None = None
+    turn: Seat | None = None
+    rows: dict[Seat, list[Card]] = field(default_factory=lambda: {s: [] for s in SEATS})
+    conventions: dict[Team, ConventionCard] = field(default_factory=dict)
+    scores: dict[Team, int] = field(default_factory=lambda: {Team.NS: 0, Team.EW: 0})
+    last_deal: DealEnded | None = None
+    winner: Team | None = None
+
+    # ------------------------------------------------------------------ derived
+
+    @property
+    def first(self) -> Seat | None:
+        """The seat that leads this deal (clockwise after the dealer)."""
+        return None if self.dealer is None else self.dealer.next
+
+    @property
+    def plays_made(self) -> int:
+        return sum(len(row) for row in self.rows.values())
+
+    @property
+    def my_turn(self) -> bool:
+        return self.status == "playing" and self.you is not None and self.turn is self.you
+
+    def history(self) -> tuple[tuple[Seat, Card], ...]:
+        """Every play of this deal in order, rebuilt from the rows (play goes clockwise)."""
+        first = self.first
+        if first is None:
+            return ()
+        order = [SEATS[(first.ordinal + i) % 4] for i in range(4)]
+        plays: list[tuple[Seat, Card]] = []
+        for turn in range(PLAYS_PER_SEAT):
+            for seat in order:
+                row = self.rows[seat]
+                if turn >= len(row):
+                    return tuple(plays)
+                plays.append((seat, row[turn]))
+        return tuple(plays)
+
+    def view(self) -> View:
+        """What a strategy sees from your seat now."""
+        if self.you is None or self.dealer is None:
+            raise ValueError("no seat or no deal in progress")
+        return View(seat=self.you, hand=tuple(self.hand), history=self.history(),
+                    dealer=self.dealer, conventions=dict(self.conventions),
+                    scores=dict(self.scores), target=self.target, deal_number=self.deal)
+
+    # ------------------------------------------------------------------ updates
+
+    def apply(self, msg: ServerMessage) -> bool:
+        """Fold one server message into the mirror; True when something changed."""
+        match msg:
+            case TableState():
+                self._reset(msg)
+            case DealStarted(deal=deal, dealer=dealer, first=first, hand=hand):
+                self.deal = deal
+                self.dealer = Seat(dealer)
+                self.turn = Seat(first)
+                self.status = "playing"
+                self.rows = {s: [] for s in SEATS}
+                self.last_deal = None
+                if hand is not None:
+                    self.hand = [Card.parse(c) for c in hand]
+            case Turn(seat=seat):
+                self.turn = Seat(seat)
+            case Played(seat=seat_name, card=card_text, index=index):
+                return self._played(Seat(seat_name), Card.parse(card_text), index)
+            case DealEnded():
+                self.scores = _teams(msg.scores)
+                self.last_deal = msg
+                self.turn = None
+                self.status = "between_deals"
+                # Every human says ``ready`` again for the next deal; bots always are.
+                for info in self.seats.values():
+                    if info.kind == "human":
+                        info.ready = False
+            case MatchEnded(winner=winner, scores=scores):
+                self.scores = _teams(scores)
+                self.winner = Team(winner)
+                self.turn = None
+                self.status = "over"
+            case PlayerJoined(seat=seat, name=name, kind=kind):
+                self.seats[Seat(seat)] = SeatView(name=name, kind=kind, connected=True,
+                                                  ready=kind == "bot")
+            case PlayerLeft(seat=seat):
+                self.seats[Seat(seat)] = SeatView()
+            case PlayerReady(seat=seat):
+                self.seats[Seat(seat)].ready = True
+            case PlayerGone(seat=seat, seconds=seconds):
+                info = self.seats[Seat(seat)]
+                info.connected = False
+                info.hold_seconds = seconds
+            case PlayerBack(seat=seat):
+                info = self.seats[Seat(seat)]
+                info.connected = True
+                info.hold_seconds = None
+                info.bot = None
+            case BotTakeover(seat=seat, strategy=strategy):
+                self.seats[Seat(seat)].bot = strategy
+            case ConventionsChanged(team=team, card=card):
+                self.conventions[Team(team)] = card
+            case _:
+                return False
+        return True
+
+    def _played(self, seat: Seat, card: Card, index: int) -> bool:
+        row = self.rows[seat]
+        # The same play can reach us twice (our own reply, then a snapshot): index says
+        # where it belongs, so apply it only when it is the next card of that row.
+        if index != len(row) + 1:
+            return False
+        row.append(card)
+        if seat is self.you and card in self.hand:
+            self.hand.remove(card)
+        self.turn = seat.next if self.plays_made < PLAYS_PER_DEAL else None
+        return True
+
+    def _reset(self, state: TableState) -> None:
+        self.table = state.table
+        self.name = state.name
+        self.target = state.target
+        self.status = state.status
+        self.seats = {
+            Seat(info.seat): SeatView(name=info.name, kind=info.kind, connected=info.connected,
+                                      ready=info.ready)
+            for info in state.seats
+        }
+        for seat in SEATS:
+            self.seats.setdefault(seat, SeatView())
+        self.conventions = {Team(team): card for team, card in state.conventions.items()}
+        self.scores = _teams(state.scores)
+        self.deal = state.deal
+        self.dealer = None if state.dealer is None else Seat(state.dealer)
+        self.turn = None if state.turn is None else Seat(state.turn)
+        self.rows = {seat: [Card.parse(c) for c in state.rows.get(seat.value, [])]
+                     for seat in SEATS}
+        self.you = None if state.you is None else Seat(state.you)
+        self.hand = [] if state.hand is None else [Card.parse(c) for c in state.hand]
+
+
+def _teams(scores: Mapping[str, int]) -> dict[Team, int]:
+    result = {Team.NS: 0, Team.EW: 0}
+    for team, value in scores.items():
+        result[Team(team)] = value
+    return result
+
+
+# --------------------------------------------------------------------------- session
+
+
+class Status(StrEnum):
+    """The state of a :class:`SeatSession`'s link to its seat."""
+
+    CONNECTING = "connecting"
+    CONNECTED = "connected"
+    RECONNECTING = "reconnecting"
+    #: The seat cannot be recovered (token rejected, server gone for too long).
+    LOST = "lost"
+    #: The session ended normally (match over, left, or closed by the program).
+    CLOSED = "closed"
+
+
+class SessionLost(ClientError):
+    """The session could not get (or get back) its seat."""
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Reconnection timing: ``initial`` seconds, doubling up to ``maximum``, with jitter."""
+
+    initial: float = 0.2
+    maximum: float = 5.0
+    #: Give up after this many seconds without a connection (the server holds a seat 120 s).
+    give_up_after: float = 130.0
+
+    def delays(self) -> AsyncIterator[float]:
+        return _delays(self)
+
+
+async def _delays(policy: Backoff) -> AsyncIterator[float]:
+    delay = policy.initial
+    while True:
+        yield delay * random.uniform(0.8, 1.2)
+        delay = min(delay * 2, policy.maximum)
+
+
+StatusCallback = Callable[[Status, str], None]
+
+_Reply = TypeVar("_Reply")
+
+
+def _expect(reply: ServerMessage, kind: type[_Reply]) -> _Reply:
+    """``reply`` if it is a ``kind``; a server that answers otherwise breaks the protocol."""
+    if not isinstance(reply, kind):
+        raise SessionLost(f"expected {kind.__name__} from the server, got "
+                          f"{type(reply).__name__}")
+    return reply
+
+_DONE = object()
+
+
+class SeatSession:
+    """One seat at one table, kept across dropped connections. See the module docstring."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        name: str = "player",
+        table: str | None = None,
+        seat: Seat | str | None = None,
+        create: CreateTable | None = None,
+        bots: Mapping[Seat, str] | None = None,
+        conventions: str | ConventionCard | None = None,
+        password: str | None = None,
+        auto_ready: bool = True,
+        reconnect: Backoff | None = None,
+        client: str = "jackal-client",
+        on_status: StatusCallback | None = None,
+        request_timeout: float = 30.0,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.name = name
+        self.table = table
+        self.seat: Seat | None = None if seat is None else Seat(seat)
+        self._create = create
+        self._bots = dict(bots or {})
+        self._conventions = conventions
+        self._password = password
+        self.auto_ready = auto_ready
+        self._backoff = reconnect or Backoff()
+        self._client = client
+        self._on_status = on_status
+        self._timeout = request_timeout
+        self.token: str | None = None
+        self.conn: Connection | None = None
+        #: The table as of the last event handed out by :meth:`events`.
+        self.mirror = TableMirror()
+        # The session's own copy, current with the connection (ahead of ``mirror`` while the
+        # consumer has events to catch up on); it decides when to send ``ready``.
+        self._live = TableMirror()
+        self.status = Status.CONNECTING
+        self.status_detail = ""
+        # Events for the consumer; ``_DONE`` ends the stream. Unbounded on purpose: the
+        # consumer's mirror must see every event, and a match is a bounded number of them
+        # (the connection's own queue guards against a flooding server).
+        self._events_in, self._events_out = trio.open_memory_channel[Any](math.inf)
+        self._ready_sent_for: int | None = None
+        # (deal, plays made) of the turn we last played in, as the mirror saw it.
+        self._played_for: tuple[int, int] | None = None
+        self._closing = False
+        self._cancel = trio.CancelScope()
+        self._error: ClientError | None = None
+
+    # ------------------------------------------------------------------ public
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Take the seat, then keep it until the match ends, the seat is lost or closed.
+
+        ``task_status.started()`` is called once seated (the join's ``table_state`` is then
+        waiting in :meth:`events`, which fills :attr:`mirror`). If the seat cannot be had
+        in the first place this raises :class:`ConnectionLost` (server unreachable),
+        :class:`ServerError` (hello, create or join refused, e.g. ``no_such_table``) or
+        :class:`SessionLost`; later losses end :meth:`events` with :class:`SessionLost`.
+        """
+        started = False
+        try:
+            with self._cancel:
+                conn = await self._connect()
+                await self._take_seat(conn)
+                started = True
+                task_status.started()
+                await self._serve(conn)
+                while not self._closing:
+                    conn = await self._reconnect()
+                    await self._serve(conn)
+        except ClientError as exc:
+            self._error = exc if isinstance(exc, SessionLost) else SessionLost(str(exc))
+            # Before the seat is had, the caller gets the exception and reports it.
+            self._set_status(Status.LOST, str(exc),
+                             level=logging.INFO if started else logging.DEBUG)
+            if not started:
+                raise
+        finally:
+            if self.status is not Status.LOST:
+                self._set_status(Status.CLOSED, self.status_detail or "closed")
+            if self.conn is not None:
+                with trio.CancelScope(shield=True):
+                    await self.conn.aclose()
+                self.conn = None
+            self._events_in.close()
+
+    async def events(self) -> AsyncIterator[ServerMessage]:
+        """Events in order; :attr:`mirror` is updated with each just before it is yielded.
+
+        So while handling an event, the mirror shows the table exactly as of that event.
+        Ends normally after ``match_ended`` (or :meth:`aclose`); raises
+        :class:`SessionLost` if the seat was lost.
+        """
+        while True:
+            try:
+                item = await self._events_out.receive()
+            except (trio.EndOfChannel, trio.ClosedResourceError):
+                if self._error is not None:
+                    raise self._error from None
+                return
+            if item is _DONE:
+                return
+            self.mirror.apply(item)
+            if isinstance(item, TableState):
+                self._played_for = None  # the snapshot shows whether our play arrived
+            yield item
+
+    async def request(self, msg: ClientMessage) -> ServerMessage:
+        """Send a request on the current connection and return its reply."""
+        conn = self.conn
+        if conn is None:
+            raise ConnectionLost(f"not connected ({self.status})")
+        reply = await conn.request(msg, timeout=self._timeout)
+        # Our own played/table_state reach the mirror through the event stream as well.
+        return reply
+
+    @property
+    def my_turn(self) -> bool:
+        """It is our turn as of the last event handed out, and we have not played in it."""
+        mirror = self.mirror
+        return mirror.my_turn and self._played_for != (mirror.deal, mirror.plays_made)
+
+    async def play(self, card: Card | str) -> Played:
+        """Play ``card``; returns the server's ``played``. Raises ``ServerError``."""
+        turn = (self.mirror.deal, self.mirror.plays_made)
+        reply = _expect(await self.request(Play(card=str(card))), Played)
+        self._played_for = turn
+        return reply
+
+    async def ready(self) -> None:
+        """Tell the server this seat is ready to start (or to go on to the next deal)."""
+        self._ready_sent_for = self._live.deal
+        await self.request(Ready())
+
+    async def leave(self) -> None:
+        """Give up the seat and end the session."""
+        self._closing = True
+        try:
+            await self.request(Leave())
+        finally:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """End the session without giving up the seat (it stays held on the server)."""
+        self._closing = True
+        self._cancel.cancel()
+
+    # ------------------------------------------------------------------ internals
+
+    def _set_status(self, status: Status, detail: str = "", *, level: int = logging.INFO) -> None:
+        if status is self.status and detail == self.status_detail:
+            return
+        self.status = status
+        self.status_detail = detail
+        log.log(level, "%s: %s%s", self.name, status.value, f" ({detail})" if detail else "")
+        if self._on_status is not None:
+            self._on_status(status, detail)
+
+    async def _connect(self) -> Connection:
+        conn = await Connection.open(self.host, self.port)
+        self.conn = conn
+        return conn
+
+    async def _hello(self, conn: Connection, token: str | None) -> HelloOk:
+        reply = await conn.request(Hello(name=self.name, protocol=1, client=self._client,
+                                         token=token, password=self._password),
+                                   timeout=self._timeout)
+        return _expect(reply, HelloOk)
+
+    async def _take_seat(self, conn: Connection) -> None:
+        """First connection: hello, create the table if asked, fill, join, declare, ready."""
+        await self._hello(conn, None)
+        if self.table is None:
+            created = await conn.request(self._create or CreateTable(), timeout=self._timeout)
+            self.table = _expect(created, TableCreated).table
+        # Bots go in before we sit down: the server tells the one who adds a bot only
+        # ``ok``, so this way the join's table_state is what shows them to the mirror.
+        for bot_seat, strategy in self._bots.items():
+            await conn.request(AddBot(table=self.table, seat=bot_seat.value, strategy=strategy),
+                               timeout=self._timeout)
+        joined = await conn.request(Join(table=self.table, seat=None if self.seat is None
+                                         else self.seat.value), timeout=self._timeout)
+        seated = _expect(joined, Joined)
+        self.seat = Seat(seated.seat)
+        self.token = seated.token
+        # The join's table_state follows as an event; mirror it before going on.
+        await self._pump_until(conn, lambda msg: isinstance(msg, TableState))
+        if self._conventions is not None:
+            await conn.request(Conventions(card=self._conventions), timeout=self._timeout)
+        self._set_status(Status.CONNECTED, f"seated at {self.seat} of table {self.table}")
+        if self.auto_ready:
+            await self._ready_on(conn)
+
+    async def _pump_until(self, conn: Connection,
+                          stop: Callable[[ServerMessage], bool]) -> None:
+        while True:
+            msg = await conn.next_event()
+            self._deliver(msg)
+            if stop(msg):
+                return
+
+    async def _ready_on(self, conn: Connection) -> None:
+        self._ready_sent_for = self._live.deal
+        try:
+            await conn.request(Ready(), timeout=self._timeout)
+        except ServerError as exc:
+            # Ready at the wrong moment (e.g. the deal already started) changes nothing.
+            log.debug("ready refused: %s", exc)
+        except ClientError as exc:
+            # A dropped connection is noticed (and handled) by the event loop in _serve.
+            log.debug("ready not sent: %s", exc)
+
+    def _deliver(self, msg: ServerMessage) -> None:
+        self._live.apply(msg)
+        if isinstance(msg, TableState):
+            self._ready_sent_for = None
+        with contextlib.suppress(trio.ClosedResourceError):
+            self._events_in.send_nowait(msg)
+
+    def _wants_ready(self) -> bool:
+        mirror = self._live
+        if not self.auto_ready or mirror.you is None:
+            return False
+        if mirror.status not in ("waiting", "between_deals"):
+            return False
+        info = mirror.seats.get(mirror.you)
+        return (info is None or not info.ready) and self._ready_sent_for != mirror.deal
+
+    async def _serve(self, conn: Connection) -> None:
+        """Pump events from one connection until it drops or the match ends."""
+        try:
+            async with trio.open_nursery() as nursery:
+                # Exceptions are caught inside the nursery body so they never surface
+                # wrapped in an ExceptionGroup.
+                try:
+                    while True:
+                        msg = await conn.next_event()
+                        self._deliver(msg)
+                        if isinstance(msg, MatchEnded):
+                            self._closing = True
+                            self._set_status(Status.CLOSED, "match over")
+                            self._events_in.send_nowait(_DONE)
+                            break
+                        if isinstance(msg, ServerShutdown):
+                            # A server restarted on the same records directory restores
+                            # the match and holds our seat: try to reclaim it as after
+                            # any drop (we give up if it never comes back).
+                            self._set_status(Status.RECONNECTING,
+                                             f"server shutdown: {msg.reason}")
+                            break
+                        if self._wants_ready():
+                            self._ready_sent_for = self._live.deal
+                            nursery.start_soon(self._ready_on, conn)
+                except ConnectionLost as exc:
+                    if not self._closing:
+                        self._set_status(Status.RECONNECTING, exc.reason)
+                nursery.cancel_scope.cancel()
+        finally:
+            self.conn = None
+            with trio.CancelScope(shield=True):
+                await conn.aclose()
+
+    async def _reconnect(self) -> Connection:
+        """Reconnect with backoff and reclaim the seat with the token."""
+        deadline = trio.current_time() + self._backoff.give_up_after
+        last = "no attempt"
+        async for delay in self._backoff.delays():
+            if trio.current_time() + delay > deadline:
+                raise SessionLost(f"gave up reconnecting after {self._backoff.give_up_after:g}s"
+                                  f" ({last})")
+            await trio.sleep(delay)
+            try:
+                conn = await Connection.open(self.host, self.port)
+            except ConnectionLost as exc:
+                last = exc.reason
+                continue
+            try:
+                reply = await self._hello(conn, self.token)
+            except ServerError as exc:
+                await conn.aclose()
+                if exc.code in ("bad_token", "bad_password"):
+                    raise SessionLost(f"the server refused the seat: {exc}") from None
+                last = str(exc)
+                continue
+            except ConnectionLost as exc:
+                await conn.aclose()
+                last = exc.reason
+                continue
+            if reply.seat is None:
+                await conn.aclose()
+                raise SessionLost("the server no longer holds the seat")
+            self.conn = conn
+            self._set_status(Status.CONNECTED, f"reclaimed {reply.seat} of table {reply.table}")
+            return conn
+        raise AssertionError("unreachable")  # pragma: no cover

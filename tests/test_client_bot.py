@@ -1,0 +1,170 @@
+"""`jackal bot` as a user runs it: a subprocess against a real server on port 0."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import msgspec
+import pytest
+import trio
+from jackal.server.config import ServerConfig
+from jackal.server.listener import serve
+
+BOT = [sys.executable, "-m", "jackal.cli.main", "bot"]
+
+
+@pytest.fixture
+async def server_port(nursery: trio.Nursery) -> AsyncIterator[int]:
+    # Never start a deal without every human's ``ready``: a missing one must show.
+    port: int = await nursery.start(serve, ServerConfig(port=0, between_deals_seconds=600))
+    yield port
+
+
+async def run_bot(*args: str, cwd: Path | None = None,
+                  timeout: float = 60) -> trio.CompletedProcess[bytes]:
+    with trio.fail_after(timeout):
+        return await trio.run_process([*BOT, *args], capture_stdout=True, capture_stderr=True,
+                                      check=False, cwd=cwd)
+
+
+async def test_bot_creates_a_table_and_plays_the_match(server_port: int) -> None:
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", "--strategy", "random",
+                         "--conventions", "beginner", "--target", "40", "--seed", "5")
+    err = done.stderr.decode()
+    assert done.returncode == 0, err
+    out = done.stdout.decode()
+    assert "match over at table" in out
+    assert "seated at S of table" in err and "deal 1: dealer" in err
+    assert "deal 1 play 8:" in err and "match over:" in err
+    assert "Traceback" not in err
+
+
+USER_BOT = '''
+from pathlib import Path
+
+class Lowest:
+    """Always plays its lowest card and notes it, so the test can see it ran."""
+
+    def __init__(self, seed):
+        self.log = Path("choices.txt")
+
+    def choose(self, view):
+        card = min(view.hand, key=lambda c: (c.rank, c.suit))
+        assert view.play_number == len(view.row(view.seat)) + 1
+        with self.log.open("a") as f:
+            f.write(f"{view.deal_number} {view.play_number} {card}\\n")
+        return card
+'''
+
+
+async def test_bot_runs_a_users_class_at_a_chosen_seat(server_port: int,
+                                                       tmp_path: Path) -> None:
+    (tmp_path / "mybot.py").write_text(USER_BOT)
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", "--strategy", "mybot:Lowest",
+                         "--seat", "w", "--target", "30", "--fill", "random", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    lines = (tmp_path / "choices.txt").read_text().splitlines()
+    plays = [line.split() for line in lines]
+    deals = {int(deal) for deal, _, _ in plays}
+    assert len(plays) == 8 * len(deals) and deals == set(range(1, len(deals) + 1))
+    # The bot logged exactly the cards the class chose.
+    err = done.stderr.decode()
+    for deal, number, card in plays:
+        assert f"deal {deal} play {number}: {card}" in err
+    assert "seated at W" in err
+
+
+async def test_bot_joins_an_existing_table(server_port: int) -> None:
+    """Two bot processes share a table created by the first; bots fill the rest."""
+    from jackal.client.connection import open_connection
+    from jackal.protocol.messages import AddBot, CreateTable, Hello, TableCreated
+
+    async with open_connection("127.0.0.1", server_port) as conn:
+        await conn.request(Hello(name="host"))
+        created = await conn.request(CreateTable(target=30))
+        assert isinstance(created, TableCreated)
+        for seat in ("N", "S"):
+            await conn.request(AddBot(table=created.table, seat=seat))
+    results: list[trio.CompletedProcess[bytes]] = []
+
+    async def one(seat: str) -> None:
+        results.append(await run_bot("--server", f"127.0.0.1:{server_port}", "--table",
+                                     created.table, "--seat", seat, "--strategy", "random"))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(one, "E")
+        nursery.start_soon(one, "W")
+    assert [r.returncode for r in results] == [0, 0], [r.stderr.decode() for r in results]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--strategy", "no-such-strategy"], "unknown strategy"),
+    (["--strategy", "random", "--conventions", "no-such-card"], "no-such-card"),
+    (["--strategy", "random", "--table", "nope"], "no_such_table"),
+    (["--strategy", "random", "--target", "0"], "--target"),
+])
+async def test_bot_bad_arguments_exit_2(server_port: int, args: list[str],
+                                        message: str) -> None:
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", *args)
+    err = done.stderr.decode().strip()
+    assert done.returncode == 2, err
+    assert len(err.splitlines()) == 1, err  # one clear line, nothing else
+    assert err.startswith("jackal bot:") and message in err
+
+
+async def test_bot_unreachable_server_exits_2() -> None:
+    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+    port = listener.socket.getsockname()[1]
+    await listener.aclose()
+    for address in (f"127.0.0.1:{port}", "127.0.0.1:notaport"):
+        done = await run_bot("--server", address, "--strategy", "random")
+        err = done.stderr.decode().strip()
+        assert done.returncode == 2, err
+        assert len(err.splitlines()) == 1 and err.startswith("jackal bot:"), err
+
+
+CLUMSY_BOT = '''
+class Clumsy:
+    """Returns a card it does not hold on its first turn, then plays properly."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def choose(self, view):
+        self.calls += 1
+        if self.calls == 1:
+            missing = next(c for c in range(52) if c not in view.hand)
+            return type(view.hand[0])(missing)
+        return view.hand[-1]
+'''
+
+
+async def test_bot_with_a_card_file_and_a_clumsy_strategy(server_port: int,
+                                                          tmp_path: Path) -> None:
+    """A card from a TOML file is declared; a strategy's illegal card never stalls play."""
+    from jackal.game.conventions import builtin_card, card_to_toml
+
+    card = msgspec.structs.replace(builtin_card("beginner"), name="house")
+    (tmp_path / "house.toml").write_text(card_to_toml(card))
+    (tmp_path / "clumsy.py").write_text(CLUMSY_BOT)
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", "--strategy", "clumsy:Clumsy",
+                         "--conventions", "house.toml", "--seat", "E", "--target", "30",
+                         cwd=tmp_path)
+    err = done.stderr.decode()
+    assert done.returncode == 0, err
+    assert "convention card of EW is now house" in err
+    assert "which is not in the hand" in err and "Traceback" not in err
+
+
+async def test_bot_wrong_password_exits_2(nursery: trio.Nursery) -> None:
+    port: int = await nursery.start(serve, ServerConfig(port=0, password="sesame"))
+    done = await run_bot("--server", f"127.0.0.1:{port}", "--strategy", "random",
+                         "--password", "guess")
+    err = done.stderr.decode().strip()
+    assert done.returncode == 2, err
+    assert len(err.splitlines()) == 1 and "bad_password" in err, err
+    done = await run_bot("--server", f"127.0.0.1:{port}", "--strategy", "random",
+                         "--password", "sesame", "--target", "20")
+    assert done.returncode == 0, done.stderr.decode()

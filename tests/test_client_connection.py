@@ -1,0 +1,321 @@
+"""The client Connection against a scripted server speaking real protocol bytes over TCP.
+
+The peer here is a few lines of trio that write exact wire lines, so these tests pin the
+client's own behaviour (id matching, errors, pings, events, drops) independently of the
+real server, which other tests use end to end.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Any
+
+import pytest
+import trio
+from jackal.client.connection import (
+    Connection,
+    ConnectionLost,
+    RequestTimeout,
+    ServerError,
+    open_connection,
+    parse_address,
+)
+from jackal.protocol.messages import (
+    Hello,
+    HelloOk,
+    ListTables,
+    Ping,
+    Play,
+    Played,
+    ServerPong,
+    Tables,
+)
+
+WELCOME = {"type": "welcome", "protocol": 1, "server": "fake", "version": "0", "hint": "help"}
+
+Script = Callable[["Peer"], Awaitable[None]]
+
+
+class Peer:
+    """The server end of one connection: reads JSON lines, writes JSON lines."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.buffer = b""
+
+    async def send(self, obj: dict[str, Any]) -> None:
+        await self.stream.send_all(json.dumps(obj).encode() + b"\n")
+
+    async def receive(self) -> dict[str, Any]:
+        while b"\n" not in self.buffer:
+            data = await self.stream.receive_some(4096)
+            if not data:
+                raise EOFError
+            self.buffer += data
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        result: dict[str, Any] = json.loads(line)
+        return result
+
+
+async def start_fake(nursery: trio.Nursery, script: Script) -> int:
+    """Listen on 127.0.0.1 port 0 and run ``script`` for each connection; return the port."""
+
+    async def handler(stream: trio.SocketStream) -> None:
+        peer = Peer(stream)
+        await peer.send(WELCOME)
+        try:
+            await script(peer)
+        except (EOFError, trio.BrokenResourceError):
+            pass
+        finally:
+            await stream.aclose()
+
+    listeners = await nursery.start(partial(trio.serve_tcp, handler, 0, host="127.0.0.1"))
+    port: int = listeners[0].socket.getsockname()[1]
+    return port
+
+
+async def test_request_reply_ids_match_out_of_order() -> None:
+    """Replies are matched by id, whatever order they come in; events go to events()."""
+
+    async def script(peer: Peer) -> None:
+        first = await peer.receive()
+        second = await peer.receive()
+        assert first["type"] == "hello" and second["type"] == "list_tables"
+        assert isinstance(first["id"], int) and first["id"] != second["id"]
+        # Answer the second request first, with an event squeezed in between.
+        await peer.send({"type": "tables", "tables": [], "id": second["id"]})
+        await peer.send({"type": "turn", "seat": "E"})
+        await peer.send({"type": "hello_ok", "name": "zed", "id": first["id"]})
+        await trio.sleep_forever()
+
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            port = await start_fake(nursery, script)
+            async with open_connection("127.0.0.1", port) as conn:
+                assert conn.welcome is not None and conn.welcome.server == "fake"
+                results: dict[str, Any] = {}
+
+                async def ask(key: str, msg: Any) -> None:
+                    results[key] = await conn.request(msg)
+
+                async with trio.open_nursery() as inner:
+                    inner.start_soon(ask, "hello", Hello(name="zed"))
+                    await trio.sleep(0.05)  # make the send order deterministic
+                    inner.start_soon(ask, "list", ListTables())
+                assert isinstance(results["hello"], HelloOk) and results["hello"].name == "zed"
+                assert isinstance(results["list"], Tables)
+                event = await conn.next_event()
+                assert type(event).__name__ == "Turn"
+            nursery.cancel_scope.cancel()
+
+
+async def test_error_reply_raises_server_error_and_connection_stays_usable() -> None:
+    async def script(peer: Peer) -> None:
+        msg = await peer.receive()
+        await peer.send({"type": "error", "code": "no_such_table", "message": "no table 'x'",
+                         "id": msg["id"]})
+        msg = await peer.receive()
+        await peer.send({"type": "error", "code": "rate_limited", "message": "slow down",
+                         "retry_after": 1.5, "id": msg["id"]})
+        msg = await peer.receive()
+        await peer.send({"type": "hello_ok", "name": "a", "id": msg["id"]})
+        await trio.sleep_forever()
+
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            port = await start_fake(nursery, script)
+            async with open_connection("127.0.0.1", port) as conn:
+                with pytest.raises(ServerError) as info:
+                    await conn.request(ListTables())
+                assert info.value.code == "no_such_table"
+                assert "no table 'x'" in info.value.message
+                with pytest.raises(ServerError) as info:
+                    await conn.request(ListTables())
+                assert info.value.code == "rate_limited" and info.value.retry_after == 1.5
+                assert isinstance(await conn.request(Hello(name="a")), HelloOk)
+            nursery.cancel_scope.cancel()
+
+
+async def test_server_ping_is_answered_with_pong_while_nobody_reads() -> None:
+    got: list[dict[str, Any]] = []
+
+    async def script(peer: Peer) -> None:
+        await peer.send({"type": "ping"})
+        got.append(await peer.receive())
+        await trio.sleep_forever()
+
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            port = await start_fake(nursery, script)
+            async with open_connection("127.0.0.1", port):
+                while not got:
+                    await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+    assert got == [{"type": "pong"}]
+
+
+async def test_own_played_reply_is_also_an_event() -> None:
+    async def script(peer: Peer) -> None:
+        msg = await peer.receive()
+        await peer.send({"type": "played", "seat": "S", "card": "7H", "index": 1,
+                         "id": msg["id"]})
+        await trio.sleep_forever()
+
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            port = await start_fake(nursery, script)
+            async with open_connection("127.0.0.1", port) as conn:
+                reply = await conn.request(Play(card="7H"))
+                assert isinstance(reply, Played) and reply.card == "7H"
+                event = await conn.next_event()
+                assert isinstance(event, Played) and event.index == 1
+            nursery.cancel_scope.cancel()
+
+
+async def test_drop_fails_waiting_request_and_ends_events() -> None:
+    async def script(peer: Peer) -> None:
+        await peer.receive()
+        await peer.send({"type": "player_left", "seat": "N"})
+        # ...and hang up without answering.
+
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            port = await start_fake(nursery, script)
+            conn = await Connection.open("127.0.0.1", port, nursery=nursery)
+            with pytest.raises(ConnectionLost):
+                await conn.request(ListTables())
+            # The event sent before the drop is still delivered, then the end.
+            assert type(await conn.next_event()).__name__ == "PlayerLeft"
+            with pytest.raises(ConnectionLost) as info:
+                await conn.next_event()
+            assert "closed" in info.value.reason
+            with pytest.raises(ConnectionLost):
+                await conn.send(ListTables())
+            await conn.aclose()
+            nursery.cancel_scope.cancel()
+
+
+async def test_request_timeout_leaves_connection_open() -> None:
+    async def script(peer: Peer) -> None:
+        await peer.receive()  # never answered
+        msg = await peer.receive()
+        await peer.send({"type": "hello_ok", "name": "late", "id": msg["id"]})
+        await trio.sleep_forever()
+
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            port = await start_fake(nursery, script)
+            # No nursery: the connection's tasks run as trio system tasks.
+            conn = await Connection.open("127.0.0.1", port)
+            with pytest.raises(RequestTimeout):
+                await conn.request(ListTables(), timeout=0.1)
+            assert isinstance(await conn.request(Hello(name="late")), HelloOk)
+            await conn.aclose()
+            assert conn.closed
+            nursery.cancel_scope.cancel()
+
+
+async def test_unreachable_server_is_connection_lost() -> None:
+    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+    port = listener.socket.getsockname()[1]
+    await listener.aclose()  # nothing listens there now
+    with trio.fail_after(5), pytest.raises(ConnectionLost) as info:
+        await Connection.open("127.0.0.1", port)
+    assert f"127.0.0.1:{port}" in info.value.reason
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("127.0.0.1:7000", ("127.0.0.1", 7000)),
+    ("localhost", ("localhost", 7878)),
+    ("[::1]:9", ("::1", 9)),
+])
+def test_parse_address(text: str, expected: tuple[str, int]) -> None:
+    assert parse_address(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", ":80", "host:port", "host:70000", "[::1"])
+def test_parse_address_rejects(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_address(text)
+
+
+async def test_server_shutdown_is_delivered_then_the_connection_ends() -> None:
+    async def script(peer: Peer) -> None:
+        await peer.send({"type": "server_shutdown", "reason": "maintenance"})
+        await trio.sleep_forever()  # the client must not wait for the close
+
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            port = await start_fake(nursery, script)
+            async with open_connection("127.0.0.1", port) as conn:
+                event = await conn.next_event()
+                assert type(event).__name__ == "ServerShutdown"
+                with pytest.raises(ConnectionLost, match="maintenance"):
+                    await conn.next_event()
+                with pytest.raises(ConnectionLost):
+                    await conn.request(ListTables())
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_consumer_that_falls_behind_loses_the_connection() -> None:
+    async def script(peer: Peer) -> None:
+        for _ in range(5):
+            await peer.send({"type": "turn", "seat": "N"})
+        await trio.sleep_forever()
+
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            port = await start_fake(nursery, script)
+            conn = await Connection.open("127.0.0.1", port, nursery=nursery, max_events=2)
+            while not conn.closed:
+                await trio.sleep(0.01)
+            assert conn.lost_reason is not None and "fell behind" in conn.lost_reason
+            # What was queued is still delivered, then the end.
+            assert [type(await conn.next_event()).__name__ for _ in range(2)] == ["Turn"] * 2
+            with pytest.raises(ConnectionLost):
+                await conn.next_event()
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_silent_server_is_pinged_then_given_up() -> None:
+    """A link that dies without a close: the client pings once, then gives up."""
+    seen: list[dict[str, Any]] = []
+
+    async def script(peer: Peer) -> None:
+        seen.append(await peer.receive())  # the client's ping, never answered
+        await trio.sleep_forever()
+
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            port = await start_fake(nursery, script)
+            conn = await Connection.open("127.0.0.1", port, nursery=nursery,
+                                         idle_timeout=0.4)
+            with pytest.raises(ConnectionLost, match="nothing heard"):
+                await conn.next_event()
+            assert seen == [{"type": "ping"}]
+            nursery.cancel_scope.cancel()
+
+
+async def test_an_answered_ping_keeps_a_quiet_link_open() -> None:
+    async def script(peer: Peer) -> None:
+        while True:
+            msg = await peer.receive()
+            if msg["type"] == "ping":  # echo the id when there is one, as servers do
+                await peer.send({"type": "pong", **({"id": msg["id"]} if "id" in msg else {})})
+
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            port = await start_fake(nursery, script)
+            conn = await Connection.open("127.0.0.1", port, nursery=nursery,
+                                         idle_timeout=0.2)
+            await trio.sleep(1.0)  # five idle limits, kept alive by ping/pong alone
+            assert not conn.closed
+            assert isinstance(await conn.request(Ping()), ServerPong)  # a pong with our id
+            with trio.move_on_after(0.1):
+                await conn.next_event()
+                raise AssertionError("unrequested pongs are not events")
+            await conn.aclose()
+            nursery.cancel_scope.cancel()

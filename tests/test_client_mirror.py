@@ -1,0 +1,116 @@
+"""TableMirror: the client's copy of a table, checked against the real game engine.
+
+A seeded deal is played with the engine; the messages a seat would receive are built
+from it and fed to the mirror, whose rows, hand, turn and rebuilt history must match the
+engine's at every step.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from jackal.client.session import TableMirror
+from jackal.game.deal import Deal
+from jackal.game.seats import SEATS, Seat, Team
+from jackal.protocol.messages import (
+    DealEnded,
+    DealStarted,
+    MatchEnded,
+    Played,
+    PlayerGone,
+    PlayerJoined,
+    SeatInfo,
+    TableState,
+    Turn,
+)
+
+
+def _state(deal: Deal | None, you: Seat | None, number: int = 1) -> TableState:
+    seats = [SeatInfo(seat=s.value, name=f"p{s}", kind="human", connected=True, ready=True)
+             for s in SEATS]
+    rows = {s.value: [str(c) for c in (deal.row(s) if deal else ())] for s in SEATS}
+    hand = None
+    if deal is not None and you is not None:
+        hand = [str(c) for c in deal.hand(you)]
+    return TableState(
+        table="t1", name="test", target=100, status="playing" if deal else "waiting",
+        seats=seats, conventions={}, scores={"NS": 10, "EW": 20}, deal=number if deal else 0,
+        dealer=deal.dealer.value if deal else None,
+        turn=deal.turn.value if deal and deal.turn else None, rows=rows,
+        you=None if you is None else you.value, hand=hand)
+
+
+def test_mirror_follows_a_whole_deal_from_events() -> None:
+    rng = random.Random(7)
+    for seed in range(5):
+        deal = Deal.from_seed(seed, SEATS[seed % 4])
+        you = SEATS[(seed + 1) % 4]
+        mirror = TableMirror()
+        mirror.apply(_state(None, you))
+        assert mirror.you is you and mirror.status == "waiting" and mirror.history() == ()
+        mirror.apply(DealStarted(deal=1, dealer=deal.dealer.value, first=deal.turn.value,
+                                 hand=[str(c) for c in deal.hand(you)]))
+        mirror.apply(Turn(seat=deal.turn.value))
+        while not deal.is_over:
+            seat = deal.turn
+            assert seat is not None
+            assert mirror.turn is seat and mirror.my_turn == (seat is you)
+            assert mirror.history() == tuple(deal.history)
+            assert sorted(mirror.hand) == sorted(deal.hand(you))
+            if seat is you:
+                view = mirror.view()
+                assert view.seat is you and view.history == tuple(deal.history)
+                assert view.play_number == len(deal.row(you)) + 1
+            card = rng.choice(list(deal.hand(seat)))
+            index = deal.play(card, seat)
+            assert mirror.apply(Played(seat=seat.value, card=str(card), index=index))
+            # A duplicate of the same play (e.g. our own reply plus a snapshot) is ignored.
+            assert not mirror.apply(Played(seat=seat.value, card=str(card), index=index))
+            if deal.turn is not None:
+                mirror.apply(Turn(seat=deal.turn.value))
+        assert mirror.plays_made == 32 and mirror.turn is None
+        assert {s: tuple(mirror.rows[s]) for s in SEATS} == {s: deal.row(s) for s in SEATS}
+        assert sorted(mirror.hand) == sorted(deal.hand(you)) and len(mirror.hand) == 5
+
+
+def test_snapshot_mid_deal_rebuilds_history() -> None:
+    deal = Deal.from_seed(42, Seat.W)
+    rng = random.Random(1)
+    for _ in range(13):  # stop mid-round so rows have different lengths
+        seat = deal.turn
+        assert seat is not None
+        deal.play(rng.choice(list(deal.hand(seat))), seat)
+    mirror = TableMirror()
+    mirror.apply(_state(deal, Seat.E, number=3))
+    assert mirror.history() == tuple(deal.history)
+    assert mirror.first is Seat.N and mirror.turn is deal.turn
+    assert mirror.hand == list(deal.hand(Seat.E)) and mirror.deal == 3
+    assert mirror.scores == {Team.NS: 10, Team.EW: 20}
+
+
+def test_seat_events_deal_end_and_match_end() -> None:
+    mirror = TableMirror()
+    mirror.apply(_state(None, Seat.S))
+    mirror.apply(PlayerGone(seat="N", seconds=120.0))
+    assert not mirror.seats[Seat.N].connected and mirror.seats[Seat.N].hold_seconds == 120.0
+    mirror.apply(PlayerJoined(seat="N", name="robo", kind="bot"))
+    assert mirror.seats[Seat.N].name == "robo" and mirror.seats[Seat.N].kind == "bot"
+    ended = DealEnded(deal=1, hands={}, penalty={"NS": 50, "EW": 80}, winner="NS", points=50,
+                      scores={"NS": 50, "EW": 0}, breakdown={})
+    assert mirror.seats[Seat.S].ready and mirror.seats[Seat.N].ready
+    mirror.apply(ended)
+    assert mirror.status == "between_deals" and mirror.last_deal is ended
+    # Humans must say ready again for the next deal; bots stay ready.
+    assert not mirror.seats[Seat.S].ready and mirror.seats[Seat.N].ready
+    assert mirror.scores == {Team.NS: 50, Team.EW: 0}
+    mirror.apply(MatchEnded(winner="NS", scores={"NS": 120, "EW": 0}))
+    assert mirror.status == "over" and mirror.winner is Team.NS
+    assert mirror.scores[Team.NS] == 120
+
+
+def test_view_needs_a_seat_and_a_deal() -> None:
+    mirror = TableMirror()
+    mirror.apply(_state(None, None))
+    with pytest.raises(ValueError):
+        mirror.view()  # a spectator has no seat to decide for

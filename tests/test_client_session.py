@@ -1,0 +1,328 @@
+"""SeatSession against the real server over real TCP, including a dropped connection.
+
+To drop a connection the way a network does, the session talks to the server through a
+small TCP relay in the test; killing the relay's links closes both sockets abruptly, and
+the session must reconnect (through the relay again) and reclaim its seat with its token.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import trio
+from jackal.bots import make_strategy
+from jackal.bots.base import View
+from jackal.client.botrunner import play_match
+from jackal.client.connection import ConnectionLost, open_connection
+from jackal.client.session import Backoff, SeatSession, SessionLost, Status
+from jackal.game.cards import Card
+from jackal.game.conventions import builtin_card
+from jackal.game.explain import explain_play
+from jackal.game.seats import SEATS, Seat
+from jackal.protocol.messages import (
+    AnswerMessage,
+    Ask,
+    CreateTable,
+    DealEnded,
+    DealStarted,
+    Hello,
+    ListTables,
+    Question,
+    ServerMessage,
+    Tables,
+    TableState,
+)
+from jackal.server.config import ServerConfig
+from jackal.server.listener import serve
+
+
+class Relay:
+    """A TCP relay to ``port`` whose live links can be cut at once."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.links: list[tuple[trio.SocketStream, trio.SocketStream]] = []
+        self.accepted = 0
+        #: When set, the first client->server chunk containing it is forwarded to the
+        #: server and then every link is cut, before the server's reply can come back.
+        self.cut_after: bytes | None = None
+        self.cuts = 0
+
+    async def handle(self, client: trio.SocketStream) -> None:
+        self.accepted += 1
+        try:
+            server = await trio.open_tcp_stream("127.0.0.1", self.target)
+        except OSError:  # nothing listens there (yet): the client sees a closed connection
+            await client.aclose()
+            return
+        self.links.append((client, server))
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._pump, client, server, nursery.cancel_scope, True)
+            nursery.start_soon(self._pump, server, client, nursery.cancel_scope, False)
+
+    async def _pump(self, source: trio.SocketStream, sink: trio.SocketStream,
+                    scope: trio.CancelScope, upstream: bool) -> None:
+        try:
+            while data := await source.receive_some(65536):
+                await sink.send_all(data)
+                if upstream and self.cut_after is not None and self.cut_after in data:
+                    self.cut_after = None
+                    self.cuts += 1
+                    await self.kill()
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        scope.cancel()
+        for stream in (source, sink):
+            await stream.aclose()
+
+    async def kill(self) -> None:
+        """Cut every live link, both ends."""
+        links, self.links = self.links, []
+        for client, server in links:
+            await client.aclose()
+            await server.aclose()
+
+
+@pytest.fixture
+async def server_port(nursery: trio.Nursery) -> AsyncIterator[int]:
+    # Never start a deal without every human's ``ready``: a missing one must show.
+    port: int = await nursery.start(serve, ServerConfig(port=0, between_deals_seconds=600))
+    yield port
+
+
+async def start_relay(nursery: trio.Nursery, port: int) -> tuple[Relay, int]:
+    relay = Relay(port)
+    listeners = await nursery.start(trio.serve_tcp, relay.handle, 0)
+    return relay, listeners[0].socket.getsockname()[1]
+
+
+class KillingStrategy:
+    """Plays at random; when asked for play ``at`` of deal 1, cuts the connection first."""
+
+    def __init__(self, relay: Relay, at: int) -> None:
+        self.relay = relay
+        self.at = at
+        self.kills = 0
+        self.rng = random.Random(3)
+
+    def choose(self, view: View) -> Card:
+        if view.deal_number == 1 and view.play_number == self.at and not self.kills:
+            self.kills += 1
+            trio.from_thread.run(self.relay.kill)
+        return self.rng.choice(view.hand)
+
+
+@pytest.mark.parametrize("when", ["before_play", "play_in_flight"])
+async def test_session_reclaims_seat_after_drop_mid_deal(server_port: int,
+                                                         nursery: trio.Nursery,
+                                                         when: str) -> None:
+    """The connection is cut while the bot thinks about its 3rd card of deal 1, or just
+    after its 3rd play reached the server but before the reply came back."""
+    relay, relay_port = await start_relay(nursery, server_port)
+    statuses: list[Status] = []
+    session = SeatSession(
+        "127.0.0.1", relay_port, name="dropper", seat=Seat.E,
+        create=CreateTable(target=30, seed=11),
+        bots={s: "random" for s in SEATS if s is not Seat.E},
+        reconnect=Backoff(initial=0.05, maximum=0.2, give_up_after=10),
+        on_status=lambda status, detail: statuses.append(status))
+    strategy = KillingStrategy(relay, at=3 if when == "before_play" else 99)
+    with trio.fail_after(30):
+        await nursery.start(session.run)
+        assert session.token and session.seat is Seat.E
+
+        # Check every deal against the server's own account of it.
+        dealt: dict[int, list[Card]] = {}
+        checked: list[int] = []
+        snapshots: list[str] = []
+
+        def check(event: ServerMessage) -> None:
+            mirror = session.mirror
+            if (when == "play_in_flight" and mirror.deal == 1 and not relay.cuts
+                    and len(mirror.rows[Seat.E]) == 2):
+                relay.cut_after = b'"type":"play"'
+            if isinstance(event, TableState):  # on join and on reclaim
+                snapshots.append(event.status)
+                assert mirror.you is Seat.E and mirror.seats[Seat.E].name == "dropper"
+                assert all(mirror.seats[s].kind == "bot" for s in SEATS if s is not Seat.E)
+            elif isinstance(event, DealStarted):
+                dealt[event.deal] = sorted(mirror.hand)
+            elif isinstance(event, DealEnded):
+                # Our row as the server reported it, plus the 5 cards the server says we
+                # kept, are exactly the 13 we were dealt: no play lost, none doubled.
+                row = mirror.rows[Seat.E]
+                kept = [Card.parse(c) for c in event.hands["E"]]
+                assert len(row) == 8 and sorted(row + kept) == dealt[event.deal]
+                assert sorted(mirror.hand) == sorted(kept)
+                checked.append(event.deal)
+
+        result = await play_match(session, strategy, on_event=check)
+
+    assert strategy.kills + relay.cuts == 1 and relay.accepted >= 2
+    assert statuses[:3] == [Status.CONNECTED, Status.RECONNECTING, Status.CONNECTED]
+    assert statuses[-1] is Status.CLOSED
+    assert result.winner is not None and max(result.scores.values()) >= 30
+    assert checked == sorted(dealt) and checked[0] == 1
+    assert snapshots == ["waiting", "playing"]  # the join's, then the reclaim's mid-deal
+    # With the reply lost, the bot cannot know its play counted until the reclaim shows it.
+    assert result.plays == 8 * len(checked) - (when == "play_in_flight")
+
+
+async def test_reclaim_with_a_bad_token_loses_the_seat(server_port: int,
+                                                       nursery: trio.Nursery) -> None:
+    relay, relay_port = await start_relay(nursery, server_port)
+    statuses: list[tuple[Status, str]] = []
+    session = SeatSession(
+        "127.0.0.1", relay_port, name="forgetful", create=CreateTable(target=30),
+        auto_ready=False, reconnect=Backoff(initial=0.05, maximum=0.1, give_up_after=5),
+        on_status=lambda status, detail: statuses.append((status, detail)))
+    with trio.fail_after(10):
+        await nursery.start(session.run)
+        session.token = "not-the-token"
+        await relay.kill()
+        with pytest.raises(SessionLost):
+            async for _ in session.events():
+                pass
+    assert statuses[-1][0] is Status.LOST
+    assert "refused" in statuses[-1][1]
+
+
+async def test_unreachable_server_fails_to_start(nursery: trio.Nursery) -> None:
+    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+    port = listener.socket.getsockname()[1]
+    await listener.aclose()
+    session = SeatSession("127.0.0.1", port)
+    with trio.fail_after(10), pytest.raises(ConnectionLost, match="cannot connect"):
+        await nursery.start(session.run)
+    assert session.status is Status.LOST
+
+
+class SlowStrategy:
+    """Thinks (blocking its thread) longer than the server lets a connection stay silent."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.calls = 0
+
+    def choose(self, view: View) -> Card:
+        self.calls += 1
+        if self.calls <= 2:
+            time.sleep(self.seconds)
+        return view.hand[0]
+
+
+async def test_keepalive_continues_while_the_strategy_thinks(nursery: trio.Nursery) -> None:
+    config = ServerConfig(port=0, ping_interval=0.1, ping_timeout=0.1,
+                          between_deals_seconds=600)
+    port: int = await nursery.start(serve, config)
+    statuses: list[Status] = []
+    session = SeatSession("127.0.0.1", port, seat=Seat.N, create=CreateTable(target=1),
+                          bots={s: "random" for s in SEATS if s is not Seat.N},
+                          on_status=lambda status, detail: statuses.append(status))
+    strategy = SlowStrategy(0.6)  # three times what a silent connection survives
+    with trio.fail_after(20):
+        await nursery.start(session.run)
+        result = await play_match(session, strategy)
+    assert strategy.calls == result.plays == 8 * result.deals
+    assert statuses == [Status.CONNECTED, Status.CLOSED]  # never dropped, never reconnected
+
+
+async def test_session_reclaims_its_seat_after_a_server_restart(tmp_path: Path,
+                                                                nursery: trio.Nursery) -> None:
+    """The server stops cleanly mid-deal and starts again on the same records directory
+    (at another port, behind the same relay): the session reclaims its seat there."""
+    config = ServerConfig(port=0, records_dir=tmp_path, between_deals_seconds=600)
+    first_server = trio.CancelScope()
+
+    async def run_first(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        with first_server:
+            await serve(config, task_status=task_status)
+
+    relay, relay_port = await start_relay(nursery, await nursery.start(run_first))
+    restart_now = trio.Event()
+
+    async def restart() -> None:
+        await restart_now.wait()
+        first_server.cancel()  # sends server_shutdown, closes every connection
+        relay.target = await nursery.start(serve, config)
+
+    nursery.start_soon(restart)
+    statuses: list[tuple[Status, str]] = []
+    session = SeatSession(
+        "127.0.0.1", relay_port, name="survivor", seat=Seat.N,
+        create=CreateTable(target=30, seed=5),
+        bots={s: "random" for s in SEATS if s is not Seat.N},
+        reconnect=Backoff(initial=0.05, maximum=0.2, give_up_after=10),
+        on_status=lambda status, detail: statuses.append((status, detail)))
+
+    def watch(event: ServerMessage) -> None:
+        if session.mirror.deal == 1 and len(session.mirror.rows[Seat.N]) == 3:
+            restart_now.set()
+
+    with trio.fail_after(20):
+        await nursery.start(session.run)
+        result = await play_match(session, KillingStrategy(relay, at=99), on_event=watch)
+    assert restart_now.is_set()
+    kinds = [status for status, _ in statuses]
+    assert kinds[:3] == [Status.CONNECTED, Status.RECONNECTING, Status.CONNECTED]
+    # Either the server's goodbye or the bare close, whichever the client saw first.
+    assert "server shutdown" in statuses[1][1] or "closed" in statuses[1][1]
+    assert result.plays == 8 * result.deals and max(result.scores.values()) >= 30
+
+
+async def test_bot_answers_an_opponents_question_from_its_card(server_port: int,
+                                                               nursery: trio.Nursery) -> None:
+    """N (a scripted session) asks the bot at E about its first card; E answers from its
+    side's declared card and N (the asking side) gets the answer."""
+    bot = SeatSession("127.0.0.1", server_port, name="answerer", seat=Seat.E,
+                      create=CreateTable(target=1, seed=3, conventions_ew="beginner"),
+                      bots={Seat.S: "random", Seat.W: "random"})
+    with trio.fail_after(20):
+        await nursery.start(bot.run)
+        assert bot.table is not None
+        asker = SeatSession("127.0.0.1", server_port, name="asker", table=bot.table,
+                            seat=Seat.N)
+        nursery.start_soon(play_match, bot, make_strategy("random", 1))
+        await nursery.start(asker.run)
+        answers: list[tuple[AnswerMessage, str]] = []
+        asked = False
+        async for event in asker.events():
+            mirror = asker.mirror
+            if isinstance(event, AnswerMessage):
+                # What E's first card means under E-W's card, as N can work out itself.
+                meaning = explain_play(builtin_card("beginner"), mirror.history(), Seat.E, 1)
+                answers.append((event, f"(bot) {meaning.card}: {meaning.text}"))
+            if not asked and mirror.rows[Seat.E]:
+                receipt = await asker.request(Ask(seat="E", text="what was that?", index=1))
+                assert isinstance(receipt, Question) and receipt.asker == "N"
+                asked = True
+            if asker.my_turn:
+                await asker.play(mirror.hand[0])
+    assert asked and len(answers) == 1
+    answer, expected = answers[0]
+    assert answer.seat == "E" and answer.text == expected
+
+
+async def test_leave_frees_the_seat_and_ends_the_session(server_port: int,
+                                                         nursery: trio.Nursery) -> None:
+    statuses: list[Status] = []
+    session = SeatSession("127.0.0.1", server_port, name="leaver", seat=Seat.W,
+                          create=CreateTable(target=30), auto_ready=False,
+                          on_status=lambda status, detail: statuses.append(status))
+    with trio.fail_after(10):
+        await nursery.start(session.run)
+        first = await session.events().__anext__()
+        assert isinstance(first, TableState) and session.mirror.you is Seat.W
+        await session.leave()
+        async for _ in session.events():  # ends normally: the session is over
+            pass
+        async with open_connection("127.0.0.1", server_port) as conn:
+            await conn.request(Hello(name="looker"))
+            lobby = await conn.request(ListTables())
+    assert isinstance(lobby, Tables)
+    assert [t.seats.get("W") for t in lobby.tables if t.table == session.table] == [None]
+    assert statuses == [Status.CONNECTED, Status.CLOSED]

@@ -1,0 +1,66 @@
+"""The stdlib-only example bot plays whole matches on a real server (run as a subprocess)."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import trio
+from jackal.client.connection import open_connection
+from jackal.protocol.messages import AddBot, CreateTable, Hello, TableCreated
+from jackal.server.config import ServerConfig
+from jackal.server.listener import serve
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "minimal_bot.py"
+
+
+@pytest.fixture
+async def server_port(nursery: trio.Nursery) -> AsyncIterator[int]:
+    # Never start a deal without every human's ``ready``: a missing one must show.
+    port: int = await nursery.start(serve, ServerConfig(port=0, between_deals_seconds=600))
+    yield port
+
+
+async def run_example(*args: str) -> trio.CompletedProcess[bytes]:
+    with trio.fail_after(60):
+        return await trio.run_process([sys.executable, str(EXAMPLE), *args],
+                                      capture_stdout=True, capture_stderr=True, check=False)
+
+
+def test_example_is_small_and_stdlib_only() -> None:
+    text = EXAMPLE.read_text()
+    assert len(text.splitlines()) < 100
+    modules = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            modules.add((node.module or "").split(".")[0])
+    assert modules <= set(sys.stdlib_module_names), modules - set(sys.stdlib_module_names)
+
+
+async def test_example_creates_a_table_and_plays_the_match(server_port: int) -> None:
+    done = await run_example("--host", "127.0.0.1", "--port", str(server_port),
+                             "--target", "50")
+    out = done.stdout.decode()
+    assert done.returncode == 0, done.stderr.decode()
+    assert "playing at table" in out and "deal 1:" in out
+    assert "match over:" in out
+    assert done.stderr.decode() == ""  # no server error along the way
+
+
+async def test_example_joins_a_given_table_and_seat(server_port: int) -> None:
+    async with open_connection("127.0.0.1", server_port) as conn:
+        await conn.request(Hello(name="host"))
+        created = await conn.request(CreateTable(target=30))
+        assert isinstance(created, TableCreated)
+        for seat in ("N", "E", "S"):
+            await conn.request(AddBot(table=created.table, seat=seat, strategy="random"))
+    done = await run_example("--port", str(server_port), "--table", created.table,
+                             "--seat", "W")
+    out = done.stdout.decode()
+    assert done.returncode == 0, done.stderr.decode()
+    assert f"playing at table {created.table}, seat W" in out and "match over:" in out

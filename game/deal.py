@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from .cards import DECK, Card, format_cards
 from .errors import IllegalAction, MalformedInput
 from .rng import SplitMix64
-from .scoring import DealResult, score_deal
+from .scoring import DealResult, score_hands
 from .seats import SEATS, Seat
 
 __all__ = ["HAND_SIZE", "KEEP", "PLAYS_PER_DEAL", "PLAYS_PER_SEAT", "Deal", "deal_hands"]
@@ -46,11 +46,18 @@ class Deal:
 
     def __init__(self, hands: Sequence[Iterable[Card]], dealer: Seat,
                  seed: int | None = None) -> None:
-        dealt = tuple(tuple(hand) for hand in hands)
-        if len(dealt) != 4 or any(len(hand) != HAND_SIZE for hand in dealt):
+        # Typed loosely on purpose: callers outside the type checker may pass anything.
+        given: tuple[tuple[object, ...], ...] = tuple(tuple(hand) for hand in hands)
+        if len(given) != 4 or any(len(hand) != HAND_SIZE for hand in given):
             raise MalformedInput("a deal needs four hands of 13 cards")
-        if len({card for hand in dealt for card in hand}) != 52:
+        if any(isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 52
+               for hand in given for card in hand):
+            raise MalformedInput("every card of a deal must be a Card (an int from 0 to 51)")
+        if len({card for hand in given for card in hand}) != 52:
             raise MalformedInput("the four hands must hold 52 different cards")
+        # Store the canonical Card objects so rows and logs print as "7H", not as ints.
+        dealt = tuple(tuple(DECK[card] for card in hand if isinstance(card, int))
+                      for hand in given)
         self._setup(dealt, dealer, seed)
 
     def _setup(self, dealt: tuple[tuple[Card, ...], ...], dealer: Seat, seed: int | None) -> None:
@@ -121,22 +128,25 @@ class Deal:
 
         Returns the card's place in that seat's row, 1..8.
         """
-        if self._count == PLAYS_PER_DEAL:
+        count = self._count
+        if count == PLAYS_PER_DEAL:
             raise IllegalAction("no_deal", "the deal is over: every hand already holds 5 cards")
         turn = self._turn
-        if seat is not None and seat is not SEATS[turn]:
-            raise IllegalAction("not_your_turn",
-                                f"it is {SEATS[turn].value}'s turn, not {seat.value}'s")
-        hand = self._hands[turn]
-        if card not in hand:
-            raise IllegalAction("not_in_hand",
-                                f"{SEATS[turn].value} does not hold {card}")
-        hand.remove(card)
+        mover = SEATS[turn]
+        if seat is not None and seat is not mover:
+            raise IllegalAction("not_your_turn", f"it is {mover.value}'s turn, not {seat.value}'s")
+        # One scan of the hand: remove() doubles as the "do you hold it" check.
+        try:
+            self._hands[turn].remove(card)
+        except ValueError:
+            raise IllegalAction("not_in_hand", f"{mover.value} does not hold {card}") from None
+        if type(card) is not Card:  # e.g. a plain int equal to a held card
+            card = DECK[int(card)]
         row = self._rows[turn]
         row.append(card)
-        self._history.append((SEATS[turn], card))
-        self._count += 1
-        self._turn = (turn + 1) % 4
+        self._history.append((mover, card))
+        self._count = count + 1
+        self._turn = (turn + 1) & 3
         return len(row)
 
     # -- the end ----------------------------------------------------------------------
@@ -150,7 +160,8 @@ class Deal:
         if self._count != PLAYS_PER_DEAL:
             raise IllegalAction("no_deal",
                                 f"the deal is not over yet ({self._count} of 32 plays made)")
-        return score_deal({seat: self._hands[seat.ordinal] for seat in SEATS})
+        hands = self._hands
+        return score_hands(hands[0] + hands[2], hands[1] + hands[3])
 
     def copy(self) -> Deal:
         """An independent copy (for search)."""

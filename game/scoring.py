@@ -29,6 +29,7 @@ __all__ = [
     "group_penalty",
     "rank_counts_penalty",
     "score_deal",
+    "score_hands",
     "score_team",
     "team_penalty",
     "victory_points",
@@ -70,7 +71,9 @@ def team_penalty(cards: Iterable[Card]) -> int:
     return sum(cost[rank][counts[rank]] for rank in range(1, 14))
 
 
-class RankGroup(msgspec.Struct, frozen=True):
+# gc=False: these hold only ints and tuples of cards, so they can never be part of a
+# reference cycle, and skipping GC tracking makes building a breakdown cheaper.
+class RankGroup(msgspec.Struct, frozen=True, gc=False):
     """The cards of one rank in a team's hand and what they cost."""
 
     rank: int
@@ -82,14 +85,14 @@ class RankGroup(msgspec.Struct, frozen=True):
         return len(self.cards)
 
 
-class TeamScore(msgspec.Struct, frozen=True):
+class TeamScore(msgspec.Struct, frozen=True, gc=False):
     """A team's ten cards scored: the groups by rank (ascending) and the total."""
 
     penalty: int
     groups: tuple[RankGroup, ...]
 
 
-class DealResult(msgspec.Struct, frozen=True):
+class DealResult(msgspec.Struct, frozen=True, gc=False):
     """The outcome of one deal."""
 
     scores: tuple[TeamScore, TeamScore]  # NS, EW
@@ -102,16 +105,20 @@ class DealResult(msgspec.Struct, frozen=True):
 
 def score_team(cards: Iterable[Card]) -> TeamScore:
     """Score a team's kept cards with the per-rank breakdown."""
-    by_rank: list[list[Card]] = [[] for _ in range(14)]
-    for card in cards:
+    by_rank: list[list[Card]] = [[], [], [], [], [], [], [], [], [], [], [], [], [], []]
+    # Sorting once up front leaves every group in suit order without sorting each.
+    for card in sorted(cards):
         by_rank[card % 13 + 1].append(card)
     cost = _COST
-    groups = tuple(
-        RankGroup(rank, tuple(sorted(held)), cost[rank][len(held)])
-        for rank, held in enumerate(by_rank)
-        if held
-    )
-    return TeamScore(sum(group.points for group in groups), groups)
+    groups: list[RankGroup] = []
+    total = 0
+    for rank in range(1, 14):
+        held = by_rank[rank]
+        if held:
+            points = cost[rank][len(held)]
+            total += points
+            groups.append(RankGroup(rank, tuple(held), points))
+    return TeamScore(total, tuple(groups))
 
 
 def victory_points(winner_penalty: int, loser_penalty: int) -> int:
@@ -131,10 +138,15 @@ def compare_teams(ns: int, ew: int) -> tuple[Team | None, int]:
     return None, 0
 
 
-def score_deal(kept: Mapping[Seat, Iterable[Card]]) -> DealResult:
-    """Score a finished deal from each seat's kept cards."""
-    ns = score_team([*kept[Seat.N], *kept[Seat.S]])
-    ew = score_team([*kept[Seat.E], *kept[Seat.W]])
+def score_hands(ns_cards: Iterable[Card], ew_cards: Iterable[Card]) -> DealResult:
+    """Score a deal from the two teams' combined kept cards (NS first, then EW)."""
+    ns = score_team(ns_cards)
+    ew = score_team(ew_cards)
     winner, points = compare_teams(ns.penalty, ew.penalty)
     return DealResult((ns, ew), winner, points)
+
+
+def score_deal(kept: Mapping[Seat, Iterable[Card]]) -> DealResult:
+    """Score a finished deal from each seat's kept cards."""
+    return score_hands([*kept[Seat.N], *kept[Seat.S]], [*kept[Seat.E], *kept[Seat.W]])
 

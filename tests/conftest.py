@@ -1,0 +1,38 @@
+"""Fixtures shared by every test area. Keep this file small: area-specific helpers
+belong in the area's own test module."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+#: The repository root (tests/ lives directly under it).
+ROOT = Path(__file__).resolve().parent.parent
+
+RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]
+
+
+@pytest.fixture
+def run_jackal() -> RunJackal:
+    """Run the real ``jackal`` CLI in a subprocess: ``run_jackal("score", "...")``.
+
+    Keyword arguments: ``input`` (text for stdin, default empty), ``timeout`` in
+    seconds (default 60), ``env`` (extra environment variables). Returns the
+    ``CompletedProcess`` with text ``stdout``/``stderr``; never raises on a non-zero exit.
+    """
+
+    def run(*args: str, input: str = "", timeout: float = 60.0,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        full_env = {**os.environ, "PYTHONIOENCODING": "utf-8", **(env or {})}
+        return subprocess.run(
+            [sys.executable, "-m", "jackal.cli.main", *args],
+            input=input, capture_output=True, text=True, timeout=timeout,
+            env=full_env, cwd=ROOT, check=False,
+        )
+
+    return run

@@ -2,8 +2,8 @@
 
 - :mod:`.connection` -- :class:`Connection` (one trio TCP connection: requests matched to
   replies by id, pushed events, automatic ``pong``) and the client errors.
-- :mod:`.session` -- :class:`SeatSession` (a seat kept across dropped connections) and
-  :class:`TableMirror` (the client's copy of the table).
+- :mod:`.session` -- :class:`SeatSession` (a seat kept across dropped connections).
+- :mod:`.mirror` -- :class:`TableMirror` (the client's copy of the table).
 - :mod:`.botrunner` -- :func:`play_match`, what ``jackal bot`` runs.
 - ``tui_*`` and :mod:`.embedded` -- the terminal client ``jackal play``.
 """
@@ -20,7 +20,8 @@ from .connection import (
     open_connection,
     parse_address,
 )
-from .session import Backoff, SeatSession, SeatView, SessionLost, Status, TableMirror
+from .mirror import SeatView, TableMirror
+from .session import Backoff, SeatSession, SessionLost, Status
 
 __all__ = [
     "Backoff",

@@ -2,7 +2,7 @@
 
 The runner owns nothing but decisions. A :class:`~jackal.client.session.SeatSession` keeps
 the seat (hello, join, ready, keepalive, reconnect and reclaim) and a
-:class:`~jackal.client.session.TableMirror` of the table; whenever the mirror says it is
+:class:`~jackal.client.mirror.TableMirror` of the table; whenever the mirror says it is
 this seat's turn, the runner builds a :class:`jackal.bots.View` from it and asks the
 strategy for a card. ``choose`` runs in a worker thread (``trio.to_thread``), so the
 connection keeps answering pings however long the strategy thinks.
@@ -44,7 +44,8 @@ from ..protocol.messages import (
     TableState,
 )
 from .connection import ClientError, ConnectionLost, ServerError
-from .session import SeatSession, TableMirror
+from .mirror import TableMirror
+from .session import SeatSession
 
 __all__ = ["BotResult", "answer_text", "choose_card", "play_match"]
 

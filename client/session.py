@@ -1,32 +1,6 @@
-"""A seat at a Jackal table that survives dropped connections, and a mirror of the table.
+"""A seat at a Jackal table that survives dropped connections: :class:`SeatSession`.
 
-Two public pieces, shared by ``jackal bot`` and the terminal UI:
-
-:class:`TableMirror` -- the client's copy of the table, a plain mutable object with no I/O.
-  ``mirror.apply(msg)`` takes any server message and returns True when it changed
-  something. It is reset by every ``table_state`` (sent on join, spectate and reclaim) and
-  kept current by the events after it. Fields (all public, read them freely):
-
-  - ``table``, ``name``, ``target``: the table id, its display name, the match target;
-  - ``status``: "waiting" | "playing" | "between_deals" | "over";
-  - ``seats``: ``dict[Seat, SeatView]`` (``name``, ``kind`` "empty"/"human"/"bot",
-    ``connected``, ``ready``, ``hold_seconds`` left when gone, ``bot`` strategy while a
-    server-side bot stands in);
-  - ``you``: your ``Seat`` or None (spectating); ``hand``: your cards (``list[Card]``,
-    in the order dealt minus what you played; empty for spectators);
-  - ``deal`` (number, 0 before the first), ``dealer``, ``turn`` (``Seat`` or None);
-  - ``rows``: ``dict[Seat, list[Card]]``, each seat's played cards in order;
-  - ``conventions``: ``dict[Team, ConventionCard]``; ``scores``: ``dict[Team, int]``;
-  - ``last_deal``: the latest ``DealEnded`` message (kept hands, penalties, breakdown);
-  - ``winner``: the ``Team`` that won the match, once ``status == "over"``.
-
-  Derived: ``mirror.history()`` (every play this deal in order as ``(Seat, Card)``,
-  rebuilt from the rows and the dealer since play goes clockwise from the seat after the
-  dealer), ``mirror.first`` (who leads this deal), ``mirror.plays_made``,
-  ``mirror.my_turn``, ``mirror.view()`` (a :class:`jackal.bots.View` for your seat, what a
-  strategy gets).
-
-:class:`SeatSession` -- connect, say hello, take a seat and keep it::
+Shared by ``jackal bot`` and the terminal UI. Connect, say hello, take a seat and keep it::
 
     session = SeatSession("127.0.0.1", 7878, name="alice", table="t1", seat=Seat.S,
                           on_status=lambda status, detail: ...)
@@ -37,35 +11,37 @@ Two public pieces, shared by ``jackal bot`` and the terminal UI:
                 await session.play(card)        # raises ServerError (e.g. not_your_turn)
         # events() ends after match_ended, or raises SessionLost when the seat is gone
 
-  Iterating ``events()`` is what updates ``session.mirror`` (one event at a time, so a
-  handler always sees the table as of the event it handles): keep one task iterating it.
-  Because the mirror can be a few events behind the server, ``mirror.my_turn`` can still
-  be True for a turn you just played; ``session.my_turn`` also remembers your plays (and
-  forgets them on a reclaim's ``table_state``), so act on that.
+``session.mirror`` is the client's copy of the table, a
+:class:`~jackal.client.mirror.TableMirror` (:mod:`jackal.client.mirror` lists its fields).
+Iterating ``events()`` is what updates it (one event at a time, so a handler always sees
+the table as of the event it handles): keep one task iterating it. Because the mirror can
+be a few events behind the server, ``mirror.my_turn`` can still be True for a turn you
+just played; ``session.my_turn`` also remembers your plays (and forgets them on a
+reclaim's ``table_state``), so act on that.
 
-  Constructor options: ``table`` (join it) or ``create`` (a ``CreateTable`` message: a new
-  table is made and joined; ``table=None`` and no ``create`` makes one with defaults);
-  ``seat`` (None: any free seat); ``bots`` (``{Seat: strategy}``: server-side bots to add
-  just before sitting down, e.g. to fill a table you created); ``conventions`` (a card spec --
-  built-in name or ``ConventionCard`` -- declared for your partnership before ready);
-  ``password``; ``auto_ready`` (default True: send ``ready`` when seated and again after
-  each deal); ``reconnect`` (a :class:`Backoff`); ``client`` (sent in hello).
+Constructor options: ``table`` (join it) or ``create`` (a ``CreateTable`` message: a new
+table is made and joined; ``table=None`` and no ``create`` makes one with defaults);
+``seat`` (None: any free seat); ``bots`` (``{Seat: strategy}``: server-side bots to add
+just before sitting down, e.g. to fill a table you created); ``conventions`` (a card spec --
+built-in name or ``ConventionCard`` -- declared for your partnership before ready);
+``password``; ``auto_ready`` (default True: send ``ready`` when seated and again after
+each deal); ``reconnect`` (a :class:`Backoff`); ``client`` (sent in hello).
 
-  ``session.status`` is a :class:`Status`: "connecting" -> "connected" -> ("reconnecting"
-  -> "connected")* -> "lost" | "closed"; every change is reported through
-  ``on_status(status, detail)`` (called in the trio thread; keep it quick, e.g.
-  ``app.invalidate()``). After a drop the session reconnects with exponential backoff and
-  reclaims the seat by ``hello`` with the saved ``token``; the reclaim's ``table_state``
-  resets the mirror (and is delivered through ``events()``), so no play is lost. A
-  ``server_shutdown`` is treated the same way, since a server restarted on its records
-  directory restores the match and holds the seats. It gives up ("lost") when the server
-  rejects the token or ``reconnect.give_up_after`` seconds pass without a connection.
+``session.status`` is a :class:`Status`: "connecting" -> "connected" -> ("reconnecting"
+-> "connected")* -> "lost" | "closed"; every change is reported through
+``on_status(status, detail)`` (called in the trio thread; keep it quick, e.g.
+``app.invalidate()``). After a drop the session reconnects with exponential backoff and
+reclaims the seat by ``hello`` with the saved ``token``; the reclaim's ``table_state``
+resets the mirror (and is delivered through ``events()``), so no play is lost. A
+``server_shutdown`` is treated the same way, since a server restarted on its records
+directory restores the match and holds the seats. It gives up ("lost") when the server
+rejects the token or ``reconnect.give_up_after`` seconds pass without a connection.
 
-  Also: ``session.token``, ``session.table``, ``session.seat``, ``session.conn`` (the
-  current :class:`~jackal.client.connection.Connection`, or None while reconnecting),
-  ``await session.request(msg)`` (any request on the current connection, e.g. ``Explain``
-  or ``Ask``; raises ``ConnectionLost`` while down), ``await session.ready()``,
-  ``await session.leave()`` and ``await session.aclose()``.
+Also: ``session.token``, ``session.table``, ``session.seat``, ``session.conn`` (the
+current :class:`~jackal.client.connection.Connection`, or None while reconnecting),
+``await session.request(msg)`` (any request on the current connection, e.g. ``Explain``
+or ``Ask``; raises ``ConnectionLost`` while down), ``await session.ready()``,
+``await session.leave()`` and ``await session.aclose()``.
 """
 
 from __future__ import annotations
@@ -75,25 +51,20 @@ import logging
 import math
 import random
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
 
 import trio
 
-from ..bots.base import View
 from ..game.cards import Card
 from ..game.conventions import ConventionCard
-from ..game.seats import SEATS, Seat, Team
+from ..game.seats import Seat
 from ..protocol.messages import (
     AddBot,
-    BotTakeover,
     ClientMessage,
     Conventions,
-    ConventionsChanged,
     CreateTable,
-    DealEnded,
-    DealStarted,
     Hello,
     HelloOk,
     Join,
@@ -102,211 +73,18 @@ from ..protocol.messages import (
     MatchEnded,
     Play,
     Played,
-    PlayerBack,
-    PlayerGone,
-    PlayerJoined,
-    PlayerLeft,
-    PlayerReady,
     Ready,
     ServerMessage,
     ServerShutdown,
     TableCreated,
     TableState,
-    Turn,
 )
 from .connection import ClientError, Connection, ConnectionLost, ServerError
+from .mirror import TableMirror
 
-__all__ = [
-    "Backoff",
-    "SeatSession",
-    "SeatView",
-    "SessionLost",
-    "Status",
-    "TableMirror",
-]
+__all__ = ["Backoff", "SeatSession", "SessionLost", "Status"]
 
 log = logging.getLogger("jackal.client")
-
-PLAYS_PER_SEAT = 8
-PLAYS_PER_DEAL = 4 * PLAYS_PER_SEAT
-
-
-# --------------------------------------------------------------------------- mirror
-
-
-@dataclass
-class SeatView:
-    """What the client knows about one seat."""
-
-    name: str | None = None
-    kind: str = "empty"
-    connected: bool = False
-    ready: bool = False
-    #: Seconds the server said it would hold the seat, when its player is gone.
-    hold_seconds: float | None = None
-    #: The strategy of a server-side bot standing in for a gone player.
-    bot: str | None = None
-
-
-@dataclass
-class TableMirror:
-    """The client-side copy of one table, fed with server messages by :meth:`apply`."""
-
-    table: str | None = None
-    name: str = ""
-    target: int = 0
-    status: str = "waiting"
-    seats: dict[Seat, SeatView] = field(default_factory=lambda: {s: SeatView() for s in SEATS})
-    you: Seat | None = None
-    hand: list[Card] = field(default_factory=list)
-    deal: int = 0
-    dealer: Seat | None = None
-    turn: Seat | None = None
-    rows: dict[Seat, list[Card]] = field(default_factory=lambda: {s: [] for s in SEATS})
-    conventions: dict[Team, ConventionCard] = field(default_factory=dict)
-    scores: dict[Team, int] = field(default_factory=lambda: {Team.NS: 0, Team.EW: 0})
-    last_deal: DealEnded | None = None
-    winner: Team | None = None
-
-    # ------------------------------------------------------------------ derived
-
-    @property
-    def first(self) -> Seat | None:
-        """The seat that leads this deal (clockwise after the dealer)."""
-        return None if self.dealer is None else self.dealer.next
-
-    @property
-    def plays_made(self) -> int:
-        return sum(len(row) for row in self.rows.values())
-
-    @property
-    def my_turn(self) -> bool:
-        return self.status == "playing" and self.you is not None and self.turn is self.you
-
-    def history(self) -> tuple[tuple[Seat, Card], ...]:
-        """Every play of this deal in order, rebuilt from the rows (play goes clockwise)."""
-        first = self.first
-        if first is None:
-            return ()
-        order = [SEATS[(first.ordinal + i) % 4] for i in range(4)]
-        plays: list[tuple[Seat, Card]] = []
-        for turn in range(PLAYS_PER_SEAT):
-            for seat in order:
-                row = self.rows[seat]
-                if turn >= len(row):
-                    return tuple(plays)
-                plays.append((seat, row[turn]))
-        return tuple(plays)
-
-    def view(self) -> View:
-        """What a strategy sees from your seat now."""
-        if self.you is None or self.dealer is None:
-            raise ValueError("no seat or no deal in progress")
-        return View(seat=self.you, hand=tuple(self.hand), history=self.history(),
-                    dealer=self.dealer, conventions=dict(self.conventions),
-                    scores=dict(self.scores), target=self.target, deal_number=self.deal)
-
-    # ------------------------------------------------------------------ updates
-
-    def apply(self, msg: ServerMessage) -> bool:
-        """Fold one server message into the mirror; True when something changed."""
-        match msg:
-            case TableState():
-                self._reset(msg)
-            case DealStarted(deal=deal, dealer=dealer, first=first, hand=hand):
-                self.deal = deal
-                self.dealer = Seat(dealer)
-                self.turn = Seat(first)
-                self.status = "playing"
-                self.rows = {s: [] for s in SEATS}
-                self.last_deal = None
-                if hand is not None:
-                    self.hand = [Card.parse(c) for c in hand]
-            case Turn(seat=seat):
-                self.turn = Seat(seat)
-            case Played(seat=seat_name, card=card_text, index=index):
-                return self._played(Seat(seat_name), Card.parse(card_text), index)
-            case DealEnded():
-                self.scores = _teams(msg.scores)
-                self.last_deal = msg
-                self.turn = None
-                self.status = "between_deals"
-                # Every human says ``ready`` again for the next deal; bots always are.
-                for info in self.seats.values():
-                    if info.kind == "human":
-                        info.ready = False
-            case MatchEnded(winner=winner, scores=scores):
-                self.scores = _teams(scores)
-                self.winner = Team(winner)
-                self.turn = None
-                self.status = "over"
-            case PlayerJoined(seat=seat, name=name, kind=kind):
-                self.seats[Seat(seat)] = SeatView(name=name, kind=kind, connected=True,
-                                                  ready=kind == "bot")
-            case PlayerLeft(seat=seat):
-                self.seats[Seat(seat)] = SeatView()
-            case PlayerReady(seat=seat):
-                self.seats[Seat(seat)].ready = True
-            case PlayerGone(seat=seat, seconds=seconds):
-                info = self.seats[Seat(seat)]
-                info.connected = False
-                info.hold_seconds = seconds
-            case PlayerBack(seat=seat):
-                info = self.seats[Seat(seat)]
-                info.connected = True
-                info.hold_seconds = None
-                info.bot = None
-            case BotTakeover(seat=seat, strategy=strategy):
-                self.seats[Seat(seat)].bot = strategy
-            case ConventionsChanged(team=team, card=card):
-                self.conventions[Team(team)] = card
-            case _:
-                return False
-        return True
-
-    def _played(self, seat: Seat, card: Card, index: int) -> bool:
-        row = self.rows[seat]
-        # The same play can reach us twice (our own reply, then a snapshot): index says
-        # where it belongs, so apply it only when it is the next card of that row.
-        if index != len(row) + 1:
-            return False
-        row.append(card)
-        if seat is self.you and card in self.hand:
-            self.hand.remove(card)
-        self.turn = seat.next if self.plays_made < PLAYS_PER_DEAL else None
-        return True
-
-    def _reset(self, state: TableState) -> None:
-        self.table = state.table
-        self.name = state.name
-        self.target = state.target
-        self.status = state.status
-        self.seats = {
-            Seat(info.seat): SeatView(name=info.name, kind=info.kind, connected=info.connected,
-                                      ready=info.ready)
-            for info in state.seats
-        }
-        for seat in SEATS:
-            self.seats.setdefault(seat, SeatView())
-        self.conventions = {Team(team): card for team, card in state.conventions.items()}
-        self.scores = _teams(state.scores)
-        self.deal = state.deal
-        self.dealer = None if state.dealer is None else Seat(state.dealer)
-        self.turn = None if state.turn is None else Seat(state.turn)
-        self.rows = {seat: [Card.parse(c) for c in state.rows.get(seat.value, [])]
-                     for seat in SEATS}
-        self.you = None if state.you is None else Seat(state.you)
-        self.hand = [] if state.hand is None else [Card.parse(c) for c in state.hand]
-
-
-def _teams(scores: Mapping[str, int]) -> dict[Team, int]:
-    result = {Team.NS: 0, Team.EW: 0}
-    for team, value in scores.items():
-        result[Team(team)] = value
-    return result
-
-
-# --------------------------------------------------------------------------- session
 
 
 class Status(StrEnum):

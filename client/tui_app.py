@@ -35,10 +35,12 @@ from ..game.seats import Seat
 from ..protocol import messages as m
 from .connection import ClientError, Connection, ConnectionLost, ServerError
 from .embedded import EmbeddedGame, start_embedded_server
-from .session import SeatSession, SessionLost, Status, TableMirror
+from .mirror import TableMirror
+from .session import SeatSession, SessionLost, Status
 from .tui_keys import create_key_bindings
 from .tui_layout import STYLE, build_layout
-from .tui_state import JoinSeat, Mode, Outgoing, PlayAgain, SpectateTable, TuiState
+from .tui_lobby import JoinSeat, SpectateTable
+from .tui_state import Mode, Outgoing, PlayAgain, TuiState
 
 __all__ = ["PlayOptions", "TuiApp", "run_tui"]
 
@@ -129,9 +131,7 @@ class TuiApp:
                     nursery.cancel_scope.cancel()
             except Exception as exc:  # shown on the screen, never as a traceback
                 reason = _describe(exc)
-                self.state.set_status("lost", reason)
-                self.state.say(f"Stopped: {reason}. Ctrl-Q quits.", "error")
-                self._redraw()
+                self._show_lost(reason, f"Stopped: {reason}. Ctrl-Q quits.")
                 await trio.sleep_forever()
 
     def _wake(self) -> None:
@@ -146,6 +146,13 @@ class TuiApp:
 
     def _on_status(self, status: Status, detail: str) -> None:
         self.state.set_status(status.value, detail)
+        self._redraw()
+
+    def _show_lost(self, reason: str, message: str) -> None:
+        """The server or the seat is gone for good: the header shows ``reason``, the
+        message line ``message``."""
+        self.state.set_status("lost", reason)
+        self.state.say(message, "error")
         self._redraw()
 
     # ------------------------------------------------------------------ the outbox
@@ -197,9 +204,7 @@ class TuiApp:
             try:
                 await nursery.start(session.run)
             except ClientError as exc:
-                state.set_status("lost", _describe(exc))
-                state.say(f"Could not take the seat: {_describe(exc)}", "error")
-                self._redraw()
+                self._show_lost(_describe(exc), f"Could not take the seat: {_describe(exc)}")
                 nursery.cancel_scope.cancel()
                 return None
             state.mode = Mode.TABLE
@@ -213,9 +218,7 @@ class TuiApp:
                         self._fill_known_bots(bots)
                         self._redraw()
                 except SessionLost as exc:
-                    state.set_status("lost", str(exc))
-                    state.say(f"The seat is lost: {exc}", "error")
-                    self._redraw()
+                    self._show_lost(str(exc), f"The seat is lost: {exc}")
 
             async def send() -> None:
                 while True:
@@ -302,9 +305,7 @@ class TuiApp:
                     else:
                         await self._request(conn.request, item)
         except ConnectionLost as exc:
-            state.set_status("lost", exc.reason)
-            state.say(f"Lost the server: {exc.reason}. Ctrl-Q quits.", "error")
-            self._redraw()
+            self._show_lost(exc.reason, f"Lost the server: {exc.reason}. Ctrl-Q quits.")
             await trio.sleep_forever()
         finally:
             with trio.CancelScope(shield=True):

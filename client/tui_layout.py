@@ -33,7 +33,8 @@ from prompt_toolkit.widgets import Frame
 from ..game.cards import Card, rank_name
 from ..game.conventions import Answer, ConventionCard, NoMeaning, Promise, Rule
 from ..game.seats import SEATS, Team
-from .tui_state import Mode, Overlay, TuiState, ordinal, short_meaning
+from .tui_meaning import short_meaning
+from .tui_state import Mode, Overlay, TuiState, ordinal
 
 __all__ = [
     "KEY_HELP",

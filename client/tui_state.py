@@ -10,6 +10,8 @@ How it works: :class:`TuiState` is plain data plus small methods, with no I/O.
   network: whatever must be sent is appended to :attr:`TuiState.outbox` and
   :attr:`TuiState.wake` is called, and the network task drains the outbox.
 - The layout reads this object each time it draws.
+- The lobby screen's part (the table list and its actions) is inherited from
+  :class:`~jackal.client.tui_lobby.LobbyState`.
 
 A choice that cannot be legal (not your turn, not in your hand, not a card at all) is
 explained in :attr:`TuiState.notice` and never queued, so the server only ever sees plays
@@ -20,30 +22,29 @@ notice too.
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from ..game.cards import Card, parse_card, rank_name
+from ..game.cards import Card, parse_card
 from ..game.errors import MalformedInput
-from ..game.explain import explain_play, ordinal
+from ..game.explain import ordinal
 from ..game.seats import SEATS, Seat
 from ..protocol import messages as m
-from .session import TableMirror
+from .mirror import TableMirror
+from .tui_lobby import JoinSeat, LobbyState, SpectateTable
+from .tui_meaning import explain_card
 
 __all__ = [
-    "JoinSeat",
     "LogLine",
     "Mode",
     "Outgoing",
     "Overlay",
     "PlayAgain",
     "Prompt",
-    "SpectateTable",
     "TuiState",
     "ordinal",
-    "short_meaning",
 ]
 
 SUIT_ORDER = {"S": 0, "H": 1, "D": 2, "C": 3}
@@ -69,21 +70,6 @@ class Overlay(Enum):
     LOG = "log"
     ASK = "ask"
     QUIT = "quit"
-
-
-@dataclass(frozen=True)
-class JoinSeat:
-    """Intent: sit at ``seat`` (any free seat if None) of ``table`` and play from there."""
-
-    table: str
-    seat: Seat | None
-
-
-@dataclass(frozen=True)
-class SpectateTable:
-    """Intent: watch ``table``."""
-
-    table: str
 
 
 @dataclass(frozen=True)
@@ -116,38 +102,13 @@ class Prompt:
     hint: str = ""
 
 
-def _rank_text(rank: Any) -> str:
-    return rank_name(rank) if isinstance(rank, int) and 1 <= rank <= 13 else str(rank)
-
-
-def short_meaning(data: Mapping[str, Any]) -> str:
-    """A few characters for a card's meaning under the rows: "7s?" promises a pair of 7s
-    (or nothing: a fallback card), "+7"/"-7" holds / holds no 7, "." no meaning, "-" a
-    promise of nothing (edge rank)."""
-    kind = data.get("kind")
-    if kind == "promise":
-        rank = data.get("rank")
-        if rank is None:
-            return "-"
-        count = data.get("count", 2)
-        text = _rank_text(rank) + ("s" if count == 2 else f"x{count}")
-        return text + ("?" if data.get("may_be_fallback") else "")
-    if kind == "answer":
-        rank = data.get("rank")
-        holds = data.get("holds")
-        if rank is None:
-            return "+?" if holds else "-?"
-        return ("+" if holds else "-") + _rank_text(rank)
-    if kind in ("none", "no_meaning"):
-        # A signal rule that names no rank here (an ace promising the rank below it)
-        # is worth telling apart from a free discard.
-        return "-" if data.get("rule") in ("promise", "answer") else "."
-    return "" if kind is None else "?"
-
-
 @dataclass
-class TuiState:
-    """Everything the terminal client shows; see the module docstring."""
+class TuiState(LobbyState):
+    """Everything the terminal client shows; see the module docstring.
+
+    The lobby's table list and its actions (``lobby_join``, ``lobby_create`` ...) are
+    inherited from :class:`~jackal.client.tui_lobby.LobbyState`.
+    """
 
     mode: Mode = Mode.TABLE
     #: "connecting", "connected", "reconnecting", "lost", "closed".
@@ -169,9 +130,6 @@ class TuiState:
     questions_to_me: list[m.Question] = field(default_factory=list)
     awaiting_play: Card | None = None
     panel_scroll: int = 0
-    # -- the lobby -------------------------------------------------------------------------
-    tables: list[m.TableInfo] = field(default_factory=list)
-    lobby_cursor: int = 0
     # -- plumbing ----------------------------------------------------------------------------
     log: deque[LogLine] = field(default_factory=lambda: deque(maxlen=LOG_SIZE))
     outbox: deque[Outgoing] = field(default_factory=deque)
@@ -241,17 +199,7 @@ class TuiState:
     def explain(self, seat: Seat, index: int) -> tuple[str, dict[str, Any]] | None:
         """The meaning of ``seat``'s ``index``-th card under its partnership's declared card,
         as (text, data); None when there is no card there or no explanation available."""
-        row = self.rows[seat]
-        card = self.mirror.conventions.get(seat.team)
-        if card is None or not 1 <= index <= len(row):
-            return None
-        # Explanations use only the plays made up to and including this one.
-        upto = _history_upto(self.history(), seat, index)
-        try:
-            meaning = explain_play(card, upto, seat, index)
-        except Exception:  # a malformed custom card must never take the screen down
-            return None
-        return meaning.text, dict(meaning.data)
+        return explain_card(self.mirror, seat, index)
 
     def seat_label(self, seat: Seat) -> str:
         """"N Alice", "E (empty)", with "(you)" on our own seat."""
@@ -321,8 +269,7 @@ class TuiState:
                 self.add_log(f"{self.seat_label(Seat(seat))} answers: {text}", "answer")
                 self.say(f"{seat} answered: {text}")
             case m.Tables(tables=tables):
-                self.tables = list(tables)
-                self.lobby_cursor = min(self.lobby_cursor, max(len(self.tables) - 1, 0))
+                self.set_tables(tables)
             case m.TableCreated(table=table, name=name):
                 self.add_log(f"Created table {name} ({table}).", "good")
                 self.say(f"Table {name} created: Enter joins it, b adds bots.")
@@ -404,6 +351,11 @@ class TuiState:
         """Queue ``msg`` for the network task and wake it."""
         self.outbox.append(msg)
         self.wake()
+
+    def open_prompt(self, label: str, on_submit: Callable[[str], str | None], *,
+                    max_len: int = 200) -> None:
+        """Open a one-line text entry; ``on_submit`` gets the text (see :class:`Prompt`)."""
+        self.prompt = Prompt(label, on_submit, max_len=max_len)
 
     def _clamp_cursor(self) -> None:
         self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
@@ -563,8 +515,8 @@ class TuiState:
             self.say(f"Question sent to {seat}; the answer will appear here and in the log.")
             return None
 
-        self.prompt = Prompt(f"Ask {seat} about their {ordinal(index)} card: ", send,
-                             max_len=1000)
+        self.open_prompt(f"Ask {seat} about their {ordinal(index)} card: ", send,
+                         max_len=1000)
 
     def reply_question(self) -> None:
         """r: answer the oldest question the opponents asked you."""
@@ -583,8 +535,8 @@ class TuiState:
             return None
 
         asked = question.text if len(question.text) <= 60 else question.text[:57] + "..."
-        self.prompt = Prompt(f"{question.asker or '?'} asks: {asked}  Your answer: ", send,
-                             max_len=1000)
+        self.open_prompt(f"{question.asker or '?'} asks: {asked}  Your answer: ", send,
+                         max_len=1000)
 
     # ---------------------------------------------------------------- prompts and panels
 
@@ -630,90 +582,7 @@ class TuiState:
     def confirm_quit(self) -> None:
         self.quit_requested = True
 
-    # ====================================================================== lobby actions
-
-    def selected_table(self) -> m.TableInfo | None:
-        if 0 <= self.lobby_cursor < len(self.tables):
-            return self.tables[self.lobby_cursor]
-        return None
-
-    def lobby_move(self, step: int) -> None:
-        if self.tables:
-            self.lobby_cursor = (self.lobby_cursor + step) % len(self.tables)
-
-    def lobby_refresh(self) -> None:
-        self.send(m.ListTables())
-
-    def lobby_join(self) -> None:
-        """Enter in the lobby: ask which seat, then join the selected table."""
-        info = self.selected_table()
-        if info is None:
-            self.say("No table selected: press c to create one.", "error")
-            return
-        free = [s for s, who in info.seats.items() if who is None]
-
-        def join(text: str) -> str | None:
-            text = text.strip()
-            try:
-                seat = Seat.parse(text) if text else None
-            except MalformedInput:
-                return "Type N, E, S or W (or nothing for any free seat)."
-            if seat is not None and seat.value not in free:
-                return f"{seat} is taken; free: {' '.join(free) or 'none'}."
-            self.send(JoinSeat(info.table, seat))
-            self.say(f"Joining {info.name}...")
-            return None
-
-        self.prompt = Prompt(f"Seat at {info.name} (free: {' '.join(free) or 'none'}; "
-                             f"Enter = any): ", join, max_len=1)
-
-    def lobby_spectate(self) -> None:
-        info = self.selected_table()
-        if info is None:
-            self.say("No table selected.", "error")
-            return
-        self.send(SpectateTable(info.table))
-        self.say(f"Watching {info.name}...")
-
-    def lobby_create(self) -> None:
-        """c in the lobby: name, target and the two convention cards, one prompt each."""
-        answers: dict[str, str] = {}
-        steps = [("name", "New table name (Enter = default): "),
-                 ("target", "Target in victory points (Enter = 300): "),
-                 ("ns", "NS convention card (Enter = beginner): "),
-                 ("ew", "EW convention card (Enter = beginner): ")]
-
-        def ask(step: int) -> None:
-            key, label = steps[step]
-
-            def take(text: str) -> str | None:
-                text = text.strip()
-                if key == "target" and text and (not text.isdigit() or int(text) < 1):
-                    return "The target is a positive whole number."
-                answers[key] = text
-                if step + 1 < len(steps):
-                    ask(step + 1)
-                    return None
-                self.send(m.CreateTable(
-                    name=answers["name"] or None,
-                    target=int(answers["target"]) if answers["target"] else 300,
-                    conventions_ns=answers["ns"] or "beginner",
-                    conventions_ew=answers["ew"] or "beginner"))
-                self.send(m.ListTables())
-                return None
-
-            self.prompt = Prompt(label, take, max_len=64)
-
-        ask(0)
-
-    def lobby_add_bot(self) -> None:
-        """b in the lobby: put a server-side bot in a free seat of the selected table."""
-        info = self.selected_table()
-        if info is None:
-            self.say("No table selected.", "error")
-            return
-        free = [s for s, who in info.seats.items() if who is None]
-        self._bot_prompt(info.table, free, refresh=True)
+    # ====================================================================== bots at the table
 
     def table_add_bot(self) -> None:
         """b at a table that is still waiting for players: fill a free seat with a bot."""
@@ -723,29 +592,6 @@ class TuiState:
         free = [s.value for s in SEATS if self.mirror.seats[s].kind == "empty"]
         self._bot_prompt(self.table, free, refresh=False)
 
-    def _bot_prompt(self, table: str, free: list[str], *, refresh: bool) -> None:
-        if not free:
-            self.say("That table is full.", "error")
-            return
-
-        def add(text: str) -> str | None:
-            parts = text.split()
-            seat_text = parts[0] if parts else free[0]
-            try:
-                seat = Seat.parse(seat_text)
-            except MalformedInput:
-                return "Type a seat (N E S W), then optionally a strategy: 'E random'."
-            if seat.value not in free:
-                return f"{seat} is taken; free: {' '.join(free)}."
-            strategy = parts[1] if len(parts) > 1 else "random"
-            self.send(m.AddBot(table=table, seat=seat.value, strategy=strategy))
-            if refresh:
-                self.send(m.ListTables())
-            return None
-
-        self.prompt = Prompt(f"Bot at (free: {' '.join(free)}) [seat strategy]: ", add,
-                             max_len=64)
-
     def bot_added(self, request: m.AddBot) -> None:
         """Our ``add_bot`` succeeded. The server tells the rest of the table with
         ``player_joined`` but answers its sender only ``ok``, so note the bot here."""
@@ -753,15 +599,3 @@ class TuiState:
             self.mirror.apply(m.PlayerJoined(seat=request.seat, name=f"{request.strategy} bot",
                                              kind="bot"))
             self.add_log(f"A {request.strategy} bot sits at {request.seat}.")
-
-
-def _history_upto(history: Sequence[tuple[Seat, Card]], seat: Seat,
-                  index: int) -> list[tuple[Seat, Card]]:
-    """The history up to and including ``seat``'s ``index``-th play."""
-    seen = 0
-    for i, (who, _) in enumerate(history):
-        if who is seat:
-            seen += 1
-            if seen == index:
-                return list(history[:i + 1])
-    return list(history)

@@ -8,7 +8,8 @@ real server, which other tests use end to end.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any
 
@@ -77,6 +78,20 @@ async def start_fake(nursery: trio.Nursery, script: Script) -> int:
     return port
 
 
+@asynccontextmanager
+async def fake_server(script: Script) -> AsyncIterator[tuple[trio.Nursery, int]]:
+    """A scripted server for the duration of the block, which must end within 5 s.
+
+    Yields the nursery it runs in (for connections that run their tasks there) and its
+    port; the server is cancelled when the block ends.
+    """
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            port = await start_fake(nursery, script)
+            yield nursery, port
+            nursery.cancel_scope.cancel()
+
+
 async def test_request_reply_ids_match_out_of_order() -> None:
     """Replies are matched by id, whatever order they come in; events go to events()."""
 
@@ -91,25 +106,21 @@ async def test_request_reply_ids_match_out_of_order() -> None:
         await peer.send({"type": "hello_ok", "name": "zed", "id": first["id"]})
         await trio.sleep_forever()
 
-    with trio.fail_after(5):
-        async with trio.open_nursery() as nursery:
-            port = await start_fake(nursery, script)
-            async with open_connection("127.0.0.1", port) as conn:
-                assert conn.welcome is not None and conn.welcome.server == "fake"
-                results: dict[str, Any] = {}
+    async with fake_server(script) as (_, port), open_connection("127.0.0.1", port) as conn:
+        assert conn.welcome is not None and conn.welcome.server == "fake"
+        results: dict[str, Any] = {}
 
-                async def ask(key: str, msg: Any) -> None:
-                    results[key] = await conn.request(msg)
+        async def ask(key: str, msg: Any) -> None:
+            results[key] = await conn.request(msg)
 
-                async with trio.open_nursery() as inner:
-                    inner.start_soon(ask, "hello", Hello(name="zed"))
-                    await trio.sleep(0.05)  # make the send order deterministic
-                    inner.start_soon(ask, "list", ListTables())
-                assert isinstance(results["hello"], HelloOk) and results["hello"].name == "zed"
-                assert isinstance(results["list"], Tables)
-                event = await conn.next_event()
-                assert type(event).__name__ == "Turn"
-            nursery.cancel_scope.cancel()
+        async with trio.open_nursery() as inner:
+            inner.start_soon(ask, "hello", Hello(name="zed"))
+            await trio.sleep(0.05)  # make the send order deterministic
+            inner.start_soon(ask, "list", ListTables())
+        assert isinstance(results["hello"], HelloOk) and results["hello"].name == "zed"
+        assert isinstance(results["list"], Tables)
+        event = await conn.next_event()
+        assert type(event).__name__ == "Turn"
 
 
 async def test_error_reply_raises_server_error_and_connection_stays_usable() -> None:
@@ -124,19 +135,15 @@ async def test_error_reply_raises_server_error_and_connection_stays_usable() -> 
         await peer.send({"type": "hello_ok", "name": "a", "id": msg["id"]})
         await trio.sleep_forever()
 
-    with trio.fail_after(5):
-        async with trio.open_nursery() as nursery:
-            port = await start_fake(nursery, script)
-            async with open_connection("127.0.0.1", port) as conn:
-                with pytest.raises(ServerError) as info:
-                    await conn.request(ListTables())
-                assert info.value.code == "no_such_table"
-                assert "no table 'x'" in info.value.message
-                with pytest.raises(ServerError) as info:
-                    await conn.request(ListTables())
-                assert info.value.code == "rate_limited" and info.value.retry_after == 1.5
-                assert isinstance(await conn.request(Hello(name="a")), HelloOk)
-            nursery.cancel_scope.cancel()
+    async with fake_server(script) as (_, port), open_connection("127.0.0.1", port) as conn:
+        with pytest.raises(ServerError) as info:
+            await conn.request(ListTables())
+        assert info.value.code == "no_such_table"
+        assert "no table 'x'" in info.value.message
+        with pytest.raises(ServerError) as info:
+            await conn.request(ListTables())
+        assert info.value.code == "rate_limited" and info.value.retry_after == 1.5
+        assert isinstance(await conn.request(Hello(name="a")), HelloOk)
 
 
 async def test_server_ping_is_answered_with_pong_while_nobody_reads() -> None:
@@ -147,13 +154,9 @@ async def test_server_ping_is_answered_with_pong_while_nobody_reads() -> None:
         got.append(await peer.receive())
         await trio.sleep_forever()
 
-    with trio.fail_after(5):
-        async with trio.open_nursery() as nursery:
-            port = await start_fake(nursery, script)
-            async with open_connection("127.0.0.1", port):
-                while not got:
-                    await trio.sleep(0.01)
-            nursery.cancel_scope.cancel()
+    async with fake_server(script) as (_, port), open_connection("127.0.0.1", port):
+        while not got:
+            await trio.sleep(0.01)
     assert got == [{"type": "pong"}]
 
 
@@ -164,15 +167,11 @@ async def test_own_played_reply_is_also_an_event() -> None:
                          "id": msg["id"]})
         await trio.sleep_forever()
 
-    with trio.fail_after(5):
-        async with trio.open_nursery() as nursery:
-            port = await start_fake(nursery, script)
-            async with open_connection("127.0.0.1", port) as conn:
-                reply = await conn.request(Play(card="7H"))
-                assert isinstance(reply, Played) and reply.card == "7H"
-                event = await conn.next_event()
-                assert isinstance(event, Played) and event.index == 1
-            nursery.cancel_scope.cancel()
+    async with fake_server(script) as (_, port), open_connection("127.0.0.1", port) as conn:
+        reply = await conn.request(Play(card="7H"))
+        assert isinstance(reply, Played) and reply.card == "7H"
+        event = await conn.next_event()
+        assert isinstance(event, Played) and event.index == 1
 
 
 async def test_drop_fails_waiting_request_and_ends_events() -> None:
@@ -181,21 +180,18 @@ async def test_drop_fails_waiting_request_and_ends_events() -> None:
         await peer.send({"type": "player_left", "seat": "N"})
         # ...and hang up without answering.
 
-    with trio.fail_after(5):
-        async with trio.open_nursery() as nursery:
-            port = await start_fake(nursery, script)
-            conn = await Connection.open("127.0.0.1", port, nursery=nursery)
-            with pytest.raises(ConnectionLost):
-                await conn.request(ListTables())
-            # The event sent before the drop is still delivered, then the end.
-            assert type(await conn.next_event()).__name__ == "PlayerLeft"
-            with pytest.raises(ConnectionLost) as info:
-                await conn.next_event()
-            assert "closed" in info.value.reason
-            with pytest.raises(ConnectionLost):
-                await conn.send(ListTables())
-            await conn.aclose()
-            nursery.cancel_scope.cancel()
+    async with fake_server(script) as (nursery, port):
+        conn = await Connection.open("127.0.0.1", port, nursery=nursery)
+        with pytest.raises(ConnectionLost):
+            await conn.request(ListTables())
+        # The event sent before the drop is still delivered, then the end.
+        assert type(await conn.next_event()).__name__ == "PlayerLeft"
+        with pytest.raises(ConnectionLost) as info:
+            await conn.next_event()
+        assert "closed" in info.value.reason
+        with pytest.raises(ConnectionLost):
+            await conn.send(ListTables())
+        await conn.aclose()
 
 
 async def test_request_timeout_leaves_connection_open() -> None:
@@ -205,17 +201,14 @@ async def test_request_timeout_leaves_connection_open() -> None:
         await peer.send({"type": "hello_ok", "name": "late", "id": msg["id"]})
         await trio.sleep_forever()
 
-    with trio.fail_after(5):
-        async with trio.open_nursery() as nursery:
-            port = await start_fake(nursery, script)
-            # No nursery: the connection's tasks run as trio system tasks.
-            conn = await Connection.open("127.0.0.1", port)
-            with pytest.raises(RequestTimeout):
-                await conn.request(ListTables(), timeout=0.1)
-            assert isinstance(await conn.request(Hello(name="late")), HelloOk)
-            await conn.aclose()
-            assert conn.closed
-            nursery.cancel_scope.cancel()
+    async with fake_server(script) as (_, port):
+        # No nursery: the connection's tasks run as trio system tasks.
+        conn = await Connection.open("127.0.0.1", port)
+        with pytest.raises(RequestTimeout):
+            await conn.request(ListTables(), timeout=0.1)
+        assert isinstance(await conn.request(Hello(name="late")), HelloOk)
+        await conn.aclose()
+        assert conn.closed
 
 
 async def test_unreachable_server_is_connection_lost() -> None:
@@ -247,17 +240,13 @@ async def test_server_shutdown_is_delivered_then_the_connection_ends() -> None:
         await peer.send({"type": "server_shutdown", "reason": "maintenance"})
         await trio.sleep_forever()  # the client must not wait for the close
 
-    with trio.fail_after(5):
-        async with trio.open_nursery() as nursery:
-            port = await start_fake(nursery, script)
-            async with open_connection("127.0.0.1", port) as conn:
-                event = await conn.next_event()
-                assert type(event).__name__ == "ServerShutdown"
-                with pytest.raises(ConnectionLost, match="maintenance"):
-                    await conn.next_event()
-                with pytest.raises(ConnectionLost):
-                    await conn.request(ListTables())
-            nursery.cancel_scope.cancel()
+    async with fake_server(script) as (_, port), open_connection("127.0.0.1", port) as conn:
+        event = await conn.next_event()
+        assert type(event).__name__ == "ServerShutdown"
+        with pytest.raises(ConnectionLost, match="maintenance"):
+            await conn.next_event()
+        with pytest.raises(ConnectionLost):
+            await conn.request(ListTables())
 
 
 async def test_a_consumer_that_falls_behind_loses_the_connection() -> None:
@@ -266,18 +255,15 @@ async def test_a_consumer_that_falls_behind_loses_the_connection() -> None:
             await peer.send({"type": "turn", "seat": "N"})
         await trio.sleep_forever()
 
-    with trio.fail_after(5):
-        async with trio.open_nursery() as nursery:
-            port = await start_fake(nursery, script)
-            conn = await Connection.open("127.0.0.1", port, nursery=nursery, max_events=2)
-            while not conn.closed:
-                await trio.sleep(0.01)
-            assert conn.lost_reason is not None and "fell behind" in conn.lost_reason
-            # What was queued is still delivered, then the end.
-            assert [type(await conn.next_event()).__name__ for _ in range(2)] == ["Turn"] * 2
-            with pytest.raises(ConnectionLost):
-                await conn.next_event()
-            nursery.cancel_scope.cancel()
+    async with fake_server(script) as (nursery, port):
+        conn = await Connection.open("127.0.0.1", port, nursery=nursery, max_events=2)
+        while not conn.closed:
+            await trio.sleep(0.01)
+        assert conn.lost_reason is not None and "fell behind" in conn.lost_reason
+        # What was queued is still delivered, then the end.
+        assert [type(await conn.next_event()).__name__ for _ in range(2)] == ["Turn"] * 2
+        with pytest.raises(ConnectionLost):
+            await conn.next_event()
 
 
 async def test_a_silent_server_is_pinged_then_given_up() -> None:
@@ -288,15 +274,11 @@ async def test_a_silent_server_is_pinged_then_given_up() -> None:
         seen.append(await peer.receive())  # the client's ping, never answered
         await trio.sleep_forever()
 
-    with trio.fail_after(5):
-        async with trio.open_nursery() as nursery:
-            port = await start_fake(nursery, script)
-            conn = await Connection.open("127.0.0.1", port, nursery=nursery,
-                                         idle_timeout=0.4)
-            with pytest.raises(ConnectionLost, match="nothing heard"):
-                await conn.next_event()
-            assert seen == [{"type": "ping"}]
-            nursery.cancel_scope.cancel()
+    async with fake_server(script) as (nursery, port):
+        conn = await Connection.open("127.0.0.1", port, nursery=nursery, idle_timeout=0.4)
+        with pytest.raises(ConnectionLost, match="nothing heard"):
+            await conn.next_event()
+        assert seen == [{"type": "ping"}]
 
 
 async def test_an_answered_ping_keeps_a_quiet_link_open() -> None:
@@ -306,16 +288,12 @@ async def test_an_answered_ping_keeps_a_quiet_link_open() -> None:
             if msg["type"] == "ping":  # echo the id when there is one, as servers do
                 await peer.send({"type": "pong", **({"id": msg["id"]} if "id" in msg else {})})
 
-    with trio.fail_after(5):
-        async with trio.open_nursery() as nursery:
-            port = await start_fake(nursery, script)
-            conn = await Connection.open("127.0.0.1", port, nursery=nursery,
-                                         idle_timeout=0.2)
-            await trio.sleep(1.0)  # five idle limits, kept alive by ping/pong alone
-            assert not conn.closed
-            assert isinstance(await conn.request(Ping()), ServerPong)  # a pong with our id
-            with trio.move_on_after(0.1):
-                await conn.next_event()
-                raise AssertionError("unrequested pongs are not events")
-            await conn.aclose()
-            nursery.cancel_scope.cancel()
+    async with fake_server(script) as (nursery, port):
+        conn = await Connection.open("127.0.0.1", port, nursery=nursery, idle_timeout=0.2)
+        await trio.sleep(1.0)  # five idle limits, kept alive by ping/pong alone
+        assert not conn.closed
+        assert isinstance(await conn.request(Ping()), ServerPong)  # a pong with our id
+        with trio.move_on_after(0.1):
+            await conn.next_event()
+            raise AssertionError("unrequested pongs are not events")
+        await conn.aclose()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from jackal.client.session import TableMirror
+from jackal.client.mirror import TableMirror
 from jackal.game.deal import Deal
 from jackal.game.seats import SEATS, Seat, Team
 from jackal.protocol.messages import (

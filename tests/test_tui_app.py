@@ -290,26 +290,40 @@ class ServerThread:
             self._token.run_sync_soon(self._scope.cancel)
         self._thread.join(TIMEOUT)
 
+    def play_options(self, name: str) -> PlayOptions:
+        """``jackal play --server`` pointed at this server, as player ``name``."""
+        assert self.port is not None
+        return PlayOptions(game=EmbeddedGame(name=name), server=("127.0.0.1", self.port))
+
+
+async def create_table(app: TuiApp, pipe: PipeInput, *answers: str) -> None:
+    """Press c in the lobby, answer its prompts (name, target, NS card, EW card) and wait
+    for the new table in the list."""
+    pipe.send_text("c")
+    await drawn(app, "New table name")
+    for answer in answers:
+        pipe.send_text(answer + "\r")
+    await until(lambda: len(app.state.tables) == 1, "the new table")
+
+
+async def answer_bot_prompt(app: TuiApp, pipe: PipeInput, answer: str) -> None:
+    """Press b (in the lobby or at a waiting table) and answer "seat [strategy]"."""
+    pipe.send_text("b")
+    await drawn(app, "Bot at")
+    pipe.send_text(answer + "\r")
+
 
 def test_the_lobby_creates_fills_and_joins_a_table() -> None:
     with ServerThread() as server:
-        assert server.port is not None
-        options = PlayOptions(game=EmbeddedGame(name="lobbyist"),
-                              server=("127.0.0.1", server.port))
+        options = server.play_options("lobbyist")
 
         async def scenario(app: TuiApp, pipe: PipeInput) -> None:
             await drawn(app, "No tables yet")
             assert app.state.mode is Mode.LOBBY
-            pipe.send_text("c")
-            await drawn(app, "New table name")
-            for answer in ("club night", "500", "", "none"):
-                pipe.send_text(answer + "\r")
-            await until(lambda: len(app.state.tables) == 1, "the new table")
+            await create_table(app, pipe, "club night", "500", "", "none")
             await drawn(app, "club night")
             assert app.state.tables[0].target == 500
-            pipe.send_text("b")  # a bot from the lobby...
-            await drawn(app, "Bot at")
-            pipe.send_text("N random\r")
+            await answer_bot_prompt(app, pipe, "N random")  # a bot from the lobby...
             await until(lambda: app.state.tables[0].seats.get("N") is not None, "a bot at N")
             pipe.send_text("\r")
             await drawn(app, "Seat at club night (free: E S W")
@@ -318,9 +332,7 @@ def test_the_lobby_creates_fills_and_joins_a_table() -> None:
                         "seated")
             await drawn(app, "Waiting for players at E W")
             for seat in "EW":  # ...and from the table while it waits
-                pipe.send_text("b")
-                await drawn(app, "Bot at")
-                pipe.send_text(f"{seat} random\r")
+                await answer_bot_prompt(app, pipe, f"{seat} random")
                 await until(lambda s=seat: app.state.mirror.seats[Seat(s)].kind == "bot",
                             f"a bot at {seat}")
             await my_turn(app)
@@ -369,20 +381,13 @@ def test_match_end_shows_the_winner_and_n_plays_again() -> None:
 
 def test_spectating_from_the_lobby_shows_a_bots_only_table() -> None:
     with ServerThread() as server:
-        assert server.port is not None
-        options = PlayOptions(game=EmbeddedGame(name="watcher"),
-                              server=("127.0.0.1", server.port))
+        options = server.play_options("watcher")
 
         async def scenario(app: TuiApp, pipe: PipeInput) -> None:
             await drawn(app, "No tables yet")
-            pipe.send_text("c")
-            for answer in ("bots", "100000", "", ""):
-                pipe.send_text(answer + "\r")
-            await until(lambda: len(app.state.tables) == 1, "the new table")
+            await create_table(app, pipe, "bots", "100000", "", "")
             for seat in "NESW":
-                pipe.send_text("b")
-                await drawn(app, "Bot at")
-                pipe.send_text(f"{seat}\r")  # the default strategy
+                await answer_bot_prompt(app, pipe, seat)  # the default strategy
                 await until(lambda s=seat: app.state.tables[0].seats.get(s) is not None,
                             f"a bot at {seat}")
             pipe.send_text("s")

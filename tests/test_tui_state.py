@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from jackal.client.tui_lobby import JoinSeat
+from jackal.client.tui_meaning import short_meaning
 from jackal.client.tui_state import (
-    JoinSeat,
     Mode,
     Overlay,
     PlayAgain,
     TuiState,
     ordinal,
-    short_meaning,
 )
 from jackal.game.cards import Card, parse_hand
 from jackal.game.conventions import builtin_card

@@ -1,0 +1,182 @@
+"""The lobby screen of ``jackal play``: the server's tables and what one does with them.
+
+:class:`LobbyState` holds the table list and the selection, and the lobby's actions
+(join, watch, create, add a bot, refresh). :class:`~jackal.client.tui_state.TuiState`
+inherits it, so the key bindings and the layout reach everything through the one state
+object; in return TuiState provides the three helpers declared at the top of the class
+(``say``, ``send``, ``open_prompt``). Like the rest of the state, nothing here does I/O:
+what must go to the server is queued with ``send``, including the two intents defined
+here (:class:`JoinSeat`, :class:`SpectateTable`), which the network task turns into
+several messages.
+
+The add-bot prompt lives here too: the lobby uses it for the selected table, and the
+table screen for its own table while it waits for players.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..game.errors import MalformedInput
+from ..game.seats import Seat
+from ..protocol import messages as m
+
+if TYPE_CHECKING:
+    from .tui_state import Outgoing
+
+__all__ = ["JoinSeat", "LobbyState", "SpectateTable", "free_seats"]
+
+
+@dataclass(frozen=True)
+class JoinSeat:
+    """Intent: sit at ``seat`` (any free seat if None) of ``table`` and play from there."""
+
+    table: str
+    seat: Seat | None
+
+
+@dataclass(frozen=True)
+class SpectateTable:
+    """Intent: watch ``table``."""
+
+    table: str
+
+
+def free_seats(info: m.TableInfo) -> list[str]:
+    """The names of the seats nobody holds at a listed table ("E", "S" ...)."""
+    return [seat for seat, who in info.seats.items() if who is None]
+
+
+@dataclass
+class LobbyState:
+    """The table list and the lobby's actions; see the module docstring."""
+
+    tables: list[m.TableInfo] = field(default_factory=list)
+    lobby_cursor: int = 0
+
+    if TYPE_CHECKING:  # provided by TuiState, which inherits this class
+
+        def say(self, text: str, style: str = "info") -> None: ...
+
+        def send(self, msg: Outgoing) -> None: ...
+
+        def open_prompt(self, label: str, on_submit: Callable[[str], str | None], *,
+                        max_len: int = 200) -> None: ...
+
+    def set_tables(self, tables: Sequence[m.TableInfo]) -> None:
+        """A fresh table list from the server; the selection stays on the list."""
+        self.tables = list(tables)
+        self.lobby_cursor = min(self.lobby_cursor, max(len(self.tables) - 1, 0))
+
+    def selected_table(self) -> m.TableInfo | None:
+        if 0 <= self.lobby_cursor < len(self.tables):
+            return self.tables[self.lobby_cursor]
+        return None
+
+    def _selected_or_say(self, missing: str = "No table selected.") -> m.TableInfo | None:
+        """The selected table; with none, tell the player ``missing`` and return None."""
+        info = self.selected_table()
+        if info is None:
+            self.say(missing, "error")
+        return info
+
+    def lobby_move(self, step: int) -> None:
+        if self.tables:
+            self.lobby_cursor = (self.lobby_cursor + step) % len(self.tables)
+
+    def lobby_refresh(self) -> None:
+        self.send(m.ListTables())
+
+    def lobby_join(self) -> None:
+        """Enter in the lobby: ask which seat, then join the selected table."""
+        info = self._selected_or_say("No table selected: press c to create one.")
+        if info is None:
+            return
+        free = free_seats(info)
+
+        def join(text: str) -> str | None:
+            text = text.strip()
+            try:
+                seat = Seat.parse(text) if text else None
+            except MalformedInput:
+                return "Type N, E, S or W (or nothing for any free seat)."
+            if seat is not None and seat.value not in free:
+                return f"{seat} is taken; free: {' '.join(free) or 'none'}."
+            self.send(JoinSeat(info.table, seat))
+            self.say(f"Joining {info.name}...")
+            return None
+
+        self.open_prompt(f"Seat at {info.name} (free: {' '.join(free) or 'none'}; "
+                         f"Enter = any): ", join, max_len=1)
+
+    def lobby_spectate(self) -> None:
+        info = self._selected_or_say()
+        if info is None:
+            return
+        self.send(SpectateTable(info.table))
+        self.say(f"Watching {info.name}...")
+
+    def lobby_create(self) -> None:
+        """c in the lobby: name, target and the two convention cards, one prompt each."""
+        answers: dict[str, str] = {}
+        steps = [("name", "New table name (Enter = default): "),
+                 ("target", "Target in victory points (Enter = 300): "),
+                 ("ns", "NS convention card (Enter = beginner): "),
+                 ("ew", "EW convention card (Enter = beginner): ")]
+
+        def ask(step: int) -> None:
+            key, label = steps[step]
+
+            def take(text: str) -> str | None:
+                text = text.strip()
+                if key == "target" and text and (not text.isdigit() or int(text) < 1):
+                    return "The target is a positive whole number."
+                answers[key] = text
+                if step + 1 < len(steps):
+                    ask(step + 1)
+                    return None
+                self.send(m.CreateTable(
+                    name=answers["name"] or None,
+                    target=int(answers["target"]) if answers["target"] else 300,
+                    conventions_ns=answers["ns"] or "beginner",
+                    conventions_ew=answers["ew"] or "beginner"))
+                self.send(m.ListTables())
+                return None
+
+            self.open_prompt(label, take, max_len=64)
+
+        ask(0)
+
+    def lobby_add_bot(self) -> None:
+        """b in the lobby: put a server-side bot in a free seat of the selected table."""
+        info = self._selected_or_say()
+        if info is None:
+            return
+        self._bot_prompt(info.table, free_seats(info), refresh=True)
+
+    def _bot_prompt(self, table: str, free: list[str], *, refresh: bool) -> None:
+        """Ask for "seat [strategy]" and add that bot to ``table``; ``refresh`` asks for
+        the table list again afterwards (the lobby shows it)."""
+        if not free:
+            self.say("That table is full.", "error")
+            return
+
+        def add(text: str) -> str | None:
+            parts = text.split()
+            seat_text = parts[0] if parts else free[0]
+            try:
+                seat = Seat.parse(seat_text)
+            except MalformedInput:
+                return "Type a seat (N E S W), then optionally a strategy: 'E random'."
+            if seat.value not in free:
+                return f"{seat} is taken; free: {' '.join(free)}."
+            strategy = parts[1] if len(parts) > 1 else "random"
+            self.send(m.AddBot(table=table, seat=seat.value, strategy=strategy))
+            if refresh:
+                self.send(m.ListTables())
+            return None
+
+        self.open_prompt(f"Bot at (free: {' '.join(free)}) [seat strategy]: ", add,
+                         max_len=64)

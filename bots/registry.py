@@ -7,13 +7,19 @@ from typing import Any
 
 from ..game.errors import MalformedInput
 from .base import Strategy, StrategyFactory
+from .beginner import BeginnerStrategy
+from .expert import ExpertStrategy
+from .greedy import GreedyStrategy
 from .random_bot import RandomStrategy
 
 __all__ = ["STRATEGIES", "load_strategy", "make_strategy"]
 
-#: Built-in strategies by name. The bots issue adds greedy, beginner and expert.
+#: Built-in strategies by name.
 STRATEGIES: dict[str, StrategyFactory] = {
     "random": RandomStrategy,
+    "greedy": GreedyStrategy,
+    "beginner": BeginnerStrategy,
+    "expert": ExpertStrategy,
 }
 
 

@@ -1,0 +1,138 @@
+"""``jackal arena``: play strategies against each other in-process and measure them.
+
+    jackal arena --ns expert --ew greedy --deals 2000 --seed 1 --jobs 2
+
+Reports, per side, the mean team penalty, victory points per deal, the deal win rate
+with its 95% Wilson interval and the information efficiency. A progress bar is shown
+on a terminal; piped output gets a plain summary; ``--json`` prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from ..bots.arena import ArenaConfig, DealOutcome, SideSummary, collect, summarise
+from ..game.errors import MalformedInput
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``jackal arena``."""
+    parser.add_argument("--ns", required=True, metavar="STRATEGY",
+                        help="strategy for the first side (built-in name or module:Class)")
+    parser.add_argument("--ew", required=True, metavar="STRATEGY",
+                        help="strategy for the second side")
+    parser.add_argument("--deals", type=int, default=100, metavar="N",
+                        help="number of deals (default 100)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="run seed: same seed, same deals (default 0)")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="worker processes (default 1; 0 = one per CPU)")
+    parser.add_argument("--records", type=Path, metavar="FILE",
+                        help="write one JSON line per deal played to FILE")
+    parser.add_argument("--duplicate", action="store_true",
+                        help="play every deal twice, the sides swapping seats")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--ns-conventions", metavar="CARD",
+                        help="first side's convention card (name or file); "
+                             "default: advanced for expert, beginner for beginner, else none")
+    parser.add_argument("--ew-conventions", metavar="CARD",
+                        help="second side's convention card")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the run and print the summary; 2 on bad arguments."""
+    if args.deals < 1:
+        print("jackal arena: --deals must be at least 1", file=sys.stderr)
+        return 2
+    config = ArenaConfig(ns=args.ns, ew=args.ew, deals=args.deals, seed=args.seed,
+                         duplicate=args.duplicate, ns_conventions=args.ns_conventions,
+                         ew_conventions=args.ew_conventions)
+    jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    try:
+        cards = config.cards()
+        from ..bots.registry import load_strategy
+        load_strategy(config.ns)
+        load_strategy(config.ew)
+    except (MalformedInput, OSError) as exc:
+        print(f"jackal arena: {exc}", file=sys.stderr)
+        return 2
+    records: IO[str] | None = None
+    try:
+        if args.records is not None:
+            records = args.records.open("w", encoding="utf-8")
+        started = time.perf_counter()
+        outcomes = _play(config, jobs, records, show_bar=sys.stdout.isatty() and not args.json)
+        elapsed = time.perf_counter() - started
+    finally:
+        if records is not None:
+            records.close()
+    ns_side, ew_side = summarise(config, outcomes, cards)
+    if args.json:
+        print(json.dumps(_as_json(config, ns_side, ew_side, len(outcomes), elapsed, jobs)))
+    else:
+        print(_as_text(config, ns_side, ew_side, len(outcomes), elapsed))
+    return 0
+
+
+def _play(config: ArenaConfig, jobs: int, records: IO[str] | None,
+          show_bar: bool) -> list[DealOutcome]:
+    def write(outcome: DealOutcome) -> None:
+        if records is not None:
+            records.write(json.dumps(outcome.record) + "\n")
+
+    if not show_bar:
+        return collect(config, jobs, write)
+    from prompt_toolkit.shortcuts import ProgressBar
+
+    total = config.deals * (2 if config.duplicate else 1)
+    outcomes: list[DealOutcome] = []
+    with ProgressBar(title=f"{config.ns} vs {config.ew}") as bar:
+        counter = bar(range(total), label="deals", total=total)
+        ticks = iter(counter)
+
+        def step(outcome: DealOutcome) -> None:
+            write(outcome)
+            outcomes.append(outcome)
+            next(ticks, None)
+
+        collect(config, jobs, step)
+        next(ticks, None)  # let the counter finish
+    return outcomes
+
+
+def _as_json(config: ArenaConfig, ns_side: SideSummary, ew_side: SideSummary, played: int,
+             elapsed: float, jobs: int) -> dict[str, Any]:
+    return {
+        "deals": config.deals,
+        "played": played,
+        "seed": config.seed,
+        "duplicate": config.duplicate,
+        "jobs": jobs,
+        "elapsed_s": round(elapsed, 3),
+        "sides": {"ns": ns_side.as_json(), "ew": ew_side.as_json()},
+    }
+
+
+def _as_text(config: ArenaConfig, ns_side: SideSummary, ew_side: SideSummary, played: int,
+             elapsed: float) -> str:
+    mode = ", duplicate" if config.duplicate else ""
+    lines = [f"{played} deals played (seed {config.seed}{mode}) in {elapsed:.1f} s", ""]
+    lines.append(f"{'':22}{'mean pen':>9}{'VP/deal':>9}{'win rate (95% CI)':>24}"
+                 f"{'greedy':>8}{'optimum':>9}{'info eff':>9}")
+    for label, side in (("--ns", ns_side), ("--ew", ew_side)):
+        name = f"{label} {side.strategy} [{side.conventions}]"
+        low, high = side.win_rate_ci95
+        eff = "n/a" if side.efficiency is None else f"{side.efficiency:.3f}"
+        lines.append(f"{name[:22]:22}{side.mean_penalty:9.2f}"
+                     f"{side.victory_points_per_deal:9.2f}"
+                     f"{side.win_rate:>10.3f} ({low:.3f}-{high:.3f})"
+                     f"{side.greedy_penalty:8.2f}{side.optimum_penalty:9.2f}{eff:>9}")
+    lines.append(f"(ties: {ns_side.ties}; efficiency = (greedy - side) / (greedy - optimum) "
+                 f"on the same hands)")
+    return "\n".join(lines)

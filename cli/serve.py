@@ -1,0 +1,118 @@
+"""``jackal serve``: run a Jackal server.
+
+Logs one line per connection and table event to stderr; the first line after start
+is ``listening on HOST:PORT`` (with the real port when ``--port 0`` is given), so
+scripts and tests can read where to connect. Ctrl-C or SIGTERM stops it cleanly:
+no new connections, ``server_shutdown`` to everyone, sockets closed. With
+``--records DIR`` every match is written there as it happens, and unfinished matches
+found there at start are restored (their players reclaim seats with their tokens).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+from pathlib import Path
+
+import trio
+
+from ..bots.registry import STRATEGIES
+from ..server.config import DEFAULT_PORT, ServerConfig
+from ..server.listener import serve
+
+__all__ = ["add_arguments", "config_from_args", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``jackal serve``."""
+    defaults = ServerConfig()
+    parser.add_argument("--host", default=defaults.host,
+                        help="address to listen on (default 127.0.0.1; 0.0.0.0 for a LAN)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+                        help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--records", type=Path, metavar="DIR",
+                        help="write one JSON-lines record per match here and restore "
+                             "unfinished matches from it at start")
+    parser.add_argument("--password",
+                        help="require this password in every hello")
+    parser.add_argument("--hold-seconds", type=float, default=defaults.hold_seconds,
+                        help="how long a disconnected player's seat is held "
+                             f"(default {defaults.hold_seconds:g})")
+    parser.add_argument("--between-deals", type=float, default=defaults.between_deals_seconds,
+                        help="seconds between deals unless everyone is ready sooner "
+                             f"(default {defaults.between_deals_seconds:g})")
+    parser.add_argument("--ping-interval", type=float, default=defaults.ping_interval,
+                        help=f"ping a silent connection after this many seconds "
+                             f"(default {defaults.ping_interval:g})")
+    parser.add_argument("--ping-timeout", type=float, default=defaults.ping_timeout,
+                        help=f"drop it if still silent this much later "
+                             f"(default {defaults.ping_timeout:g})")
+    parser.add_argument("--hello-timeout", type=float, default=defaults.hello_timeout,
+                        help=f"close connections that do not say hello in time "
+                             f"(default {defaults.hello_timeout:g})")
+    parser.add_argument("--max-connections", type=int, default=defaults.max_connections,
+                        help=f"refuse connections beyond this (default "
+                             f"{defaults.max_connections})")
+    parser.add_argument("--max-tables", type=int, default=defaults.max_tables,
+                        help=f"most tables at once (default {defaults.max_tables})")
+    parser.add_argument("--rate", type=float, default=defaults.rate_per_second,
+                        help=f"messages per second allowed per connection, with bursts "
+                             f"of one second's worth (default {defaults.rate_per_second:g})")
+    parser.add_argument("--max-line", type=int, default=defaults.max_line,
+                        help=f"longest accepted line in bytes (default {defaults.max_line})")
+    parser.add_argument("--takeover-strategy", default=defaults.takeover_strategy,
+                        help="strategy of the bot that takes over an abandoned seat "
+                             f"(default {defaults.takeover_strategy})")
+    parser.add_argument("--quiet", action="store_true", help="log warnings and errors only")
+
+
+def config_from_args(args: argparse.Namespace) -> ServerConfig:
+    """The server settings the command line asks for."""
+    return ServerConfig(
+        host=args.host, port=args.port, records_dir=args.records, password=args.password,
+        max_line=args.max_line, hold_seconds=args.hold_seconds,
+        between_deals_seconds=args.between_deals, ping_interval=args.ping_interval,
+        ping_timeout=args.ping_timeout, hello_timeout=args.hello_timeout,
+        max_connections=args.max_connections, max_tables=args.max_tables,
+        rate_per_second=args.rate,
+        rate_burst=max(args.rate, 10.0), takeover_strategy=args.takeover_strategy,
+    )
+
+
+async def _main(config: ServerConfig) -> None:
+    async with trio.open_nursery() as nursery:
+        async def stop_on_signal() -> None:
+            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for signum in signals:
+                    logging.getLogger("jackal.server").info(
+                        "%s received: shutting down", signal.Signals(signum).name)
+                    nursery.cancel_scope.cancel()
+                    return
+
+        nursery.start_soon(stop_on_signal)
+        await nursery.start(serve, config)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the server until Ctrl-C or SIGTERM."""
+    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(message)s")
+    if args.quiet:
+        # The port line is what scripts wait for: keep it even when quiet.
+        logging.getLogger("jackal.server").setLevel(logging.INFO)
+        logging.getLogger("jackal.server").addFilter(
+            lambda record: record.levelno >= logging.WARNING or "listening on" in record.msg)
+    config = config_from_args(args)
+    if config.takeover_strategy not in STRATEGIES:
+        known = ", ".join(sorted(STRATEGIES))
+        print(f"jackal serve: unknown --takeover-strategy {config.takeover_strategy!r} "
+              f"(known: {known})", file=sys.stderr)
+        return 2
+    try:
+        trio.run(_main, config)
+    except OSError as exc:
+        print(f"jackal serve: {exc}", file=sys.stderr)
+        return 1
+    return 0

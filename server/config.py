@@ -1,0 +1,60 @@
+"""Server settings in one place.
+
+Every limit and timer the server uses lives in :class:`ServerConfig`, so tests can
+shrink them (a one-second hold, a tiny send queue) and ``jackal serve`` can expose
+them as options. Times are in seconds of trio's clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["DEFAULT_PORT", "ServerConfig"]
+
+#: The port ``jackal serve`` and ``jackal play`` use when none is given.
+DEFAULT_PORT = 7878
+
+
+@dataclass
+class ServerConfig:
+    """How a server listens, what it allows and how long it waits."""
+
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    #: One JSON-lines file per match goes here; unfinished matches are restored from it.
+    records_dir: Path | None = None
+    #: When set, ``hello`` must carry it (else ``bad_password``).
+    password: str | None = None
+    #: Longest accepted line in bytes (without its newline).
+    max_line: int = 65536
+    #: How long a disconnected player's seat is held before a bot may take it over.
+    hold_seconds: float = 120.0
+    #: Between deals, the next one starts when every human is ready or after this long.
+    between_deals_seconds: float = 30.0
+    #: A connection silent this long is sent a ``ping``...
+    ping_interval: float = 15.0
+    #: ...and dropped if it stays silent this much longer.
+    ping_timeout: float = 15.0
+    #: A connection that has not said ``hello`` after this long is closed.
+    hello_timeout: float = 30.0
+    #: More simultaneous connections than this get ``server_full`` and are closed.
+    max_connections: int = 2000
+    #: Most tables at once (``create_table`` answers ``server_full`` beyond it).
+    max_tables: int = 1000
+    #: A table nobody has sat at or watched for this long before its match is removed.
+    idle_table_seconds: float = 600.0
+    #: Token bucket per connection: sustained messages per second...
+    rate_per_second: float = 200.0
+    #: ...and the burst allowed on top.
+    rate_burst: float = 200.0
+    #: This many rate-limited messages in a row close the connection (a flood).
+    flood_limit: int = 100
+    #: Messages queued for one connection before it counts as not reading and is dropped.
+    send_queue: int = 512
+    #: Longest a server-side bot may think before a fallback card is played for it.
+    bot_think_seconds: float = 5.0
+    #: Bot decisions running at once in worker threads.
+    bot_threads: int = 2
+    #: Strategy of the bot that takes over a seat whose hold ran out.
+    takeover_strategy: str = "random"

@@ -1,0 +1,462 @@
+"""The hub: routes each client message to the lobby or a table, and runs the tables.
+
+Message handling is synchronous: :meth:`Hub.handle_line` decodes a line, checks the
+rate limit and the hello rule, calls one table or lobby method, and delivers the
+returned messages to the recipients' queues. Nothing in it awaits, so one slow
+client or one busy table never holds up another. Each table has one task
+(:meth:`Hub.run_table`) that sleeps until the table's next deadline or until an
+action wakes it, runs server-side bot decisions in worker threads, and applies them
+(dropped if the table moved on meanwhile, e.g. its player came back).
+
+Behaviour decisions (for docs/PROTOCOL.md):
+
+- ``pong`` is never answered (it is itself an answer); every other request gets exactly
+  one direct reply carrying its ``id``.
+- ``hello`` with a ``protocol`` other than 1 gets ``invalid_message`` naming the field.
+- Before ``hello`` only ``help``, ``ping`` and ``pong`` are accepted; anything else gets
+  ``hello_first``. A second ``hello`` gets ``not_allowed``. With a server password a
+  ``hello`` without the right one gets ``bad_password`` and the connection may try again,
+  up to five times: the fifth wrong password also closes it.
+- ``hello`` with a ``token`` reclaims that seat (``bad_token`` if it matches no seat):
+  the reply is ``hello_ok`` with ``table`` and ``seat``, then a private ``table_state``.
+  A connection still holding that seat is told ``bad_token`` and loses it.
+- ``rate_limited`` carries ``retry_after`` and changes nothing; ``flood_limit`` of them in
+  a row close the connection.
+- Decoding errors never close the connection; only framing (``line_too_long``),
+  floods, timeouts and ``server_full`` do.
+- A connection holds at most one seat (``already_seated``) and watches at most one
+  table; joining or watching a table stops watching the previous one.
+- Unexpected exceptions answer ``internal`` (logged) and leave the connection open; a
+  bug inside one table's task closes that table only (``internal`` to everyone at it).
+- ``create_table`` beyond ``max_tables`` gets ``server_full``. A table leaves the lobby
+  when its match is over and nobody is at it any more, or when nobody has sat at or
+  watched it for ``idle_table_seconds`` before its match started.
+- Without ``seed`` a table gets a random 63-bit match seed (kept in the records).
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import math
+from importlib.metadata import PackageNotFoundError, version
+
+import trio
+
+from ..game.conventions import ConventionCard
+from ..game.seats import Seat, Team
+from ..protocol.codec import decode_client, encode
+from ..protocol.errors import ErrorCode, ProtocolError
+from ..protocol.help import help_reply
+from ..protocol.messages import (
+    PROTOCOL_VERSION,
+    AddBot,
+    AnswerQuestion,
+    Ask,
+    ClientMessage,
+    Conventions,
+    CreateTable,
+    Error,
+    Explain,
+    Explanation,
+    Hello,
+    HelloOk,
+    Help,
+    Join,
+    Leave,
+    ListTables,
+    Ping,
+    Play,
+    Pong,
+    Ready,
+    ServerPong,
+    Spectate,
+    TableCreated,
+    Tables,
+    Welcome,
+)
+from .bots import BotPool
+from .config import ServerConfig
+from .lobby import Lobby
+from .records import RecordFile, restore_tables
+from .session import Session
+from .table import Outbox, Table, TableOptions, resolve_conventions, seat_name
+
+__all__ = ["Hub", "server_version"]
+
+log = logging.getLogger("jackal.server")
+
+_BEFORE_HELLO = (Help, Ping, Pong, Hello)
+#: Wrong passwords one connection may send before it is closed (guessing is abuse).
+MAX_BAD_PASSWORDS = 5
+
+
+def server_version() -> str:
+    try:
+        return version("jackal-game")
+    except PackageNotFoundError:  # pragma: no cover  (running from an uninstalled tree)
+        return "0+unknown"
+
+
+class Hub:
+    """Everything one server process holds: sessions, the lobby, tables, bots, records."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.lobby = Lobby()
+        self.bots = BotPool(config.bot_threads, config.bot_think_seconds)
+        self.sessions: dict[Session, None] = {}
+        self.records: dict[str, RecordFile] = {}
+        self._wake: dict[str, trio.Event] = {}
+        self._nursery: trio.Nursery | None = None
+        self._numbers = 0
+        self.closing = False
+
+    # ------------------------------------------------------------------ setup
+
+    def start(self, nursery: trio.Nursery) -> None:
+        """Restore unfinished matches (with a records dir) and start table tasks there."""
+        self._nursery = nursery
+        if self.config.records_dir is None:
+            return
+        for table, record in restore_tables(self.config.records_dir, trio.current_time()):
+            self.lobby.add(table)
+            self.records[table.id] = record
+            log.info("table %s restored from %s (deal %d, status %s)", table.id, record.path,
+                     table.match.deal_number, table.status)
+            nursery.start_soon(self.run_table, table)
+
+    def next_number(self) -> int:
+        self._numbers += 1
+        return self._numbers
+
+    def welcome(self) -> Welcome:
+        return Welcome(protocol=PROTOCOL_VERSION, server="jackal", version=server_version(),
+                       hint='send {"type":"help"} for the list of messages')
+
+    # ------------------------------------------------------------------ delivery
+
+    def send(self, out: Outbox, table: Table | None = None) -> None:
+        """Deliver a table's outbox (and wake the table's task if given).
+
+        A message object sent to several recipients is encoded once.
+        """
+        encoded: dict[int, bytes] = {}
+        for peer, msg in out:
+            if isinstance(peer, Session):
+                data = encoded.get(id(msg))
+                if data is None:
+                    data = encoded[id(msg)] = encode(msg)
+                peer.send_line(data)
+            else:
+                peer.deliver(msg)
+        if table is not None:
+            self.wake(table)
+
+    def wake(self, table: Table) -> None:
+        event = self._wake.get(table.id)
+        if event is not None:
+            event.set()
+
+    # ------------------------------------------------------------------ connections
+
+    def connection_closed(self, session: Session) -> None:
+        """A connection ended: hold its seat or stop its watching."""
+        self.sessions.pop(session, None)
+        reason = session.dropped_reason or "closed"
+        log.info("connection #%d %s closed (%s)", session.number, session.address, reason)
+        table = session.table
+        if table is not None:
+            self.send(table.disconnect(session, trio.current_time()), table)
+            session.table = session.seat = None
+
+    def shutdown(self) -> None:
+        """The server is stopping: each session says ``server_shutdown`` as it ends."""
+        self.closing = True
+        for record in self.records.values():
+            record.close()
+        log.info("server stopped (%d connections told)", len(self.sessions))
+
+    # ------------------------------------------------------------------ messages
+
+    def handle_line(self, session: Session, line: bytes) -> None:
+        """Answer one line from ``session`` (never awaits)."""
+        now = trio.current_time()
+        wait = session.bucket.take(now)
+        try:
+            msg = decode_client(line)
+        except ProtocolError as exc:
+            if wait:
+                self._rate_limited(session, exc.id, wait)
+            else:
+                session.deliver(exc.to_message())
+            return
+        if wait:
+            self._rate_limited(session, msg.id, wait)
+            return
+        try:
+            self.dispatch(session, msg, now)
+        except ProtocolError as exc:
+            exc.id = msg.id
+            if exc.fatal:
+                session.close_with(exc)
+            else:
+                session.deliver(exc.to_message())
+        except Exception:
+            log.exception("internal error on %r from connection #%d", type(msg).__name__,
+                          session.number)
+            session.deliver(Error(id=msg.id, code=ErrorCode.INTERNAL.value,
+                                  message="internal server error (logged)"))
+
+    def _rate_limited(self, session: Session, msg_id: int | str | None, wait: float) -> None:
+        if session.bucket.refused_in_a_row >= self.config.flood_limit:
+            log.warning("connection #%d %s: flooding, closed", session.number, session.address)
+            session.close_with(ProtocolError(ErrorCode.RATE_LIMITED,
+                                             "too many messages: closing", fatal=True))
+            return
+        session.deliver(Error(id=msg_id, code=ErrorCode.RATE_LIMITED.value,
+                              message=f"too many messages; wait {wait:.2f} s",
+                              retry_after=round(wait, 3)))
+
+    def dispatch(self, session: Session, msg: ClientMessage, now: float) -> None:
+        """Act on one decoded message (raises ProtocolError for a bad one)."""
+        if not session.helloed and not isinstance(msg, _BEFORE_HELLO):
+            raise ProtocolError(ErrorCode.HELLO_FIRST,
+                                'say hello first: {"type":"hello","name":"you"}')
+        match msg:
+            case Help():
+                session.deliver(help_reply(msg.id))
+            case Ping():
+                session.deliver(ServerPong(id=msg.id))
+            case Pong():
+                pass  # the bytes arriving already counted as life
+            case Hello():
+                self._hello(session, msg, now)
+            case ListTables():
+                session.deliver(Tables(id=msg.id, tables=self.lobby.listing()))
+            case CreateTable():
+                self._create_table(session, msg)
+            case Join():
+                self._join(session, msg)
+            case Spectate():
+                self._spectate(session, msg)
+            case AddBot():
+                table = self.lobby.get(msg.table)
+                self.send(table.add_bot(session, Seat(msg.seat), msg.strategy, msg.id), table)
+            case Leave():
+                table = self._current(session)
+                out = table.leave(session, msg.id)
+                session.table = session.seat = None
+                self.send(out, table)
+            case Ready():
+                table = self._seated(session)
+                self.send(table.ready(session, now, msg.id), table)
+            case Play():
+                table = self._seated(session)
+                self.send(table.play(session, msg.card, now, msg.id), table)
+            case Conventions():
+                table = self._seated(session)
+                self.send(table.set_conventions(session, msg.card, msg.id), table)
+            case Explain():
+                table = self._current(session)
+                seat = Seat(msg.seat)
+                card, text, data = table.explain(seat, msg.index)
+                session.deliver(Explanation(id=msg.id, seat=msg.seat, index=msg.index,
+                                            card=str(card), text=text, meaning=data))
+            case Ask():
+                table = self._seated(session)
+                self.send(table.ask(session, Seat(msg.seat), msg.text, msg.index, msg.id),
+                          table)
+            case AnswerQuestion():
+                table = self._seated(session)
+                self.send(table.answer(session, msg.question, msg.text, msg.id), table)
+            case _:  # pragma: no cover  (every client message is handled above)
+                raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"cannot handle {msg!r}")
+
+    def _current(self, session: Session) -> Table:
+        if session.table is None:
+            raise ProtocolError(ErrorCode.NOT_SEATED, "you are not at a table")
+        return session.table
+
+    def _seated(self, session: Session) -> Table:
+        if session.table is None or session.seat is None:
+            raise ProtocolError(ErrorCode.NOT_SEATED, "you have no seat")
+        return session.table
+
+    def _leave_watching(self, session: Session) -> None:
+        if session.table is not None and session.seat is None:
+            session.table.spectators.pop(session, None)
+            session.table = None
+
+    def _hello(self, session: Session, msg: Hello, now: float) -> None:
+        if session.helloed:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "you already said hello")
+        if msg.protocol is not None and msg.protocol != PROTOCOL_VERSION:
+            raise ProtocolError(ErrorCode.INVALID_MESSAGE,
+                                f"field 'protocol': this server speaks protocol "
+                                f"{PROTOCOL_VERSION}, not {msg.protocol}")
+        password = self.config.password
+        if password is not None and not _same(msg.password or "", password):
+            session.bad_passwords += 1
+            raise ProtocolError(ErrorCode.BAD_PASSWORD, "wrong or missing password",
+                                fatal=session.bad_passwords >= MAX_BAD_PASSWORDS)
+        if msg.token is None:
+            session.name = msg.name
+            session.deliver(HelloOk(id=msg.id, name=msg.name))
+            log.info("connection #%d %s is %r", session.number, session.address, msg.name)
+            return
+        found = self.lobby.find_token(msg.token)
+        if found is None:
+            raise ProtocolError(ErrorCode.BAD_TOKEN, "that token reclaims no seat")
+        table, seat = found
+        session.name = msg.name
+        old = table.seats[seat].peer
+        if old is not None and old is not session:
+            old_session = _as_session(old)
+            if old_session is not None:
+                old_session.table = old_session.seat = None
+        session.deliver(HelloOk(id=msg.id, name=msg.name, table=table.id, seat=seat_name(seat)))
+        self.send(table.reclaim(session, seat, now), table)
+        session.table, session.seat = table, seat
+        log.info("connection #%d %s reclaimed %s at table %s", session.number, session.address,
+                 seat, table.id)
+
+    def _create_table(self, session: Session, msg: CreateTable) -> None:
+        conventions: dict[Team, ConventionCard] = {}
+        if msg.conventions_ns is not None:
+            conventions[Team.NS] = resolve_conventions(msg.conventions_ns, "conventions_ns")
+        if msg.conventions_ew is not None:
+            conventions[Team.EW] = resolve_conventions(msg.conventions_ew, "conventions_ew")
+        if len(self.lobby.tables) >= self.config.max_tables:
+            raise ProtocolError(ErrorCode.SERVER_FULL,
+                                f"this server already has {self.config.max_tables} tables")
+        table_id = self.lobby.new_id()
+        options = TableOptions(
+            name=msg.name or f"Table {table_id}", target=msg.target,
+            seed=msg.seed if msg.seed is not None else self.lobby.random_seed(),
+            bot_takeover=msg.bot_takeover, hold_seconds=self.config.hold_seconds,
+            between_deals_seconds=self.config.between_deals_seconds,
+            takeover_strategy=self.config.takeover_strategy)
+        record = None
+        if self.config.records_dir is not None:
+            record = RecordFile.create(self.config.records_dir, table_id)
+            self.records[table_id] = record
+        table = self.lobby.create(options, conventions, record, table_id)
+        table.record_header()
+        session.deliver(TableCreated(id=msg.id, table=table.id, name=table.name))
+        log.info("table %s %r created by connection #%d (target %d)", table.id, table.name,
+                 session.number, msg.target)
+        assert self._nursery is not None
+        self._nursery.start_soon(self.run_table, table)
+
+    def _join(self, session: Session, msg: Join) -> None:
+        if session.seat is not None:
+            where = session.table.id if session.table is not None else "?"
+            raise ProtocolError(ErrorCode.ALREADY_SEATED, f"you already sit at table {where}")
+        table = self.lobby.get(msg.table)
+        seat = Seat(msg.seat) if msg.seat is not None else None
+        watching = session.table
+        _token, out = table.join(session, session.name or "anonymous", seat, msg.id)
+        if watching is not None and watching is not table:
+            watching.spectators.pop(session, None)
+        session.table, session.seat = table, table.seat_of(session)
+        log.info("connection #%d %r sits at %s %s", session.number, session.name, table.id,
+                 session.seat)
+        self.send(out, table)
+
+    def _spectate(self, session: Session, msg: Spectate) -> None:
+        if session.seat is not None:
+            raise ProtocolError(ErrorCode.ALREADY_SEATED, "you have a seat; leave it first")
+        table = self.lobby.get(msg.table)
+        out = table.spectate(session, msg.id)
+        self._leave_watching(session)
+        table.spectators[session] = None
+        session.table = table
+        self.send(out, table)
+
+    # ------------------------------------------------------------------ tables
+
+    async def run_table(self, table: Table) -> None:
+        """The table's own task: timers and server-side bots; then it leaves the lobby.
+
+        A table is removed from the lobby when its match is over and nobody is left at
+        it, or when it has waited ``idle_table_seconds`` with nobody at it at all. A bug
+        in one table is logged and closes that table only.
+        """
+        try:
+            if await self._play(table):
+                log.info("table %s: match over, %s wins", table.id, table.match.winner)
+                await self._linger(table)
+            else:
+                log.info("table %s: idle, removed", table.id)
+                self._record_closed(table, "idle")
+        except Exception:
+            log.exception("table %s failed and is closed", table.id)
+            self._record_closed(table, "failed")
+            table.status = "over"
+            self.send(table.broadcast(Error(code=ErrorCode.INTERNAL.value,
+                                             message="this table failed and is closed")))
+        finally:
+            self._wake.pop(table.id, None)
+            self.bots.forget(table.id)
+            if self.lobby.tables.get(table.id) is table:
+                del self.lobby.tables[table.id]
+            record = self.records.pop(table.id, None)
+            if record is not None:
+                record.close()
+
+    def _record_closed(self, table: Table, reason: str) -> None:
+        """Mark the record so a restart does not bring this table back."""
+        record = self.records.get(table.id)
+        if record is not None:
+            record({"event": "closed", "reason": reason})
+
+    def _new_wake(self, table: Table) -> trio.Event:
+        wake = self._wake[table.id] = trio.Event()
+        return wake
+
+    async def _play(self, table: Table) -> bool:
+        """Run the match; False if the table was abandoned before it started."""
+        empty_since: float | None = None
+        while table.status != "over":
+            wake = self._new_wake(table)
+            seat = table.bot_turn()
+            if seat is not None:
+                await self._bot_move(table, seat)
+                continue
+            now = trio.current_time()
+            deadline = table.next_deadline()
+            if table.status == "waiting" and table.is_empty:
+                empty_since = now if empty_since is None else empty_since
+                idle_end = empty_since + self.config.idle_table_seconds
+                if now >= idle_end:
+                    return False
+                deadline = idle_end if deadline is None else min(deadline, idle_end)
+            else:
+                empty_since = None
+            with trio.move_on_at(deadline if deadline is not None else math.inf):
+                await wake.wait()
+            self.send(table.tick(trio.current_time()))
+        return True
+
+    async def _linger(self, table: Table) -> None:
+        """Keep a finished table listed while anyone is still at it."""
+        while table.audience():
+            await self._new_wake(table).wait()
+
+    async def _bot_move(self, table: Table, seat: Seat) -> None:
+        slot = table.seats[seat]
+        strategy = slot.strategy or self.config.takeover_strategy
+        version = table.version
+        card = await self.bots.choose(table.id, seat, strategy, table.bot_view(seat))
+        if table.version != version or table.bot_turn() is not seat:
+            return  # the table moved on while the bot thought (e.g. its player came back)
+        self.send(table.bot_play(seat, card, trio.current_time()))
+
+
+def _same(given: str, expected: str) -> bool:
+    return hmac.compare_digest(given.encode(), expected.encode())
+
+
+def _as_session(peer: object) -> Session | None:
+    return peer if isinstance(peer, Session) else None

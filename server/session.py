@@ -1,0 +1,228 @@
+"""One client connection: a reader, one writer, and its timers.
+
+Each connection runs in its own nursery inside its own cancel scope:
+
+- the reader feeds received bytes to a capped :class:`LineBuffer` and hands each line to
+  the hub, which answers synchronously (nothing in message handling awaits);
+- ONE writer drains a bounded memory channel of encoded lines to the socket, sending
+  whatever has queued up in one write. Table code only ever calls :meth:`deliver`,
+  which never blocks: if the channel is full the client is not reading, so it is
+  dropped (error ``slow_reader`` is not even attempted) and its seat is held;
+- keepalive: after ``ping_interval`` of silence the server sends ``ping``; if nothing
+  at all arrives within ``ping_timeout`` more, the connection is closed (``timeout``).
+  Any bytes from the client count as life;
+- a connection that has not said ``hello`` within ``hello_timeout`` gets ``timeout``
+  and is closed.
+
+Closing politely (framing errors, floods, timeouts, server_full) means: queue the final
+``error``, close the channel, let the writer drain it (at most ``CLOSE_GRACE`` seconds),
+then close the socket. End of input from the client closes the connection the same way
+once what it sent has been answered.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+from typing import TYPE_CHECKING
+
+import trio
+
+from ..game.seats import Seat
+from ..protocol.codec import encode
+from ..protocol.errors import ErrorCode, ProtocolError
+from ..protocol.framing import LineBuffer
+from ..protocol.messages import ServerMessage, ServerPing, ServerShutdown
+from .ratelimit import TokenBucket
+
+if TYPE_CHECKING:
+    from .hub import Hub
+    from .table import Table
+
+__all__ = ["CLOSE_GRACE", "Session"]
+
+log = logging.getLogger("jackal.server")
+
+#: How long a closing connection may take to receive its last messages.
+CLOSE_GRACE = 2.0
+#: Coalesce at most this many queued bytes into one socket write.
+_WRITE_BATCH = 65536
+
+
+class Session:
+    """A connected client: who it is, where it sits, and its queue of outgoing lines."""
+
+    def __init__(self, hub: Hub, stream: trio.SocketStream | trio.abc.Stream, number: int,
+                 address: str) -> None:
+        self.hub = hub
+        self.stream = stream
+        self.number = number
+        self.address = address
+        config = hub.config
+        self._send, self._receive = trio.open_memory_channel[bytes](config.send_queue)
+        self.name: str | None = None
+        #: The table this connection sits at or watches, and its seat (None = spectator).
+        self.table: Table | None = None
+        self.seat: Seat | None = None
+        now = trio.current_time()
+        self.last_seen = now
+        #: Counts every receive: "has anything arrived since?" without comparing clock times.
+        self.heard = 0
+        self.bucket = TokenBucket(config.rate_per_second, config.rate_burst, now)
+        self.scope = trio.CancelScope()
+        self.closing = False
+        self.dropped_reason: str | None = None
+        self.bad_passwords = 0
+        self._nursery: trio.Nursery | None = None
+
+    def __repr__(self) -> str:
+        return f"<Session #{self.number} {self.address} {self.name or '-'}>"
+
+    @property
+    def helloed(self) -> bool:
+        return self.name is not None
+
+    # ------------------------------------------------------------------ sending
+
+    def deliver(self, msg: ServerMessage) -> None:
+        """Queue ``msg``; never blocks. A full queue drops the connection."""
+        self.send_line(encode(msg))
+
+    def send_line(self, data: bytes) -> None:
+        """Queue one encoded line; never blocks. A full queue drops the connection."""
+        if self.closing:
+            return
+        try:
+            self._send.send_nowait(data)
+        except trio.WouldBlock:
+            log.warning("connection #%d %s: not reading, dropped", self.number, self.address)
+            self.drop("slow_reader")
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+
+    def close_with(self, error: ProtocolError | None) -> None:
+        """Send ``error`` (if any) as the last message, then close."""
+        if self.closing:
+            return
+        if error is not None:
+            self.deliver(error.to_message())
+        self.closing = True
+        self._send.close()  # the writer drains what is queued, then ends the session
+        if self._nursery is not None:
+            self._nursery.start_soon(self._grace_timer)
+
+    def drop(self, reason: str) -> None:
+        """Close at once without sending anything more."""
+        self.dropped_reason = reason
+        self.closing = True
+        self.scope.cancel()
+
+    async def _grace_timer(self) -> None:
+        await trio.sleep(CLOSE_GRACE)
+        self.scope.cancel()
+
+    # ------------------------------------------------------------------ tasks
+
+    async def run(self) -> None:
+        """Serve the connection until it ends; then tell the hub."""
+        ended = False
+        try:
+            with self.scope:
+                async with trio.open_nursery() as nursery:
+                    self._nursery = nursery
+                    nursery.start_soon(self._reader)
+                    nursery.start_soon(self._writer)
+                    nursery.start_soon(self._keepalive)
+                    if not self.helloed:
+                        nursery.start_soon(self._hello_timer)
+            ended = True
+        except Exception:
+            # A bug in handling this connection must not take the server down.
+            log.exception("connection #%d %s failed", self.number, self.address)
+            ended = True
+        finally:
+            if not ended:
+                # Cancelled from outside: the server is shutting down. Say so while the
+                # stream is still open (trio closes it when this handler returns).
+                await self._goodbye()
+            else:
+                self.closing = True
+                self.hub.connection_closed(self)
+                with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_GRACE):
+                    await self.stream.aclose()
+
+    async def _goodbye(self) -> None:
+        gone = (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError)
+        with trio.CancelScope(shield=True), trio.move_on_after(1.0), contextlib.suppress(*gone):
+            await self.stream.send_all(encode(ServerShutdown()))
+
+    async def _reader(self) -> None:
+        buffer = LineBuffer(self.hub.config.max_line)
+        hub = self.hub
+        while not self.closing:
+            try:
+                data = await self.stream.receive_some(65536)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                self.drop("connection lost")
+                return
+            self.last_seen = trio.current_time()
+            self.heard += 1
+            if not data:
+                for line in buffer.feed_eof():
+                    hub.handle_line(self, line)
+                self.close_with(None)
+                return
+            try:
+                lines = buffer.feed(data)
+            except ProtocolError as exc:
+                self.close_with(exc)
+                return
+            for line in lines:
+                hub.handle_line(self, line)
+                if self.closing:
+                    return
+            # Let the writer and other connections run between big chunks.
+            await trio.lowlevel.checkpoint()
+
+    async def _writer(self) -> None:
+        receive = self._receive
+        try:
+            async for data in receive:
+                chunks = [data]
+                size = len(data)
+                while size < _WRITE_BATCH:
+                    try:
+                        more = receive.receive_nowait()
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
+                    chunks.append(more)
+                    size += len(more)
+                await self.stream.send_all(b"".join(chunks))
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self.dropped_reason = self.dropped_reason or "connection lost"
+        self.closing = True
+        self.scope.cancel()
+
+    async def _keepalive(self) -> None:
+        config = self.hub.config
+        while True:
+            idle_until = self.last_seen + config.ping_interval
+            if trio.current_time() < idle_until:
+                await trio.sleep_until(idle_until)
+                continue
+            heard = self.heard
+            self.deliver(ServerPing())
+            await trio.sleep(config.ping_timeout)
+            if self.heard == heard:
+                log.info("connection #%d %s: silent, closed", self.number, self.address)
+                self.close_with(ProtocolError(ErrorCode.TIMEOUT,
+                                              "no answer to ping: closing", fatal=True))
+                await trio.sleep(math.inf)
+
+    async def _hello_timer(self) -> None:
+        await trio.sleep(self.hub.config.hello_timeout)
+        if not self.helloed:
+            log.info("connection #%d %s: no hello, closed", self.number, self.address)
+            self.close_with(ProtocolError(ErrorCode.TIMEOUT,
+                                          "no hello in time: closing", fatal=True))

@@ -1,0 +1,646 @@
+"""One table as a plain synchronous state machine around :class:`game.Match`.
+
+How it works: every action (join, ready, play, ...) is a method that takes the acting
+participant (a :class:`Peer`, i.e. a connection), checks the action, changes the state
+and returns the messages to send as ``(peer, message)`` pairs. A bad action raises
+:class:`ProtocolError` with its code *before* anything changes. Time is passed in as
+``now`` (trio's clock in the server, plain numbers in tests); the table only stores
+deadlines and :meth:`Table.tick` acts on the ones that passed. Server-side bots are
+driven from outside: :meth:`Table.bot_turn` says which seat a bot must play now and
+:meth:`Table.bot_play` applies its card. No I/O and no trio here.
+
+Statuses: ``waiting`` (seats filling) -> ``playing`` (a deal in progress) ->
+``between_deals`` -> ``playing`` ... -> ``over``.
+
+Behaviour decisions (for docs/PROTOCOL.md):
+
+- Seat kinds: ``empty``, ``human``, ``bot``. A connection holds at most one seat in the
+  whole server (``already_seated`` otherwise) and may spectate while seated nowhere.
+- ``join`` without ``seat`` takes the first free seat in N, E, S, W order; a full table
+  answers ``table_full``; a taken seat ``seat_taken``; a finished table ``not_allowed``.
+- The match starts when all four seats are filled and every human seat is ready.
+  Bots are always ready. ``ready`` during a deal is accepted and changes nothing.
+- Between deals the next deal starts when every human seat has sent ``ready`` again
+  or ``between_deals_seconds`` after the deal ended; with no human seat it starts at once.
+- Disconnect while seated: the seat is held (``player_gone`` with ``seconds``). Before
+  the match a hold that runs out frees the seat (``player_left``) and the player's ready
+  flag is cleared at once; during the match a hold that runs out hands the seat to a
+  server-side bot when the table has ``bot_takeover`` (``bot_takeover`` event), else the
+  table waits for the player. Reclaiming (``hello`` with the token) ends hold and
+  takeover: ``player_back`` to the others, a private ``table_state`` to the player.
+- ``leave`` while seated: before the match the seat is freed; during it the seat goes
+  to a takeover bot if the table has ``bot_takeover``, else it is left empty and anyone
+  may ``join`` it (the table waits). The leaver's token stops working either way.
+- ``add_bot`` needs any hello'd connection (not necessarily at the table), an empty
+  seat and a strategy name from ``jackal.bots.STRATEGIES`` (``unknown_strategy``).
+  Remote clients can never make the server import code (no ``module:Class`` specs).
+- ``conventions`` (seated players only, for their own partnership) is allowed while
+  waiting and between deals (``not_allowed`` during a deal); a built-in name or an
+  inline card; a bad one is ``bad_conventions``. Everyone at the table, spectators
+  included, gets ``conventions_changed``. Tables without a preset use ``beginner``.
+- ``explain`` works for anyone at the table (seated or spectating) on any card already
+  in a row of the current deal (or of the last one, between deals); ``invalid_message``
+  naming ``index`` if that card has not been played.
+- ``ask`` is for seated players about an opponent (``not_allowed`` for partner or
+  self); the asker gets the ``question`` back with its ``id`` as a receipt. A human
+  target gets the ``question``; a bot (or a seat a bot has taken over) answers at once
+  from its card's explanation; a held seat nobody plays answers ``not_allowed``.
+  ``answer`` goes to both seats of the asking side, never to the answerer's partner
+  or spectators; only the asked seat can answer (``no_such_question`` otherwise).
+"""
+
+from __future__ import annotations
+
+import hmac
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+import msgspec
+
+from ..bots.base import View
+from ..bots.registry import STRATEGIES
+from ..game.cards import Card, parse_card
+from ..game.conventions import ConventionCard, builtin_card, validate_card
+from ..game.deal import Deal
+from ..game.errors import IllegalAction, MalformedInput
+from ..game.explain import explain_play
+from ..game.match import Match
+from ..game.seats import SEATS, TEAMS, Seat, Team
+from ..protocol.errors import ErrorCode, ProtocolError
+from ..protocol.messages import (
+    AnswerMessage,
+    BotTakeover,
+    ConventionsChanged,
+    Joined,
+    MatchEnded,
+    MessageId,
+    Ok,
+    Played,
+    PlayerBack,
+    PlayerGone,
+    PlayerJoined,
+    PlayerLeft,
+    PlayerReady,
+    Question,
+    SeatName,
+    ServerMessage,
+    TeamName,
+    Turn,
+)
+from . import views
+from .tokens import new_token
+
+__all__ = ["Outbox", "Peer", "SeatSlot", "Status", "Table", "TableOptions", "resolve_conventions"]
+
+Status = Literal["waiting", "playing", "between_deals", "over"]
+SeatKind = Literal["empty", "human", "bot"]
+DEFAULT_CONVENTIONS = "beginner"
+
+
+class Peer(Protocol):
+    """Whoever can receive messages: in the server, one client connection."""
+
+    def deliver(self, msg: ServerMessage) -> None: ...
+
+
+Outbox = list[tuple[Peer, ServerMessage]]
+#: Receives one record event (a JSON-able dict) per thing that happens.
+Recorder = Callable[[dict[str, Any]], None]
+
+
+def seat_name(seat: Seat) -> SeatName:
+    return seat.value
+
+
+def team_name(team: Team) -> TeamName:
+    return team.value
+
+
+@dataclass
+class TableOptions:
+    """What ``create_table`` chose (and the records keep)."""
+
+    name: str
+    target: int
+    seed: int
+    bot_takeover: bool = True
+    hold_seconds: float = 120.0
+    between_deals_seconds: float = 30.0
+    takeover_strategy: str = "random"
+
+
+@dataclass
+class SeatSlot:
+    """One seat: who sits there, whether they are here, and who plays for them."""
+
+    seat: Seat
+    kind: SeatKind = "empty"
+    name: str | None = None
+    peer: Peer | None = None
+    token_hash: str | None = None
+    ready: bool = False
+    #: Bot seats: the strategy; human seats: the takeover bot's, while it plays.
+    strategy: str | None = None
+    #: A disconnected human's seat is held until this time.
+    held_until: float | None = None
+    #: A server-side bot plays this human seat (the hold ran out).
+    takeover: bool = False
+
+    @property
+    def connected(self) -> bool:
+        return self.kind == "bot" or self.peer is not None
+
+    @property
+    def bot_controlled(self) -> bool:
+        return self.kind == "bot" or (self.kind == "human" and self.takeover)
+
+    def clear(self) -> None:
+        """Make the seat empty."""
+        self.kind = "empty"
+        self.name = self.peer = self.token_hash = self.strategy = self.held_until = None
+        self.ready = self.takeover = False
+
+
+@dataclass
+class PendingQuestion:
+    asker: Seat
+    target: Seat
+
+
+def resolve_conventions(spec: str | ConventionCard, field: str = "card") -> ConventionCard:
+    """A card from the wire: a built-in name or an inline card (never a file path)."""
+    try:
+        if isinstance(spec, str):
+            return builtin_card(spec)
+        validate_card(spec)
+        return spec
+    except (MalformedInput, KeyError, ValueError) as exc:
+        raise ProtocolError(ErrorCode.BAD_CONVENTIONS, f"field '{field}': {exc}") from None
+
+
+class Table:
+    """A table: four seats, spectators, the match, and the rules of who may do what."""
+
+    def __init__(self, table_id: str, options: TableOptions,
+                 conventions: dict[Team, ConventionCard] | None = None,
+                 recorder: Recorder | None = None) -> None:
+        self.id = table_id
+        self.options = options
+        self.name = options.name
+        self.match = Match(options.seed, options.target)
+        self.seats: dict[Seat, SeatSlot] = {seat: SeatSlot(seat) for seat in SEATS}
+        self.spectators: dict[Peer, None] = {}  # insertion-ordered set
+        default = builtin_card(DEFAULT_CONVENTIONS)
+        self.conventions: dict[Team, ConventionCard] = {team: default for team in TEAMS}
+        if conventions:
+            self.conventions.update(conventions)
+        self.status: Status = "waiting"
+        self.last_deal: Deal | None = None
+        self.between_deadline: float | None = None
+        self.questions: dict[str, PendingQuestion] = {}
+        self._question_ids = itertools.count(1)
+        self.recorder = recorder
+        #: Bumped on every change a bot decision depends on, so a stale decision is dropped.
+        self.version = 0
+
+    # ------------------------------------------------------------------ helpers
+
+    def _record(self, event: str, **fields: Any) -> None:
+        if self.recorder is not None:
+            self.recorder({"event": event, **fields})
+
+    def record_header(self) -> None:
+        """Write the table's options and conventions (once, when it is created)."""
+        opts = self.options
+        self._record("table", table=self.id, name=opts.name, target=opts.target, seed=opts.seed,
+                     bot_takeover=opts.bot_takeover, hold_seconds=opts.hold_seconds,
+                     between_deals_seconds=opts.between_deals_seconds,
+                     takeover_strategy=opts.takeover_strategy)
+        for team in TEAMS:
+            self._record("conventions", team=team.value,
+                         card=msgspec.to_builtins(self.conventions[team]))
+
+    def _record_seat(self, slot: SeatSlot) -> None:
+        self._record("seat", seat=slot.seat.value, kind=slot.kind, name=slot.name,
+                     token_hash=slot.token_hash, strategy=slot.strategy)
+
+    def audience(self) -> list[tuple[Peer, Seat | None]]:
+        """Every connected recipient with its seat (None for spectators)."""
+        out: list[tuple[Peer, Seat | None]] = [
+            (slot.peer, slot.seat) for slot in self.seats.values() if slot.peer is not None]
+        out.extend((peer, None) for peer in self.spectators)
+        return out
+
+    def broadcast(self, msg: ServerMessage, *, skip: Peer | None = None) -> Outbox:
+        """``msg`` for everyone at the table (but ``skip``)."""
+        return [(peer, msg) for peer, _ in self.audience() if peer is not skip]
+
+    def seat_of(self, peer: Peer) -> Seat | None:
+        for slot in self.seats.values():
+            if slot.peer is peer:
+                return slot.seat
+        return None
+
+    def _require_seat(self, peer: Peer) -> SeatSlot:
+        seat = self.seat_of(peer)
+        if seat is None:
+            raise ProtocolError(ErrorCode.NOT_SEATED, f"you have no seat at table {self.id}")
+        return self.seats[seat]
+
+    def is_member(self, peer: Peer) -> bool:
+        return peer in self.spectators or self.seat_of(peer) is not None
+
+    @property
+    def is_empty(self) -> bool:
+        """Nobody sits here (not even a bot) and nobody watches."""
+        return not self.spectators and all(slot.kind == "empty" for slot in self.seats.values())
+
+    @property
+    def humans(self) -> list[SeatSlot]:
+        return [slot for slot in self.seats.values() if slot.kind == "human"]
+
+    # ------------------------------------------------------------------ lobby actions
+
+    def join(self, peer: Peer, name: str, seat: Seat | None,
+             req_id: MessageId | None = None) -> tuple[str, Outbox]:
+        """Seat ``peer``; returns its new secret token and the messages."""
+        if self.status == "over":
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the match at table {self.id} is over")
+        if self.seat_of(peer) is not None:
+            raise ProtocolError(ErrorCode.ALREADY_SEATED, "you already sit at this table")
+        if seat is None:
+            free = [slot for slot in self.seats.values() if slot.kind == "empty"]
+            if not free:
+                raise ProtocolError(ErrorCode.TABLE_FULL, f"table {self.id} has no free seat")
+            slot = free[0]
+        else:
+            slot = self.seats[seat]
+            if slot.kind != "empty":
+                raise ProtocolError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
+        token, token_hash = new_token()
+        slot.kind, slot.name, slot.peer, slot.token_hash = "human", name, peer, token_hash
+        slot.ready = False
+        self.spectators.pop(peer, None)
+        self.version += 1
+        self._record_seat(slot)
+        out: Outbox = [
+            (peer, Joined(id=req_id, table=self.id, seat=seat_name(slot.seat), token=token)),
+            (peer, views.table_state(self, slot.seat)),
+        ]
+        out += self.broadcast(PlayerJoined(seat=seat_name(slot.seat), name=name, kind="human"),
+                               skip=peer)
+        return token, out
+
+    def spectate(self, peer: Peer, req_id: MessageId | None = None) -> Outbox:
+        """Watch the table: the public view only."""
+        if self.seat_of(peer) is not None:
+            raise ProtocolError(ErrorCode.ALREADY_SEATED, "you sit at this table already")
+        self.spectators[peer] = None
+        return [(peer, views.table_state(self, None, id=req_id))]
+
+    def add_bot(self, requester: Peer, seat: Seat, strategy: str,
+                req_id: MessageId | None = None) -> Outbox:
+        """Put a server-side bot in an empty seat."""
+        if strategy not in STRATEGIES:
+            known = ", ".join(sorted(STRATEGIES))
+            raise ProtocolError(ErrorCode.UNKNOWN_STRATEGY,
+                                f"field 'strategy': unknown strategy {strategy!r} (known: {known})")
+        if self.status == "over":
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the match at table {self.id} is over")
+        slot = self.seats[seat]
+        if slot.kind != "empty":
+            raise ProtocolError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
+        slot.kind, slot.name, slot.strategy, slot.ready = "bot", f"{strategy} bot", strategy, True
+        self.version += 1
+        self._record_seat(slot)
+        out: Outbox = [(requester, Ok(id=req_id, request="add_bot"))]
+        out += self.broadcast(PlayerJoined(seat=seat_name(seat), name=slot.name, kind="bot"),
+                               skip=requester)
+        return out + self._maybe_start()
+
+    def leave(self, peer: Peer, req_id: MessageId | None = None) -> Outbox:
+        """Stop spectating, or give up the seat (see the module notes for mid-match)."""
+        out: Outbox = [(peer, Ok(id=req_id, request="leave"))]
+        if peer in self.spectators:
+            del self.spectators[peer]
+            return out
+        slot = self._require_seat(peer)
+        self._drop_questions(slot.seat)
+        in_match = self.status in ("playing", "between_deals")
+        slot.clear()
+        self.version += 1
+        if in_match and self.options.bot_takeover:
+            strategy = self.options.takeover_strategy
+            slot.kind, slot.name, slot.strategy = "bot", f"{strategy} bot", strategy
+            slot.ready = True
+            self._record_seat(slot)
+            out += self.broadcast(PlayerLeft(seat=seat_name(slot.seat)), skip=peer)
+            out += self.broadcast(BotTakeover(seat=seat_name(slot.seat), strategy=strategy),
+                                   skip=peer)
+            return out + self._maybe_next_deal_now()
+        self._record_seat(slot)
+        out += self.broadcast(PlayerLeft(seat=seat_name(slot.seat)), skip=peer)
+        return out
+
+    def ready(self, peer: Peer, now: float, req_id: MessageId | None = None) -> Outbox:
+        """Mark the sender ready; may start the match or the next deal."""
+        slot = self._require_seat(peer)
+        out: Outbox = [(peer, Ok(id=req_id, request="ready"))]
+        if self.status in ("waiting", "between_deals") and not slot.ready:
+            slot.ready = True
+            out += self.broadcast(PlayerReady(seat=seat_name(slot.seat)))
+        if self.status == "waiting":
+            out += self._maybe_start()
+        elif self.status == "between_deals":
+            out += self._maybe_next_deal_now()
+        return out
+
+    # ------------------------------------------------------------------ connections
+
+    def disconnect(self, peer: Peer, now: float) -> Outbox:
+        """``peer``'s connection is gone: stop spectating, or hold its seat."""
+        self.spectators.pop(peer, None)
+        seat = self.seat_of(peer)
+        if seat is None:
+            return []
+        slot = self.seats[seat]
+        slot.peer = None
+        slot.held_until = now + self.options.hold_seconds
+        if self.status == "waiting":
+            slot.ready = False
+        self.version += 1
+        return self.broadcast(PlayerGone(seat=seat_name(seat),
+                                          seconds=self.options.hold_seconds))
+
+    def find_token(self, token_hash: str) -> Seat | None:
+        """The seat whose token hashes to ``token_hash``, if any (constant-time compare)."""
+        found: Seat | None = None
+        for slot in self.seats.values():
+            # Compare against every seat, not stopping early, so timing says nothing.
+            if slot.kind == "human" and slot.token_hash is not None and hmac.compare_digest(
+                    token_hash, slot.token_hash):
+                found = slot.seat
+        return found
+
+    def reclaim(self, peer: Peer, seat: Seat, now: float) -> Outbox:
+        """``peer`` proved it owns ``seat``: give the seat back to it."""
+        slot = self.seats[seat]
+        out: Outbox = []
+        old = slot.peer
+        if old is not None and old is not peer:
+            # The newer connection wins; the old one is told and loses the seat.
+            out.append((old, ProtocolError(ErrorCode.BAD_TOKEN,
+                                           f"seat {seat} was reclaimed by another connection"
+                                           ).to_message()))
+        self.spectators.pop(peer, None)
+        was_bot = slot.takeover
+        slot.peer, slot.held_until, slot.takeover = peer, None, False
+        if was_bot:
+            slot.strategy = None
+        self.version += 1
+        out.append((peer, views.table_state(self, seat)))
+        out += self.broadcast(PlayerBack(seat=seat_name(seat)), skip=peer)
+        return out
+
+    # ------------------------------------------------------------------ timers
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`tick` next has something to do."""
+        times = [slot.held_until for slot in self.seats.values()
+                 if slot.held_until is not None and not slot.takeover]
+        if self.between_deadline is not None:
+            times.append(self.between_deadline)
+        return min(times) if times else None
+
+    def tick(self, now: float) -> Outbox:
+        """Act on every deadline that has passed: holds running out, the next deal."""
+        out: Outbox = []
+        for slot in self.seats.values():
+            if slot.held_until is None or slot.takeover or slot.held_until > now:
+                continue
+            if self.status == "waiting":
+                seat = slot.seat
+                slot.clear()
+                self.version += 1
+                self._record_seat(slot)
+                out += self.broadcast(PlayerLeft(seat=seat_name(seat)))
+            elif self.status == "over":
+                slot.held_until = None
+            elif self.options.bot_takeover:
+                slot.takeover = True
+                slot.strategy = self.options.takeover_strategy
+                self.version += 1
+                out += self.broadcast(BotTakeover(seat=seat_name(slot.seat),
+                                                   strategy=slot.strategy))
+            else:
+                slot.held_until = None  # keep holding for good: the table waits
+        if self.between_deadline is not None and now >= self.between_deadline:
+            out += self._start_deal()
+        return out
+
+    # ------------------------------------------------------------------ the match
+
+    def _maybe_start(self) -> Outbox:
+        if self.status != "waiting":
+            return []
+        if any(slot.kind == "empty" or (slot.kind == "human" and not slot.ready)
+               for slot in self.seats.values()):
+            return []
+        self._record("match_start")
+        return self._start_deal()
+
+    def _maybe_next_deal_now(self) -> Outbox:
+        if self.status != "between_deals":
+            return []
+        if all(slot.ready for slot in self.humans):
+            return self._start_deal()
+        return []
+
+    def _start_deal(self) -> Outbox:
+        self.between_deadline = None
+        deal = self.match.start_deal()
+        self.status = "playing"
+        self.version += 1
+        number = self.match.deal_number
+        self._record("deal", number=number, dealer=deal.dealer.value, seed=deal.seed)
+        out: Outbox = [(peer, views.deal_started(deal, number, seat))
+                       for peer, seat in self.audience()]
+        turn = deal.turn
+        assert turn is not None
+        return out + self.broadcast(Turn(seat=seat_name(turn)))
+
+    def play(self, peer: Peer, card_text: str, now: float,
+             req_id: MessageId | None = None) -> Outbox:
+        """The sender plays ``card_text`` from its own hand."""
+        slot = self._require_seat(peer)
+        try:
+            card = parse_card(card_text)
+        except MalformedInput as exc:
+            raise ProtocolError(ErrorCode.BAD_CARD, f"field 'card': {exc}") from None
+        return self._apply_play(slot.seat, card, now, req_id, peer)
+
+    def bot_play(self, seat: Seat, card: Card, now: float) -> Outbox:
+        """A server-side bot's card for ``seat`` (which must be bot-controlled)."""
+        if not self.seats[seat].bot_controlled:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, f"seat {seat} is not played by a bot")
+        return self._apply_play(seat, card, now, None, None)
+
+    def _apply_play(self, seat: Seat, card: Card, now: float, req_id: MessageId | None,
+                    player: Peer | None) -> Outbox:
+        deal = self.match.deal
+        if self.status != "playing" or deal is None:
+            raise ProtocolError(ErrorCode.NO_DEAL, "no deal is in progress")
+        try:
+            index = deal.play(card, seat)
+        except IllegalAction as exc:
+            raise ProtocolError(exc.code, str(exc)) from None
+        self.version += 1
+        self._record("play", seat=seat.value, card=str(card), index=index)
+        # One shared message for everyone but the player, whose copy carries the id.
+        public = Played(seat=seat_name(seat), card=str(card), index=index)
+        own = Played(id=req_id, seat=seat_name(seat), card=str(card), index=index)
+        out: Outbox = [(peer, own if peer is player else public) for peer, _ in self.audience()]
+        if deal.is_over:
+            return out + self._end_deal(now)
+        turn = deal.turn
+        assert turn is not None
+        return out + self.broadcast(Turn(seat=seat_name(turn)))
+
+    def _end_deal(self, now: float) -> Outbox:
+        deal = self.match.deal
+        assert deal is not None
+        number = self.match.deal_number
+        result = self.match.finish_deal()
+        self.last_deal = deal
+        ended = views.deal_ended(deal, number, result, self.match.scores)
+        self._record("result", deal=number, penalty=ended.penalty, winner=ended.winner,
+                     points=ended.points, scores=ended.scores)
+        out = self.broadcast(ended)
+        winner = self.match.winner
+        if winner is not None:
+            self.status = "over"
+            self._record("match_end", winner=winner.value, scores=ended.scores)
+            for slot in self.seats.values():
+                slot.held_until = None
+            return out + self.broadcast(MatchEnded(winner=team_name(winner),
+                                                    scores=ended.scores))
+        self.status = "between_deals"
+        for slot in self.humans:
+            slot.ready = False
+        if not self.humans:
+            return out + self._start_deal()
+        self.between_deadline = now + self.options.between_deals_seconds
+        return out
+
+    def bot_turn(self) -> Seat | None:
+        """The seat a server-side bot must play for now, if any."""
+        deal = self.match.deal
+        if self.status != "playing" or deal is None or deal.turn is None:
+            return None
+        return deal.turn if self.seats[deal.turn].bot_controlled else None
+
+    def bot_view(self, seat: Seat) -> View:
+        """What a bot playing ``seat`` may see: its own hand and public facts."""
+        deal = self.match.deal
+        assert deal is not None
+        return View(seat=seat, hand=deal.hand(seat), history=deal.history, dealer=deal.dealer,
+                    conventions=dict(self.conventions), scores=dict(self.match.scores),
+                    target=self.match.target, deal_number=self.match.deal_number)
+
+    # ------------------------------------------------------------------ conventions
+
+    def set_conventions(self, peer: Peer, spec: str | ConventionCard,
+                        req_id: MessageId | None = None) -> Outbox:
+        """The sender declares its partnership's convention card."""
+        slot = self._require_seat(peer)
+        if self.status not in ("waiting", "between_deals"):
+            raise ProtocolError(ErrorCode.NOT_ALLOWED,
+                                "conventions may change only before the first deal or "
+                                "between deals")
+        card = resolve_conventions(spec)
+        team = slot.seat.team
+        self.conventions[team] = card
+        self.version += 1
+        self._record("conventions", team=team.value, card=msgspec.to_builtins(card))
+        out: Outbox = [(peer, Ok(id=req_id, request="conventions"))]
+        return out + self.broadcast(ConventionsChanged(team=team_name(team), card=card))
+
+    def _explained_deal(self) -> Deal | None:
+        return self.match.deal if self.match.deal is not None else self.last_deal
+
+    def explain(self, seat: Seat, index: int) -> tuple[Card, str, dict[str, Any]]:
+        """The meaning of ``seat``'s ``index``-th card under its partnership's card."""
+        deal = self._explained_deal()
+        if deal is None:
+            raise ProtocolError(ErrorCode.NO_DEAL, "no card has been played yet")
+        row = deal.row(seat)
+        if not 1 <= index <= len(row):
+            raise ProtocolError(ErrorCode.INVALID_MESSAGE,
+                                f"field 'index': {seat} has played {len(row)} card(s), "
+                                f"not {index}")
+        # Only the plays up to and including this one: an explanation is public knowledge
+        # at the moment the card was played.
+        history = deal.history
+        position = [i for i, (who, _) in enumerate(history) if who is seat][index - 1]
+        meaning = explain_play(self.conventions[seat.team], history[:position + 1], seat, index)
+        return row[index - 1], meaning.text, dict(meaning.data)
+
+    def ask(self, peer: Peer, target: Seat, text: str, index: int | None,
+            req_id: MessageId | None = None) -> Outbox:
+        """A free-text question from a seated player to an opponent."""
+        asker = self._require_seat(peer).seat
+        if target.team is asker.team:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "you may only ask an opponent")
+        slot = self.seats[target]
+        if not slot.bot_controlled and slot.peer is None:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the player at {target} is away")
+        qid = f"q{next(self._question_ids)}"
+        question = Question(question=qid, seat=seat_name(target), text=text,
+                            asker=seat_name(asker), index=index)
+        receipt = Question(id=req_id, question=qid, seat=seat_name(target), text=text,
+                           asker=seat_name(asker), index=index)
+        out: Outbox = [(peer, receipt)]
+        if slot.bot_controlled:
+            return out + self._asking_side(asker, AnswerMessage(
+                question=qid, seat=seat_name(target), text=self._bot_answer(target, index)))
+        assert slot.peer is not None
+        self.questions[qid] = PendingQuestion(asker=asker, target=target)
+        return [*out, (slot.peer, question)]
+
+    def _bot_answer(self, seat: Seat, index: int | None) -> str:
+        card = self.conventions[seat.team]
+        if index is not None:
+            try:
+                played, text, _ = self.explain(seat, index)
+            except ProtocolError as exc:
+                return f"(bot) {exc.message}"
+            return f"(bot) {played}: {text}"
+        summary = card.description or "see our convention card"
+        return f"(bot) We play the {card.name!r} card: {summary}"
+
+    def _asking_side(self, asker: Seat, msg: ServerMessage) -> Outbox:
+        out: Outbox = []
+        for seat in asker.team.seats:
+            peer = self.seats[seat].peer
+            if peer is not None:
+                out.append((peer, msg))
+        return out
+
+    def answer(self, peer: Peer, qid: str, text: str,
+               req_id: MessageId | None = None) -> Outbox:
+        """The asked player answers; only the asking side hears it."""
+        seat = self.seat_of(peer)
+        pending = self.questions.get(qid)
+        if seat is None or pending is None or pending.target is not seat:
+            raise ProtocolError(ErrorCode.NO_SUCH_QUESTION,
+                                f"no open question {qid!r} for you")
+        del self.questions[qid]
+        out: Outbox = [(peer, Ok(id=req_id, request="answer"))]
+        return out + self._asking_side(pending.asker, AnswerMessage(
+            question=qid, seat=seat_name(seat), text=text))
+
+    def _drop_questions(self, seat: Seat) -> None:
+        for qid in [q for q, p in self.questions.items() if seat in (p.asker, p.target)]:
+            del self.questions[qid]

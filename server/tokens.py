@@ -1,0 +1,33 @@
+"""Seat tokens: long random secrets, stored only as hashes.
+
+A token is ``secrets.token_urlsafe(32)``: 256 random bits, so guessing is hopeless.
+The server keeps (and records) only its SHA-256; a presented token is hashed and the
+hash compared with ``hmac.compare_digest``, so neither a leaked record file nor the
+time a comparison takes helps an attacker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+__all__ = ["TOKEN_BYTES", "hash_token", "new_token", "token_matches"]
+
+TOKEN_BYTES = 32
+
+
+def new_token() -> tuple[str, str]:
+    """A fresh token and its hash, as ``(token, token_hash)``."""
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    return token, hash_token(token)
+
+
+def hash_token(token: str) -> str:
+    """The hex SHA-256 of ``token`` (what the server stores)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def token_matches(token: str, token_hash: str) -> bool:
+    """Whether ``token`` hashes to ``token_hash``, compared in constant time."""
+    return hmac.compare_digest(hash_token(token), token_hash)

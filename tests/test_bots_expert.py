@@ -1,0 +1,105 @@
+"""The expert: exact inference, its prices for signals, and that it beats greedy."""
+
+from __future__ import annotations
+
+import itertools
+from math import comb, prod
+
+import numpy as np
+from jackal.bots import View
+from jackal.bots.arena import ArenaConfig, collect, summarise
+from jackal.bots.cards import BEGINNER
+from jackal.bots.expert import ExpertStrategy
+from jackal.bots.inference import Trust, partner_belief, unseen_counts
+from jackal.game.cards import Card, parse_hand
+from jackal.game.seats import SEATS, Seat, Team
+
+
+def view_for(hand: str, rows: dict[Seat, str], dealer: Seat = Seat.W) -> View:
+    order = [SEATS[(dealer.ordinal + 1 + i) % 4] for i in range(4)]
+    parsed = {who: parse_hand(rows.get(who, "")) for who in SEATS}
+    history: list[tuple[Seat, Card]] = []
+    for turn in range(8):
+        for who in order:
+            if turn < len(parsed[who]):
+                history.append((who, parsed[who][turn]))
+    return View(seat=Seat.N, hand=tuple(parse_hand(hand)), history=tuple(history),
+                dealer=dealer, conventions={Team.NS: BEGINNER, Team.EW: BEGINNER})
+
+
+# Late in a deal: partner (S) holds 6 unknown cards. Its 1st and 3rd cards (aces)
+# promised nothing, its 2nd card 6C promised 7s, and its high 4th, 5th and 6th cards
+# answered "none" to our promises of queens (KS), fives (4D) and tens (JS).
+LATE = view_for("7D AS AH 2C 2D 3S",
+                {Seat.N: "KS 4D JS TS 9S 8S 4C", Seat.E: "2H 3H 4H 5H 6H 7H 8H",
+                 Seat.S: "AC 6C AD 9C 8C TC KC", Seat.W: "9H TH JH QH KH 3C 5C"})
+
+
+def exact_posterior(view: View, trust: Trust) -> dict[tuple[int, ...], float]:
+    """Brute force over partner's count vectors (independent of the DP code)."""
+    unseen = unseen_counts(view)
+    ranks = range(1, 14)
+    weights: dict[tuple[int, ...], float] = {}
+    for counts in itertools.product(*(range(min(unseen[r], 4) + 1) for r in ranks)):
+        if sum(counts) != 6:
+            continue
+        weight = float(prod(comb(unseen[r], counts[r - 1]) for r in ranks))
+        if counts[6] < 2:  # the promise of 7s (index 6 = rank 7) would be false
+            weight *= trust.false_weight
+        for rank in (5, 10, 12):  # the "none" answers about 5s, tens and queens
+            if counts[rank - 1] != 0:
+                weight *= trust.false_weight
+        weights[counts] = weight
+    total = sum(weights.values())
+    return {counts: weight / total for counts, weight in weights.items()}
+
+
+def test_posterior_samples_match_brute_force() -> None:
+    trust = Trust()
+    belief = partner_belief(LATE, BEGINNER, trust)
+    assert belief.size == 6
+    exact = exact_posterior(LATE, trust)
+    p_sevens = sum(p for counts, p in exact.items() if counts[6] >= 2)
+    p_fives = sum(p for counts, p in exact.items() if counts[4] >= 1)
+    samples = belief.sample(np.random.default_rng(1), 6000)
+    assert (samples[:, 1:].sum(axis=1) == 6).all()
+    unseen = unseen_counts(LATE)
+    assert (samples[:, 1:] <= np.array(unseen[1:])).all()
+    assert abs((samples[:, 7] >= 2).mean() - p_sevens) < 0.03
+    assert abs((samples[:, 5] >= 1).mean() - p_fives) < 0.03
+    assert p_sevens > 0.5 > p_fives  # the statements moved the belief
+
+
+def test_prices_reward_honest_promises_and_punish_false_answers() -> None:
+    expert = ExpertStrategy(0)
+    # 2nd play under the beginner card: a 4 promises 5s (held twice: honest), a 6
+    # promises 7s (not held: false).
+    view = view_for("5S 5H 4C 6D 2C 3C 9H JS QD KC 8D TH",
+                    {Seat.N: "KH", Seat.E: "2H", Seat.S: "7C", Seat.W: "9S"})
+    prices = expert.signal_prices(view, BEGINNER)
+    assert prices[parse_hand("4C")[0]] < 0 < prices[parse_hand("6D")[0]]
+    # 4th play answers partner's 8H (7s): holding a 7, a high card is a false answer.
+    rows = {Seat.N: "KS QS JS", Seat.E: "2H 3H 4H", Seat.S: "8H 9C TC", Seat.W: "5H 6H 7H"}
+    view = view_for("7D TS 9S 2C 3C 4C 5C 8D 9D TD", rows)
+    prices = expert.signal_prices(view, BEGINNER)
+    assert prices.get(parse_hand("TS")[0], 0) > 0
+    assert prices.get(parse_hand("2C")[0], 0) == 0
+    card = expert.choose(view)
+    assert card in view.hand and card.rank <= 7  # answers honestly when it is cheap
+
+
+def test_expert_keeps_partners_promised_rank() -> None:
+    # Same spot as the beginner test: the 7 makes a likely triple with partner's pair.
+    view = LATE
+    assert str(ExpertStrategy(3).choose(view)) == "3S"
+
+
+def test_expert_beats_greedy_over_a_seeded_sample() -> None:
+    # Measured on 2,000 deals: about 30 points of mean penalty better than greedy. On
+    # these 40 deals we ask for a third of that, far inside the seeded sample's margin.
+    config = ArenaConfig(ns="expert", ew="greedy", deals=40, seed=77)
+    expert, greedy = summarise(config, collect(config))
+    assert expert.mean_penalty < greedy.mean_penalty - 10
+    assert expert.mean_penalty < expert.greedy_penalty - 10
+    assert expert.efficiency is not None and expert.efficiency > 0.2
+    assert expert.wins > greedy.wins

@@ -1,0 +1,358 @@
+"""Hidden-information audit over 1,000+ seeded deals of real server traffic (issue 7.5).
+
+A real server listens on port 0 in this process. Several tables play at once; every seat
+is a raw TCP client of ours (on every third table two seats are server-side bots instead)
+and every table has a spectator from the start, a second one who arrives in the middle of
+deal 1, and a North who hangs up in the middle of deal 2 and reclaims the seat with its
+token. Every line each of those connections receives is kept, and after each match the
+audit replays each connection's stream in order:
+
+- for each deal, the four hands are known independently: the engine's deal from the
+  table's seed (and each seat's ``deal_started`` copy must equal its part of it); the
+  order of plays comes from the first spectator's stream;
+- from a deal's start (its ``deal_started``, or a mid-deal ``table_state`` whose rows
+  must be exactly the first k plays) to its ``deal_ended``, every card named anywhere in
+  a line a connection receives (any field, any text) must be in that connection's own
+  hand or already played; a spectator owns no hand at all. Anything else is another
+  seat's unplayed card: a leak.
+
+Cards are found with a pattern over the raw JSON text, not by field name, so a leak in
+a field nobody thought of (or inside an explanation's prose) is caught too. Time: the
+server and all clients share one process; about 15-30 s on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import trio
+from jackal.game.cards import DECK, Card
+from jackal.game.deal import Deal
+from jackal.game.match import deal_seed
+from jackal.game.seats import SEATS, Seat
+from jackal.server.config import ServerConfig
+from jackal.server.listener import serve
+
+DEALS_WANTED = 1000
+PARALLEL_TABLES = 8
+TARGET = 300
+#: Any card-like token in the raw text: rank (also "10") then suit, not inside a longer word.
+CARD_RE = re.compile(rb"(?<![A-Za-z0-9])(10|[A2-9TJQK])([SHDC])(?![A-Za-z0-9])")
+ALL_CARDS = frozenset(str(card) for card in DECK)
+
+
+def cards_named(line: bytes) -> set[str]:
+    """Every card the raw line names, in canonical text."""
+    return {("T" if rank == b"10" else rank.decode()) + suit.decode()
+            for rank, suit in CARD_RE.findall(line)}
+
+
+class RawClient:
+    """A bare line client over a real TCP stream: JSON dicts out, raw lines in."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.buf = b""
+        self.lines: list[bytes] = []
+
+    @classmethod
+    async def connect(cls, port: int, lines: list[bytes] | None = None) -> RawClient:
+        """A new connection; pass ``lines`` to continue an earlier connection's record."""
+        client = cls(await trio.open_tcp_stream("127.0.0.1", port))
+        if lines is not None:
+            client.lines = lines
+        return client
+
+    async def send(self, **msg: Any) -> None:
+        await self.stream.send_all(msgspec.json.encode(msg) + b"\n")
+
+    async def recv(self) -> dict[str, Any]:
+        """The next message; every received line is also kept in ``lines``."""
+        while b"\n" not in self.buf:
+            data = await self.stream.receive_some(65536)
+            if not data:
+                raise EOFError("server closed the connection")
+            self.buf += data
+        line, _, self.buf = self.buf.partition(b"\n")
+        self.lines.append(line)
+        msg: dict[str, Any] = msgspec.json.decode(line)
+        return msg
+
+    async def expect(self, kind: str) -> dict[str, Any]:
+        """Read until a message of ``kind``; an ``error`` on the way fails the test."""
+        while True:
+            msg = await self.recv()
+            assert msg["type"] != "error", msg
+            if msg["type"] == kind:
+                return msg
+
+
+@dataclass
+class Audit:
+    deals: int = 0
+    lines: int = 0
+    matches: int = 0
+    leaks: list[str] = field(default_factory=list)
+    #: Mid-deal table_state snapshots audited, and seats reclaimed mid-deal.
+    snapshots: int = 0
+    reclaims: int = 0
+    #: One match's streams, kept to prove the audit can fail (see the end of the test).
+    sample: tuple[int, list[Stream]] | None = None
+
+
+Stream = tuple[Seat | None, list[bytes]]
+
+
+def check_match(seed: int, streams: list[Stream], audit: Audit) -> None:
+    """Replay every kept stream of one match against the independently known hands.
+
+    ``streams`` holds (seat or None for a spectator, lines received in order); the first
+    spectator's stream must cover the whole match (it is the reference for play order).
+    """
+    # Ground truth per deal: the engine's deal from the table seed, checked against each
+    # seat's own deal_started copy; the order of plays from the reference spectator.
+    hands: dict[int, dict[Seat, frozenset[str]]] = {}
+    dealers: dict[int, Seat] = {}
+    order: dict[int, list[tuple[Seat, str]]] = {}
+    reference = next(lines for seat, lines in streams if seat is None)
+    current = 0
+    for line in reference:
+        msg = msgspec.json.decode(line)
+        if msg["type"] == "deal_started":
+            current = msg["deal"]
+            dealers[current] = Seat(msg["dealer"])
+            order[current] = []
+        elif msg["type"] == "played":
+            order[current].append((Seat(msg["seat"]), msg["card"]))
+    assert dealers, "no deal was played"
+    for number, dealer in dealers.items():
+        engine = Deal.from_seed(deal_seed(seed, number), dealer)
+        hands[number] = {s: frozenset(str(c) for c in engine.dealt_hand(s)) for s in SEATS}
+        assert frozenset().union(*hands[number].values()) == ALL_CARDS
+    audit.deals += len(dealers)
+    for seat, lines in streams:
+        audit.lines += len(lines)
+        audit_stream(seed, seat, lines, hands, order, audit)
+
+
+def audit_stream(seed: int, seat: Seat | None, lines: list[bytes],
+                 hands: dict[int, dict[Seat, frozenset[str]]],
+                 order: dict[int, list[tuple[Seat, str]]], audit: Audit) -> None:
+    """One connection's lines, in order: no card outside its hand and the played ones."""
+    who = seat or "spectator"
+    deal: int | None = None
+    public: set[str] = set()
+    for line in lines:
+        msg = msgspec.json.decode(line)
+        kind = msg["type"]
+        if kind == "deal_started":
+            deal, public = msg["deal"], set()
+            if seat is not None:
+                assert frozenset(msg["hand"]) == hands[deal][seat], f"{seat} dealt wrongly"
+            else:
+                assert "hand" not in msg, f"a spectator got a hand: {msg}"
+        elif kind == "table_state":
+            # A snapshot mid-deal (late spectator, reclaimed seat): its rows must be exactly
+            # the first k plays of the deal, and only then do they count as public.
+            deal = msg["deal"] if msg["status"] == "playing" else None
+            if deal is not None:
+                rows = msg["rows"]
+                k = sum(len(row) for row in rows.values())
+                for s in SEATS:
+                    assert rows[s] == [c for who_, c in order[deal][:k] if who_ is s], rows
+                public = {card for _, card in order[deal][:k]}
+                if seat is not None:
+                    assert set(msg["hand"]) == hands[deal][seat] - public, msg["hand"]
+                else:
+                    assert "hand" not in msg, f"a spectator got a hand: {msg}"
+        if deal is None:
+            continue
+        if kind == "played":
+            owner = Seat(msg["seat"])
+            assert msg["card"] in hands[deal][owner], f"{owner} played {msg['card']}"
+            public.add(msg["card"])
+        if kind == "deal_ended":
+            deal = None
+            continue
+        own = hands[deal][seat] if seat is not None else frozenset()
+        hidden = cards_named(line) - own - public
+        if hidden:
+            audit.leaks.append(f"seed {seed} deal {deal}: {who} saw {sorted(hidden)} "
+                               f"in {line[:300]!r}")
+            if kind == "table_state":
+                audit.snapshots += 1
+        elif kind == "table_state" and deal is not None:
+            audit.snapshots += 1
+
+
+async def seat_loop(client: RawClient, seat: Seat, port: int, token: str, reclaim: bool,
+                    extra: list[RawClient]) -> None:
+    """Play this seat's turns until match_ended.
+
+    With ``reclaim``, on its 4th turn of deal 2 the seat hangs up instead of playing,
+    reconnects, reclaims the seat with its token, and plays on from the snapshot it gets.
+    Its lines go on in the same list, as one stream.
+    """
+    hand: list[str] = []
+    deal = 0
+    while True:
+        msg = await client.recv()
+        kind = msg["type"]
+        assert kind != "error", msg
+        if kind == "deal_started":
+            hand, deal = list(msg["hand"]), msg["deal"]
+        elif kind == "turn" and msg["seat"] == seat:
+            if reclaim and deal == 2 and len(hand) == 13 - 3:
+                reclaim = False
+                await client.stream.aclose()
+                client = await RawClient.connect(port, lines=client.lines)
+                extra.append(client)
+                await client.expect("welcome")
+                await client.send(type="hello", name=f"audit-{seat}", token=token)
+                assert (await client.expect("hello_ok"))["seat"] == seat
+                state = await client.expect("table_state")
+                assert state["turn"] == seat and state["deal"] == 2, state
+                hand = list(state["hand"])
+            # Vary the choice so rows differ between tables: cycle through the hand.
+            card = hand.pop(len(client.lines) % len(hand))
+            await client.send(type="play", card=card)
+        elif kind == "deal_ended" and msg["winner"] is not None and \
+                max(msg["scores"].values()) >= TARGET:
+            continue  # match_ended follows
+        elif kind == "deal_ended":
+            await client.send(type="ready")
+        elif kind == "match_ended":
+            return
+        elif kind == "ping":
+            await client.send(type="pong")
+
+
+async def spectator_loop(client: RawClient, plays_seen: trio.Event | None = None) -> None:
+    """Watch to the end of the match; set ``plays_seen`` after the 10th play of deal 1."""
+    plays = 0
+    while True:
+        msg = await client.recv()
+        if msg["type"] == "played":
+            plays += 1
+            if plays == 10 and plays_seen is not None:
+                plays_seen.set()
+        if msg["type"] == "match_ended":
+            return
+        if msg["type"] == "ping":
+            await client.send(type="pong")
+
+
+async def late_spectator(port: int, table: str, plays_seen: trio.Event,
+                         streams: list[Stream], extra: list[RawClient]) -> None:
+    """Start watching in the middle of deal 1: the snapshot must show rows, no hand."""
+    await plays_seen.wait()
+    client = await RawClient.connect(port)
+    extra.append(client)
+    await client.expect("welcome")
+    await client.send(type="hello", name="latecomer")
+    await client.expect("hello_ok")
+    await client.send(type="spectate", table=table)
+    streams.append((None, client.lines))
+    await spectator_loop(client)
+
+
+async def play_match(port: int, seed: int, bots: tuple[Seat, ...], audit: Audit) -> None:
+    """One table: create, seat humans and bots, spectate, play the match, audit it.
+
+    A second spectator arrives in the middle of deal 1, and N drops and reclaims its
+    seat in the middle of deal 2, so mid-deal snapshots are audited too.
+    """
+    humans = [seat for seat in SEATS if seat not in bots]
+    clients = {seat: await RawClient.connect(port) for seat in humans}
+    watcher = await RawClient.connect(port)
+    everyone: list[tuple[Seat | None, RawClient]] = [*clients.items(), (None, watcher)]
+    extra: list[RawClient] = []
+    tokens: dict[Seat, str] = {}
+    try:
+        for seat, client in everyone:
+            await client.expect("welcome")
+            await client.send(type="hello", name=f"audit-{seat or 'spec'}")
+            await client.expect("hello_ok")
+        await watcher.send(type="create_table", name=f"audit{seed}", target=TARGET, seed=seed,
+                           id="c")
+        table = (await watcher.expect("table_created"))["table"]
+        await watcher.send(type="spectate", table=table)
+        await watcher.expect("table_state")
+        for seat in bots:
+            await watcher.send(type="add_bot", table=table, seat=seat, strategy="random")
+            await watcher.expect("ok")
+        for seat, client in clients.items():
+            await client.send(type="join", table=table, seat=seat)
+            tokens[seat] = (await client.expect("joined"))["token"]
+        for client in clients.values():
+            await client.send(type="ready")
+        streams: list[Stream] = [(seat, client.lines) for seat, client in everyone]
+        plays_seen = trio.Event()
+        async with trio.open_nursery() as nursery:
+            for seat, client in clients.items():
+                nursery.start_soon(seat_loop, client, seat, port, tokens[seat],
+                                   seat is Seat.N, extra)
+            nursery.start_soon(spectator_loop, watcher, plays_seen)
+            nursery.start_soon(late_spectator, port, table, plays_seen, streams, extra)
+    finally:
+        for client in [client for _, client in everyone] + extra:
+            await client.stream.aclose()
+    check_match(seed, streams, audit)
+    audit.matches += 1
+    audit.reclaims += sum(1 for line in clients[Seat.N].lines if b'"hello_ok"' in line) - 1
+    if audit.sample is None and not bots:
+        audit.sample = (seed, streams)
+
+
+async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
+    audit = Audit()
+    config = ServerConfig(host="127.0.0.1", port=0, rate_per_second=1000.0, rate_burst=1000.0)
+    with trio.fail_after(110):
+        async with trio.open_nursery() as server:
+            port = await server.start(serve, config)
+            seeds = iter(range(1, 10_000))
+
+            async def worker(number: int) -> None:
+                while audit.deals < DEALS_WANTED:
+                    seed = next(seeds)
+                    # Every third table has two server-side bots (a seat each side).
+                    bots = (Seat.E, Seat.S) if seed % 3 == 0 else ()
+                    await play_match(port, seed, bots, audit)
+
+            async with trio.open_nursery() as workers:
+                for number in range(PARALLEL_TABLES):
+                    workers.start_soon(worker, number)
+            server.cancel_scope.cancel()
+    assert not audit.leaks, "\n".join(audit.leaks[:10])
+    assert audit.deals >= DEALS_WANTED
+    # The audit really looked at traffic: tens of lines per deal and connection.
+    assert audit.lines > audit.deals * 4 * 32
+    # Mid-deal snapshots were audited too: a late spectator and a reclaimed seat per table.
+    assert audit.snapshots >= audit.matches and audit.reclaims >= audit.matches * 9 // 10
+    print(f"audited {audit.deals} deals, {audit.matches} matches, {audit.lines} lines, "
+          f"{audit.snapshots} mid-deal snapshots, {audit.reclaims} reclaims")
+
+    # And it can fail: slip one unplayed card of E into a line N receives mid-deal.
+    assert audit.sample is not None
+    seed, streams = audit.sample
+    by_seat = {seat: lines for seat, lines in streams if seat is not None}
+    north = list(by_seat[Seat.N])
+    start = next(i for i, line in enumerate(north) if b'"deal_started"' in line)
+    east_hand = next(msgspec.json.decode(line)["hand"] for line in by_seat[Seat.E]
+                     if b'"deal_started"' in line)
+    north.insert(start + 1, b'{"type":"turn","seat":"E","hint":"%s"}' % east_hand[0].encode())
+    caught = Audit()
+    check_match(seed, [(seat, north if seat is Seat.N else lines) for seat, lines in streams],
+                caught)
+    assert len(caught.leaks) == 1 and east_hand[0] in caught.leaks[0]
+
+
+def test_card_pattern_finds_cards_anywhere() -> None:
+    """The detector itself: cards in any field or prose, not inside longer words."""
+    line = b'{"type":"x","hand":["7H","TS"],"text":"my 10C promised AS","w":"KSX","t":"a-QD"}'
+    assert cards_named(line) == {"7H", "TS", "TC", "AS", "QD"}
+    assert cards_named(b'{"type":"turn","seat":"S"}') == set()
+    assert Card.parse("10C") == Card.parse("TC")

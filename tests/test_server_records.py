@@ -1,0 +1,251 @@
+"""Match records, ``jackal replay``, and crash recovery of a real ``jackal serve`` process."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import trio
+from jackal.server.config import ServerConfig
+from jackal.server.tokens import hash_token
+from test_server_support import RawClient, new_table, play_out, running_server
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+async def _seat_four(port: int, table: str) -> list[RawClient]:
+    clients = []
+    for seat in ("N", "E", "S", "W"):
+        client = await RawClient.connect(port, f"p{seat}")
+        await client.hello()
+        await client.join(table, seat)
+        clients.append(client)
+    for client in clients:
+        await client.request(type="ready")
+    return clients
+
+
+def _events(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+async def test_a_match_is_recorded_and_replayed(tmp_path: Path, run_jackal: Any) -> None:
+    records = tmp_path / "records"
+    async with running_server(ServerConfig(records_dir=records)) as port:
+        lobby = await RawClient.connect(port, "lobby")
+        await lobby.hello()
+        table = await new_table(lobby, name="recorded", target=1, seed=31)
+        clients = await _seat_four(port, table)
+        async with trio.open_nursery() as nursery:
+            for client in clients:
+                nursery.start_soon(play_out, client, lambda m: m["type"] == "match_ended")
+    files = list(records.glob("*.jsonl"))
+    assert len(files) == 1
+    events = _events(files[0])
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "table" and events[0]["seed"] == 31 and events[0]["name"] == "recorded"
+    assert kinds.count("conventions") == 2
+    assert kinds[-1] == "match_end"
+    deals = kinds.count("deal")
+    assert deals >= 1 and kinds.count("play") == 32 * deals and kinds.count("result") == deals
+    seats = [e for e in events if e["event"] == "seat"]
+    # Token hashes are recorded, the tokens themselves never.
+    text = files[0].read_text()
+    for client in clients:
+        assert client.token is not None and client.token not in text
+        assert any(s["token_hash"] == hash_token(client.token) for s in seats)
+    # Plays are recorded in the order everyone saw them.
+    seen = [(m["seat"], m["card"]) for m in clients[0].log if m["type"] == "played"]
+    assert seen == [(e["seat"], e["card"]) for e in events if e["event"] == "play"]
+
+    result = run_jackal("replay", str(files[0]))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Deal 1: dealer" in out and "Match over:" in out
+    first_row = [m["card"] for m in clients[0].log if m["type"] == "played"
+                 and m["seat"] == "N"][:8]
+    assert " ".join(first_row) in out
+    ended = next(m for m in clients[0].log if m["type"] == "deal_ended")
+    assert f"Score after deal 1: NS {ended['scores']['NS']}, EW {ended['scores']['EW']}" in out
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"event":"play"}\n')
+    result = run_jackal("replay", str(bad))
+    assert result.returncode == 2 and "jackal replay" in result.stderr
+
+
+class ServerProcess:
+    """``jackal serve`` in a subprocess; its log goes to a file we poll for the port."""
+
+    def __init__(self, records: Path, log: Path) -> None:
+        self.log = log
+        self.handle = log.open("ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "jackal.cli.main", "serve", "--port", "0",
+             "--records", str(records), "--between-deals", "0.2"],
+            stdout=self.handle, stderr=self.handle, cwd=ROOT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        self.seen = log.stat().st_size if log.exists() else 0
+
+    async def port(self) -> int:
+        with trio.fail_after(20):
+            while True:
+                text = self.log.read_text(errors="replace")
+                found = re.findall(r"listening on 127\.0\.0\.1:(\d+)", text)
+                if len(found) > 0 and text.count("listening on") > self._starts_before:
+                    return int(found[-1])
+                if self.proc.poll() is not None:
+                    raise AssertionError(f"server exited: {text}")
+                await trio.sleep(0.05)
+
+    _starts_before = 0
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+        self.handle.close()
+
+    def stop(self) -> int:
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(10)
+        self.handle.close()
+        return code
+
+
+async def test_crash_recovery_after_sigkill(tmp_path: Path) -> None:
+    records, log = tmp_path / "records", tmp_path / "server.log"
+    server = ServerProcess(records, log)
+    try:
+        port = await server.port()
+        lobby = await RawClient.connect(port, "lobby")
+        await lobby.hello()
+        table = await new_table(lobby, target=300, seed=4242)
+        clients = await _seat_four(port, table)
+        # Play the first deal and 11 cards of the second, then kill the server hard.
+        count = 0
+
+        def eleventh_of_deal_two(msg: dict[str, Any]) -> bool:
+            nonlocal count
+            if msg["type"] == "played" and any(
+                    m["type"] == "deal_started" and m["deal"] == 2 for m in clients[0].log):
+                count += 1
+            return count >= 11
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play_out, clients[0], eleventh_of_deal_two)
+            for client in clients[1:]:
+                nursery.start_soon(play_out, client, lambda m: False)
+            await trio.sleep(0)
+            with trio.fail_after(30):
+                while count < 11:
+                    await trio.sleep(0.01)
+            server.kill()
+            nursery.cancel_scope.cancel()
+        rows_before = {s: [m["card"] for m in clients[0].log
+                           if m["type"] == "played" and m["seat"] == s][8:] for s in "NESW"}
+        scores_before = next(m for m in clients[0].log if m["type"] == "deal_ended")["scores"]
+        # Restart on the same records directory.
+        server = ServerProcess(records, log)
+        server._starts_before = 1
+        port = await server.port()
+        back = []
+        for old in clients:
+            client = await RawClient.connect(port, old.name)
+            ok = await client.hello(token=old.token)
+            assert ok["table"] == table and ok["seat"] == old.seat
+            state = await client.wait_type("table_state")
+            assert state["rows"] == rows_before and state["deal"] == 2
+            assert state["scores"] == scores_before and state["status"] == "playing"
+            assert len(state["hand"]) == 13 - len(rows_before[old.seat])
+            client.seat, client.token, client.hand = old.seat, old.token, state["hand"]
+            back.append(client)
+        async with trio.open_nursery() as nursery:
+            for client in back:
+                nursery.start_soon(play_out, client, lambda m: m["type"] == "match_ended")
+        final = back[0].log[-1]
+        assert final["type"] == "match_ended" and max(final["scores"].values()) >= 300
+        ended = [m for m in back[0].log if m["type"] == "deal_ended"]
+        assert ended[0]["deal"] == 2
+        assert server.stop() == 0
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+    text = log.read_text()
+    assert "restored" in text
+    # The record reads back as one whole match with no play lost.
+    files = list(records.glob("*.jsonl"))
+    assert len(files) == 1
+    events = _events(files[0])
+    assert events[-1]["event"] == "match_end"
+    assert sum(1 for e in events if e["event"] == "play") == 32 * sum(
+        1 for e in events if e["event"] == "result")
+
+
+async def test_sigterm_sends_server_shutdown(tmp_path: Path) -> None:
+    server = ServerProcess(tmp_path / "records", tmp_path / "server.log")
+    try:
+        port = await server.port()
+        client = await RawClient.connect(port, "c")
+        await client.hello()
+        server.proc.send_signal(signal.SIGTERM)
+        got = await client.eof()
+        assert got[-1]["type"] == "server_shutdown"
+        assert server.proc.wait(10) == 0
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+
+
+class _Peer:
+    def __init__(self) -> None:
+        self.got: list[Any] = []
+
+    def deliver(self, msg: Any) -> None:
+        self.got.append(msg)
+
+
+def test_restore_between_deals_and_with_a_torn_last_line(tmp_path: Path) -> None:
+    """Sans-IO: a table recorded to a file comes back in the same state."""
+    from jackal.game.seats import Seat
+    from jackal.server.records import RecordFile, restore_tables
+    from jackal.server.table import Table, TableOptions
+
+    record = RecordFile.create(tmp_path, "t7")
+    table = Table("t7", TableOptions(name="r", target=10_000, seed=77), recorder=record)
+    table.record_header()
+    peers = [_Peer() for _ in range(3)]
+    tokens = []
+    for peer, seat in zip(peers, (Seat.N, Seat.E, Seat.S), strict=True):
+        token, _ = table.join(peer, "p", seat)
+        tokens.append(token)
+    table.add_bot(peers[0], Seat.W, "random")
+    for peer in peers:
+        table.ready(peer, 0.0)
+    while table.status == "playing":
+        deal = table.match.deal
+        assert deal is not None and deal.turn is not None
+        table._apply_play(deal.turn, deal.legal_plays()[0], 1.0, None, None)
+    assert table.status == "between_deals"
+    scores = dict(table.match.scores)
+    record.close()
+    with record.path.open("a") as handle:
+        handle.write('{"event":"play","seat":"N"')  # the crash tore this line
+    restored = restore_tables(tmp_path, now=100.0)
+    assert len(restored) == 1
+    again, new_record = restored[0]
+    assert again.id == "t7" and again.status == "between_deals"
+    assert again.match.scores == scores and again.match.deal_number == 1
+    assert again.between_deadline == 100.0 + again.options.between_deals_seconds
+    assert again.seats[Seat.W].kind == "bot"
+    for slot in again.humans:
+        assert slot.peer is None and slot.held_until == 100.0 + again.options.hold_seconds
+    from jackal.server.tokens import hash_token
+
+    assert again.find_token(hash_token(tokens[1])) is Seat.E
+    new_record.close()

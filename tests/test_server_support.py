@@ -1,0 +1,269 @@
+"""Helpers for the server tests: a raw line-protocol client and a hidden-card checker.
+
+The client speaks the wire protocol with nothing but ``json`` and a trio TCP stream,
+so the tests see exactly the bytes a netcat user or a third-party bot would. (Its own
+few tests are at the bottom.)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import trio
+import trio.testing
+from jackal.game.deal import Deal
+from jackal.game.match import deal_seed
+from jackal.game.seats import Seat
+from jackal.server.config import ServerConfig
+from jackal.server.listener import serve
+
+Msg = dict[str, Any]
+SEATS = ("N", "E", "S", "W")
+CARD_RE = re.compile(r"^(?:[A2-9TJQK])[SHDC]$")
+
+
+def make_bot_clock() -> trio.testing.MockClock:
+    """An autojump clock that waits for real idleness before jumping.
+
+    Server-side bots think in worker threads; a clock that jumps the instant every task
+    waits would skip virtual seconds while a thread works (hitting the bot time cap and
+    the tests' own timeouts). A small real-time threshold lets the thread finish first.
+    Use it as a fixture: ``bot_clock = pytest.fixture(make_bot_clock)`` in a test module.
+    """
+    return trio.testing.MockClock(autojump_threshold=0.02)
+
+
+class RawClient:
+    """One TCP connection speaking JSON lines; keeps every message it received."""
+
+    def __init__(self, stream: trio.SocketStream, name: str = "") -> None:
+        self.stream = stream
+        self.name = name
+        self._buf = b""
+        self.log: list[Msg] = []
+        self._next_id = 0
+        self.closed = False
+        self.seat: str | None = None
+        self.token: str | None = None
+        self.hand: list[str] = []
+        #: Whose turn the last turn/table_state message said it was.
+        self.turn: str | None = None
+        #: Answer the server's keepalive pings, as every real client must.
+        self.auto_pong = True
+
+    @classmethod
+    async def connect(cls, port: int, name: str = "") -> RawClient:
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        client = cls(stream, name)
+        welcome = await client.recv()
+        assert welcome["type"] == "welcome", welcome
+        return client
+
+    async def send_raw(self, data: bytes) -> None:
+        await self.stream.send_all(data)
+
+    async def send(self, **msg: Any) -> None:
+        await self.stream.send_all(json.dumps(msg).encode() + b"\n")
+
+    async def recv(self, timeout: float = 10.0) -> Msg:
+        """The next message (fails the test after ``timeout``)."""
+        with trio.fail_after(timeout):
+            while b"\n" not in self._buf:
+                data = await self.stream.receive_some(65536)
+                if not data:
+                    self.closed = True
+                    raise EOFError(f"{self.name}: connection closed")
+                self._buf += data
+            line, _, self._buf = self._buf.partition(b"\n")
+        msg: Msg = json.loads(line)
+        self.log.append(msg)
+        if msg["type"] == "ping" and self.auto_pong:
+            await self.send(type="pong")
+        elif msg["type"] in ("turn", "table_state"):
+            self.turn = msg["turn" if msg["type"] == "table_state" else "seat"]
+        elif msg["type"] == "played":
+            self.turn = None
+        return msg
+
+    async def recv_until(self, predicate: Callable[[Msg], bool], timeout: float = 10.0
+                         ) -> list[Msg]:
+        """Messages up to and including the first that matches (all of them)."""
+        got: list[Msg] = []
+        with trio.fail_after(timeout):
+            while True:
+                msg = await self.recv(timeout)
+                got.append(msg)
+                if predicate(msg):
+                    return got
+
+    async def wait_type(self, kind: str, timeout: float = 10.0) -> Msg:
+        return (await self.recv_until(lambda m: m["type"] == kind, timeout))[-1]
+
+    async def request(self, timeout: float = 10.0, **msg: Any) -> Msg:
+        """Send ``msg`` with a fresh id; return the reply carrying that id."""
+        self._next_id += 1
+        rid = f"{self.name}-{self._next_id}"
+        await self.send(id=rid, **msg)
+        return (await self.recv_until(lambda m: m.get("id") == rid, timeout))[-1]
+
+    async def hello(self, name: str | None = None, **extra: Any) -> Msg:
+        reply = await self.request(type="hello", name=name or self.name or "x", **extra)
+        assert reply["type"] == "hello_ok", reply
+        return reply
+
+    async def join(self, table: str, seat: str | None = None) -> Msg:
+        fields: dict[str, Any] = {"table": table}
+        if seat is not None:
+            fields["seat"] = seat
+        reply = await self.request(type="join", **fields)
+        assert reply["type"] == "joined", reply
+        self.seat, self.token = reply["seat"], reply["token"]
+        state = await self.wait_type("table_state")
+        assert state["you"] == self.seat, state
+        return reply
+
+    async def eof(self, timeout: float = 10.0) -> list[Msg]:
+        """Read until the server closes; return what came before."""
+        got: list[Msg] = []
+        try:
+            while True:
+                got.append(await self.recv(timeout))
+        except EOFError:
+            return got
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
+@asynccontextmanager
+async def running_server(config: ServerConfig | None = None) -> AsyncIterator[int]:
+    """A real server on a free port for the body of the ``async with``."""
+    config = config or ServerConfig(port=0)
+    config.port = 0
+    async with trio.open_nursery() as nursery:
+        port: int = await nursery.start(serve, config)
+        yield port
+        nursery.cancel_scope.cancel()
+
+
+async def new_table(client: RawClient, **options: Any) -> str:
+    reply = await client.request(type="create_table", **options)
+    assert reply["type"] == "table_created", reply
+    return str(reply["table"])
+
+
+async def play_out(client: RawClient, until: Callable[[Msg], bool],
+                   choose: Callable[[list[str]], str] = lambda hand: hand[0],
+                   ready_between: bool = True, timeout: float = 60.0) -> None:
+    """Play for ``client``'s seat (tracking its hand) until a message matches ``until``."""
+    with trio.fail_after(timeout):
+        if client.turn is not None and client.turn == client.seat:
+            # Our turn was announced in a message someone else already read.
+            await client.send(type="play", card=choose(client.hand))
+        while True:
+            msg = await client.recv(timeout)
+            kind = msg["type"]
+            if kind == "deal_started" or (kind == "table_state" and msg.get("hand") is not None):
+                client.hand = list(msg["hand"])
+            elif kind == "turn" and msg["seat"] == client.seat:
+                await client.send(type="play", card=choose(client.hand))
+            elif kind == "played" and msg["seat"] == client.seat:
+                client.hand.remove(msg["card"])
+            elif kind == "deal_ended" and ready_between:
+                await client.send(type="ready")
+            if until(msg):
+                return
+
+
+def cards_in(obj: Any, skip_keys: Iterable[str] = ()) -> set[str]:
+    """Every card-looking string anywhere in a decoded message."""
+    skip = set(skip_keys)
+    found: set[str] = set()
+    if isinstance(obj, str):
+        if CARD_RE.match(obj):
+            found.add(obj)
+    elif isinstance(obj, list):
+        for item in obj:
+            found |= cards_in(item, skip)
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            if key not in skip:
+                found |= cards_in(value, skip)
+    return found
+
+
+def check_no_leaks(log: list[Msg], seat: str | None, match_seed: int) -> int:
+    """Fail if ``log`` (one recipient's messages) shows an unplayed card of another seat.
+
+    Between a ``deal_started`` and its ``deal_ended``, every card named anywhere in a
+    message must be in the recipient's own dealt hand or already played (per the
+    ``played`` events received so far, or a ``table_state``'s rows). ``hand`` fields must
+    be the recipient's own. Returns the number of in-deal messages checked.
+    """
+    checked = 0
+    own: set[str] = set()
+    played: list[str] = []
+    in_deal = False
+    for msg in log:
+        kind = msg["type"]
+        if kind == "deal_started":
+            deal = Deal.from_seed(deal_seed(match_seed, msg["deal"]), Seat(msg["dealer"]))
+            own = {str(c) for c in deal.dealt_hand(Seat(seat))} if seat else set()
+            played = []
+            in_deal = True
+            if seat is None:
+                assert msg.get("hand") is None, msg
+            else:
+                assert set(msg["hand"]) == own, msg
+        if kind == "deal_ended":
+            in_deal = False
+            continue
+        if kind == "table_state" and msg["status"] == "playing":
+            if msg.get("you") is not None:
+                deal_no = msg["deal"]
+                assert seat == msg["you"]
+                dealer = Seat(msg["dealer"])
+                deal = Deal.from_seed(deal_seed(match_seed, deal_no), dealer)
+                own = {str(c) for c in deal.dealt_hand(Seat(seat))}
+            played = [c for s in SEATS for c in msg["rows"][s]]
+            in_deal = True
+        if not in_deal:
+            continue
+        if kind == "played":
+            played.append(msg["card"])
+        checked += 1
+        hand = msg.get("hand")
+        if hand is not None:
+            assert set(hand) <= own, (seat, msg)
+        named = cards_in(msg, skip_keys=("hand",))
+        leaked = named - own - set(played)
+        assert not leaked, (seat, leaked, msg)
+    return checked
+
+
+# ---------------------------------------------------------------------------- self-tests
+
+
+def test_cards_in_finds_nested_cards() -> None:
+    msg = {"type": "x", "rows": {"N": ["7H", "TS"]}, "hand": ["AC"], "text": "7H is nice"}
+    assert cards_in(msg) == {"7H", "TS", "AC"}
+    assert cards_in(msg, skip_keys=("hand",)) == {"7H", "TS"}
+
+
+def test_leak_checker_catches_a_foreign_card() -> None:
+    deal = Deal.from_seed(deal_seed(5, 1), Seat.N)
+    foreign = str(deal.dealt_hand(Seat.E)[0])
+    mine = [str(c) for c in deal.dealt_hand(Seat.N)]
+    log: list[Msg] = [
+        {"type": "deal_started", "deal": 1, "dealer": "N", "first": "E", "hand": mine},
+        {"type": "turn", "seat": "E", "hint": foreign},
+    ]
+    try:
+        check_no_leaks(log, "N", 5)
+    except AssertionError:
+        return
+    raise AssertionError("the checker missed a leaked card")

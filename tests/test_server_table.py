@@ -1,0 +1,199 @@
+"""The table state machine on its own (no sockets): random action sequences.
+
+Hypothesis drives random actions from six participants (some seated, some watching)
+and checks, after every step: a refused action changed nothing at all (every
+recipient's snapshot is identical), every request got exactly one direct reply, and no
+message to anyone names a card another seat still holds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jackal.game.seats import SEATS, Seat
+from jackal.protocol.errors import ProtocolError
+from jackal.protocol.messages import ServerMessage
+from jackal.server import views
+from jackal.server.table import Table, TableOptions
+
+
+class FakePeer:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.got: list[ServerMessage] = []
+
+    def deliver(self, msg: ServerMessage) -> None:
+        self.got.append(msg)
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+
+def _snapshot(table: Table, peers: list[FakePeer]) -> list[Any]:
+    shots = [msgspec.to_builtins(views.table_state(table, seat)) for seat in (*SEATS, None)]
+    shots.append(sorted(table.questions))
+    shots.append([(s.kind, s.name, s.token_hash, s.ready, s.held_until, s.takeover,
+                   s.peer) for s in table.seats.values()])
+    shots.append(list(table.spectators))
+    return shots
+
+
+def _card_strings(obj: Any) -> set[str]:
+    found: set[str] = set()
+    if isinstance(obj, str) and len(obj) == 2 and obj[1] in "SHDC" and obj[0] in \
+            "A23456789TJQK":
+        found.add(obj)
+    elif isinstance(obj, list):
+        for item in obj:
+            found |= _card_strings(item)
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            if key != "hand":
+                found |= _card_strings(value)
+    return found
+
+
+ACTIONS = st.lists(
+    st.tuples(
+        st.integers(0, 5),  # who
+        st.sampled_from(["join", "join_any", "spectate", "leave", "ready", "play_bad",
+                         "add_bot", "disconnect", "conventions", "explain", "ask", "answer",
+                         "tick", *["play"] * 8, *["bot_play"] * 3]),
+        st.integers(0, 3),  # a seat
+        st.integers(0, 12),  # a card choice / index
+    ),
+    min_size=50,
+    max_size=300,
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(actions=ACTIONS, seed=st.integers(0, 2**32), seated=st.booleans())
+def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, int, int]],
+                                                  seed: int, seated: bool) -> None:
+    table = Table("t1", TableOptions(name="fuzz", target=60, seed=seed, hold_seconds=5,
+                                     between_deals_seconds=3))
+    peers = [FakePeer(f"p{i}") for i in range(6)]
+    now = 0.0
+    if seated:
+        # Half the examples start mid-match: three humans and a bot, all ready.
+        for i in range(3):
+            table.join(peers[i], peers[i].name, SEATS[i])
+        table.add_bot(peers[5], Seat.W, "random")
+        for i in range(3):
+            table.ready(peers[i], now)
+        assert table.status == "playing"
+    for step, (who, action, seat_i, pick) in enumerate(actions):
+        now += 1.0
+        if seated and step % 5:
+            # Seated examples are mostly play, so many deals get finished; every fifth
+            # step is a random action that may disturb the match.
+            turn = table.bot_turn()
+            action, pick = ("bot_play", pick) if turn is not None else ("play", pick | 1)
+        peer = peers[who]
+        seat = SEATS[seat_i]
+        before = _snapshot(table, peers)
+        counts = [len(p.got) for p in peers]
+        rid = f"r{step}"
+        out: list[tuple[Any, ServerMessage]] = []
+        try:
+            if action == "join":
+                out = table.join(peer, peer.name, seat, rid)[1]
+            elif action == "join_any":
+                out = table.join(peer, peer.name, None, rid)[1]
+            elif action == "spectate":
+                out = table.spectate(peer, rid)
+            elif action == "leave":
+                out = table.leave(peer, rid)
+            elif action == "ready":
+                out = table.ready(peer, now, rid)
+            elif action in ("play", "play_bad"):
+                deal = table.match.deal
+                if action == "play" and deal is not None and deal.turn is not None:
+                    mover = table.seats[deal.turn].peer
+                    if isinstance(mover, FakePeer) and pick % 4:
+                        # Mostly let the seat to move play, so deals get played out.
+                        peer, who = mover, peers.index(mover)
+                mine = table.seat_of(peer)
+                deal = table.match.deal
+                hand = deal.hand(mine) if deal is not None and mine is not None else ()
+                if action == "play" and hand:
+                    card = str(hand[pick % len(hand)])
+                else:
+                    card = ["AS", "ZZ", "KH", "10C"][pick % 4]
+                out = table.play(peer, card, now, rid)
+            elif action == "add_bot":
+                out = table.add_bot(peer, seat, "random" if pick % 3 else "nope", rid)
+            elif action == "disconnect":
+                out = table.disconnect(peer, now)
+                rid = ""
+            elif action == "conventions":
+                out = table.set_conventions(peer, ["none", "beginner", "bogus"][pick % 3], rid)
+            elif action == "explain":
+                table.explain(seat, pick % 8 + 1)
+                rid = ""
+            elif action == "ask":
+                out = table.ask(peer, seat, "why?", None, rid)
+            elif action == "answer":
+                out = table.answer(peer, f"q{pick}", "because", rid)
+            elif action == "tick":
+                now += 10.0
+                out = table.tick(now)
+                rid = ""
+            elif action == "bot_play":
+                turn = table.bot_turn()
+                if turn is not None:
+                    hand = table.bot_view(turn).hand
+                    out = table.bot_play(turn, hand[pick % len(hand)], now)
+                rid = ""
+        except ProtocolError as exc:
+            # Refused: nothing changed and nobody was told anything.
+            assert exc.code and exc.message
+            assert _snapshot(table, peers) == before, (action, exc)
+            assert [len(p.got) for p in peers] == counts
+            continue
+        for target, msg in out:
+            target.deliver(msg)
+        if rid:
+            # Exactly one direct reply for the requester (the rest are events).
+            replies = [m for m in peer.got[counts[who]:] if getattr(m, "id", None) == rid]
+            assert len(replies) == 1, (action, peer.got[counts[who]:])
+        # No message names a card that some other seat still holds.
+        deal = table.match.deal
+        for i, p in enumerate(peers):
+            mine = table.seat_of(p)
+            for msg in p.got[counts[i]:]:
+                named = _card_strings(msg_to_obj(msg))
+                if deal is None:
+                    continue
+                for other in SEATS:
+                    if other is mine:
+                        continue
+                    hidden = {str(c) for c in deal.hand(other)}
+                    assert not named & hidden, (p, msg, other)
+                own_hand = getattr(msg, "hand", None)
+                if own_hand is not None:
+                    assert mine is not None
+                    assert set(own_hand) <= {str(c) for c in deal.dealt_hand(mine)}
+    # The status always matches the match's own state.
+    if table.match.is_over:
+        assert table.status == "over"
+    if table.status == "playing":
+        assert table.match.deal is not None
+
+
+def msg_to_obj(msg: ServerMessage) -> Any:
+    return msgspec.to_builtins(msg)
+
+
+def test_seat_is_an_enum_on_the_wire() -> None:
+    table = Table("t1", TableOptions(name="x", target=10, seed=1))
+    peer = FakePeer("a")
+    _, out = table.join(peer, "a", Seat.S, 1)
+    for target, msg in out:
+        target.deliver(msg)
+    joined = msgspec.json.decode(msgspec.json.encode(peer.got[0]))
+    assert joined["seat"] == "S" and len(joined["token"]) >= 43

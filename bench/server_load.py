@@ -27,7 +27,9 @@ is of the server, not of the load generator; the baseline pays the same client c
 ``python bench/server_load.py --tables 250 --json`` prints one JSON object; without
 ``--json`` it prints a short human summary. ``--server-arg=--max-connections=2000``
 passes options through to ``jackal serve``; ``--profile FILE`` runs the server under
-cProfile and leaves the stats in FILE.
+cProfile and leaves the stats in FILE. On a shared machine throughput swings with
+whatever else runs: ``--rounds 3`` repeats everything and reports the median round, and
+``baseline_cpu_ratio`` compares server CPU time per play, which swings less.
 """
 
 from __future__ import annotations

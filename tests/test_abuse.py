@@ -18,7 +18,7 @@ connections throw at the same server:
 
 The good table must finish with no error and no stalled play; afterwards a new client
 says hello and plays a match normally, the server logged no internal error, and its
-resident memory is back near where it was before the abuse. About 20 s.
+resident memory is back near where it was before the abuse. About 5-10 s.
 """
 
 from __future__ import annotations

@@ -77,10 +77,11 @@ from ..protocol.messages import (
 )
 from .bots import BotPool
 from .config import ServerConfig
+from .disclosure import resolve_conventions
 from .lobby import Lobby
 from .records import RecordFile, restore_tables
 from .session import Session
-from .table import Outbox, Table, TableOptions, resolve_conventions, seat_name
+from .table import Outbox, Table, TableOptions, seat_name
 
 __all__ = ["Hub", "server_version"]
 
@@ -108,6 +109,7 @@ class Hub:
         self.sessions: dict[Session, None] = {}
         self.records: dict[str, RecordFile] = {}
         self._wake: dict[str, trio.Event] = {}
+        self._status_seen: dict[str, tuple[str, int]] = {}
         self._nursery: trio.Nursery | None = None
         self._numbers = 0
         self.closing = False
@@ -154,6 +156,12 @@ class Hub:
             self.wake(table)
 
     def wake(self, table: Table) -> None:
+        """Something happened at ``table``: let its task look again (and log news)."""
+        seen = self._status_seen.get(table.id)
+        if seen != (table.status, table.match.deal_number):
+            self._status_seen[table.id] = (table.status, table.match.deal_number)
+            if table.status == "playing":
+                log.info("table %s: deal %d started", table.id, table.match.deal_number)
         event = self._wake.get(table.id)
         if event is not None:
             event.set()
@@ -398,6 +406,7 @@ class Hub:
                                              message="this table failed and is closed")))
         finally:
             self._wake.pop(table.id, None)
+            self._status_seen.pop(table.id, None)
             self.bots.forget(table.id)
             if self.lobby.tables.get(table.id) is table:
                 del self.lobby.tables[table.id]
@@ -436,7 +445,7 @@ class Hub:
                 empty_since = None
             with trio.move_on_at(deadline if deadline is not None else math.inf):
                 await wake.wait()
-            self.send(table.tick(trio.current_time()))
+            self.send(table.tick(trio.current_time()), table)
         return True
 
     async def _linger(self, table: Table) -> None:
@@ -451,7 +460,7 @@ class Hub:
         card = await self.bots.choose(table.id, seat, strategy, table.bot_view(seat))
         if table.version != version or table.bot_turn() is not seat:
             return  # the table moved on while the bot thought (e.g. its player came back)
-        self.send(table.bot_play(seat, card, trio.current_time()))
+        self.send(table.bot_play(seat, card, trio.current_time()), table)
 
 
 def _same(given: str, expected: str) -> bool:

@@ -62,17 +62,14 @@ import msgspec
 from ..bots.base import View
 from ..bots.registry import STRATEGIES
 from ..game.cards import Card, parse_card
-from ..game.conventions import ConventionCard, builtin_card, validate_card
+from ..game.conventions import ConventionCard, builtin_card
 from ..game.deal import Deal
 from ..game.errors import IllegalAction, MalformedInput
-from ..game.explain import explain_play
 from ..game.match import Match
 from ..game.seats import SEATS, TEAMS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
-    AnswerMessage,
     BotTakeover,
-    ConventionsChanged,
     Joined,
     MatchEnded,
     MessageId,
@@ -83,16 +80,16 @@ from ..protocol.messages import (
     PlayerJoined,
     PlayerLeft,
     PlayerReady,
-    Question,
     SeatName,
     ServerMessage,
     TeamName,
     Turn,
 )
 from . import views
+from .disclosure import Disclosure, PendingQuestion
 from .tokens import new_token
 
-__all__ = ["Outbox", "Peer", "SeatSlot", "Status", "Table", "TableOptions", "resolve_conventions"]
+__all__ = ["Outbox", "Peer", "SeatSlot", "Status", "Table", "TableOptions"]
 
 Status = Literal["waiting", "playing", "between_deals", "over"]
 SeatKind = Literal["empty", "human", "bot"]
@@ -163,24 +160,7 @@ class SeatSlot:
         self.ready = self.takeover = False
 
 
-@dataclass
-class PendingQuestion:
-    asker: Seat
-    target: Seat
-
-
-def resolve_conventions(spec: str | ConventionCard, field: str = "card") -> ConventionCard:
-    """A card from the wire: a built-in name or an inline card (never a file path)."""
-    try:
-        if isinstance(spec, str):
-            return builtin_card(spec)
-        validate_card(spec)
-        return spec
-    except (MalformedInput, KeyError, ValueError) as exc:
-        raise ProtocolError(ErrorCode.BAD_CONVENTIONS, f"field '{field}': {exc}") from None
-
-
-class Table:
+class Table(Disclosure):
     """A table: four seats, spectators, the match, and the rules of who may do what."""
 
     def __init__(self, table_id: str, options: TableOptions,
@@ -548,99 +528,3 @@ class Table:
         return View(seat=seat, hand=deal.hand(seat), history=deal.history, dealer=deal.dealer,
                     conventions=dict(self.conventions), scores=dict(self.match.scores),
                     target=self.match.target, deal_number=self.match.deal_number)
-
-    # ------------------------------------------------------------------ conventions
-
-    def set_conventions(self, peer: Peer, spec: str | ConventionCard,
-                        req_id: MessageId | None = None) -> Outbox:
-        """The sender declares its partnership's convention card."""
-        slot = self._require_seat(peer)
-        if self.status not in ("waiting", "between_deals"):
-            raise ProtocolError(ErrorCode.NOT_ALLOWED,
-                                "conventions may change only before the first deal or "
-                                "between deals")
-        card = resolve_conventions(spec)
-        team = slot.seat.team
-        self.conventions[team] = card
-        self.version += 1
-        self._record("conventions", team=team.value, card=msgspec.to_builtins(card))
-        out: Outbox = [(peer, Ok(id=req_id, request="conventions"))]
-        return out + self.broadcast(ConventionsChanged(team=team_name(team), card=card))
-
-    def _explained_deal(self) -> Deal | None:
-        return self.match.deal if self.match.deal is not None else self.last_deal
-
-    def explain(self, seat: Seat, index: int) -> tuple[Card, str, dict[str, Any]]:
-        """The meaning of ``seat``'s ``index``-th card under its partnership's card."""
-        deal = self._explained_deal()
-        if deal is None:
-            raise ProtocolError(ErrorCode.NO_DEAL, "no card has been played yet")
-        row = deal.row(seat)
-        if not 1 <= index <= len(row):
-            raise ProtocolError(ErrorCode.INVALID_MESSAGE,
-                                f"field 'index': {seat} has played {len(row)} card(s), "
-                                f"not {index}")
-        # Only the plays up to and including this one: an explanation is public knowledge
-        # at the moment the card was played.
-        history = deal.history
-        position = [i for i, (who, _) in enumerate(history) if who is seat][index - 1]
-        meaning = explain_play(self.conventions[seat.team], history[:position + 1], seat, index)
-        return row[index - 1], meaning.text, dict(meaning.data)
-
-    def ask(self, peer: Peer, target: Seat, text: str, index: int | None,
-            req_id: MessageId | None = None) -> Outbox:
-        """A free-text question from a seated player to an opponent."""
-        asker = self._require_seat(peer).seat
-        if target.team is asker.team:
-            raise ProtocolError(ErrorCode.NOT_ALLOWED, "you may only ask an opponent")
-        slot = self.seats[target]
-        if not slot.bot_controlled and slot.peer is None:
-            raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the player at {target} is away")
-        qid = f"q{next(self._question_ids)}"
-        question = Question(question=qid, seat=seat_name(target), text=text,
-                            asker=seat_name(asker), index=index)
-        receipt = Question(id=req_id, question=qid, seat=seat_name(target), text=text,
-                           asker=seat_name(asker), index=index)
-        out: Outbox = [(peer, receipt)]
-        if slot.bot_controlled:
-            return out + self._asking_side(asker, AnswerMessage(
-                question=qid, seat=seat_name(target), text=self._bot_answer(target, index)))
-        assert slot.peer is not None
-        self.questions[qid] = PendingQuestion(asker=asker, target=target)
-        return [*out, (slot.peer, question)]
-
-    def _bot_answer(self, seat: Seat, index: int | None) -> str:
-        card = self.conventions[seat.team]
-        if index is not None:
-            try:
-                played, text, _ = self.explain(seat, index)
-            except ProtocolError as exc:
-                return f"(bot) {exc.message}"
-            return f"(bot) {played}: {text}"
-        summary = card.description or "see our convention card"
-        return f"(bot) We play the {card.name!r} card: {summary}"
-
-    def _asking_side(self, asker: Seat, msg: ServerMessage) -> Outbox:
-        out: Outbox = []
-        for seat in asker.team.seats:
-            peer = self.seats[seat].peer
-            if peer is not None:
-                out.append((peer, msg))
-        return out
-
-    def answer(self, peer: Peer, qid: str, text: str,
-               req_id: MessageId | None = None) -> Outbox:
-        """The asked player answers; only the asking side hears it."""
-        seat = self.seat_of(peer)
-        pending = self.questions.get(qid)
-        if seat is None or pending is None or pending.target is not seat:
-            raise ProtocolError(ErrorCode.NO_SUCH_QUESTION,
-                                f"no open question {qid!r} for you")
-        del self.questions[qid]
-        out: Outbox = [(peer, Ok(id=req_id, request="answer"))]
-        return out + self._asking_side(pending.asker, AnswerMessage(
-            question=qid, seat=seat_name(seat), text=text))
-
-    def _drop_questions(self, seat: Seat) -> None:
-        for qid in [q for q, p in self.questions.items() if seat in (p.asker, p.target)]:
-            del self.questions[qid]

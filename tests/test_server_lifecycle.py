@@ -48,7 +48,10 @@ async def test_match_starts_only_when_every_human_is_ready() -> None:
 
 async def test_between_deals_timer_starts_the_next_deal(
         bot_clock: trio.testing.MockClock) -> None:
-    async with running_server(ServerConfig(between_deals_seconds=30, **QUIET)) as port:
+    # Bots think in threads; if the clock jumps meanwhile it may jump far (virtual time is
+    # free), so neither the bot time cap nor our own timeouts may be what it jumps to.
+    config = ServerConfig(between_deals_seconds=30, bot_think_seconds=5000, **QUIET)
+    async with running_server(config) as port:
         lobby = await _lobby(port)
         table = await new_table(lobby, seed=2, target=10_000)
         human = await RawClient.connect(port, "h")
@@ -58,7 +61,8 @@ async def test_between_deals_timer_starts_the_next_deal(
             await lobby.request(type="add_bot", table=table, seat=seat)
         await human.request(type="ready")
         # Play deal 1 without sending ready afterwards.
-        await play_out(human, lambda m: m["type"] == "deal_ended", ready_between=False)
+        await play_out(human, lambda m: m["type"] == "deal_ended", ready_between=False,
+                       timeout=1e6)
         ended_at = trio.current_time()
         # Conventions may change now; not during a deal.
         assert (await human.request(type="conventions", card="none"))["type"] == "ok"

@@ -1,0 +1,167 @@
+"""Disclosure at a table: convention cards, explanations and private questions.
+
+A mixin of :class:`~jackal.server.table.Table` (kept apart so each module stays small);
+the behaviour decisions are listed in ``table.py``'s docstring. Everything here uses
+only public information: explanations come from the partnership's declared card and
+the plays made so far, and a bot's answer is its card's explanation, never its hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from ..game.cards import Card
+from ..game.conventions import ConventionCard, builtin_card, validate_card
+from ..game.deal import Deal
+from ..game.errors import MalformedInput
+from ..game.explain import explain_play
+from ..game.match import Match
+from ..game.seats import Seat, Team
+from ..protocol.errors import ErrorCode, ProtocolError
+from ..protocol.messages import (
+    AnswerMessage,
+    ConventionsChanged,
+    MessageId,
+    Ok,
+    Question,
+    ServerMessage,
+)
+
+if TYPE_CHECKING:
+    from .table import Outbox, Peer, SeatSlot, Status
+
+__all__ = ["Disclosure", "PendingQuestion", "resolve_conventions"]
+
+
+@dataclass
+class PendingQuestion:
+    asker: Seat
+    target: Seat
+
+
+def resolve_conventions(spec: str | ConventionCard, field: str = "card") -> ConventionCard:
+    """A card from the wire: a built-in name or an inline card (never a file path)."""
+    try:
+        if isinstance(spec, str):
+            return builtin_card(spec)
+        validate_card(spec)
+        return spec
+    except (MalformedInput, KeyError, ValueError) as exc:
+        raise ProtocolError(ErrorCode.BAD_CONVENTIONS, f"field '{field}': {exc}") from None
+
+
+class Disclosure:
+    """Convention, explanation and question handling for :class:`Table`."""
+
+    if TYPE_CHECKING:  # provided by Table
+        seats: dict[Seat, SeatSlot]
+        conventions: dict[Team, ConventionCard]
+        questions: dict[str, PendingQuestion]
+        status: Status
+        match: Match
+        last_deal: Deal | None
+        version: int
+        _question_ids: Iterator[int]
+
+        def _require_seat(self, peer: Peer) -> SeatSlot: ...
+        def seat_of(self, peer: Peer) -> Seat | None: ...
+        def broadcast(self, msg: ServerMessage, *, skip: Peer | None = None) -> Outbox: ...
+        def _record(self, event: str, **fields: Any) -> None: ...
+
+    def set_conventions(self, peer: Peer, spec: str | ConventionCard,
+                        req_id: MessageId | None = None) -> Outbox:
+        """The sender declares its partnership's convention card."""
+        slot = self._require_seat(peer)
+        if self.status not in ("waiting", "between_deals"):
+            raise ProtocolError(ErrorCode.NOT_ALLOWED,
+                                "conventions may change only before the first deal or "
+                                "between deals")
+        card = resolve_conventions(spec)
+        team = slot.seat.team
+        self.conventions[team] = card
+        self.version += 1
+        self._record("conventions", team=team.value, card=msgspec.to_builtins(card))
+        out: Outbox = [(peer, Ok(id=req_id, request="conventions"))]
+        return out + self.broadcast(ConventionsChanged(team=team.value, card=card))
+
+    def _explained_deal(self) -> Deal | None:
+        return self.match.deal if self.match.deal is not None else self.last_deal
+
+    def explain(self, seat: Seat, index: int) -> tuple[Card, str, dict[str, Any]]:
+        """The meaning of ``seat``'s ``index``-th card under its partnership's card."""
+        deal = self._explained_deal()
+        if deal is None:
+            raise ProtocolError(ErrorCode.NO_DEAL, "no card has been played yet")
+        row = deal.row(seat)
+        if not 1 <= index <= len(row):
+            raise ProtocolError(ErrorCode.INVALID_MESSAGE,
+                                f"field 'index': {seat} has played {len(row)} card(s), "
+                                f"not {index}")
+        # Only the plays up to and including this one: an explanation is public knowledge
+        # at the moment the card was played.
+        history = deal.history
+        position = [i for i, (who, _) in enumerate(history) if who is seat][index - 1]
+        meaning = explain_play(self.conventions[seat.team], history[:position + 1], seat, index)
+        return row[index - 1], meaning.text, dict(meaning.data)
+
+    def ask(self, peer: Peer, target: Seat, text: str, index: int | None,
+            req_id: MessageId | None = None) -> Outbox:
+        """A free-text question from a seated player to an opponent."""
+        asker = self._require_seat(peer).seat
+        if target.team is asker.team:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "you may only ask an opponent")
+        slot = self.seats[target]
+        if not slot.bot_controlled and slot.peer is None:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the player at {target} is away")
+        qid = f"q{next(self._question_ids)}"
+        question = Question(question=qid, seat=target.value, text=text,
+                            asker=asker.value, index=index)
+        receipt = Question(id=req_id, question=qid, seat=target.value, text=text,
+                           asker=asker.value, index=index)
+        out: Outbox = [(peer, receipt)]
+        if slot.bot_controlled:
+            return out + self._asking_side(asker, AnswerMessage(
+                question=qid, seat=target.value, text=self._bot_answer(target, index)))
+        assert slot.peer is not None
+        self.questions[qid] = PendingQuestion(asker=asker, target=target)
+        return [*out, (slot.peer, question)]
+
+    def _bot_answer(self, seat: Seat, index: int | None) -> str:
+        card = self.conventions[seat.team]
+        if index is not None:
+            try:
+                played, text, _ = self.explain(seat, index)
+            except ProtocolError as exc:
+                return f"(bot) {exc.message}"
+            return f"(bot) {played}: {text}"
+        summary = card.description or "see our convention card"
+        return f"(bot) We play the {card.name!r} card: {summary}"
+
+    def _asking_side(self, asker: Seat, msg: ServerMessage) -> Outbox:
+        out: Outbox = []
+        for seat in asker.team.seats:
+            peer = self.seats[seat].peer
+            if peer is not None:
+                out.append((peer, msg))
+        return out
+
+    def answer(self, peer: Peer, qid: str, text: str,
+               req_id: MessageId | None = None) -> Outbox:
+        """The asked player answers; only the asking side hears it."""
+        seat = self.seat_of(peer)
+        pending = self.questions.get(qid)
+        if seat is None or pending is None or pending.target is not seat:
+            raise ProtocolError(ErrorCode.NO_SUCH_QUESTION,
+                                f"no open question {qid!r} for you")
+        del self.questions[qid]
+        out: Outbox = [(peer, Ok(id=req_id, request="answer"))]
+        return out + self._asking_side(pending.asker, AnswerMessage(
+            question=qid, seat=seat.value, text=text))
+
+    def _drop_questions(self, seat: Seat) -> None:
+        for qid in [q for q, p in self.questions.items() if seat in (p.asker, p.target)]:
+            del self.questions[qid]

@@ -3,7 +3,8 @@
 Logs one line per connection and table event to stderr; the first line after start
 is ``listening on HOST:PORT`` (with the real port when ``--port 0`` is given), so
 scripts and tests can read where to connect. Ctrl-C or SIGTERM stops it cleanly:
-no new connections, ``server_shutdown`` to everyone, sockets closed. With
+no new connections, ``server_shutdown`` to everyone after what was already queued for
+them, sockets closed (see :mod:`jackal.server.listener`). With
 ``--records DIR`` every match is written there as it happens, and unfinished matches
 found there at start are restored (their players reclaim seats with their tokens).
 """
@@ -110,9 +111,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"jackal serve: unknown --takeover-strategy {config.takeover_strategy!r} "
               f"(known: {known})", file=sys.stderr)
         return 2
+    failure: OSError | None = None
     try:
         trio.run(_main, config)
-    except OSError as exc:
-        print(f"jackal serve: {exc}", file=sys.stderr)
+    except* OSError as group:  # e.g. the port is taken (raised inside a nursery: grouped)
+        failure = _first(group)
+    if failure is not None:
+        print(f"jackal serve: {failure}", file=sys.stderr)
         return 1
     return 0
+
+
+def _first(group: BaseExceptionGroup[OSError]) -> OSError:
+    """The first OSError in a (possibly nested) exception group."""
+    found = group.exceptions[0]
+    return found if isinstance(found, OSError) else _first(found)

@@ -320,8 +320,8 @@ class SeatSession:
         if self.table is None:
             created = await conn.request(self._create or CreateTable(), timeout=self._timeout)
             self.table = _expect(created, TableCreated).table
-        # Bots go in before we sit down: the server tells the one who adds a bot only
-        # ``ok``, so this way the join's table_state is what shows them to the mirror.
+        # Bots go in before we sit down, so the join's table_state already shows them (not
+        # at the table yet, we get only ``ok`` for each, not its player_joined).
         for bot_seat, strategy in self._bots.items():
             await conn.request(AddBot(table=self.table, seat=bot_seat.value, strategy=strategy),
                                timeout=self._timeout)

@@ -31,7 +31,6 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from ..game.seats import Seat
 from ..protocol import messages as m
 from .connection import ClientError, Connection, ConnectionLost, ServerError
 from .embedded import EmbeddedGame, start_embedded_server
@@ -181,18 +180,17 @@ class TuiApp:
         else:
             if reply is not None and not isinstance(reply, _ALSO_EVENTS):
                 self.state.apply(reply)
-            if isinstance(msg, m.AddBot) and isinstance(reply, m.Ok):
-                self.state.bot_added(msg)
+            # A bot we add at our own table reaches the mirror as the table's player_joined
+            # event, which the server sends us too after the ok.
         self._redraw()
         return reply
 
     # ------------------------------------------------------------------ a seat
 
-    async def _play_seat(self, session: SeatSession,
-                         bots: dict[Seat, str] | None = None) -> Outgoing | None:
+    async def _play_seat(self, session: SeatSession) -> Outgoing | None:
         """Play at ``session``'s seat until the match ends and the player asks for what is
-        next (returned), or the seat is lost (None). ``bots`` are the server-side bots the
-        session adds."""
+        next (returned), or the seat is lost (None). Bots the session adds show up in the
+        ``table_state`` it gets on joining."""
         state = self.state
         self.session = session
         # Our own mirror, fed from the session's events (which the session has already
@@ -215,7 +213,6 @@ class TuiApp:
                 try:
                     async for event in session.events():
                         state.apply(event)
-                        self._fill_known_bots(bots)
                         self._redraw()
                 except SessionLost as exc:
                     self._show_lost(str(exc), f"The seat is lost: {exc}")
@@ -234,15 +231,6 @@ class TuiApp:
         await session.aclose()
         return result[0]
 
-    def _fill_known_bots(self, bots: dict[Seat, str] | None) -> None:
-        """Show the bots the session added while taking the seat (see
-        :meth:`TuiState.bot_added`); the snapshot we got on joining predates them."""
-        table = self.state.mirror.table
-        if bots and table is not None:
-            for seat, strategy in bots.items():
-                self.state.bot_added(m.AddBot(table=table, seat=seat.value,
-                                              strategy=strategy))
-
     async def _embedded_loop(self, host: str, port: int) -> None:
         game = self.options.game
         match = 1
@@ -251,7 +239,7 @@ class TuiApp:
                 host, port, name=game.name, seat=game.seat, create=game.create_table(match),
                 bots=game.bots(), auto_ready=False, on_status=self._on_status,
                 client="jackal-play")
-            nxt = await self._play_seat(session, game.bots())
+            nxt = await self._play_seat(session)
             if nxt is None:
                 await trio.sleep_forever()  # the screen says why; the player quits
             match += 1

@@ -20,8 +20,8 @@ Behaviour decisions (for docs/PROTOCOL.md):
 - ``hello`` with a ``token`` reclaims that seat (``bad_token`` if it matches no seat):
   the reply is ``hello_ok`` with ``table`` and ``seat``, then a private ``table_state``.
   A connection still holding that seat is told ``bad_token`` and loses it.
-- ``rate_limited`` carries ``retry_after`` and changes nothing; ``flood_limit`` of them in
-  a row close the connection.
+- ``rate_limited`` carries ``retry_after`` (rounded up to the millisecond, so never 0)
+  and changes nothing; ``flood_limit`` of them in a row close the connection.
 - Decoding errors never close the connection; only framing (``line_too_long``),
   floods, timeouts and ``server_full`` do.
 - A connection holds at most one seat (``already_seated``) and watches at most one
@@ -113,6 +113,8 @@ class Hub:
         self._nursery: trio.Nursery | None = None
         self._numbers = 0
         self.closing = False
+        #: Set when the last connection ends while :meth:`shutdown` waits.
+        self._all_gone: trio.Event | None = None
 
     # ------------------------------------------------------------------ setup
 
@@ -124,6 +126,9 @@ class Hub:
         for table, record in restore_tables(self.config.records_dir, trio.current_time()):
             self.lobby.add(table)
             self.records[table.id] = record
+            # The restored deal already started (and was logged) before the restart: the
+            # "restored" line says where it stands, so don't log it as starting again.
+            self._status_seen[table.id] = (table.status, table.match.deal_number)
             log.info("table %s restored from %s (deal %d, status %s)", table.id, record.path,
                      table.match.deal_number, table.status)
             nursery.start_soon(self.run_table, table)
@@ -156,12 +161,20 @@ class Hub:
             self.wake(table)
 
     def wake(self, table: Table) -> None:
-        """Something happened at ``table``: let its task look again (and log news)."""
+        """Something happened at ``table``: log news, and let its task look again if it
+        may have something to do."""
         seen = self._status_seen.get(table.id)
         if seen != (table.status, table.match.deal_number):
             self._status_seen[table.id] = (table.status, table.match.deal_number)
             if table.status == "playing":
                 log.info("table %s: deal %d started", table.id, table.match.deal_number)
+        # The task acts on bot turns, deadlines and status changes only. While humans play
+        # a deal with no timer running none of those is due, so leave it asleep: this is
+        # the hot path of a busy server. (A deadline it already sleeps on that was since
+        # cancelled, e.g. by a player coming back, wakes it for a tick that does nothing.)
+        if (table.status == "playing" and table.bot_turn() is None
+                and table.next_deadline() is None):
+            return
         event = self._wake.get(table.id)
         if event is not None:
             event.set()
@@ -171,6 +184,8 @@ class Hub:
     def connection_closed(self, session: Session) -> None:
         """A connection ended: hold its seat or stop its watching."""
         self.sessions.pop(session, None)
+        if not self.sessions and self._all_gone is not None:
+            self._all_gone.set()
         reason = session.dropped_reason or "closed"
         log.info("connection #%d %s closed (%s)", session.number, session.address, reason)
         table = session.table
@@ -178,12 +193,27 @@ class Hub:
             self.send(table.disconnect(session, trio.current_time()), table)
             session.table = session.seat = None
 
-    def shutdown(self) -> None:
-        """The server is stopping: each session says ``server_shutdown`` as it ends."""
+    async def shutdown(self, grace: float) -> None:
+        """The server is stopping (new connections are no longer accepted).
+
+        Every connection gets ``server_shutdown`` after what is already queued for it and
+        is closed once that is written; this waits at most ``grace`` seconds for them all
+        (a client that does not read is not waited for longer). Records are closed last,
+        so the tables' final events are written. Runs shielded by the caller.
+        """
         self.closing = True
+        told = len(self.sessions)
+        for session in list(self.sessions):
+            session.shutdown()
+        with trio.move_on_after(grace):
+            while self.sessions:
+                self._all_gone = trio.Event()
+                await self._all_gone.wait()
+        left = len(self.sessions)
         for record in self.records.values():
             record.close()
-        log.info("server stopped (%d connections told)", len(self.sessions))
+        log.info("server stopped (%d connections told%s)", told,
+                 f", {left} not finished in time" if left else "")
 
     # ------------------------------------------------------------------ messages
 
@@ -222,9 +252,12 @@ class Hub:
             session.close_with(ProtocolError(ErrorCode.RATE_LIMITED,
                                              "too many messages: closing", fatal=True))
             return
+        # Round UP to the millisecond: a hint of 0.0 (or one a little short) would invite
+        # an immediate retry that is refused again.
+        hint = max(0.001, math.ceil(wait * 1000.0) / 1000.0)
         session.deliver(Error(id=msg_id, code=ErrorCode.RATE_LIMITED.value,
-                              message=f"too many messages; wait {wait:.2f} s",
-                              retry_after=round(wait, 3)))
+                              message=f"too many messages; wait {hint:.3f} s",
+                              retry_after=hint))
 
     def dispatch(self, session: Session, msg: ClientMessage, now: float) -> None:
         """Act on one decoded message (raises ProtocolError for a bad one)."""

@@ -2,15 +2,23 @@
 
 ``serve(config)`` restores unfinished matches from the records directory, listens,
 reports the bound port through ``task_status.started(port)`` (tests start it on port
-0), logs ``listening on HOST:PORT``, and runs until cancelled. On cancellation it
-stops accepting, sends ``server_shutdown`` to every connection and closes them.
-A connection over ``max_connections`` gets ``error`` ``server_full`` and is closed.
+0), logs ``listening on HOST:PORT``, and runs until cancelled. However it stops
+(cancelled by its caller, by ``jackal serve`` on Ctrl-C/SIGTERM, or by a crash of its
+own) it stops accepting, sends ``server_shutdown`` to every connection after what is
+already queued for it, waits for those to be written (at most ``SHUTDOWN_GRACE``
+seconds), then closes everything. A connection over ``max_connections`` gets ``error``
+``server_full`` and is closed.
+
+How: connections and tables run in their own nursery, shielded from the caller's
+cancellation, so they are still alive when the accepting part has been cancelled and
+the hub says goodbye; after that (or the grace) that nursery is cancelled too.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+from functools import partial
 
 import trio
 
@@ -20,9 +28,12 @@ from .config import ServerConfig
 from .hub import Hub
 from .session import Session
 
-__all__ = ["serve"]
+__all__ = ["SHUTDOWN_GRACE", "serve"]
 
 log = logging.getLogger("jackal.server")
+
+#: Longest a stopping server waits for its ``server_shutdown`` messages to be written.
+SHUTDOWN_GRACE = 2.0
 
 
 def _address(stream: trio.SocketStream) -> str:
@@ -58,14 +69,33 @@ async def serve(config: ServerConfig, *,
         session.deliver(hub.welcome())
         await session.run()
 
-    try:
-        async with trio.open_nursery() as nursery:
-            hub.start(nursery)
-            listeners = await trio.open_tcp_listeners(config.port, host=config.host)
-            sockname = listeners[0].socket.getsockname()
-            port = int(sockname[1])
-            await nursery.start(trio.serve_listeners, handle, listeners)
+    # Opened first, outside any nursery, so a busy port is a plain OSError for the caller.
+    listeners = await trio.open_tcp_listeners(config.port, host=config.host)
+    port = int(listeners[0].socket.getsockname()[1])
+    async with trio.open_nursery() as outer:
+        # Connections and tables: cancelled only by us, once they have said goodbye.
+        pool_scope = trio.CancelScope(shield=True)
+        pool: trio.Nursery = await outer.start(_shielded_nursery, pool_scope)
+        try:
+            hub.start(pool)
+            # trio.serve_listeners closes the listeners when it is cancelled.
+            await outer.start(partial(trio.serve_listeners, handle, listeners,
+                                      handler_nursery=pool))
             log.info("listening on %s:%d", config.host, port)
             task_status.started(port)
-    finally:
-        hub.shutdown()
+            await trio.sleep_forever()
+        finally:
+            # The caller cancelled us (or something failed): stop accepting, say goodbye.
+            outer.cancel_scope.cancel()  # the accepting task, if we are here by an error
+            with trio.CancelScope(shield=True):
+                await hub.shutdown(SHUTDOWN_GRACE)
+            pool_scope.cancel()
+
+
+async def _shielded_nursery(scope: trio.CancelScope, *,
+                            task_status: trio.TaskStatus[trio.Nursery]) -> None:
+    """A nursery that only ``scope.cancel()`` ends (``scope`` is shielded)."""
+    with scope:
+        async with trio.open_nursery() as nursery:
+            task_status.started(nursery)
+            await trio.sleep_forever()

@@ -7,22 +7,25 @@ Each connection runs in its own nursery inside its own cancel scope:
 - ONE writer drains a bounded memory channel of encoded lines to the socket, sending
   whatever has queued up in one write. Table code only ever calls :meth:`deliver`,
   which never blocks: if the channel is full the client is not reading, so it is
-  dropped (error ``slow_reader`` is not even attempted) and its seat is held;
+  dropped and its seat is held. What was queued for it is discarded and error
+  ``slow_reader`` is queued in its place, best effort: the writer sends it only if the
+  socket takes the batch it is stuck on within ``CLOSE_GRACE`` (usually it does not);
 - keepalive: after ``ping_interval`` of silence the server sends ``ping``; if nothing
   at all arrives within ``ping_timeout`` more, the connection is closed (``timeout``).
   Any bytes from the client count as life;
 - a connection that has not said ``hello`` within ``hello_timeout`` gets ``timeout``
   and is closed.
 
-Closing politely (framing errors, floods, timeouts, server_full) means: queue the final
-``error``, close the channel, let the writer drain it (at most ``CLOSE_GRACE`` seconds),
-then close the socket. End of input from the client closes the connection the same way
-once what it sent has been answered.
+Closing politely (framing errors, floods, timeouts, slow readers, server shutdown) means:
+queue the final ``error`` (or ``server_shutdown``), close the channel, let the writer drain
+it (at most ``CLOSE_GRACE`` seconds), then close the socket. Lines arriving meanwhile are
+not acted on. End of input from the client closes the connection the same way once what
+it sent has been answered. Whole batches of lines are written, so a client never sees a
+final message glued to half a line.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
 from typing import TYPE_CHECKING
@@ -96,17 +99,36 @@ class Session:
         try:
             self._send.send_nowait(data)
         except trio.WouldBlock:
-            log.warning("connection #%d %s: not reading, dropped", self.number, self.address)
-            self.drop("slow_reader")
+            self._overflow()
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             pass
 
-    def close_with(self, error: ProtocolError | None) -> None:
-        """Send ``error`` (if any) as the last message, then close."""
+    def _overflow(self) -> None:
+        """The queue is full: the client is not reading. Drop it, telling it why if it can."""
+        log.warning("connection #%d %s: not reading, dropped", self.number, self.address)
+        self.dropped_reason = "slow_reader"
+        # Nothing queued will be read in time; discard it so that the next line after the
+        # batch the writer is stuck on is the reason (and the memory goes at once).
+        while True:
+            try:
+                self._receive.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+                break
+        self.close_with(ProtocolError(ErrorCode.SLOW_READER,
+                                      "you stopped reading: closing", fatal=True))
+
+    def shutdown(self) -> None:
+        """The server is stopping: ``server_shutdown`` after what is queued, then close."""
+        self.close_with(ServerShutdown())
+
+    def close_with(self, last: ProtocolError | ServerMessage | None) -> None:
+        """Send ``last`` (an error or a message, if any) as the last message, then close."""
         if self.closing:
             return
-        if error is not None:
-            self.deliver(error.to_message())
+        if isinstance(last, ProtocolError):
+            self.deliver(last.to_message())
+        elif last is not None:
+            self.deliver(last)
         self.closing = True
         self._send.close()  # the writer drains what is queued, then ends the session
         if self._nursery is not None:
@@ -125,8 +147,11 @@ class Session:
     # ------------------------------------------------------------------ tasks
 
     async def run(self) -> None:
-        """Serve the connection until it ends; then tell the hub."""
-        ended = False
+        """Serve the connection until it ends; then tell the hub.
+
+        A server that stops calls :meth:`shutdown` first and cancels this task only if
+        the connection has not ended within the shutdown grace.
+        """
         try:
             with self.scope:
                 async with trio.open_nursery() as nursery:
@@ -136,26 +161,14 @@ class Session:
                     nursery.start_soon(self._keepalive)
                     if not self.helloed:
                         nursery.start_soon(self._hello_timer)
-            ended = True
         except Exception:
             # A bug in handling this connection must not take the server down.
             log.exception("connection #%d %s failed", self.number, self.address)
-            ended = True
         finally:
-            if not ended:
-                # Cancelled from outside: the server is shutting down. Say so while the
-                # stream is still open (trio closes it when this handler returns).
-                await self._goodbye()
-            else:
-                self.closing = True
-                self.hub.connection_closed(self)
-                with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_GRACE):
-                    await self.stream.aclose()
-
-    async def _goodbye(self) -> None:
-        gone = (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError)
-        with trio.CancelScope(shield=True), trio.move_on_after(1.0), contextlib.suppress(*gone):
-            await self.stream.send_all(encode(ServerShutdown()))
+            self.closing = True
+            self.hub.connection_closed(self)
+            with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_GRACE):
+                await self.stream.aclose()
 
     async def _reader(self) -> None:
         buffer = LineBuffer(self.hub.config.max_line)
@@ -168,6 +181,8 @@ class Session:
                 return
             self.last_seen = trio.current_time()
             self.heard += 1
+            if self.closing:
+                return  # closing: what arrives now is not acted on (nobody would hear why)
             if not data:
                 for line in buffer.feed_eof():
                     hub.handle_line(self, line)
@@ -182,8 +197,8 @@ class Session:
                 hub.handle_line(self, line)
                 if self.closing:
                     return
-            # Let the writer and other connections run between big chunks.
-            await trio.lowlevel.checkpoint()
+            # No extra checkpoint here: receive_some is a schedule point even when data is
+            # already waiting, so a flooding client cannot starve the writer or others.
 
     async def _writer(self) -> None:
         receive = self._receive

@@ -33,6 +33,8 @@ Behaviour decisions (for docs/PROTOCOL.md):
   may ``join`` it (the table waits). The leaver's token stops working either way.
 - ``add_bot`` needs any hello'd connection (not necessarily at the table), an empty
   seat and a strategy name from ``jackal.bots.STRATEGIES`` (``unknown_strategy``).
+  The requester gets ``ok``; everyone at the table, the requester included when it
+  sits there or watches, then gets ``player_joined``.
   Remote clients can never make the server import code (no ``module:Class`` specs).
 - ``conventions`` (seated players only, for their own partnership) is allowed while
   waiting and between deals (``not_allowed`` during a deal); a built-in name or an
@@ -295,9 +297,10 @@ class Table(Disclosure):
         slot.kind, slot.name, slot.strategy, slot.ready = "bot", f"{strategy} bot", strategy, True
         self.version += 1
         self._record_seat(slot)
+        # The requester gets its reply first and then, if it is at this table, the same
+        # event as everyone else there: its view of the table stays event-driven.
         out: Outbox = [(requester, Ok(id=req_id, request="add_bot"))]
-        out += self.broadcast(PlayerJoined(seat=seat_name(seat), name=slot.name, kind="bot"),
-                               skip=requester)
+        out += self.broadcast(PlayerJoined(seat=seat_name(seat), name=slot.name, kind="bot"))
         return out + self._maybe_start()
 
     def leave(self, peer: Peer, req_id: MessageId | None = None) -> Outbox:

@@ -10,27 +10,26 @@ from jackal.game.conventions import ConventionCard, builtin_card
 from jackal.game.explain import explain_play
 from jackal.game.seats import Seat
 from jackal.server.config import ServerConfig
-from test_server_support import RawClient, new_table, running_server
+from test_server_support import (
+    RawClient,
+    alone_with_bots,
+    greeted,
+    open_table,
+    running_server,
+    seat_four,
+    start_deal,
+)
 
 QUIET = dict(ping_interval=10_000.0, ping_timeout=10_000.0)
 
 
 async def _table_with_spectator(port: int, **options: Any
                                 ) -> tuple[str, list[RawClient], RawClient]:
-    lobby = await RawClient.connect(port, "lobby")
-    await lobby.hello()
-    table = await new_table(lobby, **options)
-    spectator = await RawClient.connect(port, "spec")
-    await spectator.hello()
+    _, table = await open_table(port, **options)
+    spectator = await greeted(port, "spec")
     state = await spectator.request(type="spectate", table=table)
     assert state["type"] == "table_state" and "you" not in state and "hand" not in state
-    clients = []
-    for seat in ("N", "E", "S", "W"):
-        client = await RawClient.connect(port, f"p{seat}")
-        await client.hello()
-        await client.join(table, seat)
-        clients.append(client)
-    return table, clients, spectator
+    return table, await seat_four(port, table), spectator
 
 
 async def _drain(client: RawClient, seconds: float = 0.2) -> list[dict[str, Any]]:
@@ -73,10 +72,7 @@ async def test_declaration_reaches_everyone_including_spectators() -> None:
 
 async def _start_and_play(clients: list[RawClient], plays: int) -> list[tuple[str, str]]:
     """Everyone ready; the seats play their lowest card until ``plays`` cards are down."""
-    for client in clients:
-        await client.request(type="ready")
-    for client in clients:
-        client.hand = (await client.wait_type("deal_started"))["hand"]
+    await start_deal(clients)
     history: list[tuple[str, str]] = []
     first = next(m for m in clients[0].log if m["type"] == "deal_started")["first"]
     order = "NESW"
@@ -147,17 +143,7 @@ async def test_ask_and_answer_stay_between_the_two_sides() -> None:
 
 async def test_bots_answer_questions_from_their_card() -> None:
     async with running_server(ServerConfig(**QUIET)) as port:
-        lobby = await RawClient.connect(port, "lobby")
-        await lobby.hello()
-        table = await new_table(lobby, seed=12)
-        east = await RawClient.connect(port, "pE")
-        await east.hello()
-        await east.join(table, "E")
-        for seat in ("N", "S", "W"):
-            await lobby.request(type="add_bot", table=table, seat=seat)
-        await east.request(type="ready")
-        started = await east.wait_type("deal_started")
-        east.hand = started["hand"]
+        _, east, _ = await alone_with_bots(port, "E", "pE", seed=12)
         # Play until North (a bot) has played its first card.
         while not any(m["type"] == "played" and m["seat"] == "N" for m in east.log):
             msg = await east.recv()

@@ -13,7 +13,7 @@ import pytest
 import trio
 from jackal.server.config import ServerConfig
 from jackal.server.table import Table
-from test_server_support import RawClient, new_table, running_server
+from test_server_support import RawClient, alone_with_bots, greeted, new_table, running_server
 
 
 async def _error(client: RawClient, code: str, **msg: Any) -> dict[str, Any]:
@@ -102,18 +102,10 @@ async def test_lobby_and_seat_errors_change_nothing() -> None:
 
 async def test_play_errors_during_a_deal() -> None:
     async with running_server() as port:
-        lobby = await RawClient.connect(port, "lobby")
-        await lobby.hello()
-        table = await new_table(lobby, seed=5)
-        n = await RawClient.connect(port, "n")
-        await n.hello()
-        await n.join(table, "N")
-        for seat in ("E", "S", "W"):
-            await lobby.request(type="add_bot", table=table, seat=seat)
-        # Bots make no moves before the match: nothing has started yet.
-        await n.request(type="ready")
-        started = await n.wait_type("deal_started")
-        hand = started["hand"]
+        # Bots make no moves before the match: nothing starts until N is ready.
+        _, n, _ = await alone_with_bots(port, "N", "n", seed=5)
+        started = next(m for m in n.log if m["type"] == "deal_started")
+        hand = n.hand
         not_mine = next(c for c in ("AS", "2S", "3S", "4S", "5S", "6S") if c not in hand)
         if started["first"] != "N":
             await n.recv_until(lambda m: m["type"] == "turn" and m["seat"] == "N")
@@ -211,3 +203,46 @@ async def test_internal_error_is_reported_and_the_connection_survives(
         await c.join(table)
         await _error(c, "internal", type="ready")
         assert (await c.request(type="ping"))["type"] == "pong"
+
+
+async def test_retry_after_is_rounded_up_and_never_zero() -> None:
+    # A fast refill: the wait for the next token is at most half a millisecond, which
+    # rounding to the nearest millisecond would turn into 0.0.
+    config = ServerConfig(rate_per_second=2000.0, rate_burst=1.0, flood_limit=1000)
+    async with running_server(config) as port:
+        c = await greeted(port, "c")
+        await c.send_raw(b"".join(b'{"type":"ping","id":%d}\n' % i for i in range(100)))
+        got = [await c.recv() for _ in range(100)]
+        limited = [m for m in got if m.get("code") == "rate_limited"]
+        assert limited, got
+        for m in limited:
+            assert m.get("retry_after", 0.0) >= 0.001, m
+            assert "0.000" not in m["message"], m
+        # Waiting as told is enough.
+        await trio.sleep(limited[-1]["retry_after"])
+        assert (await c.request(type="ping"))["type"] == "pong"
+
+
+async def test_a_flooding_client_does_not_starve_another() -> None:
+    """Each chunk the server reads is a scheduling point: another client's round trips
+    stay quick while one connection keeps the server's socket full of lines."""
+    config = ServerConfig(rate_per_second=1e9, rate_burst=1e9)
+    async with running_server(config) as port:
+        flooder = await greeted(port, "flood")
+        other = await greeted(port, "other")
+        chunk = b'{"type":"pong"}\n' * 4000  # pong: never answered, so nothing queues up
+        slowest = 0.0
+        async with trio.open_nursery() as nursery:
+
+            async def flood() -> None:
+                while True:
+                    await flooder.send_raw(chunk)
+
+            nursery.start_soon(flood)
+            await trio.sleep(0.1)
+            for _ in range(20):
+                start = trio.current_time()
+                assert (await other.request(type="ping"))["type"] == "pong"
+                slowest = max(slowest, trio.current_time() - start)
+            nursery.cancel_scope.cancel()
+        assert slowest < 1.0, slowest

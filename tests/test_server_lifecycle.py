@@ -2,37 +2,44 @@
 
 from __future__ import annotations
 
+import logging
+import socket as stdsocket
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
 from jackal.server.config import ServerConfig
+from jackal.server.listener import serve
 from jackal.server.records import restore_tables
 from jackal.server.table import Table
-from test_server_support import RawClient, make_bot_clock, new_table, play_out, running_server
+from test_server_support import (
+    RawClient,
+    alone_with_bots,
+    greeted,
+    make_bot_clock,
+    new_table,
+    open_table,
+    play_out,
+    running_server,
+    seat_four,
+    sit,
+    start_deal,
+)
 
 QUIET: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0,
                              hello_timeout=10_000.0)
 bot_clock = pytest.fixture(make_bot_clock)
 
 
-async def _lobby(port: int) -> RawClient:
-    lobby = await RawClient.connect(port, "lobby")
-    await lobby.hello()
-    return lobby
-
-
 async def test_match_starts_only_when_every_human_is_ready() -> None:
     async with running_server(ServerConfig(**QUIET)) as port:
-        lobby = await _lobby(port)
+        lobby = await greeted(port, "lobby")
         table = await new_table(lobby, seed=1)
-        north = await RawClient.connect(port, "n")
-        await north.hello()
+        north = await greeted(port, "n")
         await north.join(table)  # any free seat: the first is N
         assert north.seat == "N"
-        south = await RawClient.connect(port, "s")
-        await south.hello()
+        south = await greeted(port, "s")
         await south.join(table)
         assert south.seat == "E"
         await lobby.request(type="add_bot", table=table, seat="S")
@@ -52,14 +59,7 @@ async def test_between_deals_timer_starts_the_next_deal(
     # free), so neither the bot time cap nor our own timeouts may be what it jumps to.
     config = ServerConfig(between_deals_seconds=30, bot_think_seconds=5000, **QUIET)
     async with running_server(config) as port:
-        lobby = await _lobby(port)
-        table = await new_table(lobby, seed=2, target=10_000)
-        human = await RawClient.connect(port, "h")
-        await human.hello()
-        await human.join(table, "N")
-        for seat in "ESW":
-            await lobby.request(type="add_bot", table=table, seat=seat)
-        await human.request(type="ready")
+        _, human, _ = await alone_with_bots(port, "N", "h", seed=2, target=10_000)
         # Play deal 1 without sending ready afterwards.
         await play_out(human, lambda m: m["type"] == "deal_ended", ready_between=False,
                        timeout=1e6)
@@ -75,20 +75,12 @@ async def test_between_deals_timer_starts_the_next_deal(
 
 async def test_leaving_mid_match_hands_the_seat_to_a_bot() -> None:
     async with running_server(ServerConfig(**QUIET)) as port:
-        lobby = await _lobby(port)
-        table = await new_table(lobby, seed=3, target=1)
-        humans = []
-        for seat in "NE":
-            client = await RawClient.connect(port, seat)
-            await client.hello()
-            await client.join(table, seat)
-            humans.append(client)
+        lobby, table = await open_table(port, seed=3, target=1)
+        humans = [await sit(port, table, seat, seat) for seat in "NE"]
         for seat in "SW":
             await lobby.request(type="add_bot", table=table, seat=seat)
-        for client in humans:
-            await client.request(type="ready")
+        await start_deal(humans)
         north, east = humans
-        await east.wait_type("deal_started")
         reply = await east.request(type="leave")
         assert reply["type"] == "ok" and reply["request"] == "leave"
         assert (await north.wait_type("player_left"))["seat"] == "E"
@@ -98,17 +90,13 @@ async def test_leaving_mid_match_hands_the_seat_to_a_bot() -> None:
         again = await RawClient.connect(port, "e2")
         reply = await again.request(type="hello", name="e2", token=east.token)
         assert reply["code"] == "bad_token"
-        north.hand = next(m for m in north.log if m["type"] == "deal_started")["hand"]
         await play_out(north, lambda m: m["type"] == "match_ended")
 
 
 async def test_leaving_before_the_match_frees_the_seat() -> None:
     async with running_server(ServerConfig(**QUIET)) as port:
-        lobby = await _lobby(port)
-        table = await new_table(lobby, seed=4)
-        client = await RawClient.connect(port, "c")
-        await client.hello()
-        await client.join(table, "W")
+        lobby, table = await open_table(port, seed=4)
+        client = await sit(port, table, "W", "c")
         await client.request(type="leave")
         state = await lobby.request(type="spectate", table=table)
         assert state["seats"][3] == {"seat": "W", "name": None, "kind": "empty",
@@ -120,13 +108,12 @@ async def test_tables_are_limited_and_idle_ones_removed(
         autojump_clock: trio.testing.MockClock, tmp_path: Path) -> None:
     config = ServerConfig(max_tables=2, idle_table_seconds=100, records_dir=tmp_path, **QUIET)
     async with running_server(config) as port:
-        lobby = await _lobby(port)
+        lobby = await greeted(port, "lobby")
         first = await new_table(lobby)
         second = await new_table(lobby)
         reply = await lobby.request(type="create_table")
         assert reply["code"] == "server_full"
-        sitter = await RawClient.connect(port, "s")
-        await sitter.hello()
+        sitter = await greeted(port, "s")
         await sitter.join(second)
         await trio.sleep(150)
         tables = (await lobby.request(type="list_tables"))["tables"]
@@ -142,14 +129,7 @@ async def test_tables_are_limited_and_idle_ones_removed(
 
 async def test_a_finished_table_goes_when_everyone_has_left() -> None:
     async with running_server(ServerConfig(**QUIET)) as port:
-        lobby = await _lobby(port)
-        table = await new_table(lobby, seed=6, target=1)
-        human = await RawClient.connect(port, "h")
-        await human.hello()
-        await human.join(table, "N")
-        for seat in "ESW":
-            await lobby.request(type="add_bot", table=table, seat=seat)
-        await human.request(type="ready")
+        lobby, human, _ = await alone_with_bots(port, "N", "h", seed=6, target=1)
         await play_out(human, lambda m: m["type"] == "match_ended")
         tables = (await lobby.request(type="list_tables"))["tables"]
         assert tables[0]["status"] == "over"
@@ -170,13 +150,12 @@ async def test_one_broken_table_does_not_touch_another(monkeypatch: pytest.Monke
 
     monkeypatch.setattr(Table, "bot_view", sometimes_broken)
     async with running_server(ServerConfig(**QUIET)) as port:
-        lobby = await _lobby(port)
+        lobby = await greeted(port, "lobby")
         doomed = await new_table(lobby, name="doomed", seed=1)
         fine = await new_table(lobby, name="fine", seed=2, target=100)
         watchers = []
         for table in (doomed, fine):
-            watcher = await RawClient.connect(port, f"w{table}")
-            await watcher.hello()
+            watcher = await greeted(port, f"w{table}")
             await watcher.request(type="spectate", table=table)
             watchers.append(watcher)
             for seat in "NESW":
@@ -186,3 +165,83 @@ async def test_one_broken_table_does_not_touch_another(monkeypatch: pytest.Monke
         await watchers[1].wait_type("match_ended", timeout=30)
         # The server still takes new work.
         assert (await lobby.request(type="ping"))["type"] == "pong"
+
+
+async def test_add_bot_reply_then_the_same_event_for_a_requester_at_the_table() -> None:
+    async with running_server(ServerConfig(**QUIET)) as port:
+        lobby, table = await open_table(port, seed=4)
+        north = await sit(port, table, "N")
+        watcher = await greeted(port, "w")
+        await watcher.request(type="spectate", table=table)
+        # Seated requester: its ok, then (the very next message) the table's event.
+        reply = await north.request(type="add_bot", table=table, seat="E", strategy="random")
+        assert reply == {"type": "ok", "request": "add_bot", "id": reply["id"]}
+        event = {"type": "player_joined", "seat": "E", "name": "random bot", "kind": "bot"}
+        assert await north.recv() == event
+        assert await watcher.wait_type("player_joined") == event
+        # Spectating requester: the same.
+        reply = await watcher.request(type="add_bot", table=table, seat="S")
+        assert reply["type"] == "ok"
+        event = {**event, "seat": "S"}
+        assert await watcher.recv() == event
+        assert await north.wait_type("player_joined") == event
+        # A requester that is not at the table gets its ok and nothing else.
+        assert (await lobby.request(type="add_bot", table=table, seat="W"))["type"] == "ok"
+        assert (await lobby.request(type="ping"))["type"] == "pong"
+        assert not any(m["type"] == "player_joined" for m in lobby.log)
+        assert (await north.wait_type("player_joined"))["seat"] == "W"
+
+
+async def test_a_deal_started_by_the_players_is_logged_once(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Human plays do not wake the table's task; the log still tells of every deal."""
+    caplog.set_level(logging.INFO, logger="jackal.server")
+    async with running_server(ServerConfig(**QUIET)) as port:
+        _, table = await open_table(port, seed=6, target=1)
+        clients = await seat_four(port, table)
+        await start_deal(clients)
+        async with trio.open_nursery() as nursery:
+            for client in clients:
+                nursery.start_soon(play_out, client, lambda m: m["type"] == "match_ended")
+        deals = max(m["deal"] for m in clients[0].log if m["type"] == "deal_ended")
+    started = [r.getMessage() for r in caplog.records if "started" in r.getMessage()]
+    assert started == [f"table {table}: deal {n} started" for n in range(1, deals + 1)]
+
+
+async def test_cancelling_serve_says_server_shutdown_after_what_was_queued() -> None:
+    """``serve`` cancelled in-process (how ``jackal play`` and tests stop it): every
+    connection gets what was already queued for it, whole, then ``server_shutdown``."""
+    config = ServerConfig(rate_per_second=1e6, rate_burst=1e6, **QUIET)
+    server = trio.CancelScope()
+
+    async def run_server(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
+                         ) -> None:
+        with server:
+            await serve(config, task_status=task_status)
+
+    async with trio.open_nursery() as nursery:
+        port: int = await nursery.start(run_server)
+        idle = await greeted(port, "idle")
+        # A client behind a small receive buffer that does not read for a while: the
+        # server's writer is stuck on a full socket when the server is told to stop.
+        sock = trio.socket.socket()
+        sock.setsockopt(stdsocket.SOL_SOCKET, stdsocket.SO_RCVBUF, 4096)
+        await sock.connect(("127.0.0.1", port))
+        busy = RawClient(trio.SocketStream(sock), "busy")
+        assert (await busy.recv())["type"] == "welcome"
+        await busy.hello()
+        count = 400
+        await busy.send_raw(b"".join(b'{"type":"help","id":%d}\n' % i for i in range(count)))
+        await trio.sleep(0.3)
+        server.cancel()
+        got = await busy.eof()  # every line must parse: nothing was cut off
+        # Whatever the server had answered before it stopped arrives, in order, none lost
+        # (requests it had not read yet are not answered: that part depends on timing).
+        ids = [m["id"] for m in got if m["type"] == "help"]
+        assert ids and ids == list(range(len(ids))), ids
+        assert len(got) == len(ids) + 1
+        assert got[-1] == {"type": "server_shutdown"}
+        assert (await idle.eof())[-1]["type"] == "server_shutdown"
+    # serve has returned; nothing listens any more.
+    with pytest.raises(OSError):
+        await trio.open_tcp_stream("127.0.0.1", port)

@@ -7,20 +7,15 @@ from jackal.server.config import ServerConfig
 from test_server_support import (
     RawClient,
     check_no_leaks,
+    greeted,
     new_table,
+    open_table,
     play_out,
+    ready_all,
     running_server,
+    seat_four,
+    sit,
 )
-
-
-async def _seat_four(port: int, table: str) -> list[RawClient]:
-    clients = []
-    for seat in ("N", "E", "S", "W"):
-        client = await RawClient.connect(port, f"p{seat}")
-        await client.hello()
-        await client.join(table, seat)
-        clients.append(client)
-    return clients
 
 
 async def test_four_raw_clients_play_a_whole_match() -> None:
@@ -30,7 +25,7 @@ async def test_four_raw_clients_play_a_whole_match() -> None:
         table = await new_table(lobby, name="quick", target=1, seed=11)
         listing = await lobby.request(type="list_tables")
         assert [t["table"] for t in listing["tables"]] == [table]
-        clients = await _seat_four(port, table)
+        clients = await seat_four(port, table)
         # The first joiner saw the others arrive; everyone got a table_state on joining.
         for client in clients:
             state = next(m for m in client.log if m["type"] == "table_state")
@@ -65,12 +60,9 @@ async def test_four_raw_clients_play_a_whole_match() -> None:
 
 async def test_played_reply_carries_the_id_only_for_the_player() -> None:
     async with running_server() as port:
-        lobby = await RawClient.connect(port, "lobby")
-        await lobby.hello()
-        table = await new_table(lobby, seed=3)
-        clients = await _seat_four(port, table)
-        for client in clients:
-            await client.request(type="ready")
+        _, table = await open_table(port, seed=3)
+        clients = await seat_four(port, table)
+        await ready_all(clients)
         started = [await c.wait_type("deal_started") for c in clients]
         first = started[0]["first"]
         mover = next(c for c in clients if c.seat == first)
@@ -90,15 +82,9 @@ async def test_no_seat_or_spectator_sees_hidden_cards_over_50_deals() -> None:
         lobby = await RawClient.connect(port, "lobby")
         await lobby.hello()
         table = await new_table(lobby, target=1_000_000, seed=seed)
-        watcher = await RawClient.connect(port, "spec")
-        await watcher.hello()
+        watcher = await greeted(port, "spec")
         assert (await watcher.request(type="spectate", table=table))["type"] == "table_state"
-        humans = []
-        for seat in ("N", "E", "S"):
-            client = await RawClient.connect(port, f"p{seat}")
-            await client.hello()
-            await client.join(table, seat)
-            humans.append(client)
+        humans = [await sit(port, table, seat) for seat in ("N", "E", "S")]
         assert (await lobby.request(type="add_bot", table=table, seat="W"))["type"] == "ok"
         for client in humans:
             await client.request(type="ready")

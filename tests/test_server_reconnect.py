@@ -7,23 +7,27 @@ import socket as stdsocket
 import pytest
 import trio
 from jackal.server.config import ServerConfig
-from test_server_support import RawClient, make_bot_clock, new_table, play_out, running_server
+from test_server_support import (
+    RawClient,
+    greeted,
+    make_bot_clock,
+    new_table,
+    open_table,
+    play_out,
+    running_server,
+    seat_four,
+    sit,
+    start_deal,
+)
 
 QUIET = dict(ping_interval=10_000.0, ping_timeout=10_000.0, hello_timeout=10_000.0)
 bot_clock = pytest.fixture(make_bot_clock)
 
 
 async def _four(port: int, table: str) -> list[RawClient]:
-    clients = []
-    for seat in ("N", "E", "S", "W"):
-        client = await RawClient.connect(port, f"p{seat}")
-        await client.hello()
-        await client.join(table, seat)
-        clients.append(client)
-    for client in clients:
-        await client.request(type="ready")
-    for client in clients:
-        client.hand = (await client.wait_type("deal_started"))["hand"]
+    """Four players at N, E, S, W who hold their first hands."""
+    clients = await seat_four(port, table)
+    await start_deal(clients)
     return clients
 
 
@@ -41,9 +45,7 @@ def _is_played(n: int):  # type: ignore[no-untyped-def]
 
 async def test_reclaim_a_seat_mid_deal_with_no_play_lost() -> None:
     async with running_server(ServerConfig(**QUIET)) as port:
-        lobby = await RawClient.connect(port, "lobby")
-        await lobby.hello()
-        table = await new_table(lobby, seed=77, target=1)
+        _, table = await open_table(port, seed=77, target=1)
         clients = await _four(port, table)
         # Play six cards, then East drops.
         async with trio.open_nursery() as nursery:
@@ -87,9 +89,7 @@ async def test_hold_runs_out_then_a_bot_takes_over_and_hands_back(
         bot_clock: trio.testing.MockClock) -> None:
     config = ServerConfig(hold_seconds=120, between_deals_seconds=5, **QUIET)
     async with running_server(config) as port:
-        lobby = await RawClient.connect(port, "lobby")
-        await lobby.hello()
-        table = await new_table(lobby, seed=8, target=10_000)
+        _, table = await open_table(port, seed=8, target=10_000)
         clients = await _four(port, table)
         south = clients[2]
         token = south.token
@@ -119,15 +119,12 @@ async def test_hold_runs_out_then_a_bot_takes_over_and_hands_back(
 async def test_without_takeover_the_table_waits(autojump_clock: trio.testing.MockClock
                                                 ) -> None:
     async with running_server(ServerConfig(hold_seconds=10, **QUIET)) as port:
-        lobby = await RawClient.connect(port, "lobby")
-        await lobby.hello()
-        table = await new_table(lobby, seed=9, bot_takeover=False)
+        _, table = await open_table(port, seed=9, bot_takeover=False)
         clients = await _four(port, table)
         first = next(m for m in clients[0].log if m["type"] == "deal_started")["first"]
         mover = next(c for c in clients if c.seat == first)
         await mover.aclose()
-        watcher = await RawClient.connect(port, "w")
-        await watcher.hello()
+        watcher = await greeted(port, "w")
         await trio.sleep(1000)
         state = await watcher.request(type="spectate", table=table)
         assert state["turn"] == first and sum(len(r) for r in state["rows"].values()) == 0
@@ -215,12 +212,8 @@ async def test_a_client_that_never_reads_is_dropped_without_slowing_others(
 
 async def test_a_second_reclaim_takes_the_seat_from_the_first_connection() -> None:
     async with running_server(ServerConfig(**QUIET)) as port:
-        lobby = await RawClient.connect(port, "lobby")
-        await lobby.hello()
-        table = await new_table(lobby, seed=3)
-        first = await RawClient.connect(port, "first")
-        await first.hello()
-        await first.join(table, "S")
+        _, table = await open_table(port, seed=3)
+        first = await sit(port, table, "S", "first")
         second = await RawClient.connect(port, "second")
         ok = await second.hello(token=first.token)
         assert ok["seat"] == "S"
@@ -229,3 +222,18 @@ async def test_a_second_reclaim_takes_the_seat_from_the_first_connection() -> No
         reply = await first.request(type="ready")
         assert reply["code"] == "not_seated"
         assert (await second.request(type="ready"))["type"] == "ok"
+
+
+async def test_a_dropped_slow_reader_is_told_why_if_it_reads_at_last(
+        caplog: pytest.LogCaptureFixture) -> None:
+    config = ServerConfig(send_queue=8, rate_per_second=1e6, rate_burst=1e6, **QUIET)
+    async with running_server(config) as port:
+        hog = await greeted(port, "hog")
+        # Read in one chunk, these ask for more replies than the queue holds at once.
+        await hog.send_raw(b'{"type":"help"}\n' * 50)
+        with trio.fail_after(10):
+            while not any("not reading" in r.getMessage() for r in caplog.records):
+                await trio.sleep(0.01)
+        got = await hog.eof()  # every line parses: no reply was cut in half
+        assert got[-1]["type"] == "error" and got[-1]["code"] == "slow_reader", got[-1]
+        assert all(m["type"] == "help" for m in got[:-1])

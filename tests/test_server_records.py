@@ -11,24 +11,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 from jackal.server.config import ServerConfig
 from jackal.server.tokens import hash_token
-from test_server_support import RawClient, new_table, play_out, running_server
+from test_server_support import (
+    RawClient,
+    open_table,
+    play_out,
+    ready_all,
+    running_server,
+    seat_four,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-async def _seat_four(port: int, table: str) -> list[RawClient]:
-    clients = []
-    for seat in ("N", "E", "S", "W"):
-        client = await RawClient.connect(port, f"p{seat}")
-        await client.hello()
-        await client.join(table, seat)
-        clients.append(client)
-    for client in clients:
-        await client.request(type="ready")
-    return clients
 
 
 def _events(path: Path) -> list[dict[str, Any]]:
@@ -38,10 +34,9 @@ def _events(path: Path) -> list[dict[str, Any]]:
 async def test_a_match_is_recorded_and_replayed(tmp_path: Path, run_jackal: Any) -> None:
     records = tmp_path / "records"
     async with running_server(ServerConfig(records_dir=records)) as port:
-        lobby = await RawClient.connect(port, "lobby")
-        await lobby.hello()
-        table = await new_table(lobby, name="recorded", target=1, seed=31)
-        clients = await _seat_four(port, table)
+        _, table = await open_table(port, name="recorded", target=1, seed=31)
+        clients = await seat_four(port, table)
+        await ready_all(clients)
         async with trio.open_nursery() as nursery:
             for client in clients:
                 nursery.start_soon(play_out, client, lambda m: m["type"] == "match_ended")
@@ -123,10 +118,9 @@ async def test_crash_recovery_after_sigkill(tmp_path: Path) -> None:
     server = ServerProcess(records, log)
     try:
         port = await server.port()
-        lobby = await RawClient.connect(port, "lobby")
-        await lobby.hello()
-        table = await new_table(lobby, target=300, seed=4242)
-        clients = await _seat_four(port, table)
+        _, table = await open_table(port, target=300, seed=4242)
+        clients = await seat_four(port, table)
+        await ready_all(clients)
         # Play the first deal and 11 cards of the second, then kill the server hard.
         count = 0
 
@@ -178,6 +172,12 @@ async def test_crash_recovery_after_sigkill(tmp_path: Path) -> None:
             server.proc.kill()
     text = log.read_text()
     assert "restored" in text
+    # Each thing is logged once: no line twice, and the deal under way at the crash is
+    # not logged as starting again after the restart.
+    lines = text.splitlines()
+    assert len(lines) == len(set(lines)), "a log line was written twice"
+    started = re.findall(r"deal (\d+) started", text)
+    assert started and len(started) == len(set(started)), started
     # The record reads back as one whole match with no play lost.
     files = list(records.glob("*.jsonl"))
     assert len(files) == 1
@@ -187,13 +187,14 @@ async def test_crash_recovery_after_sigkill(tmp_path: Path) -> None:
         1 for e in events if e["event"] == "result")
 
 
-async def test_sigterm_sends_server_shutdown(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+async def test_sigterm_or_ctrl_c_sends_server_shutdown(tmp_path: Path, signum: int) -> None:
     server = ServerProcess(tmp_path / "records", tmp_path / "server.log")
     try:
         port = await server.port()
         client = await RawClient.connect(port, "c")
         await client.hello()
-        server.proc.send_signal(signal.SIGTERM)
+        server.proc.send_signal(signum)
         got = await client.eof()
         assert got[-1]["type"] == "server_shutdown"
         assert server.proc.wait(10) == 0
@@ -249,3 +250,14 @@ def test_restore_between_deals_and_with_a_torn_last_line(tmp_path: Path) -> None
 
     assert again.find_token(hash_token(tokens[1])) is Seat.E
     new_record.close()
+
+
+def test_serve_on_a_taken_port_fails_with_one_line(run_jackal: Any) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        result = run_jackal("serve", "--port", str(taken.getsockname()[1]), timeout=30)
+    assert result.returncode == 1
+    assert result.stderr.startswith("jackal serve: ") and "Traceback" not in result.stderr

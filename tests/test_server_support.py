@@ -156,6 +156,59 @@ async def new_table(client: RawClient, **options: Any) -> str:
     return str(reply["table"])
 
 
+async def greeted(port: int, name: str) -> RawClient:
+    """A new connection that has said hello as ``name``."""
+    client = await RawClient.connect(port, name)
+    await client.hello()
+    return client
+
+
+async def open_table(port: int, **options: Any) -> tuple[RawClient, str]:
+    """A "lobby" connection and the table it created with ``options``."""
+    lobby = await greeted(port, "lobby")
+    return lobby, await new_table(lobby, **options)
+
+
+async def sit(port: int, table: str, seat: str, name: str | None = None) -> RawClient:
+    """A new connection (named ``p<seat>`` by default) seated at ``seat`` of ``table``."""
+    client = await greeted(port, name or f"p{seat}")
+    await client.join(table, seat)
+    return client
+
+
+async def seat_four(port: int, table: str) -> list[RawClient]:
+    """Four new connections at N, E, S, W (in that order), not yet ready."""
+    return [await sit(port, table, seat) for seat in SEATS]
+
+
+async def ready_all(clients: Iterable[RawClient]) -> None:
+    for client in clients:
+        await client.request(type="ready")
+
+
+async def start_deal(clients: list[RawClient]) -> None:
+    """Everyone says ready; each client's ``hand`` is then its hand of the first deal."""
+    await ready_all(clients)
+    for client in clients:
+        client.hand = (await client.wait_type("deal_started"))["hand"]
+
+
+async def alone_with_bots(port: int, seat: str, name: str, **options: Any
+                          ) -> tuple[RawClient, RawClient, str]:
+    """A new table where one human (``name``, at ``seat``) plays three server bots that
+    the lobby connection adds; the human is ready and holds its first hand.
+
+    Returns ``(lobby, human, table)``.
+    """
+    lobby, table = await open_table(port, **options)
+    human = await sit(port, table, seat, name)
+    for other in SEATS:
+        if other != seat:
+            await lobby.request(type="add_bot", table=table, seat=other)
+    await start_deal([human])
+    return lobby, human, table
+
+
 async def play_out(client: RawClient, until: Callable[[Msg], bool],
                    choose: Callable[[list[str]], str] = lambda hand: hand[0],
                    ready_between: bool = True, timeout: float = 60.0) -> None:

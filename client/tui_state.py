@@ -591,15 +591,3 @@ class TuiState(LobbyState):
             return
         free = [s.value for s in SEATS if self.mirror.seats[s].kind == "empty"]
         self._bot_prompt(self.table, free, refresh=False)
-
-    def bot_added(self, request: m.AddBot) -> None:
-        """Our ``add_bot`` succeeded: show the bot now, from the request alone.
-
-        The app does not need this: after the ``ok`` the server sends the table's
-        ``player_joined`` to a requester sitting or watching there too, and the event
-        updates the mirror. Harmless if the event came first (the seat is no longer empty).
-        """
-        if request.table == self.table and self.mirror.seats[Seat(request.seat)].kind == "empty":
-            self.mirror.apply(m.PlayerJoined(seat=request.seat, name=f"{request.strategy} bot",
-                                             kind="bot"))
-            self.add_log(f"A {request.strategy} bot sits at {request.seat}.")

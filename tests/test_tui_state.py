@@ -319,7 +319,8 @@ def test_bots_can_be_added_at_a_waiting_table_only() -> None:
     submit(state, "e greedy")
     request = m.AddBot(table="t1", seat="E", strategy="greedy")
     assert list(state.outbox) == [request]
-    state.bot_added(request)  # the server's ok
+    # The server answers ok and tells everyone at the table, the requester included.
+    state.apply(m.PlayerJoined(seat="E", name="greedy bot", kind="bot"))
     assert state.mirror.seats[Seat.E].kind == "bot"
     assert state.seat_label(Seat.E) == "E greedy bot"
     playing = seated()

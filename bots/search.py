@@ -15,7 +15,7 @@ import numpy.typing as npt
 from ..game.deal import KEEP
 from .counts import COST
 
-__all__ = ["keep_values", "own_keeps", "respond_values"]
+__all__ = ["keep_values"]
 
 _BIG = 1 << 20
 _COST = np.array(COST, dtype=np.int64)
@@ -52,63 +52,3 @@ def keep_values(mine: npt.NDArray[np.int64],
         table = new
     return table[:, :, KEEP, KEEP].astype(np.float64)
 
-
-def own_keeps(hands: npt.NDArray[np.int64],
-              cost: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
-    """Each hand's own best five under ``cost[rank, x]``, as rank counts [S, 14].
-
-    The same DP as :func:`counts.best_own_keep`, for many hands at once, with the
-    choices traced back. Used to predict what partner keeps from what it knows.
-    """
-    size = KEEP + 1
-    n_s = hands.shape[0]
-    table = np.full((n_s, size), float(_BIG))
-    table[:, 0] = 0.0
-    choices = np.zeros((14, n_s, size), dtype=np.int64)
-    for rank in range(1, 14):
-        new = np.full_like(table, float(_BIG))
-        pick = np.zeros((n_s, size), dtype=np.int64)
-        for dy in range(min(int(hands[:, rank].max()), KEEP) + 1):
-            step = table[:, :size - dy] + cost[rank, dy]
-            step = np.where((hands[:, rank] < dy)[:, None], float(_BIG), step)
-            better = step < new[:, dy:]
-            new[:, dy:] = np.where(better, step, new[:, dy:])
-            pick[:, dy:] = np.where(better, dy, pick[:, dy:])
-        table = new
-        choices[rank] = pick
-    keep = np.zeros((n_s, 14), dtype=np.int64)
-    left = np.full(n_s, KEEP, dtype=np.int64)
-    rows = np.arange(n_s)
-    for rank in range(13, 0, -1):
-        chosen = choices[rank][rows, left]
-        keep[:, rank] = chosen
-        left = left - chosen
-    return keep
-
-
-def respond_values(mine: npt.NDArray[np.int64],
-                   fixed: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
-    """Our best team penalty per (candidate, sample) when partner's five are ``fixed``.
-
-    ``mine`` is [C, 14], ``fixed`` [S, 14] (five cards each). Returns [C, S].
-    """
-    size = KEEP + 1
-    n_c, n_s = mine.shape[0], fixed.shape[0]
-    table = np.full((n_c, n_s, size), _BIG, dtype=np.int64)
-    table[:, :, 0] = 0
-    for rank in range(1, 14):
-        top_x = min(int(mine[:, rank].max()), KEEP)
-        theirs = fixed[:, rank]
-        if top_x == 0 and not theirs.any():
-            continue
-        new = np.full_like(table, _BIG)
-        for dx in range(top_x + 1):
-            extra = _COST[rank][dx + theirs]  # [S]
-            step = table[:, :, :size - dx] + extra[None, :, None]
-            bad_x = mine[:, rank] < dx
-            if bad_x.any():
-                step = step + (bad_x * _BIG)[:, None, None]
-            target = new[:, :, dx:]
-            np.minimum(target, step, out=target)
-        table = new
-    return table[:, :, KEEP].astype(np.float64)

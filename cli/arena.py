@@ -123,13 +123,13 @@ def _as_text(config: ArenaConfig, ns_side: SideSummary, ew_side: SideSummary, pl
              elapsed: float) -> str:
     mode = ", duplicate" if config.duplicate else ""
     lines = [f"{played} deals played (seed {config.seed}{mode}) in {elapsed:.1f} s", ""]
-    lines.append(f"{'':22}{'mean pen':>9}{'VP/deal':>9}{'win rate (95% CI)':>24}"
+    lines.append(f"{'':30}{'mean pen':>9}{'VP/deal':>9}{'win rate (95% CI)':>24}"
                  f"{'greedy':>8}{'optimum':>9}{'info eff':>9}")
     for label, side in (("--ns", ns_side), ("--ew", ew_side)):
         name = f"{label} {side.strategy} [{side.conventions}]"
         low, high = side.win_rate_ci95
         eff = "n/a" if side.efficiency is None else f"{side.efficiency:.3f}"
-        lines.append(f"{name[:22]:22}{side.mean_penalty:9.2f}"
+        lines.append(f"{name[:30]:30}{side.mean_penalty:9.2f}"
                      f"{side.victory_points_per_deal:9.2f}"
                      f"{side.win_rate:>10.3f} ({low:.3f}-{high:.3f})"
                      f"{side.greedy_penalty:8.2f}{side.optimum_penalty:9.2f}{eff:>9}")

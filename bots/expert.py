@@ -49,15 +49,9 @@ __all__ = ["ExpertParams", "ExpertStrategy"]
 class ExpertParams:
     """Tuning of the expert (penalty points unless said otherwise)."""
 
-    samples: int = 96
+    samples: int = 160
     #: Reward for an honest promise of a pair not promised before.
     promise_bonus: float = 9.0
-    #: Scale the promise reward by twice the chance partner holds the rank (a promise
-    #: is worth more where partner is likely to be able to join it).
-    support_scaled: bool = True
-    #: Weight of a sample in which partner threw a "nothing" card (or a false high
-    #: promise) while it could have shown a new pair (see ``unshown_weights``).
-    unshown_weight: float = 0.3
     #: Share of that reward when the card may also read as "nothing".
     ambiguous_share: float = 0.5
     #: Price of a definite promise of a pair we do not hold.
@@ -66,6 +60,12 @@ class ExpertParams:
     ambiguous_false: float = 2.0
     #: Price of a false answer.
     false_answer: float = 8.0
+    #: Scale the promise reward by twice the chance partner holds the rank (a promise
+    #: is worth more where partner is likely to be able to join it).
+    support_scaled: bool = True
+    #: Weight of a sample in which partner threw a "nothing" card (or a false high
+    #: promise) while it could have shown a new pair (see ``unshown_weights``).
+    unshown_weight: float = 0.3
     trust: Trust = field(default_factory=Trust)
 
 

@@ -18,7 +18,7 @@ from .counts import COST
 __all__ = ["keep_values"]
 
 _BIG = 1 << 20
-_COST = np.array(COST, dtype=np.int64)
+_COST = np.array(COST, dtype=np.int32)
 
 
 def keep_values(mine: npt.NDArray[np.int64],
@@ -30,7 +30,7 @@ def keep_values(mine: npt.NDArray[np.int64],
     """
     size = KEEP + 1
     n_c, n_s = mine.shape[0], partner.shape[0]
-    table = np.full((n_c, n_s, size, size), _BIG, dtype=np.int64)
+    table = np.full((n_c, n_s, size, size), _BIG, dtype=np.int32)
     table[:, :, 0, 0] = 0
     for rank in range(1, 14):
         top_x = int(mine[:, rank].max())

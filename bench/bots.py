@@ -21,7 +21,8 @@ import time
 
 from jackal.bots import View, make_strategy
 from jackal.bots.arena import arena_deal_seed
-from jackal.bots.cards import default_conventions, resolve_conventions
+from jackal.bots.cards import default_conventions
+from jackal.game.conventions import resolve_card
 from jackal.game.deal import Deal
 from jackal.game.rng import derive_seed
 from jackal.game.seats import SEATS, Team
@@ -29,8 +30,8 @@ from jackal.game.seats import SEATS, Team
 
 def time_decisions(strategy: str, against: str, deals: int, seed: int) -> list[float]:
     """Seconds taken by each of ``strategy``'s decisions over ``deals`` deals (side NS)."""
-    cards = {Team.NS: resolve_conventions(default_conventions(strategy)),
-             Team.EW: resolve_conventions(default_conventions(against))}
+    cards = {Team.NS: resolve_card(default_conventions(strategy)),
+             Team.EW: resolve_card(default_conventions(against))}
     times: list[float] = []
     for index in range(deals):
         deal = Deal.from_seed(arena_deal_seed(seed, index), SEATS[index % 4])

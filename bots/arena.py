@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..game.cards import Card
-from ..game.conventions import ConventionCard
+from ..game.conventions import ConventionCard, resolve_card
 from ..game.deal import Deal
 from ..game.rng import derive_seed
 from ..game.scoring import team_penalty
 from ..game.seats import SEATS, Team
 from .base import View
-from .cards import default_conventions, resolve_conventions
+from .cards import default_conventions
 from .counts import optimum_pair, rank_counts
 from .greedy import greedy_keep
 from .registry import make_strategy
@@ -64,8 +64,8 @@ class ArenaConfig:
 
     def cards(self) -> tuple[ConventionCard, ConventionCard]:
         """The two sides' cards: the flags, else the strategies' defaults."""
-        return (resolve_conventions(self.ns_conventions or default_conventions(self.ns)),
-                resolve_conventions(self.ew_conventions or default_conventions(self.ew)))
+        return (resolve_card(self.ns_conventions or default_conventions(self.ns)),
+                resolve_card(self.ew_conventions or default_conventions(self.ew)))
 
 
 @dataclass

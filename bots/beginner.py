@@ -19,9 +19,10 @@ from collections.abc import Sequence
 from ..game.cards import Card
 from ..game.conventions import Answer, ConventionCard, Promise
 from ..game.deal import KEEP
+from ..game.explain import promise_of
 from ..game.seats import Seat
 from .base import View
-from .cards import NONE, promised_rank
+from .cards import NONE
 from .counts import COST, best_own_keep, rank_counts
 from .signals import is_fallback, statements
 
@@ -108,7 +109,7 @@ class BeginnerStrategy:
         promised_before = {said.rank for said in mine if not said.nothing}
         options = []
         for card in view.hand:
-            rank = promised_rank(rule, card % 13 + 1)
+            rank = rule.promised_rank(card % 13 + 1)
             if rank is None or loss[card] > SPARE_LIMIT:
                 continue
             held = counts[rank] - (1 if card % 13 + 1 == rank else 0)
@@ -125,7 +126,7 @@ class BeginnerStrategy:
         partner_row = view.row(view.partner)
         if rule.play > len(partner_row):
             return _cheapest(view.hand, loss)
-        rank = promised_rank(convention.rule(rule.play), partner_row[rule.play - 1] % 13 + 1)
+        rank = promise_of(convention, partner_row[rule.play - 1] % 13 + 1, rule.play)
         if rank is None:
             return _cheapest(view.hand, loss)
         if counts[rank] >= 1:

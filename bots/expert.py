@@ -35,8 +35,9 @@ import numpy.typing as npt
 
 from ..game.cards import Card
 from ..game.conventions import Answer, ConventionCard, Promise
+from ..game.explain import promise_of
 from .base import View
-from .cards import NONE, promised_rank
+from .cards import NONE
 from .counts import rank_counts
 from .inference import Trust, partner_belief
 from .search import keep_values
@@ -168,7 +169,7 @@ class ExpertStrategy:
             told = {said.rank for said in statements(convention, view.history, view.seat)
                     if not said.exactly_none and not said.nothing}
             for card in view.hand:
-                rank = promised_rank(rule, card % 13 + 1)
+                rank = rule.promised_rank(card % 13 + 1)
                 if rank is None:
                     continue
                 fallback = is_fallback(convention, rule, card)
@@ -184,8 +185,7 @@ class ExpertStrategy:
             partner_row = view.row(view.partner)
             if rule.play > len(partner_row):
                 return {}
-            rank = promised_rank(convention.rule(rule.play),
-                                 partner_row[rule.play - 1] % 13 + 1)
+            rank = promise_of(convention, partner_row[rule.play - 1] % 13 + 1, rule.play)
             if rank is None:
                 return {}
             for card in view.hand:

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 from ..game.cards import Card
 from ..game.conventions import Answer, ConventionCard, Promise
+from ..game.explain import promise_of
 from ..game.seats import Seat
-from .cards import promised_rank
 
 __all__ = ["Statement", "is_fallback", "statements"]
 
@@ -67,7 +67,7 @@ def statements(convention: ConventionCard, history: Sequence[tuple[Seat, Card]],
             break
         rule = convention.rule(play)
         if isinstance(rule, Promise):
-            rank = promised_rank(rule, card % 13 + 1)
+            rank = rule.promised_rank(card % 13 + 1)
             if rank is not None:
                 found.append(Statement(seat, play, time, card, rank, rule.count,
                                        ambiguous=is_fallback(convention, rule, card)))
@@ -77,8 +77,7 @@ def statements(convention: ConventionCard, history: Sequence[tuple[Seat, Card]],
             if not 1 <= rule.play <= len(partner_row):
                 continue
             asked = partner_row[rule.play - 1]
-            asked_rule = convention.rule(rule.play)
-            rank = promised_rank(asked_rule, asked % 13 + 1)
+            rank = promise_of(convention, asked % 13 + 1, rule.play)
             if rank is None:
                 continue
             if convention.is_low(card % 13 + 1):

@@ -93,6 +93,15 @@ class Promise(_RuleBase, tag="promise", frozen=True):
     count: int = 2
     fallback: Literal["high", "low"] = "high"
 
+    def promised_rank(self, rank_played: int) -> int | None:
+        """The rank a card of ``rank_played`` promises, or None off the end of A..K.
+
+        Offsets do not wrap: under ``beginner`` an ace as 1st card and a king as 2nd
+        card promise nothing.
+        """
+        target = rank_played + self.offset
+        return target if 1 <= target <= 13 else None
+
 
 class Answer(_RuleBase, tag="answer", frozen=True):
     """Answer partner's play number ``play`` (1..8): low = I hold that rank, high = none."""

@@ -103,10 +103,7 @@ def promise_of(card: ConventionCard, rank_played: int, play: int) -> int | None:
     end of the ranks (under ``beginner``, an ace as play 1 or a king as play 2).
     """
     rule = card.rule(play)
-    if not isinstance(rule, Promise):
-        return None
-    target = rank_played + rule.offset
-    return target if 1 <= target <= 13 else None
+    return rule.promised_rank(rank_played) if isinstance(rule, Promise) else None
 
 
 def is_fallback_side(card: ConventionCard, play: int, rank_played: int) -> bool:

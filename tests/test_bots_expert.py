@@ -6,26 +6,14 @@ import itertools
 from math import comb, prod
 
 import numpy as np
+from bot_views import view_for
 from jackal.bots import View
 from jackal.bots.arena import ArenaConfig, collect, summarise
 from jackal.bots.cards import BEGINNER
 from jackal.bots.expert import ExpertStrategy
 from jackal.bots.inference import Trust, partner_belief, unseen_counts
-from jackal.game.cards import Card, parse_hand
-from jackal.game.seats import SEATS, Seat, Team
-
-
-def view_for(hand: str, rows: dict[Seat, str], dealer: Seat = Seat.W) -> View:
-    order = [SEATS[(dealer.ordinal + 1 + i) % 4] for i in range(4)]
-    parsed = {who: parse_hand(rows.get(who, "")) for who in SEATS}
-    history: list[tuple[Seat, Card]] = []
-    for turn in range(8):
-        for who in order:
-            if turn < len(parsed[who]):
-                history.append((who, parsed[who][turn]))
-    return View(seat=Seat.N, hand=tuple(parse_hand(hand)), history=tuple(history),
-                dealer=dealer, conventions={Team.NS: BEGINNER, Team.EW: BEGINNER})
-
+from jackal.game.cards import parse_hand
+from jackal.game.seats import Seat
 
 # Late in a deal: partner (S) holds 6 unknown cards. Its 1st and 3rd cards (aces)
 # promised nothing, its 2nd card 6C promised 7s, and its high 4th, 5th and 6th cards

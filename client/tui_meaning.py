@@ -1,16 +1,16 @@
 """What a played card means, for the screen of ``jackal play``.
 
 :func:`explain_card` explains one card of a seat's row under its partnership's declared
-convention card, from the public plays up to and including it; :func:`short_meaning`
+convention card (game.explain reads only the plays up to and including it); :func:`short_meaning`
 turns such an explanation into the few characters printed under the rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from ..game.cards import Card, rank_name
+from ..game.cards import rank_name
 from ..game.explain import explain_play
 from ..game.seats import Seat
 from .mirror import TableMirror
@@ -26,10 +26,8 @@ def explain_card(mirror: TableMirror, seat: Seat,
     card = mirror.conventions.get(seat.team)
     if card is None or not 1 <= index <= len(row):
         return None
-    # Explanations use only the plays made up to and including this one.
-    upto = _history_upto(mirror.history(), seat, index)
     try:
-        meaning = explain_play(card, upto, seat, index)
+        meaning = explain_play(card, mirror.history(), seat, index)
     except Exception:  # a malformed custom card must never take the screen down
         return None
     return meaning.text, dict(meaning.data)
@@ -62,15 +60,3 @@ def short_meaning(data: Mapping[str, Any]) -> str:
         # is worth telling apart from a free discard.
         return "-" if data.get("rule") in ("promise", "answer") else "."
     return "" if kind is None else "?"
-
-
-def _history_upto(history: Sequence[tuple[Seat, Card]], seat: Seat,
-                  index: int) -> list[tuple[Seat, Card]]:
-    """The history up to and including ``seat``'s ``index``-th play."""
-    seen = 0
-    for i, (who, _) in enumerate(history):
-        if who is seat:
-            seen += 1
-            if seen == index:
-                return list(history[:i + 1])
-    return list(history)

@@ -122,14 +122,22 @@ def _row(history: History, seat: Seat) -> list[Card]:
     return [played for who, played in history if who is seat]
 
 
-def _played(history: History, seat: Seat, index: int) -> Card:
+def _played(history: History, seat: Seat, index: int) -> tuple[Card, History]:
+    """``seat``'s ``index``-th card and the history up to and including it.
+
+    Meanings are read from that prefix only, so what a card meant when it was played is
+    what it means for good, whatever the caller's history holds after it.
+    """
     if not 1 <= index <= PLAYS:
         raise MalformedInput(f"play number must be 1..{PLAYS}, not {index}")
-    row = _row(history, seat)
-    if len(row) < index:
-        raise IllegalAction("bad_card", f"{seat.value} has not made a {ordinal(index)} play "
-                                        f"yet ({len(row)} so far)")
-    return row[index - 1]
+    seen = 0
+    for position, (who, played) in enumerate(history):
+        if who is seat:
+            seen += 1
+            if seen == index:
+                return played, history[:position + 1]
+    raise IllegalAction("bad_card", f"{seat.value} has not made a {ordinal(index)} play "
+                                    f"yet ({seen} so far)")
 
 
 def answer_rank(card: ConventionCard, history: History, seat: Seat, play: int) -> int | None:
@@ -175,7 +183,7 @@ def signal_constraints(card: ConventionCard, history: History, seat: Seat,
     Promise of ``count``: at least ``count`` (possibly the fallback). Answer: a low card
     at least one, a high card none. Raises like :func:`explain_play` for an unmade play.
     """
-    played = _played(history, seat, index)
+    played, history = _played(history, seat, index)
     rule = card.rule(index)
     if isinstance(rule, Promise):
         target = promise_of(card, played.rank, index)
@@ -241,10 +249,13 @@ def _edge_reason(rank_played: int, offset: int) -> str:
 def explain_play(card: ConventionCard, history: History, seat: Seat, index: int) -> Meaning:
     """The meaning of ``seat``'s ``index``-th card (1..8) under ``card``, from public history.
 
+    Only the plays up to and including that card are read, so passing the whole deal's
+    history is fine: later plays never change what a card meant.
+
     Raises :class:`MalformedInput` for an index outside 1..8 and :class:`IllegalAction`
     (code ``bad_card``) when ``seat`` has not made that play yet.
     """
-    played = _played(history, seat, index)
+    played, history = _played(history, seat, index)
     rule = card.rule(index)
     low = card.is_low(played.rank)
     head = f"{ordinal(index)} card {played}"

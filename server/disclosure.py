@@ -101,11 +101,7 @@ class Disclosure:
             raise ProtocolError(ErrorCode.INVALID_MESSAGE,
                                 f"field 'index': {seat} has played {len(row)} card(s), "
                                 f"not {index}")
-        # Only the plays up to and including this one: an explanation is public knowledge
-        # at the moment the card was played.
-        history = deal.history
-        position = [i for i, (who, _) in enumerate(history) if who is seat][index - 1]
-        meaning = explain_play(self.conventions[seat.team], history[:position + 1], seat, index)
+        meaning = explain_play(self.conventions[seat.team], deal.history, seat, index)
         return row[index - 1], meaning.text, dict(meaning.data)
 
     def ask(self, peer: Peer, target: Seat, text: str, index: int | None,

@@ -21,13 +21,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..game.cards import Card
 from ..game.conventions import ConventionCard, resolve_card
 from ..game.deal import Deal
 from ..game.rng import derive_seed
 from ..game.scoring import team_penalty
 from ..game.seats import SEATS, Team
-from .base import View
+from .base import View, accept_choice
 from .cards import default_conventions
 from .counts import optimum_pair, rank_counts
 from .greedy import greedy_keep
@@ -104,11 +103,12 @@ def play_deal(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard],
     while (seat := deal.turn) is not None:
         view = View(seat=seat, hand=deal.hand(seat), history=deal.history, dealer=dealer,
                     conventions=team_cards, deal_number=index + 1)
-        card = players[seat].choose(view)
-        if card not in view.hand:
+        answer = players[seat].choose(view)
+        card = accept_choice(answer, view.hand)
+        if card is None:  # a measurement must not hide a broken strategy behind a fallback
             raise RuntimeError(f"strategy {specs[seat.ordinal % 2]!r} at {seat} "
-                               f"returned {card!r}, not in its hand")
-        deal.play(Card(card), seat)
+                               f"returned {answer!r}, not in its hand")
+        deal.play(card, seat)
     result = deal.result()
     by_team: dict[Team, tuple[int, int, int, int]] = {}
     for team in (Team.NS, Team.EW):

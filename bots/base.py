@@ -13,11 +13,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from ..game.cards import Card
+from ..game.cards import Card, parse_card
 from ..game.conventions import ConventionCard
+from ..game.errors import MalformedInput
 from ..game.seats import SEATS, Seat, Team
 
-__all__ = ["Strategy", "StrategyFactory", "View"]
+__all__ = ["Strategy", "StrategyFactory", "View", "accept_choice"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,3 +66,20 @@ class Strategy(Protocol):
 
 #: Builds a strategy; ``seed`` makes any randomness in it reproducible.
 StrategyFactory = Callable[[int], Strategy]
+
+
+def accept_choice(choice: object, hand: tuple[Card, ...]) -> Card | None:
+    """The card of ``hand`` that a strategy's answer names, or None if it names none.
+
+    Every place that runs strategies (the arena, server-side bots, ``jackal bot``)
+    checks answers the same way: a :class:`Card` (or its int) or card text ("7H") that
+    is in the hand. A caller that gets None plays a legal fallback instead.
+    """
+    if isinstance(choice, str):
+        try:
+            choice = parse_card(choice)
+        except MalformedInput:
+            return None
+    if isinstance(choice, bool) or not isinstance(choice, int) or choice not in hand:
+        return None
+    return hand[hand.index(choice)]

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import trio
 
-from ..bots.base import Strategy
+from ..bots.base import Strategy, accept_choice
 from ..game.cards import Card, format_cards
 from ..game.explain import explain_play
 from ..game.seats import Seat, Team
@@ -72,18 +72,17 @@ async def choose_card(strategy: Strategy, session: SeatSession) -> Card:
     """Ask ``strategy`` for a card from the mirror's view, in a worker thread; always legal."""
     view = session.mirror.view()
     try:
-        card: object = await trio.to_thread.run_sync(strategy.choose, view,
-                                                     abandon_on_cancel=True)
-        if isinstance(card, str):  # be kind to strategies that answer "7H"
-            card = Card.parse(card)
+        answer: object = await trio.to_thread.run_sync(strategy.choose, view,
+                                                       abandon_on_cancel=True)
     except Exception:
         log.exception("the strategy failed; playing %s instead", view.hand[0])
         return view.hand[0]
-    if not isinstance(card, int) or card not in view.hand:
+    card = accept_choice(answer, view.hand)
+    if card is None:
         log.error("the strategy chose %r, which is not in the hand %s; playing %s instead",
-                  card, format_cards(view.hand), view.hand[0])
+                  answer, format_cards(view.hand), view.hand[0])
         return view.hand[0]
-    return Card(card)
+    return card
 
 
 def answer_text(mirror: TableMirror, index: int | None) -> str:

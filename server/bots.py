@@ -14,7 +14,7 @@ import logging
 
 import trio
 
-from ..bots.base import Strategy, View
+from ..bots.base import Strategy, View, accept_choice
 from ..bots.registry import make_strategy
 from ..game.cards import Card
 from ..game.seats import Seat
@@ -50,18 +50,19 @@ class BotPool:
     async def choose(self, table_id: str, seat: Seat, name: str, view: View) -> Card:
         """The bot's card for ``view``; a legal fallback if it is slow or wrong."""
         strategy = self.strategy(table_id, seat, name)
-        card: Card | None = None
+        answer: object = None
         with trio.move_on_after(self.think_seconds):
             try:
-                card = await trio.to_thread.run_sync(strategy.choose, view,
-                                                     limiter=self.limiter,
-                                                     abandon_on_cancel=True)
+                answer = await trio.to_thread.run_sync(strategy.choose, view,
+                                                       limiter=self.limiter,
+                                                       abandon_on_cancel=True)
             except Exception:  # a broken strategy must not break the table
                 log.exception("bot %s at %s %s failed", name, table_id, seat)
-        if card is None or card not in view.hand:
-            if card is not None:
+        card = accept_choice(answer, view.hand)
+        if card is None:
+            if answer is not None:
                 log.warning("bot %s at %s %s chose %s, not in its hand", name, table_id, seat,
-                            card)
+                            answer)
             self._strategies.pop((table_id, seat, name), None)
             return min(view.hand)
-        return view.hand[view.hand.index(card)]
+        return card

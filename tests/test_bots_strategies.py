@@ -60,3 +60,15 @@ def test_greedy_keeps_a_triple_and_a_pair_when_it_has_them() -> None:
     assert sorted(str(card) for card in keep) == sorted(["9S", "9H", "9D", "4C", "4S"])
     view = View(seat=Seat.N, hand=hand, history=(), dealer=Seat.W)
     assert str(GreedyStrategy().choose(view)) == "KS"  # the costliest card goes first
+
+
+def test_accept_choice_names_a_card_of_the_hand_or_nothing() -> None:
+    from jackal.bots.base import accept_choice
+    from jackal.game.cards import parse_hand
+
+    hand = tuple(parse_hand("7H TS AC"))
+    assert accept_choice(hand[1], hand) is hand[1]
+    assert accept_choice(int(hand[0]), hand) is hand[0]
+    assert accept_choice("ts", hand) is hand[1]
+    for wrong in ("7D", "zz", None, True, 3.0, 99):
+        assert accept_choice(wrong, hand) is None

@@ -18,7 +18,6 @@ from ..game.cards import format_cards, parse_card
 from ..game.deal import Deal
 from ..game.errors import JackalError
 from ..game.match import Match
-from ..game.scoring import score_team
 from ..game.seats import SEATS, Seat, Team
 from ..server.records import read_events
 from .score import format_team, format_verdict
@@ -38,15 +37,12 @@ def _header(event: dict[str, Any]) -> list[str]:
 
 def _finish_deal(deal: Deal, number: int, match: Match) -> list[str]:
     lines: list[str] = []
-    kept = {team: [card for seat in team.seats for card in deal.kept(seat)]
-            for team in (Team.NS, Team.EW)}
-    scores = {team: score_team(cards) for team, cards in kept.items()}
-    for team in (Team.NS, Team.EW):
-        lines += ["  " + line for line in format_team(team.value, sorted(kept[team]),
-                                                      scores[team])]
-    lines.append("  " + format_verdict(scores[Team.NS].penalty, scores[Team.EW].penalty,
+    result = match.finish_deal()  # scores the deal once; the lines below show that score
+    for team, score in zip((Team.NS, Team.EW), result.scores, strict=True):
+        kept = sorted(card for seat in team.seats for card in deal.kept(seat))
+        lines += ["  " + line for line in format_team(team.value, kept, score)]
+    lines.append("  " + format_verdict(result.scores[0].penalty, result.scores[1].penalty,
                                        ("NS", "EW")))
-    match.finish_deal()
     lines.append(f"  Score after deal {number}: NS {match.scores[Team.NS]}, "
                  f"EW {match.scores[Team.EW]}")
     return lines

@@ -10,6 +10,7 @@ import argparse
 import logging
 import random
 import sys
+from pathlib import Path
 
 from ..game.errors import MalformedInput
 from ..game.seats import SEATS, Seat, Team
@@ -21,6 +22,8 @@ examples:
   jackal bot --server host:7878 --table t1 --seat E --strategy mybots:Clever
       sit at E of table t1 with the class Clever from mybots.py (on sys.path or in the
       current directory)
+  jackal bot --server 127.0.0.1:7878 --exec "node examples/stdin_bot.js"
+      the program plays: one your_turn JSON line in, one card line out, per move
 """
 
 
@@ -28,9 +31,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = EPILOG
     parser.add_argument("--server", required=True, metavar="HOST:PORT",
                         help="the server to connect to (port defaults to 7878)")
-    parser.add_argument("--strategy", required=True, metavar="NAME|module:Class",
+    player = parser.add_mutually_exclusive_group(required=True)
+    player.add_argument("--strategy", metavar="NAME|module:Class",
                         help="a built-in strategy name, or module:Class importable from the "
                              "current directory or sys.path")
+    player.add_argument("--exec", metavar="COMMAND", dest="exec_command",
+                        help="run COMMAND (any language) as the bot: each your_turn goes to "
+                             "its stdin as one JSON line, it answers one card per line on "
+                             "stdout (see docs/BOTS.md)")
+    parser.add_argument("--move-seconds", type=float, default=10.0, metavar="S",
+                        help="with --exec: time the program has for each move before the "
+                             "fallback card is played (default 10)")
     parser.add_argument("--table", metavar="T",
                         help="join this table (default: create one and fill it with bots)")
     parser.add_argument("--seat", choices=[s.value for s in SEATS], type=str.upper,
@@ -62,8 +73,9 @@ def run(args: argparse.Namespace) -> int:
 
     from ..bots.cards import default_conventions
     from ..bots.registry import load_strategy
-    from ..client.botrunner import play_match
+    from ..client.botrunner import BotResult, play_match
     from ..client.connection import ClientError, ServerError, parse_address
+    from ..client.exec_host import ExecProgram, ExecResult, play_exec_match
     from ..client.session import SeatSession, SessionLost
     from ..game.conventions import BUILTIN_CARDS, ConventionCard, resolve_card
     from ..protocol.messages import CreateTable
@@ -80,10 +92,18 @@ def run(args: argparse.Namespace) -> int:
     if sys.path[0] != "":
         sys.path.insert(0, "")  # let module:Class find the user's module in the cwd
     seed = args.seed if args.seed is not None else random.randrange(2**32)
+    program = strategy = None
     try:
-        strategy = load_strategy(args.strategy)(seed)
-    except MalformedInput as exc:
-        return _fail(str(exc))
+        if args.exec_command is not None:
+            program = ExecProgram(args.exec_command)
+        else:
+            strategy = load_strategy(args.strategy)(seed)
+    except (MalformedInput, ValueError) as exc:
+        return _fail(f"--exec: {exc}" if program is None and args.exec_command else str(exc))
+    if args.move_seconds <= 0:
+        return _fail("--move-seconds must be positive")
+    # What the bot is called in logs and, by default, at the table.
+    label = args.strategy or Path(program.argv[-1] if program else "exec").stem
     conventions: str | ConventionCard | None = None
     if args.conventions is not None:
         try:
@@ -101,18 +121,31 @@ def run(args: argparse.Namespace) -> int:
         bots = {other: args.fill for other in SEATS if other is not own}
         # Each side plays the card its strategy was built for (as in the arena); the
         # partner is a fill bot, but the bot itself reads and sends by its own card.
-        cards = {own.team: default_conventions(args.strategy),
+        cards = {own.team: default_conventions(args.strategy or ""),
                  own.team.other: default_conventions(args.fill)}
-        create = CreateTable(name=f"{args.name or args.strategy} table"[:32],
+        create = CreateTable(name=f"{args.name or label} table"[:32],
                              target=args.target, conventions_ns=cards[Team.NS],
                              conventions_ew=cards[Team.EW])
-    session = SeatSession(host, port, name=(args.name or args.strategy.rpartition(":")[2])[:32],
+    session = SeatSession(host, port, name=(args.name or label.rpartition(":")[2])[:32],
                           table=args.table, seat=seat, create=create, bots=bots,
                           conventions=conventions, password=args.password,
                           client="jackal-bot")
     log = logging.getLogger("jackal.bot")
 
     async def main() -> int:
+        if program is None:
+            return await play()
+        try:
+            await program.start()
+        except OSError as exc:
+            print(f"jackal bot: cannot run {args.exec_command!r}: {exc}", file=sys.stderr)
+            return 2
+        try:
+            return await play()
+        finally:
+            await program.kill()
+
+    async def play() -> int:
         async with trio.open_nursery() as nursery:
             try:
                 await nursery.start(session.run)
@@ -122,10 +155,16 @@ def run(args: argparse.Namespace) -> int:
             except ClientError as exc:
                 print(f"jackal bot: {exc}", file=sys.stderr)
                 return 2
-            log.info("seated at %s of table %s as %s (strategy %s, seed %d)", session.seat,
-                     session.table, session.name, args.strategy, seed)
+            log.info("seated at %s of table %s as %s (%s, seed %d)", session.seat,
+                     session.table, session.name, f"strategy {args.strategy}" if program is None
+                     else f"program {args.exec_command}", seed)
             try:
-                result = await play_match(session, strategy)
+                if program is not None:
+                    result: BotResult | ExecResult = await play_exec_match(
+                        session, program, move_seconds=args.move_seconds)
+                else:
+                    assert strategy is not None
+                    result = await play_match(session, strategy)
             except SessionLost as exc:
                 print(f"jackal bot: seat lost: {exc}", file=sys.stderr)
                 nursery.cancel_scope.cancel()
@@ -135,6 +174,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"match over at table {result.table}: {result.seat} {verdict}; "
               f"NS {result.scores.get(Team.NS, 0)}, EW {result.scores.get(Team.EW, 0)} "
               f"after {result.deals} deals")
+        if isinstance(result, ExecResult):
+            print(f"moves the fallback played: {result.fault_summary()}")
         return 0
 
     return trio.run(main)

@@ -5,6 +5,8 @@
 - :mod:`.session` -- :class:`SeatSession` (a seat kept across dropped connections).
 - :mod:`.mirror` -- :class:`TableMirror` (the client's copy of the table).
 - :mod:`.botrunner` -- :func:`play_match`, what ``jackal bot`` runs.
+- :mod:`.exec_host` -- :func:`play_exec_match`, what ``jackal bot --exec`` runs: any
+  program as a seat, one ``your_turn`` line in and one card line out per move.
 - ``tui_*`` and :mod:`.embedded` -- the terminal client ``jackal play``.
 """
 

@@ -1,0 +1,312 @@
+"""Run any program as a Jackal seat: what ``jackal bot --exec COMMAND`` does.
+
+The program speaks the simplest protocol there is, one line each way per move (as a Go
+engine speaks GTP): the host writes each ``your_turn`` message (one JSON object with
+everything the seat may know, see docs/PROTOCOL.md) as one line to the program's stdin,
+and the program answers with one line on its stdout: the card to play (``7H``). The
+program's stderr is passed through, for its author's debugging. Everything else -- hello,
+creating or joining the table, ``ready``, keepalive, reconnecting and reclaiming the seat,
+answering opponents' questions from the declared card -- is done by the host through the
+same :class:`~jackal.client.session.SeatSession` as ``jackal bot --strategy``.
+
+Decisions:
+
+- The command is split into words as a POSIX shell would (quotes work) and run without a
+  shell; use ``sh -c '...'`` for pipes or variables. It is started before connecting, so a
+  command that cannot run ends ``jackal bot`` before any seat is taken.
+- Each move has a time limit (``move_seconds``). On a *timeout*, a *crash* (the program
+  exited or closed its stdout) or *garbage* (a line that is not a card of the hand), the
+  host plays the legal fallback, the first card of the hand, so the table is never
+  stalled; the play is logged as a fallback with the fault, each kind of fault is logged
+  as a warning the first time it happens, and :attr:`ExecResult.faults` counts them.
+- A program that timed out is killed: its late answer would otherwise be read as the
+  answer to the next move. A killed or crashed program is started again at the next
+  move, which is safe because every ``your_turn`` carries the whole position. After
+  ``max_restarts`` restarts the host stops trying and the fallback plays the rest of the
+  match, so a program that dies at once is not restarted hundreds of times.
+- Garbage does not restart the program (it answered, so it is still in step); blank lines
+  are skipped, and a line longer than 1 KiB counts as garbage.
+- At the end of the match the program's stdin is closed; it gets 2 s to exit before it is
+  killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import shlex
+import subprocess
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import trio
+
+from ..bots.base import accept_choice
+from ..game.cards import Card, format_cards
+from ..game.seats import SEATS, Seat, Team
+from ..protocol.messages import (
+    AnswerQuestion,
+    DealEnded,
+    DealStarted,
+    MatchEnded,
+    Question,
+)
+from .botrunner import answer_text
+from .connection import ClientError, ConnectionLost, ServerError
+from .mirror import TableMirror
+from .session import SeatSession
+
+__all__ = ["ExecProgram", "ExecResult", "ProgramFault", "play_exec_match", "your_turn_line"]
+
+log = logging.getLogger("jackal.bot")
+
+#: Longest answer line read from the program; a card is three characters at most.
+MAX_ANSWER = 1024
+#: How long the program gets to exit after its stdin is closed.
+EXIT_GRACE = 2.0
+
+
+class ProgramFault(Exception):
+    """The program did not answer a move with a card: ``kind`` is timeout, crash or garbage."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+
+
+class ExecProgram:
+    """One external program: start it, ask it for a card, restart it, stop it."""
+
+    def __init__(self, command: str | Sequence[str], *, max_restarts: int = 3) -> None:
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not self.argv:
+            raise ValueError("empty command")
+        self.max_restarts = max_restarts
+        self.restarts = 0
+        self._proc: trio.Process | None = None
+        self._buffer = b""
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.returncode is None
+
+    async def start(self) -> None:
+        """Start the program; raises ``OSError`` when it cannot be run at all."""
+        self._proc = await trio.lowlevel.open_process(
+            self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self._buffer = b""
+
+    async def ask(self, line: bytes, timeout: float) -> str:
+        """Send one line, return the program's answer line; raise :class:`ProgramFault`."""
+        if not self.running:
+            if self.restarts >= self.max_restarts:
+                raise ProgramFault("crash", f"not restarted again after {self.restarts} "
+                                            "restarts")
+            self.restarts += 1
+            log.warning("starting the program again (restart %d of at most %d)",
+                        self.restarts, self.max_restarts)
+            try:
+                await self.start()
+            except OSError as exc:
+                raise ProgramFault("crash", f"cannot start it again: {exc}") from None
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
+        try:
+            with trio.fail_after(timeout):
+                await proc.stdin.send_all(line)
+                answer = await self._read_line()
+        except trio.TooSlowError:
+            await self.kill()
+            raise ProgramFault("timeout", f"no answer within {timeout:g}s") from None
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            await self.kill()
+            raise ProgramFault("crash", self._exit_detail()) from None
+        if answer is None:
+            await self.kill()
+            raise ProgramFault("crash", self._exit_detail())
+        return answer
+
+    async def _read_line(self) -> str | None:
+        """The next non-blank line of the program's stdout, or None at its end."""
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        while True:
+            head, newline, rest = self._buffer.partition(b"\n")
+            if newline:
+                self._buffer = rest
+                text = head.decode("utf-8", errors="replace").strip()
+                if text:
+                    return text
+                continue
+            if len(self._buffer) > MAX_ANSWER:
+                self._buffer = b""
+                raise ProgramFault("garbage", f"an answer line longer than {MAX_ANSWER} "
+                                              "bytes")
+            data = await proc.stdout.receive_some(4096)
+            if not data:
+                return None
+            self._buffer += data
+
+    def _exit_detail(self) -> str:
+        code = None if self._proc is None else self._proc.returncode
+        return "the program closed its output" if code is None else \
+            f"the program exited with status {code}"
+
+    async def kill(self) -> None:
+        """Stop the program at once (idempotent)."""
+        proc = self._proc
+        if proc is None:
+            return
+        with trio.CancelScope(shield=True):
+            if proc.returncode is None:
+                proc.kill()
+            await proc.wait()
+            for stream in (proc.stdin, proc.stdout):
+                if stream is not None:
+                    await stream.aclose()
+
+    async def close(self) -> None:
+        """End of the match: close its stdin, give it :data:`EXIT_GRACE` s, then kill it."""
+        proc = self._proc
+        if proc is None:
+            return
+        with trio.CancelScope(shield=True):
+            if proc.stdin is not None:
+                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                    await proc.stdin.aclose()
+            with trio.move_on_after(EXIT_GRACE):
+                await proc.wait()
+        await self.kill()
+
+
+def your_turn_line(mirror: TableMirror) -> bytes:
+    """The ``your_turn`` message for the seat to move, as one JSON line.
+
+    Built from the client's mirror of the table, with the fields and shapes of the
+    server's ``your_turn`` (docs/PROTOCOL.md): the hand sorted as ``deal_started`` sorts it,
+    the rows in play order starting with the leader, both convention cards by name.
+    """
+    if mirror.you is None or mirror.dealer is None or mirror.first is None:
+        raise ValueError("no seat or no deal in progress")
+    first = mirror.first
+    order = [SEATS[(first.ordinal + i) % 4] for i in range(4)]
+    message: dict[str, Any] = {
+        "type": "your_turn",
+        "seat": mirror.you.value,
+        "deal": mirror.deal,
+        "play": len(mirror.rows[mirror.you]) + 1,
+        "dealer": mirror.dealer.value,
+        "first": first.value,
+        "hand": [str(card) for card in sorted(mirror.hand)],
+        "rows": [{"seat": seat.value, "cards": [str(c) for c in mirror.rows[seat]]}
+                 for seat in order],
+        "conventions": {team.value: mirror.conventions[team].name
+                        for team in (Team.NS, Team.EW) if team in mirror.conventions},
+        "scores": {team.value: mirror.scores.get(team, 0) for team in (Team.NS, Team.EW)},
+        "target": mirror.target,
+    }
+    return msgspec.json.encode(message) + b"\n"
+
+
+@dataclass
+class ExecResult:
+    """How the match ended for the hosted program."""
+
+    seat: Seat
+    table: str
+    winner: Team | None
+    scores: Mapping[Team, int]
+    deals: int
+    plays: int
+    #: Moves the fallback played, by fault kind ("timeout", "crash", "garbage").
+    faults: Counter[str] = field(default_factory=Counter)
+    restarts: int = 0
+
+    @property
+    def won(self) -> bool:
+        return self.winner is self.seat.team
+
+    def fault_summary(self) -> str:
+        """``"2 timeout, 1 garbage"``, or ``"none"``."""
+        return ", ".join(f"{count} {kind}" for kind, count in sorted(self.faults.items())) \
+            or "none"
+
+
+async def _program_card(program: ExecProgram, line: bytes, hand: tuple[Card, ...],
+                        move_seconds: float) -> Card:
+    """The program's card for this move; raises :class:`ProgramFault` when it gives none."""
+    answer = await program.ask(line, move_seconds)
+    card = accept_choice(answer, hand)
+    if card is None:
+        raise ProgramFault("garbage", f"answered {answer[:40]!r}, which is not a card of the "
+                                      f"hand {format_cards(hand)}")
+    return card
+
+
+async def play_exec_match(session: SeatSession, program: ExecProgram, *,
+                          move_seconds: float = 10.0) -> ExecResult:
+    """Play every turn of ``session``'s seat with ``program`` until the match ends.
+
+    ``session.run`` must already be running (and seated); ``program`` already started.
+    Raises :class:`~jackal.client.session.SessionLost` if the seat is lost for good.
+    """
+    mirror = session.mirror
+    faults: Counter[str] = Counter()
+    plays = 0
+    try:
+        async for event in session.events():
+            match event:
+                case Question(id=None, seat=asked) if asked == mirror.you:
+                    await _answer(session, event)
+                case DealStarted(deal=deal, dealer=dealer, first=first):
+                    log.info("deal %d: dealer %s, %s leads", deal, dealer, first)
+                case DealEnded(deal=deal, scores=scores):
+                    log.info("deal %d ended: scores NS %d, EW %d", deal,
+                             scores.get("NS", 0), scores.get("EW", 0))
+                case MatchEnded(winner=winner):
+                    log.info("match over: %s wins", winner)
+                case _:
+                    pass
+            if not session.my_turn:
+                continue
+            hand = tuple(mirror.hand)
+            fault = ""
+            try:
+                card = await _program_card(program, your_turn_line(mirror), hand,
+                                           move_seconds)
+            except ProgramFault as exc:
+                card = hand[0]
+                fault = f" (fallback: {exc.kind})"
+                faults[exc.kind] += 1
+                # Once per kind at warning level: a program that keeps failing the same
+                # way must not drown the log.
+                log.log(logging.WARNING if faults[exc.kind] == 1 else logging.DEBUG,
+                        "the program failed to answer (%s); playing %s instead", exc, card)
+            try:
+                reply = await session.play(card)
+            except ServerError as exc:
+                log.warning("play %s refused: %s", card, exc)
+                continue
+            except ConnectionLost:
+                continue  # the session reclaims the seat; its table_state decides
+            plays += 1
+            log.info("deal %d play %d: %s%s", mirror.deal, reply.index, card, fault)
+    finally:
+        await program.close()
+    assert mirror.you is not None and mirror.table is not None
+    return ExecResult(seat=mirror.you, table=mirror.table, winner=mirror.winner,
+                      scores=dict(mirror.scores), deals=mirror.deal, plays=plays,
+                      faults=faults, restarts=program.restarts)
+
+
+async def _answer(session: SeatSession, question: Question) -> None:
+    text = answer_text(session.mirror, question.index)
+    log.info("asked by %s: %r; answering %r", question.asker, question.text, text)
+    try:
+        await session.request(AnswerQuestion(question=question.question, text=text[:1000]))
+    except ClientError as exc:
+        log.warning("could not answer question %s: %s", question.question, exc)

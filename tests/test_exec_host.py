@@ -1,0 +1,229 @@
+"""``jackal bot --exec``: programs in any language play a seat over stdin/stdout.
+
+Everything runs for real: the ``jackal bot`` CLI in a subprocess, the hosted program as its
+subprocess, and a server on port 0 (embedded in the test, or a ``jackal serve`` process
+that is SIGKILLed and started again).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import trio
+from jackal.server.config import ServerConfig
+from jackal.server.listener import serve
+from test_server_records import ServerProcess
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+BOT = [sys.executable, "-m", "jackal.cli.main", "bot"]
+
+
+@pytest.fixture
+async def server_port(nursery: trio.Nursery) -> AsyncIterator[int]:
+    port: int = await nursery.start(serve, ServerConfig(port=0, between_deals_seconds=600))
+    yield port
+
+
+async def run_bot(*args: str, cwd: Path | None = None,
+                  timeout: float = 90) -> trio.CompletedProcess[bytes]:
+    with trio.fail_after(timeout):
+        return await trio.run_process([*BOT, *args], capture_stdout=True, capture_stderr=True,
+                                      check=False, cwd=cwd or ROOT)
+
+
+def _finished(done: trio.CompletedProcess[bytes]) -> tuple[str, str]:
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 0, err
+    assert "match over at table" in out, out
+    assert "Traceback" not in err
+    return out, err
+
+
+@pytest.mark.parametrize("example, runtime", [("stdin_bot.py", sys.executable),
+                                              ("stdin_bot.js", "node")])
+async def test_example_stdin_bots_finish_a_match(server_port: int, example: str,
+                                                 runtime: str) -> None:
+    if shutil.which(runtime) is None:
+        pytest.skip(f"{runtime} is not installed")
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", "--exec",
+                         f"{runtime} {EXAMPLES / example}", "--target", "60",
+                         "--fill", "greedy")
+    out, err = _finished(done)
+    assert "moves the fallback played: none" in out
+    assert "deal 1 play 8:" in err and "fallback" not in err
+
+
+@pytest.mark.parametrize("example", ["stdin_bot.py", "stdin_bot.js"])
+def test_example_stdin_bots_are_small_and_need_only_their_runtime(example: str) -> None:
+    text = (EXAMPLES / example).read_text()
+    code = [line for line in text.splitlines() if line.strip()]
+    assert len(code) <= 25, len(code)
+    if example.endswith(".py"):
+        modules = set()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Import):
+                modules.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                modules.add((node.module or "").split(".")[0])
+        assert modules <= set(sys.stdlib_module_names)
+    else:
+        assert "require(\"readline\")" in text and text.count("require(") == 1
+
+
+# A program that misbehaves in every way the host must survive, one per move, counted in a
+# file because the host restarts it after a crash or a timeout.
+CLUMSY = '''
+import json, sys, time
+from pathlib import Path
+
+counter = Path(sys.argv[1])
+for line in sys.stdin:
+    turn = json.loads(line)
+    move = int(counter.read_text() or 0) + 1 if counter.exists() else 1
+    counter.write_text(str(move))
+    if move == 1:
+        print("not a card", flush=True)            # garbage
+    elif move == 2:
+        time.sleep(30)                              # timeout
+    elif move == 3:
+        sys.exit(3)                                 # crash
+    else:
+        print(turn["hand"][-1].lower(), flush=True) # forgiving notation is fine
+'''
+
+
+async def test_faults_fall_back_to_a_legal_card_and_restart_the_program(
+        server_port: int, tmp_path: Path) -> None:
+    (tmp_path / "clumsy.py").write_text(CLUMSY)
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", "--exec",
+                         f"{sys.executable} clumsy.py moves.txt", "--move-seconds", "1",
+                         "--target", "40", cwd=tmp_path)
+    out, err = _finished(done)
+    assert "moves the fallback played: 1 crash, 1 garbage, 1 timeout" in out
+    assert "deal 1 play 1: " in err and "(fallback: garbage)" in err
+    assert "(fallback: timeout)" in err and "(fallback: crash)" in err
+    assert err.count("the program failed to answer") == 3  # each kind logged once
+    assert err.count("starting the program again") == 2    # after the timeout, the crash
+    assert int((tmp_path / "moves.txt").read_text()) >= 8
+
+
+async def test_a_program_that_always_crashes_is_not_restarted_forever(
+        server_port: int) -> None:
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", "--exec",
+                         f"{sys.executable} -c 'import sys; sys.exit(1)'", "--target", "40")
+    out, err = _finished(done)
+    assert "restart 3 of at most 3" in err and "restart 4" not in err
+    assert "moves the fallback played: " in out and " crash" in out
+    assert err.count("the program failed to answer") == 1
+
+
+async def test_a_command_that_cannot_run_exits_2(server_port: int) -> None:
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", "--exec",
+                         "/nonexistent/bot --fast")
+    assert done.returncode == 2
+    assert done.stderr.decode().startswith("jackal bot: cannot run '/nonexistent/bot --fast'")
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", "--exec", "'unbalanced")
+    assert done.returncode == 2 and "--exec" in done.stderr.decode()
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", "--exec", "true",
+                         "--strategy", "random")
+    assert done.returncode == 2 and "not allowed with" in done.stderr.decode()
+
+
+# Reads nothing but your_turn and checks each one before answering: the card it plays is
+# always one of the hand the message gave, and the message agrees with itself.
+TURN_ONLY = '''
+import json, sys
+from pathlib import Path
+
+log = Path(sys.argv[1])
+for line in sys.stdin:
+    turn = json.loads(line)
+    hand, rows = turn["hand"], turn["rows"]
+    mine = next(row["cards"] for row in rows if row["seat"] == turn["seat"])
+    assert [row["seat"] for row in rows][0] == turn["first"]
+    assert len(hand) == 13 - len(mine) and turn["play"] == len(mine) + 1
+    # Sorted as deal_started sorts it: by suit (S H D C), then by rank, ace low.
+    assert hand == sorted(hand, key=lambda c: ("SHDC".index(c[1]), "A23456789TJQK".index(c[0])))
+    card = hand[(turn["deal"] + turn["play"]) % len(hand)]
+    with log.open("a") as f:
+        f.write(json.dumps({"deal": turn["deal"], "play": turn["play"], "card": card,
+                            "hand": hand}) + "\\n")
+    print(card, flush=True)
+'''
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+class FixedPortServer(ServerProcess):
+    """``jackal serve`` on a given port, so a restarted server is where the bot left it."""
+
+    def __init__(self, records: Path, log: Path, port: int) -> None:
+        self.log = log
+        self.handle = log.open("ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "jackal.cli.main", "serve", "--port", str(port),
+             "--records", str(records), "--between-deals", "0.2"],
+            stdout=self.handle, stderr=self.handle, cwd=ROOT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+async def test_a_your_turn_only_bot_plays_through_a_server_restart(tmp_path: Path) -> None:
+    """SIGKILL the server mid-match, start it again on the same port and records: the
+    hosted program, which reads only your_turn, plays every move of the match itself."""
+    (tmp_path / "turn_only.py").write_text(TURN_ONLY)
+    records, port = tmp_path / "records", _free_port()
+    server = FixedPortServer(records, tmp_path / "server.log", port)
+    moves = tmp_path / "moves.jsonl"
+    try:
+        assert await server.port() == port
+        async with trio.open_nursery() as nursery:
+            result: list[trio.CompletedProcess[bytes]] = []
+
+            async def bot() -> None:
+                result.append(await run_bot(
+                    "--server", f"127.0.0.1:{port}", "--exec",
+                    f"{sys.executable} turn_only.py moves.jsonl", "--target", "150",
+                    "--fill", "greedy", "--move-seconds", "20", cwd=tmp_path, timeout=120))
+
+            nursery.start_soon(bot)
+            with trio.fail_after(60):  # into the second deal, then kill
+                while not moves.exists() or '"deal": 2' not in moves.read_text():
+                    await trio.sleep(0.05)
+            before = len(moves.read_text().splitlines())
+            server.kill()
+            server = FixedPortServer(records, tmp_path / "server.log", port)
+            server._starts_before = 1
+            await server.port()
+        out, err = _finished(result[0])
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+    assert "moves the fallback played: none" in out
+    plays = [json.loads(line) for line in moves.read_text().splitlines()]
+    assert len(plays) > before
+    for play in plays:
+        assert play["card"] in play["hand"]
+    # Every move of every deal was the program's (a move the crash cut short is asked
+    # again after the restart, so a number may repeat, but none is missing).
+    by_deal: dict[int, list[int]] = {}
+    for play in plays:
+        by_deal.setdefault(play["deal"], []).append(play["play"])
+    assert len(by_deal) >= 2
+    for numbers in by_deal.values():
+        assert sorted(set(numbers)) == list(range(1, 9))
+    assert "reclaimed" in err

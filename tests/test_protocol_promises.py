@@ -1,0 +1,184 @@
+"""Promises docs/PROTOCOL.md makes beyond single messages, each checked against the code.
+
+One test per statement a bot author found implied but not written (issue 14): each test
+first finds the statement in the document, then shows a real server (or the real client
+library) doing what it says.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import trio
+import trio.testing
+from jackal.client.connection import Connection
+from jackal.game.cards import Card
+from jackal.protocol.messages import Hello, HelloOk, ServerMessage, Turn
+from jackal.server.config import ServerConfig
+from test_server_support import (
+    RawClient,
+    alone_with_bots,
+    greeted,
+    open_table,
+    play_out,
+    ready_all,
+    running_server,
+    seat_four,
+)
+
+DOC = " ".join((Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md")
+               .read_text().split())
+
+
+def says(text: str) -> None:
+    """The document states ``text`` (compared with runs of white space collapsed)."""
+    assert " ".join(text.split()) in DOC, f"docs/PROTOCOL.md no longer says: {text}"
+
+
+async def test_the_hand_is_sorted_and_not_resent_with_each_turn() -> None:
+    says("your copy carries your 13 cards, sorted by suit S, H, D, C and then by rank, "
+         "ace low")
+    says("Your hand is not sent again with each turn")
+    async with running_server() as port:
+        _, human, _ = await alone_with_bots(port, "S", "ann", target=1, seed=5)
+        dealt = [Card.parse(text) for text in human.hand]
+        assert dealt == sorted(dealt) and len(dealt) == 13
+        await play_out(human, lambda m: m["type"] == "deal_ended")
+    carrying = {m["type"] for m in human.log if "hand" in m}
+    assert carrying <= {"table_state", "deal_started"}, carrying
+
+
+async def test_ready_after_match_ended_does_nothing() -> None:
+    says("`ready` is still answered `ok` and does nothing (no new match starts)")
+    async with running_server() as port:
+        lobby, human, table = await alone_with_bots(port, "S", "ann", target=1, seed=6)
+        await play_out(human, lambda m: m["type"] == "match_ended")
+        reply = await human.request(type="ready")
+        assert reply["type"] == "ok" and reply["request"] == "ready"
+        pong = await human.request(type="ping")
+        assert human.log[-2:] == [reply, pong]  # no event came between them
+        tables = (await lobby.request(type="list_tables"))["tables"]
+        assert [t["status"] for t in tables if t["table"] == table] == ["over"]
+        late = await greeted(port, "late")
+        refused = await late.request(type="add_bot", table=table, seat="S")
+        assert refused["code"] == "not_allowed"
+
+
+async def _fake_server(stream: trio.SocketStream) -> None:
+    """A newer server: extra fields everywhere and an event type nobody knows yet."""
+    async def send(**msg: Any) -> None:
+        await stream.send_all(json.dumps(msg).encode() + b"\n")
+
+    await send(type="welcome", protocol=1, server="jackal", version="9", hint="",
+               features=["time_travel"])
+    buffer = b""
+    while b"\n" not in buffer:
+        buffer += await stream.receive_some(4096)
+    hello = json.loads(buffer.partition(b"\n")[0])
+    await send(type="hello_ok", name="x", id=hello["id"], colour="blue")
+    await send(type="weather", sky="clear")
+    await send(type="turn", seat="N", deadline=30.0)
+    await trio.sleep_forever()
+
+
+async def test_the_client_ignores_unknown_fields_and_events(nursery: trio.Nursery) -> None:
+    says("A client must do the opposite: ignore fields it does not know in a server "
+         "message, and ignore whole messages whose `type` it does not know")
+    listeners = await nursery.start(trio.serve_tcp, _fake_server, 0)
+    port = listeners[0].socket.getsockname()[1]
+    conn = await Connection.open("127.0.0.1", port, nursery=nursery)
+    try:
+        assert isinstance(await conn.request(Hello(name="x")), HelloOk)
+        event: ServerMessage = await conn.next_event()
+        assert event == Turn(seat="N")
+    finally:
+        await conn.aclose()
+
+
+async def test_the_server_is_strict_about_unknown_fields() -> None:
+    says("The server accepts exactly what this document describes and refuses the rest")
+    async with running_server() as port:
+        client = await greeted(port, "c")
+        reply = await client.request(type="list_tables", colour="blue")
+        assert reply["code"] == "invalid_message" and "colour" in reply["message"]
+
+
+async def test_a_client_that_ignores_pings_is_disconnected(
+        autojump_clock: trio.testing.MockClock) -> None:
+    says("every client **must** answer a `ping` with `pong`")
+    async with running_server(ServerConfig(port=0)) as port:
+        client = await greeted(port, "quiet")
+        client.auto_pong = False
+        got = await client.eof(timeout=100)
+    assert [m["type"] for m in got] == ["ping", "error"]
+    assert got[-1]["code"] == "timeout"
+
+
+async def test_no_move_limit_without_a_clock(autojump_clock: trio.testing.MockClock) -> None:
+    says("There is no time limit on a play: a table without a clock (every table of this "
+         "server version) waits for the seat to move as long as it takes")
+    async with running_server(ServerConfig(port=0)) as port:
+        _, table = await open_table(port, target=1, seed=8)
+        clients = await seat_four(port, table)
+        await ready_all(clients)
+        for client in clients:
+            first = (await client.wait_type("turn"))["seat"]
+        mover = next(c for c in clients if c.seat == first)
+        seen = {id(c): len(c.log) for c in clients}
+
+        async def listen(client: RawClient) -> None:
+            while True:
+                await client.recv(timeout=10**6)  # answers pings on the way
+
+        async with trio.open_nursery() as nursery:
+            for client in clients:
+                nursery.start_soon(listen, client)
+            await trio.sleep(3 * 3600)  # three hours of virtual time
+            nursery.cancel_scope.cancel()
+        later = [m["type"] for c in clients for m in c.log[seen[id(c)]:]]
+        assert set(later) <= {"turn", "ping"}, later  # nothing played, nobody replaced
+        dealt = next(m for m in mover.log if m["type"] == "deal_started")["hand"]
+        played = await mover.request(type="play", card=dealt[0])
+        assert played["type"] == "played" and played["seat"] == first
+
+
+async def test_leave_mid_match_is_player_left_then_bot_takeover() -> None:
+    says("During a match on a table with `bot_takeover` a `bot_takeover` for the seat "
+         "follows at once")
+    async with running_server() as port:
+        _, table = await open_table(port, target=100, seed=9)
+        clients = await seat_four(port, table)
+        await ready_all(clients)
+        await clients[1].request(type="leave")
+        got = await clients[0].recv_until(lambda m: m["type"] == "bot_takeover")
+        kinds = [m["type"] for m in got if m["type"] in ("player_left", "bot_takeover")]
+        assert kinds == ["player_left", "bot_takeover"]
+        assert got[-1]["seat"] == "E"
+
+
+def test_only_two_numbers_may_have_a_fraction() -> None:
+    says("Numbers are integers (JSON numbers without a fraction or exponent), except two "
+         "that are durations in seconds and may have a fraction: `retry_after` of an "
+         "`error` and `seconds` of `player_gone`")
+    _, components = msgspec.json.schema_components([ServerMessage])
+    floats = set()
+
+    def walk(node: Any, name: str) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "number":
+                floats.add(name)
+            for key, value in node.items():
+                if key == "properties":
+                    for prop, sub in value.items():
+                        walk(sub, prop)
+                else:
+                    walk(value, name)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item, name)
+
+    walk(components, "")
+    assert floats == {"retry_after", "seconds"}

@@ -7,38 +7,23 @@ that is SIGKILLed and started again).
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 import trio
-from jackal.server.config import ServerConfig
-from jackal.server.listener import serve
+from test_client_bot import run_bot, server_port
+from test_examples import non_stdlib_imports
 from test_server_records import ServerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-BOT = [sys.executable, "-m", "jackal.cli.main", "bot"]
-
-
-@pytest.fixture
-async def server_port(nursery: trio.Nursery) -> AsyncIterator[int]:
-    port: int = await nursery.start(serve, ServerConfig(port=0, between_deals_seconds=600))
-    yield port
-
-
-async def run_bot(*args: str, cwd: Path | None = None,
-                  timeout: float = 90) -> trio.CompletedProcess[bytes]:
-    with trio.fail_after(timeout):
-        return await trio.run_process([*BOT, *args], capture_stdout=True, capture_stderr=True,
-                                      check=False, cwd=cwd or ROOT)
+__all__ = ["server_port"]  # a fixture: used by name
 
 
 def _finished(done: trio.CompletedProcess[bytes]) -> tuple[str, str]:
@@ -57,7 +42,7 @@ async def test_example_stdin_bots_finish_a_match(server_port: int, example: str,
         pytest.skip(f"{runtime} is not installed")
     done = await run_bot("--server", f"127.0.0.1:{server_port}", "--exec",
                          f"{runtime} {EXAMPLES / example}", "--target", "60",
-                         "--fill", "greedy")
+                         "--fill", "greedy", cwd=ROOT)
     out, err = _finished(done)
     assert "moves the fallback played: none" in out
     assert "deal 1 play 8:" in err and "fallback" not in err
@@ -69,13 +54,7 @@ def test_example_stdin_bots_are_small_and_need_only_their_runtime(example: str) 
     code = [line for line in text.splitlines() if line.strip()]
     assert len(code) <= 25, len(code)
     if example.endswith(".py"):
-        modules = set()
-        for node in ast.walk(ast.parse(text)):
-            if isinstance(node, ast.Import):
-                modules.update(alias.name.split(".")[0] for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                modules.add((node.module or "").split(".")[0])
-        assert modules <= set(sys.stdlib_module_names)
+        assert non_stdlib_imports(text) == set()
     else:
         assert "require(\"readline\")" in text and text.count("require(") == 1
 

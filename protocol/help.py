@@ -12,8 +12,9 @@ __all__ = ["HELP_ENTRIES", "help_reply"]
 
 #: One entry per client message type, in the order a newcomer would use them.
 HELP_ENTRIES: tuple[HelpEntry, ...] = (
-    HelpEntry("hello", "introduce yourself first; add \"token\" to reclaim a held seat",
-              '{"type":"hello","name":"alice"}'),
+    HelpEntry("hello", "introduce yourself first; token reclaims a held seat, password if the "
+                       "server has one",
+              '{"type":"hello","name":"alice","protocol":1,"client":"nc"}'),
     HelpEntry("help", "list every message you can send (allowed before hello)",
               '{"type":"help"}'),
     HelpEntry("ping", "check the server is there; it answers pong (allowed before hello)",
@@ -22,8 +23,10 @@ HELP_ENTRIES: tuple[HelpEntry, ...] = (
               '{"type":"pong"}'),
     HelpEntry("list_tables", "show the lobby: every table, its seats and status",
               '{"type":"list_tables"}'),
-    HelpEntry("create_table", "open a new table (you are not seated); optional name, target",
-              '{"type":"create_table","name":"evening","target":300}'),
+    HelpEntry("create_table", "open a new table (you are not seated); every field is optional, "
+                              "cards by name or inline",
+              '{"type":"create_table","name":"evening","target":300,"seed":7,'
+              '"conventions_ns":"beginner","conventions_ew":"advanced","bot_takeover":true}'),
     HelpEntry("join", "sit at a table, in \"seat\" N/E/S/W or any free one; keep the token",
               '{"type":"join","table":"t1","seat":"N"}'),
     HelpEntry("spectate", "watch a table without seeing anyone's hand",
@@ -36,7 +39,8 @@ HELP_ENTRIES: tuple[HelpEntry, ...] = (
               '{"type":"ready"}'),
     HelpEntry("play", "play a card from your hand when it is your turn",
               '{"type":"play","card":"7H"}'),
-    HelpEntry("conventions", "declare your partnership's convention card (built-in name)",
+    HelpEntry("conventions", "declare your partnership's card: a built-in name or a whole "
+                             "card object",
               '{"type":"conventions","card":"beginner"}'),
     HelpEntry("explain", "ask what the index-th card (1..8) in a seat's row means",
               '{"type":"explain","seat":"E","index":2}'),

@@ -182,3 +182,18 @@ def test_only_two_numbers_may_have_a_fraction() -> None:
 
     walk(components, "")
     assert floats == {"retry_after", "seconds"}
+
+
+def test_protocol_help_names_every_field_of_every_message() -> None:
+    """``help`` (and ``jackal protocol help``) leaves no field of a client message out."""
+    from jackal.protocol.codec import CLIENT_TYPES
+    from jackal.protocol.help import HELP_ENTRIES
+
+    entries = {entry.type: entry for entry in HELP_ENTRIES}
+    missing = []
+    for kind, struct in CLIENT_TYPES.items():
+        entry = entries[kind]
+        for name in struct.__struct_fields__:
+            if name != "id" and name not in entry.summary and f'"{name}"' not in entry.example:
+                missing.append(f"{kind}.{name}")
+    assert not missing, missing

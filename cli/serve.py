@@ -1,12 +1,14 @@
 """``jackal serve``: run a Jackal server.
 
-Logs one line per connection and table event to stderr; the first line after start
-is ``listening on HOST:PORT`` (with the real port when ``--port 0`` is given), so
+Logs one line per connection and table event to stderr: where the match records go,
+then ``listening on HOST:PORT`` (with the real port when ``--port 0`` is given), so
 scripts and tests can read where to connect. Ctrl-C or SIGTERM stops it cleanly:
 no new connections, ``server_shutdown`` to everyone after what was already queued for
-them, sockets closed (see :mod:`jackal.server.listener`). With
-``--records DIR`` every match is written there as it happens, and unfinished matches
-found there at start are restored (their players reclaim seats with their tokens).
+them, sockets closed (see :mod:`jackal.server.listener`). Every match is written as it
+happens to the records folder (the user's state folder, ``$XDG_STATE_HOME/jackal/records``
+or ``~/.local/state/jackal/records``, unless ``--records DIR`` or ``--no-records``), and
+unfinished matches found there at start are restored (their players reclaim seats with
+their tokens): a crashed server that is simply started again carries on.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import trio
 from ..bots.registry import STRATEGIES
 from ..server.config import DEFAULT_PORT, ServerConfig
 from ..server.listener import serve
+from .paths import records_dir
 
 __all__ = ["add_arguments", "config_from_args", "run"]
 
@@ -33,9 +36,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="address to listen on (default 127.0.0.1; 0.0.0.0 for a LAN)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT,
                         help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)")
-    parser.add_argument("--records", type=Path, metavar="DIR",
-                        help="write one JSON-lines record per match here and restore "
-                             "unfinished matches from it at start")
+    kept = parser.add_mutually_exclusive_group()
+    kept.add_argument("--records", type=Path, metavar="DIR",
+                      help="write one JSON-lines record per match here and restore "
+                           "unfinished matches from it at start (default: "
+                           f"{_home_relative(records_dir())})")
+    kept.add_argument("--no-records", action="store_true",
+                      help="keep no records: a server that stops forgets its matches")
     parser.add_argument("--password",
                         help="require this password in every hello")
     parser.add_argument("--hold-seconds", type=float, default=defaults.hold_seconds,
@@ -69,10 +76,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="log warnings and errors only")
 
 
+def _records(args: argparse.Namespace) -> Path | None:
+    """The records folder: ``--records``, none with ``--no-records``, else the default."""
+    if args.no_records:
+        return None
+    folder: Path = args.records or records_dir()
+    return folder.expanduser()
+
+
+def _home_relative(path: Path) -> str:
+    """``path`` with the home folder written as ``~`` (for help texts)."""
+    try:
+        return "~/" + str(path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
+
+
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
     """The server settings the command line asks for."""
     return ServerConfig(
-        host=args.host, port=args.port, records_dir=args.records, password=args.password,
+        host=args.host, port=args.port, records_dir=_records(args), password=args.password,
         max_line=args.max_line, hold_seconds=args.hold_seconds,
         between_deals_seconds=args.between_deals, ping_interval=args.ping_interval,
         ping_timeout=args.ping_timeout, hello_timeout=args.hello_timeout,
@@ -104,13 +127,19 @@ def run(args: argparse.Namespace) -> int:
         # The port line is what scripts wait for: keep it even when quiet.
         logging.getLogger("jackal.server").setLevel(logging.INFO)
         logging.getLogger("jackal.server").addFilter(
-            lambda record: record.levelno >= logging.WARNING or "listening on" in record.msg)
+            lambda record: record.levelno >= logging.WARNING or "listening on" in record.msg
+            or "match records" in record.msg)
     config = config_from_args(args)
     if config.takeover_strategy not in STRATEGIES:
         known = ", ".join(sorted(STRATEGIES))
         print(f"jackal serve: unknown --takeover-strategy {config.takeover_strategy!r} "
               f"(known: {known})", file=sys.stderr)
         return 2
+    server_log = logging.getLogger("jackal.server")
+    if config.records_dir is None:
+        server_log.info("keeping no match records (--no-records)")
+    else:
+        server_log.info("match records in %s", config.records_dir)
     failure: OSError | None = None
     try:
         trio.run(_main, config)

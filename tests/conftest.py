@@ -17,6 +17,17 @@ ROOT = Path(__file__).resolve().parent.parent
 RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
+@pytest.fixture(autouse=True)
+def private_state_dir(tmp_path_factory: pytest.TempPathFactory,
+                      monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test (and every process it starts) gets its own XDG state folder, so
+    ``jackal serve``'s default records and ``jackal play``'s saved seats never touch the
+    user's real ``~/.local/state`` and never leak from one test into another."""
+    folder = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("XDG_STATE_HOME", str(folder))
+    return folder
+
+
 @pytest.fixture
 def run_jackal() -> RunJackal:
     """Run the real ``jackal`` CLI in a subprocess: ``run_jackal("score", "...")``.

@@ -1,0 +1,153 @@
+"""A lobby connection that comes back by itself: :class:`LobbyLink`.
+
+The terminal client keeps one connection for the lobby (the table list, creating tables,
+adding bots, spectating) beside the :class:`~jackal.client.session.SeatSession` of a seat.
+When the network blips or the server restarts, the link reconnects with the same
+backoff-with-jitter policy as a seat (:class:`~jackal.client.session.Backoff`), says
+hello again and calls ``on_connected(conn)`` so the owner can put back what the server
+forgot with the old connection (list the tables again, watch the same table again). It
+never gives up on its own: a player who sees RECONNECTING for too long quits with Ctrl-Q.
+
+What the owner sees:
+
+- ``on_status(status, detail, retry_in)``: ``"connecting"``, ``"connected"``,
+  ``"reconnecting"`` (with ``retry_in``: seconds until the next attempt, so a countdown
+  can be drawn) or ``"lost"`` (the server refused the hello, e.g. a wrong password:
+  trying again cannot help, and :meth:`LobbyLink.run` raises the ``ServerError``);
+- :meth:`LobbyLink.events`: pushed events of every connection in turn, in order;
+- :meth:`LobbyLink.request`: a request on the current connection (``ConnectionLost``
+  while there is none: a request is never resent on a new connection by itself, so
+  nothing is ever done twice).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+
+import trio
+
+from ..protocol.messages import ClientMessage, Hello, ServerMessage
+from .connection import ClientError, Connection, ConnectionLost, ServerError
+from .session import Backoff
+
+__all__ = ["LinkStatus", "LobbyLink", "backoff_delays"]
+
+#: Refusals of a hello that may pass by themselves (trying again later can help).
+_PASSING = frozenset({"server_full", "rate_limited", "timeout", "internal"})
+
+#: ``on_status(status, detail, retry_in)``
+LinkStatus = Callable[[str, str, "float | None"], None]
+
+
+def backoff_delays(policy: Backoff) -> Iterator[float]:
+    """Waits before each attempt: ``initial`` doubling up to ``maximum``, each with +-20%
+    jitter, so clients that lost the same server do not all knock at the same instant."""
+    delay = policy.initial
+    while True:
+        yield delay * random.uniform(0.8, 1.2)
+        delay = min(delay * 2, policy.maximum)
+
+
+class LobbyLink:
+    """See the module docstring."""
+
+    def __init__(self, host: str, port: int, *, name: str, password: str | None = None,
+                 client: str = "jackal-client", backoff: Backoff | None = None,
+                 on_status: LinkStatus | None = None,
+                 on_connected: Callable[[Connection], Awaitable[None]] | None = None,
+                 request_timeout: float = 30.0) -> None:
+        self.host = host
+        self.port = port
+        self.name = name
+        self._password = password
+        self._client = client
+        self._backoff = backoff or Backoff(give_up_after=math.inf)
+        self._on_status = on_status
+        self._on_connected = on_connected
+        self._timeout = request_timeout
+        self.conn: Connection | None = None
+        self.status = "connecting"
+        #: How many times a connection was made (1 after the first).
+        self.connections = 0
+        self._events_in, self._events_out = trio.open_memory_channel[ServerMessage](math.inf)
+        self._task_status: trio.TaskStatus[None] | None = None
+
+    def _set(self, status: str, detail: str = "", retry_in: float | None = None) -> None:
+        self.status = status
+        if self._on_status is not None:
+            self._on_status(status, detail, retry_in)
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                  ) -> None:
+        """Keep a connection up until cancelled; ``task_status.started()`` after the first
+        hello (so a caller may :meth:`request` at once). Raises ``ServerError`` when the
+        server refuses the hello."""
+        self._task_status = task_status
+        delays = backoff_delays(self._backoff)
+        reason = ""
+        while True:
+            try:
+                conn = await self._open()
+            except ConnectionLost as exc:
+                reason = exc.reason
+            else:
+                delays = backoff_delays(self._backoff)  # a good connection resets the backoff
+                try:
+                    await self._serve(conn)
+                    reason = conn.lost_reason or "the connection closed"
+                finally:
+                    self.conn = None
+                    with trio.CancelScope(shield=True):
+                        await conn.aclose()
+            delay = next(delays)
+            self._set("reconnecting", reason, delay)
+            await trio.sleep(delay)
+
+    async def _open(self) -> Connection:
+        conn = await Connection.open(self.host, self.port)
+        try:
+            await conn.request(Hello(name=self.name, protocol=1, client=self._client,
+                                     password=self._password), timeout=self._timeout)
+        except ServerError as exc:
+            await conn.aclose()
+            if exc.code in _PASSING:  # a full or busy server may take us later
+                raise ConnectionLost(f"{exc.message} [{exc.code}]") from None
+            self._set("lost", exc.message)
+            raise
+        except ClientError as exc:
+            await conn.aclose()
+            raise ConnectionLost(str(exc)) from None
+        return conn
+
+    async def _serve(self, conn: Connection) -> None:
+        """Pump ``conn``'s events until it drops."""
+        self.conn = conn
+        self.connections += 1
+        self._set("connected", f"{self.host}:{self.port}")
+        if self._on_connected is not None:
+            try:
+                await self._on_connected(conn)
+            except ClientError:
+                return  # dropped again at once: reconnect
+        if self._task_status is not None:
+            self._task_status.started()
+            self._task_status = None
+        try:
+            while True:
+                self._events_in.send_nowait(await conn.next_event())
+        except ConnectionLost:
+            return
+
+    async def events(self) -> AsyncIterator[ServerMessage]:
+        """Pushed events of every connection, in order (never ends by itself)."""
+        async for msg in self._events_out:
+            yield msg
+
+    async def request(self, msg: ClientMessage) -> ServerMessage:
+        """``msg`` on the current connection; its reply. ``ConnectionLost`` while down."""
+        conn = self.conn
+        if conn is None:
+            raise ConnectionLost(f"not connected ({self.status})")
+        return await conn.request(msg, timeout=self._timeout)

@@ -1,0 +1,179 @@
+"""Saved seats: the secret tokens of seats this user holds, kept on disk.
+
+A seat token is the only way back to a seat, so keeping it only in memory means a
+client restart (a crash, a closed laptop lid, a closed terminal) loses the seat. The
+store keeps one entry per (server, table, seat) in a small JSON file, so that
+``jackal play --server HOST:PORT`` can take the seat back, and removes it when the
+match ends, when the player leaves, or when the server no longer knows the token.
+
+How it is kept safe and sound:
+
+- the file holds secrets: it is created with mode 0600 (never wider, not even for an
+  instant: the temporary file is opened with that mode) in a folder made with 0700;
+- every change writes a new temporary file next to it and renames it over the old one
+  (``os.replace``), so a crash mid-write leaves either the old file or the new one;
+- two clients of the same user (two terminals at one table) may change it at once:
+  each read-change-write holds an exclusive ``flock`` on a lock file beside it;
+- a file that cannot be read or parsed counts as empty (it is logged, and replaced by
+  the next save): a corrupt file must never stop anybody from playing.
+
+The folder is chosen by the caller (``jackal play`` uses the XDG state folder,
+``$XDG_STATE_HOME/jackal`` or ``~/.local/state/jackal``), so tests and other front ends
+can point it anywhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["FILE_NAME", "SavedSeat", "SeatStore", "server_key"]
+
+log = logging.getLogger("jackal.client")
+
+FILE_NAME = "seats.json"
+_FORMAT = 1
+
+
+def server_key(host: str, port: int) -> str:
+    """How a server is named in the store: ``host:port`` (``[v6]:port`` for IPv6)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+@dataclass(frozen=True)
+class SavedSeat:
+    """One held seat: where it is, and the token that reclaims it."""
+
+    server: str
+    table: str
+    seat: str
+    token: str
+    #: The name the player sat down with (shown when the seat is offered back).
+    name: str = ""
+    #: Wall-clock time of saving; the newest seat is offered first.
+    saved_at: float = 0.0
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.server, self.table, self.seat)
+
+
+class SeatStore:
+    """The saved seats in ``folder`` (see the module docstring)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.path = folder / FILE_NAME
+        self._lock_path = folder / (FILE_NAME + ".lock")
+
+    # ------------------------------------------------------------------ reading
+
+    def seats(self, server: str | None = None, table: str | None = None) -> list[SavedSeat]:
+        """Saved seats, newest first; only ``server``'s (and ``table``'s) when given."""
+        found = [seat for seat in self._read()
+                 if (server is None or seat.server == server)
+                 and (table is None or seat.table == table)]
+        return sorted(found, key=lambda seat: -seat.saved_at)
+
+    def find(self, server: str, table: str, seat: str | None = None) -> SavedSeat | None:
+        """The newest saved seat at ``server``'s ``table`` (that ``seat`` when given)."""
+        for saved in self.seats(server, table):
+            if seat is None or saved.seat == seat:
+                return saved
+        return None
+
+    # ------------------------------------------------------------------ changing
+
+    def save(self, server: str, table: str, seat: str, token: str, name: str = "") -> SavedSeat:
+        """Remember a seat (replacing an older entry for the same server, table and seat)."""
+        entry = SavedSeat(server=server, table=table, seat=seat, token=token, name=name,
+                          saved_at=time.time())
+        with self._locked():
+            kept = [old for old in self._read() if old.key != entry.key]
+            self._write([*kept, entry])
+        return entry
+
+    def forget(self, server: str, table: str, seat: str | None = None) -> None:
+        """Drop the saved seat(s) at ``server``'s ``table`` (only ``seat`` when given)."""
+        with self._locked():
+            seats = self._read()
+            kept = [old for old in seats
+                    if not (old.server == server and old.table == table
+                            and (seat is None or old.seat == seat))]
+            if len(kept) != len(seats):
+                self._write(kept)
+
+    # ------------------------------------------------------------------ the file
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self._make_folder()
+        fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def _make_folder(self) -> None:
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+    def _read(self) -> list[SavedSeat]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        except (OSError, UnicodeDecodeError) as exc:
+            log.warning("cannot read saved seats %s (%s); treating it as empty", self.path, exc)
+            return []
+        try:
+            return _parse(json.loads(text))
+        except (ValueError, TypeError, KeyError) as exc:
+            log.warning("saved seats %s are corrupt (%s); treating them as none", self.path,
+                        exc)
+            return []
+
+    def _write(self, seats: list[SavedSeat]) -> None:
+        data = {"format": _FORMAT, "seats": [asdict(seat) for seat in seats]}
+        # mkstemp opens the file with mode 0600 (O_EXCL): the token is never readable by
+        # anyone else, not even between creating and renaming.
+        fd, temp = tempfile.mkstemp(prefix=".seats-", suffix=".tmp", dir=self.folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle, indent=1)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+
+
+def _parse(data: Any) -> list[SavedSeat]:
+    """The seats in a parsed file; raises ValueError/TypeError/KeyError if it is malformed."""
+    if not isinstance(data, dict) or data.get("format") != _FORMAT:
+        raise ValueError("not a saved-seats file of a known format")
+    seats = data["seats"]
+    if not isinstance(seats, list):
+        raise TypeError("'seats' is not a list")
+    out: list[SavedSeat] = []
+    for item in seats:
+        fields = {key: item[key] for key in ("server", "table", "seat", "token")}
+        if not all(isinstance(value, str) and value for value in fields.values()):
+            raise ValueError(f"a saved seat lacks a field: {sorted(fields)}")
+        name = item.get("name", "")
+        saved_at = item.get("saved_at", 0.0)
+        out.append(SavedSeat(**fields, name=name if isinstance(name, str) else "",
+                             saved_at=float(saved_at)
+                             if isinstance(saved_at, int | float) else 0.0))
+    return out

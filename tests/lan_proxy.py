@@ -1,0 +1,111 @@
+"""A TCP proxy for tests that can cut the network between a client and the server.
+
+``CuttableProxy(port)`` listens on 127.0.0.1 (port 0: a free one) and forwards every
+connection to ``127.0.0.1:port``. :meth:`CuttableProxy.cut` plays a Wi-Fi blip: every
+link through it is reset at once and, until :meth:`CuttableProxy.restore`, new
+connections are accepted and dropped straight away (so a client's reconnect attempts
+fail, as they would with the network down). ``cut(silent=True)`` plays the nastier
+kind of blip: nothing is closed, bytes simply stop flowing in both directions (a
+half-open link that only a keepalive notices); ``restore`` then drops those links.
+
+Run it in a nursery: ``proxy = CuttableProxy(port); await nursery.start(proxy.run)``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import trio
+
+__all__ = ["CuttableProxy"]
+
+
+class CuttableProxy:
+    """See the module docstring."""
+
+    def __init__(self, target_port: int, target_host: str = "127.0.0.1") -> None:
+        self.target = (target_host, target_port)
+        self.port = 0
+        self.down = False
+        #: How many connections came in, and how many links were cut.
+        self.accepted = 0
+        self.cuts = 0
+        self._links: set[trio.CancelScope] = set()
+        self._flowing = trio.Event()
+        self._flowing.set()
+
+    async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
+                  ) -> None:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        self.port = listeners[0].socket.getsockname()[1]
+        task_status.started(self.port)
+        await trio.serve_listeners(self._handle, listeners)
+
+    def cut(self, *, silent: bool = False) -> None:
+        """Break the network: reset every link (or, ``silent``, freeze them)."""
+        self.down = True
+        self.cuts += 1
+        if silent:
+            self._flowing = trio.Event()
+        else:
+            self._reset_links()
+
+    def restore(self) -> None:
+        """The network is back: new connections go through again."""
+        if not self._flowing.is_set():
+            # Frozen links stay dead, as after a real half-open spell.
+            self._reset_links()
+            self._flowing.set()
+        self.down = False
+
+    def _reset_links(self) -> None:
+        for scope in list(self._links):
+            scope.cancel()
+
+    async def _handle(self, client: trio.SocketStream) -> None:
+        self.accepted += 1
+        try:
+            if self.down:
+                raise OSError("the network is down")
+            server = await trio.open_tcp_stream(*self.target)
+        except BaseException as exc:  # unreachable, or cancelled while connecting
+            with trio.CancelScope(shield=True):
+                await _reset(client)
+            if isinstance(exc, OSError):
+                return
+            raise
+        try:
+            with trio.CancelScope() as scope:
+                self._links.add(scope)
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._pump, client, server, nursery.cancel_scope)
+                    nursery.start_soon(self._pump, server, client, nursery.cancel_scope)
+        finally:
+            self._links.discard(scope)
+            with trio.CancelScope(shield=True):
+                await _reset(client)
+                await _reset(server)
+
+    async def _pump(self, source: trio.SocketStream, sink: trio.SocketStream,
+                    both: trio.CancelScope) -> None:
+        try:
+            while True:
+                data = await source.receive_some(65536)
+                await self._flowing.wait()  # a silent cut holds the bytes back
+                if not data:
+                    break
+                await sink.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
+        both.cancel()  # one side gone: close the other too, as a router would
+
+
+async def _reset(stream: trio.SocketStream) -> None:
+    """Close with a reset (SO_LINGER 0), as a link that died would look to the peer."""
+    import socket
+    import struct
+
+    with contextlib.suppress(OSError):
+        stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    with contextlib.suppress(Exception):
+        await trio.aclose_forcefully(stream)

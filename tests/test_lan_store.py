@@ -1,0 +1,188 @@
+"""Saved seats on disk (client/seat_store.py) and where ``jackal serve`` keeps records."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import re
+import signal
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from jackal.cli.main import main
+from jackal.cli.paths import records_dir, state_dir
+from jackal.client.seat_store import FILE_NAME, SeatStore, server_key
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# --------------------------------------------------------------------------- the store
+
+
+def test_a_saved_seat_is_found_again_by_a_new_store(tmp_path: Path) -> None:
+    folder = tmp_path / "jackal"
+    SeatStore(folder).save("10.0.0.5:7878", "t3", "W", "secret-1", name="ada")
+    again = SeatStore(folder)  # as a restarted client would
+    found = again.find("10.0.0.5:7878", "t3")
+    assert found is not None
+    assert (found.seat, found.token, found.name) == ("W", "secret-1", "ada")
+    assert again.find("10.0.0.5:7878", "t3", "W") == found
+    assert again.find("10.0.0.5:7878", "t3", "N") is None
+    assert again.find("10.0.0.5:7879", "t3") is None  # keyed by server...
+    assert again.find("10.0.0.5:7878", "t4") is None  # ...and by table
+
+
+def test_the_file_is_private_from_the_start(tmp_path: Path) -> None:
+    folder = tmp_path / "state" / "jackal"
+    store = SeatStore(folder)
+    old_umask = os.umask(0)  # the most permissive umask must still give 0600
+    try:
+        store.save("h:1", "t1", "N", "tok")
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    # Nothing but the file and its lock is left behind (no stray temporary files).
+    assert sorted(p.name for p in folder.iterdir()) == [FILE_NAME, FILE_NAME + ".lock"]
+
+
+def test_saving_again_replaces_and_forgetting_removes(tmp_path: Path) -> None:
+    store = SeatStore(tmp_path)
+    store.save("h:1", "t1", "N", "old")
+    store.save("h:1", "t1", "S", "partner")  # a second local client at the same table
+    store.save("h:1", "t1", "N", "new")
+    store.save("h:1", "t2", "E", "other")
+    assert [s.token for s in store.seats("h:1", "t1")] == ["new", "partner"]  # newest first
+    store.forget("h:1", "t1", "N")
+    assert [s.token for s in store.seats("h:1")] == ["other", "partner"]
+    store.forget("h:1", "t1")
+    assert [s.token for s in store.seats()] == ["other"]
+    store.forget("h:1", "nothing-here")  # forgetting what is not there is fine
+    assert json.loads(store.path.read_text())["seats"][0]["token"] == "other"
+
+
+@pytest.mark.parametrize("content", [b"", b"{not json", b"\xff\xfe\x00garbage",
+                                     b'{"format": 1, "seats": [{"server": 3}]}',
+                                     b'{"format": 99, "seats": []}', b"[1, 2, 3]"])
+def test_a_corrupt_file_counts_as_empty_and_is_replaced(tmp_path: Path,
+                                                         content: bytes) -> None:
+    store = SeatStore(tmp_path)
+    store.path.write_bytes(content)
+    assert store.seats() == []
+    assert store.find("h:1", "t1") is None
+    store.save("h:1", "t1", "N", "tok")
+    assert [s.token for s in SeatStore(tmp_path).seats()] == ["tok"]
+
+
+def _save_many(folder: Path, seat: str) -> None:
+    store = SeatStore(folder)
+    for i in range(30):
+        store.save("h:1", f"t{i}", seat, "tok")
+
+
+def test_concurrent_saves_from_two_processes_keep_both(tmp_path: Path) -> None:
+    # Two local clients (two terminals at one table) saving at once must not lose a seat:
+    # each read-change-write holds the lock. Forked, so no second interpreter start-up.
+    fork = multiprocessing.get_context("fork")
+    procs = [fork.Process(target=_save_many, args=(tmp_path, seat)) for seat in ("N", "S")]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(60)
+    assert [proc.exitcode for proc in procs] == [0, 0]
+    assert len(SeatStore(tmp_path).seats()) == 60
+
+
+def test_server_key_and_state_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    assert server_key("192.168.1.20", 7878) == "192.168.1.20:7878"
+    assert server_key("::1", 7878) == "[::1]:7878"
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert state_dir() == tmp_path / "jackal"
+    assert records_dir() == tmp_path / "jackal" / "records"
+    monkeypatch.setenv("XDG_STATE_HOME", "relative/path")  # ignored, as the spec says
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert state_dir() == tmp_path / "home" / ".local" / "state" / "jackal"
+
+
+# --------------------------------------------------------------------------- serve records
+
+
+def _serve_until_listening(*extra: str) -> tuple[subprocess.Popen[bytes], list[str]]:
+    proc = subprocess.Popen([sys.executable, "-m", "jackal.cli.main", "serve", "--port", "0",
+                             *extra], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, cwd=ROOT,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    lines: list[str] = []
+    listening = threading.Event()
+
+    def read() -> None:
+        assert proc.stderr is not None
+        for raw in proc.stderr:
+            lines.append(raw.decode("utf-8", "replace").rstrip())
+            if "listening on" in lines[-1]:
+                listening.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    if not listening.wait(30):
+        proc.kill()
+        raise AssertionError("jackal serve did not start:\n" + "\n".join(lines))
+    return proc, lines
+
+
+def _create_table(port: int) -> None:
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock, \
+            sock.makefile("rb") as reader:
+        reader.readline()  # welcome
+        for msg in ({"type": "hello", "name": "ada", "id": 1},
+                    {"type": "create_table", "name": "evening", "id": 2}):
+            sock.sendall(json.dumps(msg).encode() + b"\n")
+            while json.loads(reader.readline()).get("id") != msg["id"]:
+                pass
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(20) == 0
+    assert proc.stderr is not None
+    proc.stderr.close()
+
+
+def test_serve_keeps_records_in_the_state_folder_by_default(
+        private_state_dir: Path) -> None:
+    proc, lines = _serve_until_listening()
+    try:
+        port = int(re.findall(r"listening on \S+:(\d+)", "\n".join(lines))[-1])
+        _create_table(port)
+    finally:
+        _stop(proc)
+    folder = private_state_dir / "jackal" / "records"
+    assert any(f"match records in {folder}" in line for line in lines), lines
+    files = list(folder.glob("*.jsonl"))
+    assert len(files) == 1 and '"name":"evening"' in files[0].read_text()
+
+
+def test_serve_with_no_records_keeps_none_and_says_so(private_state_dir: Path,
+                                                       tmp_path: Path) -> None:
+    proc, lines = _serve_until_listening("--no-records")
+    try:
+        port = int(re.findall(r"listening on \S+:(\d+)", "\n".join(lines))[-1])
+        _create_table(port)
+    finally:
+        _stop(proc)
+    assert any("keeping no match records" in line for line in lines), lines
+    assert not (private_state_dir / "jackal").exists()
+
+
+def test_records_and_no_records_exclude_each_other(capsys: pytest.CaptureFixture[str]
+                                                    ) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--records", "x", "--no-records"])
+    assert exited.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err

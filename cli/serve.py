@@ -1,8 +1,8 @@
 """``jackal serve``: run a Jackal server.
 
-Logs one line per connection and table event to stderr: where the match records go,
-then ``listening on HOST:PORT`` (with the real port when ``--port 0`` is given), so
-scripts and tests can read where to connect. Ctrl-C or SIGTERM stops it cleanly:
+Logs one line per connection and table event to stderr: first ``listening on
+HOST:PORT`` (with the real port when ``--port 0`` is given), so scripts and tests can
+read where to connect, then where the match records go. Ctrl-C or SIGTERM stops it cleanly:
 no new connections, ``server_shutdown`` to everyone after what was already queued for
 them, sockets closed (see :mod:`jackal.server.listener`). Every match is written as it
 happens to the records folder (the user's state folder, ``$XDG_STATE_HOME/jackal/records``
@@ -117,6 +117,12 @@ async def _main(config: ServerConfig) -> None:
 
         nursery.start_soon(stop_on_signal)
         await nursery.start(serve, config)
+        # Said once listening, so a port that is taken fails with one line and no more.
+        server_log = logging.getLogger("jackal.server")
+        if config.records_dir is None:
+            server_log.info("keeping no match records (--no-records)")
+        else:
+            server_log.info("match records in %s", config.records_dir)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -135,11 +141,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"jackal serve: unknown --takeover-strategy {config.takeover_strategy!r} "
               f"(known: {known})", file=sys.stderr)
         return 2
-    server_log = logging.getLogger("jackal.server")
-    if config.records_dir is None:
-        server_log.info("keeping no match records (--no-records)")
-    else:
-        server_log.info("match records in %s", config.records_dir)
     failure: OSError | None = None
     try:
         trio.run(_main, config)

@@ -14,10 +14,11 @@ Run it in a nursery: ``proxy = CuttableProxy(port); await nursery.start(proxy.ru
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
 import trio
 
-__all__ = ["CuttableProxy"]
+__all__ = ["CuttableProxy", "ProxyThread"]
 
 
 class CuttableProxy:
@@ -109,3 +110,51 @@ async def _reset(stream: trio.SocketStream) -> None:
         stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     with contextlib.suppress(Exception):
         await trio.aclose_forcefully(stream)
+
+
+class ProxyThread:
+    """A :class:`CuttableProxy` in a thread of its own (with its own trio run), for tests
+    that block while they poll a terminal: ``with ProxyThread(port) as proxy: ...``."""
+
+    def __init__(self, target_port: int) -> None:
+        import threading
+
+        self.proxy = CuttableProxy(target_port)
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._stop: trio.Event | None = None
+        self._started = threading.Event()
+        self._thread = threading.Thread(target=trio.run, args=(self._main,), daemon=True)
+
+    async def _main(self) -> None:
+        self._token = trio.lowlevel.current_trio_token()
+        self._stop = trio.Event()
+        async with trio.open_nursery() as nursery:
+            await nursery.start(self.proxy.run)
+            self._started.set()
+            await self._stop.wait()
+            nursery.cancel_scope.cancel()
+
+    @property
+    def port(self) -> int:
+        return self.proxy.port
+
+    def _call(self, fn: Callable[[], None]) -> None:
+        trio.from_thread.run_sync(fn, trio_token=self._token)
+
+    def cut(self, *, silent: bool = False) -> None:
+        self._call(lambda: self.proxy.cut(silent=silent))
+
+    def restore(self) -> None:
+        self._call(self.proxy.restore)
+
+    def __enter__(self) -> ProxyThread:
+        self._thread.start()
+        if not self._started.wait(30):
+            raise RuntimeError("the proxy did not start")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._stop is not None:
+            stop = self._stop
+            self._call(stop.set)
+        self._thread.join(30)

@@ -3,19 +3,13 @@ and the clear refusal without a terminal."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
-import time
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-TMUX = shutil.which("tmux")
-TIMEOUT = 20.0
+from lan_support import TIMEOUT, TMUX, Tmux
 
 
 def test_without_a_terminal_it_exits_2_with_a_clear_message() -> None:
@@ -32,49 +26,6 @@ def test_a_bad_option_is_refused_with_status_2() -> None:
                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=TIMEOUT)
     assert done.returncode == 2 and "target must be at least 1" in done.stderr
-
-
-class Tmux:
-    """One detached tmux server/session of 80x24 running a command."""
-
-    def __init__(self, command: list[str], tmp: Path) -> None:
-        self.socket = str(tmp / f"tmux-{uuid.uuid4().hex[:8]}")
-        self.status_file = tmp / "status"
-        shell = " ".join(_quote(part) for part in command)
-        # After the program ends, write its exit status and keep the pane open to read it.
-        script = f"{shell}; echo $? > {_quote(str(self.status_file))}; sleep 60"
-        env = {**os.environ, "TERM": "xterm-256color"}
-        env.pop("TMUX", None)
-        subprocess.run([TMUX or "tmux", "-S", self.socket, "-f", "/dev/null", "new-session",
-                        "-d", "-s", "play", "-x", "80", "-y", "24", script],
-                       check=True, env=env, timeout=TIMEOUT)
-
-    def screen(self) -> str:
-        return subprocess.run([TMUX or "tmux", "-S", self.socket, "capture-pane", "-p", "-t",
-                               "play"], capture_output=True, text=True, check=True,
-                              timeout=TIMEOUT).stdout
-
-    def keys(self, *keys: str) -> None:
-        subprocess.run([TMUX or "tmux", "-S", self.socket, "send-keys", "-t", "play", *keys],
-                       check=True, timeout=TIMEOUT)
-
-    def wait(self, check: Callable[[str], bool], what: str) -> str:
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            text = self.screen()
-            if check(text):
-                return text
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what}; screen:\n{text}")
-            time.sleep(0.1)
-
-    def close(self) -> None:
-        subprocess.run([TMUX or "tmux", "-S", self.socket, "kill-server"],
-                       capture_output=True, timeout=TIMEOUT)
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
 
 
 @pytest.fixture
@@ -115,8 +66,4 @@ def test_jackal_play_under_tmux(tmux_play: Tmux) -> None:
     tmux_play.keys("C-q")
     tmux_play.wait(lambda s: "Leave the match?" in s, "the quit question")
     tmux_play.keys("y")
-    deadline = time.monotonic() + TIMEOUT
-    while not tmux_play.status_file.exists():
-        assert time.monotonic() < deadline, "jackal play did not exit"
-        time.sleep(0.1)
-    assert tmux_play.status_file.read_text().strip() == "0"
+    assert tmux_play.wait_exit() == 0

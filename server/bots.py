@@ -1,16 +1,24 @@
 """Server-side bots: strategies that play seats without a connection.
 
+Every bot's randomness is its own and unpredictable: each strategy object is built
+with a 128-bit seed from :mod:`secrets` (the operating system's random source), never
+from a counter or the table's seed, so an opponent cannot replay a bot's choices to
+learn its hand. A strategy that fails is logged once per table and seat (with its
+traceback), not once per move.
+
 A strategy is plain synchronous code (``jackal.bots``), possibly slow, so each
-decision runs in a worker thread (``trio.to_thread.run_sync``) behind a shared
-:class:`trio.CapacityLimiter`, never on the event loop. A decision that takes longer
-than ``think_seconds``, raises, or returns a card not in the hand is replaced by a
-legal fallback (the lowest card in the hand) and the strategy object is rebuilt, so an
+decision runs in a worker thread (``trio.to_thread.run_sync``) behind the shared
+:class:`ThreadSlots` (people's tables first), never on the event loop. A decision that
+takes longer than ``think_seconds``, raises, or returns a card not in the hand is
+replaced by a legal fallback (the lowest card in the hand) and the strategy object is rebuilt, so an
 abandoned thread never shares state with the next decision.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
+from typing import cast
 
 import trio
 
@@ -18,6 +26,7 @@ from ..bots.base import Strategy, View, accept_choice
 from ..bots.registry import make_strategy
 from ..game.cards import Card
 from ..game.seats import Seat
+from .threadslots import ThreadSlots
 
 __all__ = ["BotPool"]
 
@@ -28,17 +37,17 @@ class BotPool:
     """The strategy objects of every bot seat, and the threads they think in."""
 
     def __init__(self, threads: int, think_seconds: float) -> None:
-        self.limiter = trio.CapacityLimiter(max(1, threads))
+        self.slots = ThreadSlots(threads)
         self.think_seconds = think_seconds
         self._strategies: dict[tuple[str, Seat, str], Strategy] = {}
-        self._seeds = 0
+        #: Bots whose failure was logged already (table, seat, strategy).
+        self._failed: set[tuple[str, Seat, str]] = set()
 
     def strategy(self, table_id: str, seat: Seat, name: str) -> Strategy:
         key = (table_id, seat, name)
         strategy = self._strategies.get(key)
         if strategy is None:
-            self._seeds += 1
-            strategy = make_strategy(name, self._seeds)
+            strategy = make_strategy(name, secrets.randbits(128))
             self._strategies[key] = strategy
         return strategy
 
@@ -46,23 +55,39 @@ class BotPool:
         """Drop the strategies of a table that is gone."""
         for key in [key for key in self._strategies if key[0] == table_id]:
             del self._strategies[key]
+        self._failed = {key for key in self._failed if key[0] != table_id}
 
-    async def choose(self, table_id: str, seat: Seat, name: str, view: View) -> Card:
-        """The bot's card for ``view``; a legal fallback if it is slow or wrong."""
+    def _first_failure(self, key: tuple[str, Seat, str]) -> bool:
+        if key in self._failed:
+            return False
+        self._failed.add(key)
+        return True
+
+    async def choose(self, table_id: str, seat: Seat, name: str, view: View, *,
+                     attended: bool = False) -> Card:
+        """The bot's card for ``view``; a legal fallback if it is slow or wrong.
+
+        ``attended``: a person plays at this table, so the decision goes before those of
+        tables where bots play alone (see :mod:`.threadslots`).
+        """
+        key = (table_id, seat, name)
         strategy = self.strategy(table_id, seat, name)
         answer: object = None
+        # trio documents that any object with acquire/release_on_behalf_of will do.
+        limiter = cast(trio.CapacityLimiter, self.slots.lease(attended))
         with trio.move_on_after(self.think_seconds):
             try:
-                answer = await trio.to_thread.run_sync(strategy.choose, view,
-                                                       limiter=self.limiter,
+                answer = await trio.to_thread.run_sync(strategy.choose, view, limiter=limiter,
                                                        abandon_on_cancel=True)
             except Exception:  # a broken strategy must not break the table
-                log.exception("bot %s at %s %s failed", name, table_id, seat)
+                if self._first_failure(key):
+                    log.exception("bot %s at %s %s failed (logged once; it plays the lowest "
+                                  "card whenever it fails)", name, table_id, seat)
         card = accept_choice(answer, view.hand)
         if card is None:
-            if answer is not None:
-                log.warning("bot %s at %s %s chose %s, not in its hand", name, table_id, seat,
-                            answer)
-            self._strategies.pop((table_id, seat, name), None)
+            if answer is not None and self._first_failure(key):
+                log.warning("bot %s at %s %s chose %s, not in its hand (logged once)", name,
+                            table_id, seat, answer)
+            self._strategies.pop(key, None)
             return min(view.hand)
         return card

@@ -1,0 +1,508 @@
+"""Abuse benchmark: what one hostile client costs a real ``jackal serve``, in one run.
+
+Each figure is measured against a ``jackal serve --port 0`` subprocess (its memory and CPU
+read from /proc), with the server's default limits unless ``--server-arg`` says otherwise:
+
+1. ``help_spam``: 100 connections that never say hello and never read send ``help``
+   requests under the rate limit (bursts of 100, a little over half a second apart) for
+   ``--seconds``. Reported: the server's resident memory before, at the end and its peak,
+   the kernel's TCP buffer memory (``/proc/net/sockstat``), and how many of the
+   connections the server hung up on.
+2. ``lobby_spam``: the same with 100 hello'd connections sending ``list_tables`` while the
+   lobby is full (``--lobby-tables`` tables, 1,000 by default as the server allows).
+3. ``newline_flood``: a legitimate client pings every 20 ms; its ping round trip
+   (p50/p99/max) is measured quietly first, then while another process sends nothing but
+   newlines as fast as the server takes them, reconnecting whenever it is hung up on. The
+   server's CPU share during the flood is reported, and how many bytes the flooder got in.
+4. ``address_hog``: one address (127.0.0.1) opens connections, keeping each alive with a
+   blank line now and then, until the server refuses it; then a fresh client from another
+   address (127.0.0.2; any 127/8 address reaches the loopback) connects, says hello and
+   asks for the lobby. Reported: how many connections the hog holds, and how long the
+   fresh client took (or the error it got).
+5. ``password_guessing``: against a server with ``--password``, one address sends wrong
+   passwords as fast as the server answers them, over as many connections as it likes,
+   for ``--seconds``; reported: wrong guesses answered per second, and the time a client
+   from another address with the right password needs to get in meanwhile.
+
+``python bench/abuse.py`` prints a short summary; ``--json`` one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import multiprocessing as mp
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from server_load import HOST, ServerProcess, _raise_fd_limit
+
+FRESH_HOST = "127.0.0.2"
+NON_READERS = 100
+HELP = b'{"type":"help"}\n'
+LIST = b'{"type":"list_tables"}\n'
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def jackal_serve(extra: Sequence[str]) -> ServerProcess:
+    return ServerProcess([sys.executable, "-m", "jackal.cli.main", "serve", "--host", HOST,
+                          "--port", "0", "--quiet", *extra])
+
+
+def serve_options() -> str:
+    """``jackal serve --help``: which limits this server version has."""
+    return subprocess.run([sys.executable, "-m", "jackal.cli.main", "serve", "--help"],
+                          capture_output=True, text=True, check=False).stdout
+
+
+def tcp_memory_kib() -> int:
+    """Memory the kernel holds in TCP buffers, all sockets (from /proc/net/sockstat)."""
+    for line in Path("/proc/net/sockstat").read_text().splitlines():
+        if line.startswith("TCP:"):
+            fields = line.split()
+            pages = int(fields[fields.index("mem") + 1])
+            return pages * 4  # sockstat counts 4 KiB pages
+    return 0
+
+
+def connect(port: int, *, source: str | None = None, rcvbuf: int | None = None,
+            timeout: float = 10.0) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if rcvbuf is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)  # before connect
+    if source is not None:
+        sock.bind((source, 0))
+    sock.settimeout(timeout)
+    sock.connect((HOST, port))
+    return sock
+
+
+class Lines:
+    """Blocking line reader over a socket."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.buf = b""
+
+    def next(self) -> dict[str, Any]:
+        while b"\n" not in self.buf:
+            data = self.sock.recv(65536)
+            if not data:
+                raise EOFError("closed by the server")
+            self.buf += data
+        line, _, self.buf = self.buf.partition(b"\n")
+        msg: dict[str, Any] = json.loads(line)
+        return msg
+
+    def until(self, kind: str) -> dict[str, Any]:
+        while True:
+            msg = self.next()
+            if msg["type"] == kind or msg["type"] == "error":
+                return msg
+
+
+def percentile_ms(values: Sequence[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+                 * 1000.0, 3)
+
+
+def hung_up(sock: socket.socket) -> bool:
+    """Read whatever is waiting without blocking: True if the server closed this one."""
+    sock.setblocking(False)
+    try:
+        while True:
+            data = sock.recv(1 << 20)
+            if not data:
+                return True
+    except (BlockingIOError, InterruptedError):
+        return False
+    except OSError:
+        return True
+
+
+@contextlib.contextmanager
+def closing_all(socks: list[socket.socket]) -> Iterator[list[socket.socket]]:
+    try:
+        yield socks
+    finally:
+        for sock in socks:
+            with contextlib.suppress(OSError):
+                sock.close()
+
+
+# --------------------------------------------------------------------------- 1 and 2
+
+
+def answers_again_after(port: int, timeout: float = 60.0) -> float | str:
+    """Seconds until a new connection's ping is answered (a server still busy with the
+    spam that was sent before its senders left answers late)."""
+    start = time.monotonic()
+    try:
+        sock = connect(port, timeout=timeout)
+        with sock:
+            lines = Lines(sock)
+            lines.until("welcome")
+            sock.sendall(b'{"type":"ping","id":1}\n')
+            lines.until("pong")
+    except (OSError, EOFError) as exc:
+        return f"no answer after {time.monotonic() - start:.0f} s ({exc})"
+    return round(time.monotonic() - start, 3)
+
+
+def spam_without_reading(server: ServerProcess, socks: list[socket.socket], request: bytes,
+                         seconds: float) -> dict[str, Any]:
+    """Every socket sends bursts of ``request`` for ``seconds`` and never reads."""
+    before = server.status_kib("VmRSS")
+    tcp_before = tcp_memory_kib()
+    peak = before
+    sent = 0
+    burst = request * 100
+    end = time.monotonic() + seconds
+    alive = list(socks)
+    for sock in alive:
+        sock.settimeout(0.5)
+    while time.monotonic() < end and alive:
+        for sock in list(alive):
+            try:
+                sock.sendall(burst)
+                sent += 100
+            except (TimeoutError, OSError):
+                alive.remove(sock)  # the server hung up, or stopped reading us
+        peak = max(peak, server.status_kib("VmRSS"))
+        time.sleep(0.6)  # 100 requests per 0.6 s: under the default 200/s
+    time.sleep(1.0)
+    at_end = server.status_kib("VmRSS")
+    tcp_at_end = tcp_memory_kib()
+    dropped = sum(1 for sock in socks if hung_up(sock))
+    return {
+        "connections": len(socks),
+        "requests_sent": sent,
+        "server_rss_before_kib": before,
+        "server_rss_peak_kib": max(peak, at_end),
+        "server_rss_end_kib": at_end,
+        "server_kib_per_connection": round((max(peak, at_end) - before) / len(socks), 1),
+        "kernel_tcp_kib": tcp_at_end - tcp_before,
+        "hung_up_by_server": dropped,
+    }
+
+
+def help_spam(port: int, server: ServerProcess, seconds: float) -> dict[str, Any]:
+    with closing_all([connect(port, rcvbuf=4096) for _ in range(NON_READERS)]) as socks:
+        report = spam_without_reading(server, socks, HELP, seconds)
+    report["answers_again_after_s"] = answers_again_after(port)
+    return report
+
+
+def fill_lobby(port: int, tables: int) -> int:
+    """Create ``tables`` tables (from as few connections as the server allows). Nobody
+    sits at them, so they stay listed long after their creators are gone."""
+    created = 0
+    with closing_all([]) as socks:
+        while created < tables:
+            sock = connect(port)
+            socks.append(sock)
+            lines = Lines(sock)
+            lines.until("welcome")
+            sock.sendall(b'{"type":"hello","name":"filler"}\n')
+            lines.until("hello_ok")
+            while created < tables:
+                batch = min(100, tables - created)
+                sock.sendall(b'{"type":"create_table","name":"a table with a name"}\n' * batch)
+                refused = False
+                for _ in range(batch):
+                    msg = lines.until("table_created")
+                    if msg["type"] == "error":
+                        if msg.get("code") == "rate_limited":
+                            continue
+                        refused = True  # e.g. this connection's table limit: use another
+                        if msg.get("code") == "server_full":
+                            return created
+                    else:
+                        created += 1
+                if refused:
+                    break
+                time.sleep(0.6)
+    return created
+
+
+def lobby_spam(port: int, server: ServerProcess, seconds: float, tables: int
+               ) -> dict[str, Any]:
+    created = fill_lobby(port, tables)
+    with closing_all([connect(port, rcvbuf=4096) for _ in range(NON_READERS)]) as socks:
+        for number, sock in enumerate(socks):
+            sock.sendall(b'{"type":"hello","name":"lurker%d"}\n' % number)
+        report = spam_without_reading(server, socks, LIST, seconds)
+    report["answers_again_after_s"] = answers_again_after(port)
+    report["lobby_tables"] = created
+    return report
+
+
+# --------------------------------------------------------------------------- 3
+
+
+def _flood(port: int, stop: Any, sent: Any) -> None:
+    """A process that sends newlines as fast as it can, reconnecting when hung up on."""
+    chunk = b"\n" * 65536
+    while not stop.is_set():
+        try:
+            sock = connect(port, timeout=1.0)
+        except OSError:
+            time.sleep(0.01)
+            continue
+        with sock:
+            while not stop.is_set():
+                try:
+                    sock.sendall(chunk)
+                except (TimeoutError, OSError):
+                    break
+                with sent.get_lock():
+                    sent.value += len(chunk)
+
+
+def ping_round_trips(port: int, seconds: float) -> list[float]:
+    sock = connect(port)
+    lines = Lines(sock)
+    with sock:
+        lines.until("welcome")
+        sock.sendall(b'{"type":"hello","name":"pinger"}\n')
+        lines.until("hello_ok")
+        times: list[float] = []
+        end = time.monotonic() + seconds
+        number = 0
+        while time.monotonic() < end:
+            number += 1
+            start = time.monotonic()
+            sock.sendall(b'{"type":"ping","id":%d}\n' % number)
+            while True:
+                msg = lines.next()
+                if msg["type"] == "pong" and msg.get("id") == number:
+                    break
+                if msg["type"] == "ping":
+                    sock.sendall(b'{"type":"pong"}\n')
+            times.append(time.monotonic() - start)
+            time.sleep(max(0.0, start + 0.02 - time.monotonic()))
+    return times
+
+
+def newline_flood(port: int, server: ServerProcess, seconds: float) -> dict[str, Any]:
+    quiet = ping_round_trips(port, min(seconds, 3.0))
+    ctx = mp.get_context("fork")
+    stop = ctx.Event()
+    sent = ctx.Value("q", 0)
+    flooder = ctx.Process(target=_flood, args=(port, stop, sent), daemon=True)
+    cpu_before = server.cpu_seconds()
+    start = time.monotonic()
+    flooder.start()
+    try:
+        loud = ping_round_trips(port, seconds)
+    finally:
+        wall = time.monotonic() - start
+        cpu = server.cpu_seconds() - cpu_before
+        stop.set()
+        flooder.join(5)
+        if flooder.is_alive():
+            flooder.kill()
+    return {
+        "quiet_ping_p50_ms": percentile_ms(quiet, 0.5),
+        "quiet_ping_p99_ms": percentile_ms(quiet, 0.99),
+        "flood_ping_p50_ms": percentile_ms(loud, 0.5),
+        "flood_ping_p99_ms": percentile_ms(loud, 0.99),
+        "flood_ping_max_ms": percentile_ms(loud, 1.0),
+        "server_cpu_share": round(cpu / wall, 3),
+        "flood_bytes_taken": sent.value,
+    }
+
+
+# --------------------------------------------------------------------------- 4
+
+
+def address_hog(port: int, limit: int) -> dict[str, Any]:
+    held: list[socket.socket] = []
+    refusal: str | None = None
+    with closing_all(held):
+        while len(held) < limit:
+            try:
+                sock = connect(port, timeout=5.0)
+                msg = Lines(sock).next()
+            except (OSError, EOFError, ValueError) as exc:
+                refusal = f"connect failed: {exc}"
+                break
+            if msg["type"] != "welcome":
+                refusal = msg.get("code", msg["type"])
+                sock.close()
+                break
+            held.append(sock)
+            if len(held) % 100 == 0:
+                for old in held:  # blank-line keepalive, as the hog in the issue did
+                    with contextlib.suppress(OSError):
+                        old.sendall(b"\n")
+        start = time.monotonic()
+        outcome = "in"
+        try:
+            sock = connect(port, source=FRESH_HOST)
+            with sock:
+                lines = Lines(sock)
+                first = lines.next()
+                if first["type"] != "welcome":
+                    outcome = first.get("code", first["type"])
+                else:
+                    sock.sendall(b'{"type":"hello","name":"fresh"}\n'
+                                 b'{"type":"list_tables","id":1}\n')
+                    reply = lines.until("hello_ok")
+                    if reply["type"] == "error":
+                        outcome = reply["code"]
+                    else:
+                        lines.until("tables")
+        except (OSError, EOFError) as exc:
+            outcome = f"failed: {exc}"
+        fresh_ms = (time.monotonic() - start) * 1000.0
+        return {"hog_connections_held": len(held), "hog_refused_with": refusal,
+                "fresh_client": outcome, "fresh_client_ms": round(fresh_ms, 3)}
+
+
+# --------------------------------------------------------------------------- 5
+
+
+def _guess(port: int, stop: Any, answered: Any) -> None:
+    """Wrong passwords as fast as they are answered, a new connection whenever needed."""
+    while not stop.is_set():
+        try:
+            sock = connect(port, timeout=2.0)
+        except OSError:
+            time.sleep(0.01)
+            continue
+        with sock:
+            lines = Lines(sock)
+            try:
+                lines.until("welcome")
+                number = 0
+                while not stop.is_set():
+                    number += 1
+                    sock.sendall(b'{"type":"hello","name":"x","password":"guess%d"}\n' % number)
+                    msg = lines.until("hello_ok")
+                    if msg.get("code") == "bad_password":
+                        with answered.get_lock():
+                            answered.value += 1
+                    elif msg.get("code") == "rate_limited":
+                        time.sleep(min(1.0, float(msg.get("retry_after") or 0.1)))
+            except (OSError, EOFError, ValueError):
+                continue
+
+
+def password_guessing(seconds: float) -> dict[str, Any]:
+    server = jackal_serve(["--password", "the right one"])
+    try:
+        ctx = mp.get_context("fork")
+        stop = ctx.Event()
+        answered = ctx.Value("q", 0)
+        guessers = [ctx.Process(target=_guess, args=(server.port, stop, answered), daemon=True)
+                    for _ in range(4)]
+        start = time.monotonic()
+        for guesser in guessers:
+            guesser.start()
+        time.sleep(seconds / 2)
+        legit_start = time.monotonic()
+        outcome = "in"
+        try:
+            sock = connect(server.port, source=FRESH_HOST)
+            with sock:
+                lines = Lines(sock)
+                lines.until("welcome")
+                sock.sendall(b'{"type":"hello","name":"owner","password":"the right one"}\n')
+                reply = lines.until("hello_ok")
+                if reply["type"] == "error":
+                    outcome = reply["code"]
+        except (OSError, EOFError) as exc:
+            outcome = f"failed: {exc}"
+        legit_ms = (time.monotonic() - legit_start) * 1000.0
+        time.sleep(max(0.0, start + seconds - time.monotonic()))
+        stop.set()
+        wall = time.monotonic() - start
+        for guesser in guessers:
+            guesser.join(5)
+            if guesser.is_alive():
+                guesser.kill()
+        return {"wrong_guesses_answered_per_s": round(answered.value / wall, 1),
+                "right_password_from_elsewhere": outcome,
+                "right_password_ms": round(legit_ms, 3)}
+    finally:
+        server.stop()
+
+
+# --------------------------------------------------------------------------- main
+
+
+def progress(figures: dict[str, Any]) -> dict[str, Any]:
+    """Show each phase's figures on stderr as soon as it ends (a run takes a while)."""
+    print(json.dumps(figures), file=sys.stderr, flush=True)
+    return figures
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    options = serve_options()
+    extra = list(args.server_arg)
+    # Filling the lobby from one address needs more tables per connection than a
+    # player would: lift that limit (when this server version has one), not the others.
+    if "--max-tables-per-connection" in options:
+        extra += ["--max-tables-per-connection", str(args.lobby_tables)]
+    extra += ["--max-tables", str(args.lobby_tables)]
+    server = jackal_serve(extra)
+    report: dict[str, Any] = {}
+    try:
+        time.sleep(0.3)
+        report["help_spam"] = progress(help_spam(server.port, server, args.seconds))
+        report["lobby_spam"] = progress(lobby_spam(server.port, server, args.seconds,
+                                                   args.lobby_tables))
+        report["newline_flood"] = progress(newline_flood(server.port, server, args.seconds))
+        report["address_hog"] = progress(address_hog(server.port, args.hog_limit))
+    finally:
+        code = server.stop()
+    problems = server.problems()
+    if code not in (0, None, -15):
+        problems.append(f"jackal serve exited with status {code}")
+    report["password_guessing"] = progress(password_guessing(args.seconds))
+    report["server_problems"] = problems[:10]
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0,
+                        help="length of each spam, flood and guessing phase (default 5)")
+    parser.add_argument("--lobby-tables", type=int, default=1000,
+                        help="tables in the full lobby (default 1000)")
+    parser.add_argument("--hog-limit", type=int, default=2100,
+                        help="most connections the address hog tries (default 2100)")
+    parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
+                        help="extra argument for jackal serve (repeatable)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    _raise_fd_limit()
+    report = measure(args)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for section, figures in report.items():
+            print(f"{section}:")
+            if isinstance(figures, dict):
+                for key, value in figures.items():
+                    print(f"  {key:<32} {value}")
+            else:
+                print(f"  {figures}")
+    return 0 if not report["server_problems"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

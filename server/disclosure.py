@@ -12,8 +12,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
 from ..game.cards import Card
 from ..game.conventions import ConventionCard, builtin_card, validate_card
 from ..game.deal import Deal
@@ -30,6 +28,7 @@ from ..protocol.messages import (
     Question,
     ServerMessage,
 )
+from .record_events import ConventionsEvent, RecordEvent
 
 if TYPE_CHECKING:
     from .table import Outbox, Peer, SeatSlot, Status
@@ -70,7 +69,7 @@ class Disclosure:
         def _require_seat(self, peer: Peer) -> SeatSlot: ...
         def seat_of(self, peer: Peer) -> Seat | None: ...
         def broadcast(self, msg: ServerMessage, *, skip: Peer | None = None) -> Outbox: ...
-        def _record(self, event: str, **fields: Any) -> None: ...
+        def _record(self, event: RecordEvent) -> None: ...
 
     def set_conventions(self, peer: Peer, spec: str | ConventionCard,
                         req_id: MessageId | None = None) -> Outbox:
@@ -84,7 +83,7 @@ class Disclosure:
         team = slot.seat.team
         self.conventions[team] = card
         self.version += 1
-        self._record("conventions", team=team.value, card=msgspec.to_builtins(card))
+        self._record(ConventionsEvent(team=team, card=card))
         out: Outbox = [(peer, Ok(id=req_id, request="conventions"))]
         return out + self.broadcast(ConventionsChanged(team=team.value, card=card))
 

@@ -29,7 +29,8 @@ Behaviour decisions (for docs/PROTOCOL.md):
 - Unexpected exceptions answer ``internal`` (logged) and leave the connection open; a
   bug inside one table's task closes that table only (``internal`` to everyone at it).
 - ``create_table`` beyond ``max_tables`` gets ``server_full``. A table leaves the lobby
-  when its match is over and nobody is at it any more, or when nobody has sat at or
+  when its match is over, nobody is at it any more and no seat is held for a player who
+  was away at the end (so they can reclaim it to see the end), or when nobody has sat at or
   watched it for ``idle_table_seconds`` before its match started.
 - Without ``seed`` a table gets a random 63-bit match seed (kept in the records).
 """
@@ -79,7 +80,9 @@ from .bots import BotPool
 from .config import ServerConfig
 from .disclosure import resolve_conventions
 from .lobby import Lobby
-from .records import RecordFile, restore_tables
+from .record_events import Closed
+from .records import RecordFile
+from .restore import restore_tables
 from .session import Session
 from .table import Outbox, Table, TableOptions, seat_name
 
@@ -107,7 +110,8 @@ class Hub:
         self.lobby = Lobby()
         self.bots = BotPool(config.bot_threads, config.bot_think_seconds)
         self.sessions: dict[Session, None] = {}
-        self.records: dict[str, RecordFile] = {}
+        #: Each table's own record: only the table that owns a record writes or closes it.
+        self.records: dict[Table, RecordFile] = {}
         self._wake: dict[str, trio.Event] = {}
         self._status_seen: dict[str, tuple[str, int]] = {}
         self._nursery: trio.Nursery | None = None
@@ -125,7 +129,7 @@ class Hub:
             return
         for table, record in restore_tables(self.config.records_dir, trio.current_time()):
             self.lobby.add(table)
-            self.records[table.id] = record
+            self.records[table] = record
             # The restored deal already started (and was logged) before the restart: the
             # "restored" line says where it stands, so don't log it as starting again.
             self._status_seen[table.id] = (table.status, table.match.deal_number)
@@ -381,8 +385,9 @@ class Hub:
         record = None
         if self.config.records_dir is not None:
             record = RecordFile.create(self.config.records_dir, table_id)
-            self.records[table_id] = record
         table = self.lobby.create(options, conventions, record, table_id)
+        if record is not None:
+            self.records[table] = record
         table.record_header()
         session.deliver(TableCreated(id=msg.id, table=table.id, name=table.name))
         log.info("table %s %r created by connection #%d (target %d)", table.id, table.name,
@@ -420,9 +425,10 @@ class Hub:
     async def run_table(self, table: Table) -> None:
         """The table's own task: timers and server-side bots; then it leaves the lobby.
 
-        A table is removed from the lobby when its match is over and nobody is left at
-        it, or when it has waited ``idle_table_seconds`` with nobody at it at all. A bug
-        in one table is logged and closes that table only.
+        A table is removed from the lobby when its match is over, nobody is left at
+        it and no seat is held for a player who was away at the end, or when it has
+        waited ``idle_table_seconds`` with nobody at it at all. A bug in one table is
+        logged and closes that table only.
         """
         try:
             if await self._play(table):
@@ -443,15 +449,15 @@ class Hub:
             self.bots.forget(table.id)
             if self.lobby.tables.get(table.id) is table:
                 del self.lobby.tables[table.id]
-            record = self.records.pop(table.id, None)
+            record = self.records.pop(table, None)
             if record is not None:
                 record.close()
 
     def _record_closed(self, table: Table, reason: str) -> None:
         """Mark the record so a restart does not bring this table back."""
-        record = self.records.get(table.id)
+        record = self.records.get(table)
         if record is not None:
-            record({"event": "closed", "reason": reason})
+            record(Closed(reason=reason))
 
     def _new_wake(self, table: Table) -> trio.Event:
         wake = self._wake[table.id] = trio.Event()
@@ -482,9 +488,14 @@ class Hub:
         return True
 
     async def _linger(self, table: Table) -> None:
-        """Keep a finished table listed while anyone is still at it."""
-        while table.audience():
-            await self._new_wake(table).wait()
+        """Keep a finished table listed while anyone is still at it, or while a player
+        who was away at the end may still reclaim the seat to see it (a held seat)."""
+        while table.audience() or table.next_deadline() is not None:
+            wake = self._new_wake(table)
+            deadline = table.next_deadline()
+            with trio.move_on_at(deadline if deadline is not None else math.inf):
+                await wake.wait()
+            self.send(table.tick(trio.current_time()), table)
 
     async def _bot_move(self, table: Table, seat: Seat) -> None:
         slot = table.seats[seat]

@@ -28,6 +28,9 @@ Behaviour decisions (for docs/PROTOCOL.md):
   server-side bot when the table has ``bot_takeover`` (``bot_takeover`` event), else the
   table waits for the player. Reclaiming (``hello`` with the token) ends hold and
   takeover: ``player_back`` to the others, a private ``table_state`` to the player.
+  When the match ends, every human seat whose player is away is held once more so the
+  player can reclaim it to see the end (``table_state`` with status ``over``, then
+  ``match_ended``); a player who leaves after seeing the end is not held.
 - ``leave`` while seated: before the match the seat is freed; during it the seat goes
   to a takeover bot if the table has ``bot_takeover``, else it is left empty and anyone
   may ``join`` it (the table waits). The leaver's token stops working either way.
@@ -55,11 +58,9 @@ from __future__ import annotations
 
 import hmac
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
-
-import msgspec
+from typing import Literal, Protocol
 
 from ..bots.base import View
 from ..bots.registry import STRATEGIES
@@ -89,6 +90,17 @@ from ..protocol.messages import (
 )
 from . import views
 from .disclosure import Disclosure, PendingQuestion
+from .record_events import (
+    ConventionsEvent,
+    DealEvent,
+    MatchEnd,
+    MatchStart,
+    PlayEvent,
+    RecordEvent,
+    SeatEvent,
+    TableEvent,
+    result_event,
+)
 from .tokens import new_token
 
 __all__ = ["Outbox", "Peer", "SeatSlot", "Status", "Table", "TableOptions"]
@@ -105,8 +117,8 @@ class Peer(Protocol):
 
 
 Outbox = list[tuple[Peer, ServerMessage]]
-#: Receives one record event (a JSON-able dict) per thing that happens.
-Recorder = Callable[[dict[str, Any]], None]
+#: Receives one record event per thing that happens (before the messages about it go out).
+Recorder = Callable[[RecordEvent], None]
 
 
 def seat_name(seat: Seat) -> SeatName:
@@ -189,24 +201,53 @@ class Table(Disclosure):
 
     # ------------------------------------------------------------------ helpers
 
-    def _record(self, event: str, **fields: Any) -> None:
+    def _record(self, event: RecordEvent) -> None:
         if self.recorder is not None:
-            self.recorder({"event": event, **fields})
+            self.recorder(event)
 
     def record_header(self) -> None:
         """Write the table's options and conventions (once, when it is created)."""
         opts = self.options
-        self._record("table", table=self.id, name=opts.name, target=opts.target, seed=opts.seed,
-                     bot_takeover=opts.bot_takeover, hold_seconds=opts.hold_seconds,
-                     between_deals_seconds=opts.between_deals_seconds,
-                     takeover_strategy=opts.takeover_strategy)
+        self._record(TableEvent(table=self.id, name=opts.name, target=opts.target,
+                                seed=opts.seed, bot_takeover=opts.bot_takeover,
+                                hold_seconds=opts.hold_seconds,
+                                between_deals_seconds=opts.between_deals_seconds,
+                                takeover_strategy=opts.takeover_strategy))
         for team in TEAMS:
-            self._record("conventions", team=team.value,
-                         card=msgspec.to_builtins(self.conventions[team]))
+            self._record(ConventionsEvent(team=team, card=self.conventions[team]))
 
     def _record_seat(self, slot: SeatSlot) -> None:
-        self._record("seat", seat=slot.seat.value, kind=slot.kind, name=slot.name,
-                     token_hash=slot.token_hash, strategy=slot.strategy)
+        self._record(SeatEvent(seat=slot.seat, kind=slot.kind, name=slot.name,
+                               token_hash=slot.token_hash, strategy=slot.strategy))
+
+    @classmethod
+    def resume(cls, table_id: str, options: TableOptions,
+               conventions: Mapping[Team, ConventionCard], match: Match,
+               last_deal: Deal | None, seats: Mapping[Seat, SeatEvent], *, started: bool,
+               now: float, hold_seconds: float, recorder: Recorder) -> Table:
+        """A table rebuilt from its record (``server.restore``), nobody connected.
+
+        Every human seat is held for its player for ``hold_seconds`` from ``now``; a
+        match that is already over stays until they have come back to see the end or
+        their hold ran out (the server keeps a finished table while any seat is held).
+        """
+        table = cls(table_id, options, dict(conventions), recorder)
+        table.match, table.last_deal = match, last_deal
+        for seat, event in seats.items():
+            slot = table.seats[seat]
+            slot.kind, slot.name = event.kind, event.name
+            slot.token_hash, slot.strategy = event.token_hash, event.strategy
+            slot.ready = slot.kind == "bot"
+            if slot.kind == "human":
+                slot.held_until = now + hold_seconds
+        if match.is_over:
+            table.status = "over"
+        elif match.deal is not None:
+            table.status = "playing"
+        elif started:
+            table.status = "between_deals"
+            table.between_deadline = now + options.between_deals_seconds
+        return table
 
     def audience(self) -> list[tuple[Peer, Seat | None]]:
         """Every connected recipient with its seat (None for spectators)."""
@@ -350,7 +391,8 @@ class Table(Disclosure):
             return []
         slot = self.seats[seat]
         slot.peer = None
-        slot.held_until = now + self.options.hold_seconds
+        # After the end there is nothing to come back for: the player saw it.
+        slot.held_until = None if self.status == "over" else now + self.options.hold_seconds
         if self.status == "waiting":
             slot.ready = False
         self.version += 1
@@ -384,6 +426,11 @@ class Table(Disclosure):
             slot.strategy = None
         self.version += 1
         out.append((peer, views.table_state(self, seat)))
+        winner = self.match.winner
+        if self.status == "over" and winner is not None:
+            # Back to see the end (after a drop, or a restart that finished the match).
+            out.append((peer, MatchEnded(winner=team_name(winner), scores={
+                team.value: self.match.scores[team] for team in TEAMS})))
         out += self.broadcast(PlayerBack(seat=seat_name(seat)), skip=peer)
         return out
 
@@ -431,7 +478,7 @@ class Table(Disclosure):
         if any(slot.kind == "empty" or (slot.kind == "human" and not slot.ready)
                for slot in self.seats.values()):
             return []
-        self._record("match_start")
+        self._record(MatchStart())
         return self._start_deal()
 
     def _maybe_next_deal_now(self) -> Outbox:
@@ -447,7 +494,8 @@ class Table(Disclosure):
         self.status = "playing"
         self.version += 1
         number = self.match.deal_number
-        self._record("deal", number=number, dealer=deal.dealer.value, seed=deal.seed)
+        assert deal.seed is not None  # a match's deals are always dealt from a seed
+        self._record(DealEvent(number=number, dealer=deal.dealer, seed=deal.seed))
         out: Outbox = [(peer, views.deal_started(deal, number, seat))
                        for peer, seat in self.audience()]
         turn = deal.turn
@@ -480,7 +528,7 @@ class Table(Disclosure):
         except IllegalAction as exc:
             raise ProtocolError(exc.code, str(exc)) from None
         self.version += 1
-        self._record("play", seat=seat.value, card=str(card), index=index)
+        self._record(PlayEvent(seat=seat, card=str(card), index=index))
         # One shared message for everyone but the player, whose copy carries the id.
         public = Played(seat=seat_name(seat), card=str(card), index=index)
         own = Played(id=req_id, seat=seat_name(seat), card=str(card), index=index)
@@ -498,15 +546,18 @@ class Table(Disclosure):
         result = self.match.finish_deal()
         self.last_deal = deal
         ended = views.deal_ended(deal, number, result, self.match.scores)
-        self._record("result", deal=number, penalty=ended.penalty, winner=ended.winner,
-                     points=ended.points, scores=ended.scores)
+        self._record(result_event(number, result, self.match.scores))
         out = self.broadcast(ended)
         winner = self.match.winner
         if winner is not None:
             self.status = "over"
-            self._record("match_end", winner=winner.value, scores=ended.scores)
+            self._record(MatchEnd(winner=winner, scores=dict(self.match.scores)))
             for slot in self.seats.values():
-                slot.held_until = None
+                # A player who is away (its seat held or played by a bot) may still come
+                # back to see the end: hold the seat once more, then the table goes.
+                away = slot.kind == "human" and slot.peer is None
+                slot.held_until = now + self.options.hold_seconds if away else None
+                slot.takeover = False
             return out + self.broadcast(MatchEnded(winner=team_name(winner),
                                                     scores=ended.scores))
         self.status = "between_deals"

@@ -11,7 +11,7 @@ import pytest
 import trio
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
-from jackal.server.records import restore_tables
+from jackal.server.restore import restore_tables
 from jackal.server.table import Table
 from test_server_support import (
     RawClient,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import signal
@@ -13,8 +14,11 @@ from typing import Any
 
 import pytest
 import trio
+from jackal.game.seats import Seat
 from jackal.server.config import ServerConfig
+from jackal.server.restore import restore_tables
 from jackal.server.tokens import hash_token
+from record_support import record_match, rewrite
 from test_server_support import (
     RawClient,
     open_table,
@@ -203,39 +207,12 @@ async def test_sigterm_or_ctrl_c_sends_server_shutdown(tmp_path: Path, signum: i
             server.proc.kill()
 
 
-class _Peer:
-    def __init__(self) -> None:
-        self.got: list[Any] = []
-
-    def deliver(self, msg: Any) -> None:
-        self.got.append(msg)
-
-
 def test_restore_between_deals_and_with_a_torn_last_line(tmp_path: Path) -> None:
     """Sans-IO: a table recorded to a file comes back in the same state."""
-    from jackal.game.seats import Seat
-    from jackal.server.records import RecordFile, restore_tables
-    from jackal.server.table import Table, TableOptions
-
-    record = RecordFile.create(tmp_path, "t7")
-    table = Table("t7", TableOptions(name="r", target=10_000, seed=77), recorder=record)
-    table.record_header()
-    peers = [_Peer() for _ in range(3)]
-    tokens = []
-    for peer, seat in zip(peers, (Seat.N, Seat.E, Seat.S), strict=True):
-        token, _ = table.join(peer, "p", seat)
-        tokens.append(token)
-    table.add_bot(peers[0], Seat.W, "random")
-    for peer in peers:
-        table.ready(peer, 0.0)
-    while table.status == "playing":
-        deal = table.match.deal
-        assert deal is not None and deal.turn is not None
-        table._apply_play(deal.turn, deal.legal_plays()[0], 1.0, None, None)
-    assert table.status == "between_deals"
-    scores = dict(table.match.scores)
-    record.close()
-    with record.path.open("a") as handle:
+    made = record_match(tmp_path, table_id="t7", seed=77, target=10_000,
+                        until=lambda table: table.status == "between_deals")
+    scores = dict(made.table.match.scores)
+    with made.path.open("a") as handle:
         handle.write('{"event":"play","seat":"N"')  # the crash tore this line
     restored = restore_tables(tmp_path, now=100.0)
     assert len(restored) == 1
@@ -246,10 +223,69 @@ def test_restore_between_deals_and_with_a_torn_last_line(tmp_path: Path) -> None
     assert again.seats[Seat.W].kind == "bot"
     for slot in again.humans:
         assert slot.peer is None and slot.held_until == 100.0 + again.options.hold_seconds
-    from jackal.server.tokens import hash_token
-
-    assert again.find_token(hash_token(tokens[1])) is Seat.E
+    assert again.find_token(hash_token(made.tokens[Seat.E])) is Seat.E
     new_record.close()
+
+
+def test_every_event_is_one_write_and_syncs_only_at_the_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One write syscall per event (no open/flush per line); fsync at match end/close."""
+    calls: list[str] = []
+    real_write, real_fsync = os.write, os.fsync
+
+    def write(fd: int, data: Any) -> int:
+        calls.append("write")
+        return real_write(fd, data)
+
+    def fsync(fd: int) -> None:
+        calls.append("fsync")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "write", write)
+    monkeypatch.setattr(os, "fsync", fsync)
+    made = record_match(tmp_path, seed=11, target=1)
+    events = _events(made.path)
+    assert events[-1]["event"] == "match_end"
+    # Every event one write; an fsync right after match_end, and one as the file closes.
+    assert calls == ["write"] * len(events) + ["fsync", "fsync"]
+
+
+def test_a_failed_write_stops_the_record_and_logs_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    real_write = os.write
+    written = 0
+
+    def disk_fills(fd: int, data: Any) -> int:
+        nonlocal written
+        written += 1
+        if written > 20:
+            raise OSError(28, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", disk_fills)
+    caplog.set_level(logging.ERROR, "jackal.server")
+    made = record_match(tmp_path, seed=11, target=1)
+    assert made.table.status == "over"  # the table played on
+    assert len(_events(made.path)) == 20  # a consistent prefix: no event after the gap
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and "No space left" in errors[0].getMessage()
+
+
+def test_replay_prints_what_a_torn_record_implies(tmp_path: Path, run_jackal: Any) -> None:
+    made = record_match(tmp_path, seed=11, target=1)
+    full = run_jackal("replay", str(made.path))
+    assert full.returncode == 0, full.stderr
+    events = _events(made.path)
+    rewrite(made.path, events[:-2], tail=b'{"event":"resu')  # result and match_end lost
+    torn = run_jackal("replay", str(made.path))
+    assert torn.returncode == 0, torn.stderr
+    assert "Match over:" in torn.stdout and "implied by the lines before it" in torn.stdout
+    assert "cut short" in torn.stdout
+    # The same deals and scores either way: one replay loop decides both.
+    implied = "  (not in the record: implied by the lines before it)"
+    assert [line for line in torn.stdout.splitlines()
+            if line != implied and "cut short" not in line] == full.stdout.splitlines()
 
 
 def test_serve_on_a_taken_port_fails_with_one_line(run_jackal: Any) -> None:
@@ -261,3 +297,30 @@ def test_serve_on_a_taken_port_fails_with_one_line(run_jackal: Any) -> None:
         result = run_jackal("serve", "--port", str(taken.getsockname()[1]), timeout=30)
     assert result.returncode == 1
     assert result.stderr.startswith("jackal serve: ") and "Traceback" not in result.stderr
+
+
+async def test_serve_starts_past_a_corrupt_record(tmp_path: Path) -> None:
+    """A real ``jackal serve`` on a folder with a corrupt record and a good one."""
+    records, log = tmp_path / "records", tmp_path / "server.log"
+    records.mkdir()
+    good = record_match(records, table_id="t1", seed=5, target=300,
+                        until=lambda t: t.match.deal is not None
+                        and t.match.deal.plays_made == 10)
+    bad = record_match(records, table_id="t2", seed=6, target=300,
+                       until=lambda t: t.status == "playing")
+    bad.path.write_bytes(bad.path.read_bytes().replace(b'"target":300', b'"target":Infinity'))
+    server = ServerProcess(records, log)
+    try:
+        port = await server.port()
+        client = await RawClient.connect(port, "pN")
+        ok = await client.hello(token=good.tokens[Seat.N])
+        assert ok["table"] == "t1" and ok["seat"] == "N"
+        state = await client.wait_type("table_state")
+        assert state["status"] == "playing" and sum(map(len, state["rows"].values())) == 10
+        assert server.stop() == 0
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+    about = [line for line in log.read_text().splitlines() if bad.path.name in line]
+    assert len(about) == 1 and "moved aside" in about[0] and "Traceback" not in log.read_text()
+    assert (records / (bad.path.name + ".corrupt")).exists()

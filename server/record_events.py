@@ -1,0 +1,251 @@
+"""The match record format: one tagged msgspec Struct per line, read back strictly.
+
+A record is a JSON-lines file; every line is one event object whose ``"event"`` field
+names its kind (the msgspec tag) and whose ``"time"`` is the wall clock when it was
+written. The Structs below are the whole format: :class:`server.table.Table` writes
+them and :func:`read_record` decodes them with the same limits as the wire (a seat is
+one of N/E/S/W, a target is 1..1,000,000, a token hash is 64 hex digits, ...), so
+nothing read back from disk reaches the server that a client could not have sent.
+Unknown fields are refused: a line this code did not write is not trusted.
+
+Events, in order of appearance: ``table`` (the options), ``conventions`` (at creation
+and on every change), ``seat`` (whenever a seat changes hands), ``match_start``,
+then per deal ``deal``, 32 ``play`` and ``result``; finally ``match_end``. ``restored``
+marks a server restart that took the match up again, ``closed`` a table removed
+without finishing (``idle``, ``failed``).
+
+Reading distinguishes two kinds of damage. A last line without its newline is *torn*
+(the process died mid-write): it is reported, not fatal. Anything else that does not
+decode (bad JSON, bad UTF-8, a wrong type, a number out of range, an unknown event) is
+:class:`RecordError`, naming the line.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Literal
+
+import msgspec
+
+from ..game.conventions import ConventionCard
+from ..game.scoring import DealResult
+from ..game.seats import TEAMS, Seat, Team
+
+__all__ = [
+    "MAX_LINE_BYTES",
+    "Closed",
+    "ConventionsEvent",
+    "DealEvent",
+    "MatchEnd",
+    "MatchStart",
+    "PlayEvent",
+    "RecordError",
+    "RecordEvent",
+    "RecordRead",
+    "Restored",
+    "ResultEvent",
+    "SeatEvent",
+    "TableEvent",
+    "decode_event",
+    "encode_event",
+    "last_complete_event",
+    "read_record",
+    "result_event",
+]
+
+#: A longer line is damage, not an event (the largest real one, an inline convention
+#: card, is a few KiB); the cap keeps a garbled file from being read into memory whole.
+MAX_LINE_BYTES = 256 * 1024
+
+# The same bounds as the wire (protocol/messages.py) where a field came from a client.
+TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+TableName = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
+Target = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
+MatchSeed = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
+DealSeed = Annotated[int, msgspec.Meta(ge=0)]  # any 64-bit value; checked against the match
+Seconds = Annotated[float, msgspec.Meta(ge=0, le=10_000_000)]
+Strategy = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+TokenHash = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+CardText = Annotated[str, msgspec.Meta(pattern="^[A2-9TJQK][SHDC]$")]
+Points = Annotated[int, msgspec.Meta(ge=0, le=100_000_000)]
+DealNumber = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
+
+
+def _now() -> float:
+    return round(time.time(), 3)
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or does not replay (the message says where)."""
+
+
+class _Event(msgspec.Struct, tag_field="event", forbid_unknown_fields=True, kw_only=True):
+    #: Wall-clock seconds when the line was written (stamped when the event is made).
+    time: Annotated[float, msgspec.Meta(ge=0)] = msgspec.field(default_factory=_now)
+
+
+class TableEvent(_Event, tag="table"):
+    """First line: the options the table was created with."""
+
+    table: TableId
+    name: TableName
+    target: Target
+    seed: MatchSeed
+    bot_takeover: bool
+    hold_seconds: Seconds
+    between_deals_seconds: Seconds
+    takeover_strategy: Strategy = "random"
+
+
+class ConventionsEvent(_Event, tag="conventions"):
+    """A partnership's convention card, at creation and on every change."""
+
+    team: Team
+    card: ConventionCard
+
+
+class SeatEvent(_Event, tag="seat"):
+    """A seat changed hands. Humans are recorded by the SHA-256 of their token, never it."""
+
+    seat: Seat
+    kind: Literal["empty", "human", "bot"]
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)] | None = None
+    token_hash: TokenHash | None = None
+    strategy: Strategy | None = None
+
+
+class MatchStart(_Event, tag="match_start"):
+    """Every seat was filled and ready: deal 1 follows."""
+
+
+class DealEvent(_Event, tag="deal"):
+    """A deal was shuffled (the seed is derived from the match seed, and checked)."""
+
+    number: DealNumber
+    dealer: Seat
+    seed: DealSeed
+
+
+class PlayEvent(_Event, tag="play"):
+    """One card played; ``index`` is its place in the seat's row (1..8)."""
+
+    seat: Seat
+    card: CardText
+    index: Annotated[int, msgspec.Meta(ge=1, le=8)]
+
+
+class ResultEvent(_Event, tag="result"):
+    """A deal was scored; ``scores`` are the match totals after it."""
+
+    deal: DealNumber
+    penalty: dict[Team, Points]
+    winner: Team | None
+    points: Points
+    scores: dict[Team, Points]
+
+
+class MatchEnd(_Event, tag="match_end"):
+    """A team reached the target."""
+
+    winner: Team
+    scores: dict[Team, Points]
+
+
+class Restored(_Event, tag="restored"):
+    """The server restarted and took the match up again.
+
+    ``table`` is set when the restored table got a new id (another restored record
+    already had this one).
+    """
+
+    table: TableId | None = None
+
+
+class Closed(_Event, tag="closed"):
+    """The table was removed without finishing its match; a restart leaves it alone."""
+
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
+RecordEvent = (TableEvent | ConventionsEvent | SeatEvent | MatchStart | DealEvent | PlayEvent
+               | ResultEvent | MatchEnd | Restored | Closed)
+
+_decoder = msgspec.json.Decoder(RecordEvent)
+_encoder = msgspec.json.Encoder()
+
+
+def decode_event(line: bytes) -> RecordEvent:
+    """One record line as its event (raises msgspec.DecodeError/ValidationError)."""
+    return _decoder.decode(line)
+
+
+def encode_event(event: RecordEvent, buffer: bytearray) -> None:
+    """Replace ``buffer``'s contents with the event's line, newline included."""
+    _encoder.encode_into(event, buffer)
+    buffer.extend(b"\n")
+
+
+def result_event(number: int, result: DealResult, scores: dict[Team, int]) -> ResultEvent:
+    """The ``result`` line of deal ``number`` (the table writes it; replay checks it)."""
+    return ResultEvent(deal=number, penalty={team: result.penalty(team) for team in TEAMS},
+                       winner=result.winner, points=result.points, scores=dict(scores))
+
+
+@dataclass
+class RecordRead:
+    """A record file as read: its events, and the torn tail if the last write was cut."""
+
+    events: list[RecordEvent] = field(default_factory=list)
+    #: Bytes of the last line that has no newline (0 if the file ends cleanly).
+    torn_bytes: int = 0
+    #: Where the complete lines end (truncate here before appending again).
+    complete_size: int = 0
+
+
+def read_record(path: Path) -> RecordRead:
+    """Every event in ``path``, decoded strictly.
+
+    Raises :class:`RecordError` naming the line for anything but a torn last line, and
+    OSError if the file cannot be read.
+    """
+    read = RecordRead()
+    with path.open("rb") as handle:
+        number = 0
+        while True:
+            raw = handle.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                break
+            number += 1
+            if not raw.endswith(b"\n"):
+                if len(raw) > MAX_LINE_BYTES:
+                    raise RecordError(f"line {number} is longer than {MAX_LINE_BYTES} bytes")
+                read.torn_bytes = len(raw)  # the last line: the process died writing it
+                break
+            try:
+                read.events.append(decode_event(raw))
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                raise RecordError(f"line {number}: {exc}") from None
+            read.complete_size += len(raw)
+    return read
+
+
+def last_complete_event(path: Path, window: int = 64 * 1024) -> RecordEvent | None:
+    """The last complete line's event, read from the file's end only (None if that line
+    does not decode or is not within ``window`` bytes): a cheap "is it finished?" test."""
+    with path.open("rb") as handle:
+        size = handle.seek(0, 2)
+        handle.seek(max(0, size - window))
+        tail = handle.read()
+    end = tail.rfind(b"\n")
+    if end < 0:
+        return None
+    start = tail.rfind(b"\n", 0, end) + 1
+    if start == 0 and size > window:
+        return None  # the line starts before the window
+    try:
+        return decode_event(tail[start:end + 1])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None

@@ -1,0 +1,235 @@
+"""The one replay loop: a record's events, applied in order to a match.
+
+Crash restore (:mod:`server.restore`) and ``jackal replay`` both run :func:`replay`
+and differ only in what they do with each :class:`Step`: restore keeps the final
+:class:`MatchReplay` and builds a live table from it, the command prints each step.
+
+Every event is checked against what the engine computes, so a record that was edited
+or damaged in the middle is refused with :class:`RecordError` rather than replayed into
+a state the game never had: a deal's seed and dealer, each play's legality and place
+in the row, each result and the match's end must all agree.
+
+A record whose last lines were lost (the process died before writing them) is taken to
+the state the surviving lines imply: when a deal's 32 plays are there but its
+``result`` is not, the deal is scored; when a team is past the target but ``match_end``
+is missing, the match ends. Those steps are yielded with ``implied=True`` (restore
+writes them to the record, so the file then tells the whole story).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from ..bots.registry import STRATEGIES
+from ..game.cards import Card
+from ..game.conventions import ConventionCard, builtin_card
+from ..game.deal import Deal
+from ..game.errors import JackalError
+from ..game.match import Match
+from ..game.scoring import DealResult
+from ..game.seats import SEATS, TEAMS, Seat, Team
+from .record_events import (
+    Closed,
+    ConventionsEvent,
+    DealEvent,
+    MatchEnd,
+    MatchStart,
+    PlayEvent,
+    RecordError,
+    RecordEvent,
+    Restored,
+    ResultEvent,
+    SeatEvent,
+    TableEvent,
+    result_event,
+)
+from .table import DEFAULT_CONVENTIONS
+
+__all__ = ["MatchReplay", "Step", "replay"]
+
+
+@dataclass
+class Step:
+    """One event applied. ``deal`` and ``result`` are set for a ``result`` (the deal just
+    scored); ``implied`` marks an event the record lacks but its lines imply."""
+
+    event: RecordEvent
+    state: MatchReplay
+    deal: Deal | None = None
+    result: DealResult | None = None
+    implied: bool = False
+
+
+@dataclass
+class MatchReplay:
+    """What a record's lines say, so far: the table's settings, seats and match."""
+
+    header: TableEvent
+    match: Match
+    table_id: str
+    conventions: dict[Team, ConventionCard]
+    seats: dict[Seat, SeatEvent]
+    started: bool = False
+    last_deal: Deal | None = None
+    ended: MatchEnd | None = None
+    closed: Closed | None = None
+    restarts: int = 0
+    implied: list[RecordEvent] = field(default_factory=list)
+
+    @classmethod
+    def begin(cls, header: TableEvent) -> MatchReplay:
+        _check_strategy(header.takeover_strategy, "takeover_strategy")
+        default = builtin_card(DEFAULT_CONVENTIONS)
+        return cls(header=header, match=Match(header.seed, header.target), table_id=header.table,
+                   conventions={team: default for team in TEAMS},
+                   seats={seat: SeatEvent(seat=seat, kind="empty") for seat in SEATS})
+
+    @property
+    def finished(self) -> bool:
+        """The table is done (its match ended or it was closed)."""
+        return self.ended is not None or self.closed is not None
+
+    @property
+    def finished_in_record(self) -> bool:
+        """The record itself says the table is done (not just its lines imply it)."""
+        return self.closed is not None or (self.ended is not None
+                                           and self.ended not in self.implied)
+
+    def apply(self, event: RecordEvent) -> Step:
+        """Apply one event (raises :class:`RecordError` if it contradicts the match)."""
+        step = Step(event, self)
+        match event:
+            case TableEvent():
+                raise RecordError("a second 'table' event")
+            case ConventionsEvent(team=team, card=card):
+                if self.match.deal is not None:
+                    raise RecordError("conventions changed during a deal")
+                self.conventions[team] = card
+            case SeatEvent():
+                _check_seat(event)
+                self.seats[event.seat] = event
+            case MatchStart():
+                if self.started:
+                    raise RecordError("a second 'match_start'")
+                if any(seat.kind == "empty" for seat in self.seats.values()):
+                    raise RecordError("the match started with an empty seat")
+                self.started = True
+            case DealEvent():
+                self._deal(event)
+            case PlayEvent():
+                self._play(event)
+            case ResultEvent():
+                step.deal, step.result = self._result(event)
+            case MatchEnd():
+                self._end(event)
+            case Restored(table=table):
+                self.restarts += 1
+                if table is not None:
+                    self.table_id = table
+            case Closed():
+                self.closed = event
+        return step
+
+    def _deal(self, event: DealEvent) -> None:
+        if not self.started or self.finished:
+            raise RecordError(f"deal {event.number} outside a match")
+        if event.number != self.match.deal_number + 1:
+            raise RecordError(f"deal {event.number} follows deal {self.match.deal_number}")
+        try:
+            deal = self.match.start_deal()
+        except JackalError as exc:
+            raise RecordError(f"deal {event.number}: {exc}") from None
+        if deal.seed != event.seed or deal.dealer is not event.dealer:
+            raise RecordError(f"deal {event.number} does not match the match seed")
+
+    def _play(self, event: PlayEvent) -> None:
+        deal = self.match.deal
+        if deal is None:
+            raise RecordError(f"a play ({event.seat} {event.card}) outside a deal")
+        try:
+            index = deal.play(Card.parse(event.card), event.seat)
+        except JackalError as exc:
+            raise RecordError(f"play {event.seat} {event.card}: {exc}") from None
+        if index != event.index:
+            raise RecordError(f"play {event.seat} {event.card}: recorded as card {event.index} "
+                              f"of the row, but it is card {index}")
+
+    def _result(self, event: ResultEvent) -> tuple[Deal, DealResult]:
+        deal = self.match.deal
+        if deal is None or not deal.is_over:
+            raise RecordError(f"a result for deal {event.deal}, which is not over")
+        number = self.match.deal_number
+        result = self.match.finish_deal()
+        self.last_deal = deal
+        expected = result_event(number, result, self.match.scores)
+        if (event.deal, event.penalty, event.winner, event.points, event.scores) != (
+                expected.deal, expected.penalty, expected.winner, expected.points,
+                expected.scores):
+            raise RecordError(f"the result of deal {event.deal} differs from its plays")
+        return deal, result
+
+    def _end(self, event: MatchEnd) -> None:
+        if self.ended is not None or self.match.winner is not event.winner or (
+                event.scores != self.match.scores):
+            raise RecordError("'match_end' does not agree with the scores")
+        self.ended = event
+
+    def complete(self) -> Iterator[Step]:
+        """The steps the lines imply but lack (torn final writes), applied as well."""
+        if self.finished:
+            return
+        deal = self.match.deal
+        if deal is not None and deal.is_over:
+            implied = result_event(self.match.deal_number, deal.result(),
+                                   _after(self.match.scores, deal.result()))
+            step = self.apply(implied)
+            step.implied = True
+            self.implied.append(implied)
+            yield step
+        winner = self.match.winner
+        if winner is not None:
+            end = MatchEnd(winner=winner, scores=dict(self.match.scores))
+            step = self.apply(end)
+            step.implied = True
+            self.implied.append(end)
+            yield step
+
+
+def _after(scores: dict[Team, int], result: DealResult) -> dict[Team, int]:
+    after = dict(scores)
+    if result.winner is not None:
+        after[result.winner] += result.points
+    return after
+
+
+def _check_strategy(name: str, what: str) -> None:
+    if name not in STRATEGIES:
+        raise RecordError(f"{what}: unknown strategy {name!r}")
+
+
+def _check_seat(event: SeatEvent) -> None:
+    """A seat line is consistent with its kind (as the table writes it)."""
+    if event.kind == "human" and (event.name is None or event.token_hash is None):
+        raise RecordError(f"seat {event.seat}: a human seat needs a name and a token hash")
+    if event.kind == "bot":
+        if event.name is None or event.strategy is None or event.token_hash is not None:
+            raise RecordError(f"seat {event.seat}: a bot seat needs a name and a strategy only")
+        _check_strategy(event.strategy, f"seat {event.seat}")
+    if event.kind == "empty" and (event.name, event.token_hash, event.strategy) != (
+            None, None, None):
+        raise RecordError(f"seat {event.seat}: an empty seat with a player")
+
+
+def replay(events: Iterable[RecordEvent]) -> Iterator[Step]:
+    """Apply ``events`` one by one, then the implied ones; the last step's ``state`` is
+    where the record leaves the table. Raises :class:`RecordError` on a bad record."""
+    iterator = iter(events)
+    header = next(iterator, None)
+    if not isinstance(header, TableEvent):
+        raise RecordError("a record must start with a 'table' event")
+    state = MatchReplay.begin(header)
+    yield Step(header, state)
+    for event in iterator:
+        yield state.apply(event)
+    yield from state.complete()

@@ -1,0 +1,155 @@
+"""Crash recovery: every unfinished match in the records directory, live again.
+
+At start-up :func:`restore_tables` looks at every ``*.jsonl`` file in the directory:
+
+- A file whose last line is ``match_end`` or ``closed`` is done and left alone (read
+  from its end only, so a folder of old matches costs little).
+- Any other file is read strictly (:func:`server.record_events.read_record`) and
+  replayed (:func:`server.record_replay.replay`). A file that does not read or replay
+  never stops the server: one error line names it and says why, the file is renamed to
+  ``*.jsonl.corrupt`` (kept for the operator, never read again) and the others are
+  restored.
+- A torn last line (the process died mid-write) is cut off the file before appending.
+- Lost final lines are implied: a deal with its 32 plays is scored, a team past the
+  target ends the match, and those events are written to the record after ``restored``.
+- Table ids are unique across everything restored: a second unfinished record with an
+  id already taken (an operator's copy, say) comes back under a new id ``ID-2`` (logged,
+  and kept in its ``restored`` line), so each record is written and closed only by its
+  own table.
+
+Every human seat is held for its player, who reclaims it with the token it already
+has. A restored match that is already over stays listed until its players have come
+back to see the end or their hold ran out (see :meth:`Table.resume`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from .record_events import (
+    Closed,
+    MatchEnd,
+    RecordError,
+    Restored,
+    last_complete_event,
+    read_record,
+)
+from .record_replay import MatchReplay, replay
+from .records import RecordFile
+from .table import Table, TableOptions
+
+__all__ = ["CORRUPT_SUFFIX", "restore_tables"]
+
+log = logging.getLogger("jackal.server")
+
+CORRUPT_SUFFIX = ".corrupt"
+
+
+def restore_tables(directory: Path, now: float, hold_seconds: float | None = None
+                   ) -> list[tuple[Table, RecordFile]]:
+    """Every unfinished match in ``directory``, restored and ready to go on.
+
+    Human seats are held for ``hold_seconds`` (the table's own setting if None) from
+    ``now``; between deals the next deal waits the usual time.
+    """
+    restored: list[tuple[Table, RecordFile]] = []
+    if not directory.is_dir():
+        return restored
+    owners: dict[str, Path] = {}
+    for path in sorted(directory.glob("*.jsonl")):
+        found = _replayed(path)
+        if found is None:
+            continue
+        state, complete_size = found
+        table_id = _unique_id(state.table_id, owners)
+        if table_id != state.table_id:
+            log.warning("record %s: table id %s is already restored from %s; this one is "
+                        "restored as %s", path, state.table_id, owners[state.table_id].name,
+                        table_id)
+        try:
+            record = _reopen(path, state, table_id, complete_size)
+        except OSError as exc:
+            log.error("record %s: cannot append to it (%s): not restored", path, exc)
+            continue
+        owners[table_id] = path
+        table = Table.resume(table_id, _options(state), state.conventions, state.match,
+                             state.last_deal, state.seats, started=state.started, now=now,
+                             hold_seconds=(state.header.hold_seconds if hold_seconds is None
+                                           else hold_seconds),
+                             recorder=record)
+        restored.append((table, record))
+    return restored
+
+
+def _replayed(path: Path) -> tuple[MatchReplay, int | None] | None:
+    """The state ``path`` leaves its match in and where to cut a torn tail off, or None
+    (finished, or moved aside)."""
+    try:
+        if isinstance(last_complete_event(path), MatchEnd | Closed):
+            return None
+        read = read_record(path)
+        state: MatchReplay | None = None
+        for step in replay(read.events):
+            state = step.state
+        assert state is not None  # replay yields at least the header
+    except Exception as exc:  # one bad file must never stop the server, whatever it holds
+        _move_aside(path, exc)
+        return None
+    if state.finished_in_record:
+        return None
+    if read.torn_bytes:
+        log.warning("record %s: its last line was cut short (%d bytes), dropped", path,
+                    read.torn_bytes)
+        return state, read.complete_size
+    return state, None
+
+
+def _move_aside(path: Path, exc: BaseException) -> None:
+    why = str(exc) if isinstance(exc, RecordError) else f"{type(exc).__name__}: {exc}"
+    why = why if len(why) <= 300 else why[:300] + "..."
+    target = path.with_name(path.name + CORRUPT_SUFFIX)
+    number = 1
+    while target.exists():
+        number += 1
+        target = path.with_name(f"{path.name}{CORRUPT_SUFFIX}{number}")
+    try:
+        path.rename(target)
+    except OSError as move_exc:
+        log.error("record %s is not restored (%s); cannot move it aside: %s", path, why,
+                  move_exc)
+        return
+    log.error("record %s is not restored (%s); moved aside to %s", path, why, target.name)
+
+
+def _unique_id(table_id: str, owners: dict[str, Path]) -> str:
+    # Lobby ids are "t<n>": a "-<k>" suffix never collides with a table made later.
+    number = 1
+    candidate = table_id
+    while candidate in owners:
+        number += 1
+        candidate = f"{table_id}-{number}"
+    return candidate
+
+
+def _reopen(path: Path, state: MatchReplay, table_id: str, cut_at: int | None
+            ) -> RecordFile:
+    """Open the record for appending and write the restart and what the lines implied."""
+    if cut_at is not None:
+        # Appending after a torn fragment would glue the next event onto it.
+        os.truncate(path, cut_at)
+    record = RecordFile(path)
+    record(Restored(table=table_id if table_id != state.table_id else None))
+    for event in state.implied:
+        record(event)
+    record.sync()
+    return record
+
+
+def _options(state: MatchReplay) -> TableOptions:
+    head = state.header
+    return TableOptions(name=head.name, target=head.target, seed=head.seed,
+                        bot_takeover=head.bot_takeover, hold_seconds=head.hold_seconds,
+                        between_deals_seconds=head.between_deals_seconds,
+                        takeover_strategy=head.takeover_strategy)

@@ -1,0 +1,282 @@
+"""Restoring from damaged records: corrupt files, torn final writes, duplicate table ids,
+fields that are the wrong type. Each class is tested sans-IO through ``restore_tables``
+and, where a player would notice, against a running server."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from jackal.game.seats import Seat
+from jackal.protocol.messages import MatchEnded, Ok, TableState
+from jackal.server.config import ServerConfig
+from jackal.server.record_events import RecordError, read_record
+from jackal.server.record_replay import replay
+from jackal.server.restore import restore_tables
+from record_support import Peer, Recorded, lines, record_match, rewrite
+from test_server_support import RawClient, running_server
+
+Event = dict[str, Any]
+
+
+def _mid_deal(directory: Path, table_id: str = "t1", seed: int = 5) -> Recorded:
+    """A match 10 plays into its first deal, far from its target."""
+    return record_match(directory, table_id=table_id, seed=seed, target=300,
+                        until=lambda t: t.match.deal is not None and t.match.deal.plays_made == 10)
+
+
+def _first(events: list[Event], kind: str) -> Event:
+    return next(event for event in events if event["event"] == kind)
+
+
+def _corrupt(name: str) -> Callable[[Path], None]:
+    """Damage ``path`` (a mid-deal record) in the way ``name`` says."""
+
+    def edit(path: Path) -> None:
+        events = lines(path)
+        raw = path.read_bytes().splitlines(keepends=True)
+        if name == "deal seed changed":
+            _first(events, "deal")["seed"] += 1
+        elif name == "play before any deal":  # was an AssertionError
+            events.remove(_first(events, "deal"))
+        elif name == "deal dealer garbled":
+            _first(events, "deal")["dealer"] = "X"
+        elif name == "illegal play":
+            plays = [e for e in events if e["event"] == "play"]
+            plays[3]["card"] = plays[0]["card"]
+        elif name == "wrong row index":
+            _first(events, "play")["index"] = 2
+        elif name == "token_hash not a string":
+            next(e for e in events if e["event"] == "seat" and e["kind"] == "human"
+                 )["token_hash"] = 5
+        elif name == "index as a string":
+            _first(events, "play")["index"] = "1"
+        elif name == "unknown event":
+            events.insert(3, {"event": "teleport"})
+        elif name == "unknown field":
+            _first(events, "play")["extra"] = 1
+        elif name == "no table line first":
+            events = events[1:]
+        if name in ("target Infinity", "target huge", "deeply nested", "bad UTF-8",
+                    "line cut short mid-file", "not JSON", "empty file"):
+            if name == "target Infinity":  # was an OverflowError
+                raw[0] = raw[0].replace(b'"target":300', b'"target":Infinity')
+            elif name == "target huge":
+                raw[0] = raw[0].replace(b'"target":300', b'"target":' + b"9" * 400)
+            elif name == "deeply nested":  # was a RecursionError
+                raw.insert(4, b'{"event":"seat","seat":"N","kind":"human","name":'
+                           + b"[" * 200_000 + b"]" * 200_000 + b"}\n")
+            elif name == "bad UTF-8":
+                raw[4] = raw[4].replace(b'"p', b'"\xff\xfe')
+            elif name == "line cut short mid-file":
+                raw[5] = raw[5][: len(raw[5]) // 2] + b"\n"
+            elif name == "not JSON":
+                raw[5] = b"\x00\x00 garbage\n"
+            elif name == "empty file":
+                raw = []
+            path.write_bytes(b"".join(raw))
+        else:
+            rewrite(path, events)
+
+    return edit
+
+
+CORRUPTIONS = ["deal seed changed", "play before any deal", "deal dealer garbled",
+               "illegal play", "wrong row index", "token_hash not a string",
+               "index as a string", "unknown event", "unknown field", "no table line first",
+               "target Infinity", "target huge", "deeply nested", "bad UTF-8",
+               "line cut short mid-file", "not JSON", "empty file"]
+
+
+@pytest.mark.parametrize("damage", CORRUPTIONS)
+def test_a_corrupt_record_is_moved_aside_and_the_others_restored(
+        tmp_path: Path, damage: str, caplog: pytest.LogCaptureFixture) -> None:
+    bad = _mid_deal(tmp_path, "t1", seed=5)
+    good = _mid_deal(tmp_path, "t2", seed=6)
+    _corrupt(damage)(bad.path)
+    with pytest.raises(RecordError):
+        for _ in replay(read_record(bad.path).events):
+            pass
+    caplog.set_level(logging.INFO, "jackal.server")
+    restored = restore_tables(tmp_path, now=0.0)
+    for _, record in restored:
+        record.close()
+    assert [table.id for table, _ in restored] == ["t2"]
+    assert restored[0][0].match.deal is not None
+    assert restored[0][0].match.deal.plays_made == 10
+    about = [r for r in caplog.records if bad.path.name in r.getMessage()]
+    assert len(about) == 1 and about[0].levelno == logging.ERROR, about
+    assert "moved aside" in about[0].getMessage()
+    assert not bad.path.exists()
+    assert bad.path.with_name(bad.path.name + ".corrupt").exists()
+    assert good.path.exists()
+    # A second start finds nothing new to complain about.
+    caplog.clear()
+    for _, record in restore_tables(tmp_path, now=0.0):
+        record.close()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_a_torn_last_line_is_cut_off_before_appending(tmp_path: Path) -> None:
+    made = _mid_deal(tmp_path)
+    with made.path.open("ab") as handle:
+        handle.write(b'{"event":"play","seat":"N","ca')
+    [(table, record)] = restore_tables(tmp_path, now=0.0)
+    record.close()
+    assert table.match.deal is not None and table.match.deal.plays_made == 10
+    events = lines(made.path)  # every line whole again: the fragment is gone
+    assert events[-1]["event"] == "restored"
+    assert read_record(made.path).torn_bytes == 0
+
+
+def _drop_last(path: Path, *kinds: str) -> None:
+    events = lines(path)
+    for kind in reversed(kinds):
+        assert events[-1]["event"] == kind, events[-1]
+        events.pop()
+    rewrite(path, events)
+
+
+def test_a_lost_match_end_line_restores_a_finished_match(tmp_path: Path) -> None:
+    made = record_match(tmp_path, seed=11, target=1)
+    assert made.table.status == "over"
+    _drop_last(made.path, "match_end")
+    [(table, record)] = restore_tables(tmp_path, now=0.0)
+    record.close()
+    assert table.status == "over" and table.match.winner is made.table.match.winner
+    events = lines(made.path)
+    assert [e["event"] for e in events[-2:]] == ["restored", "match_end"]
+    # The player comes back and sees the end; "ready" is answered, not an internal error.
+    peer = Peer()
+    seat = table.find_token(_hash(made.tokens[Seat.N]))
+    assert seat is Seat.N
+    out = table.reclaim(peer, seat, 1.0)
+    sent = [msg for who, msg in out if who is peer]
+    assert isinstance(sent[0], TableState) and sent[0].status == "over"
+    assert isinstance(sent[1], MatchEnded)
+    assert sent[1].scores == {t.value: s for t, s in made.table.match.scores.items()}
+    assert [type(msg) for _, msg in table.ready(peer, 2.0)] == [Ok]
+    # A restart now leaves the finished record alone.
+    assert restore_tables(tmp_path, now=0.0) == []
+
+
+def test_a_lost_result_line_is_scored_on_restore(tmp_path: Path) -> None:
+    made = record_match(tmp_path, seed=11, target=1)
+    original = lines(made.path)
+    _drop_last(made.path, "result", "match_end")
+    [(table, record)] = restore_tables(tmp_path, now=0.0)
+    record.close()
+    assert table.status == "over" and table.match.scores == made.table.match.scores
+    assert table.last_deal is not None and table.last_deal.is_over
+    events = lines(made.path)
+    assert [e["event"] for e in events[-3:]] == ["restored", "result", "match_end"]
+    # The implied result is the one the table had written.
+    assert {k: v for k, v in events[-2].items() if k != "time"} == {
+        k: v for k, v in _first(original[::-1], "result").items() if k != "time"}
+
+
+def test_a_lost_result_between_deals_restores_between_deals(tmp_path: Path) -> None:
+    made = record_match(tmp_path, seed=3, target=10_000,
+                        until=lambda t: t.status == "between_deals")
+    _drop_last(made.path, "result")
+    [(table, record)] = restore_tables(tmp_path, now=50.0)
+    record.close()
+    assert table.status == "between_deals" and table.match.deal_number == 1
+    assert table.match.scores == made.table.match.scores
+    assert table.between_deadline == 50.0 + table.options.between_deals_seconds
+
+
+def test_duplicate_table_ids_are_made_unique(tmp_path: Path,
+                                            caplog: pytest.LogCaptureFixture) -> None:
+    first = _mid_deal(tmp_path, "t1")
+    copy = first.path.with_name("zz-operator-copy.jsonl")
+    shutil.copy(first.path, copy)
+    caplog.set_level(logging.WARNING, "jackal.server")
+    restored = restore_tables(tmp_path, now=0.0)
+    assert sorted(table.id for table, _ in restored) == ["t1", "t1-2"]
+    assert any("restored as t1-2" in r.getMessage() for r in caplog.records)
+    for _, record in restored:
+        record.close()
+    # The new id is kept: the next restart gives each record the id it had.
+    last = lines(copy)[-1]
+    assert last["event"] == "restored" and last["table"] == "t1-2"
+    again = restore_tables(tmp_path, now=0.0)
+    for _, record in again:
+        record.close()
+    assert sorted(table.id for table, _ in again) == ["t1", "t1-2"]
+
+
+def _hash(token: str) -> str:
+    from jackal.server.tokens import hash_token
+
+    return hash_token(token)
+
+
+# ---------------------------------------------------------------------- a running server
+
+FAST: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0,
+                            hello_timeout=10_000.0)
+
+
+async def test_players_reclaim_a_match_whose_end_was_lost(tmp_path: Path) -> None:
+    made = record_match(tmp_path, seed=11, target=1)
+    _drop_last(made.path, "result", "match_end")
+    async with running_server(ServerConfig(records_dir=tmp_path, **FAST)) as port:
+        for seat, token in made.tokens.items():
+            client = await RawClient.connect(port, f"p{seat}")
+            ok = await client.hello(token=token)
+            assert ok["table"] == "t1" and ok["seat"] == seat.value
+            state = await client.wait_type("table_state")
+            assert state["status"] == "over"
+            ended = await client.wait_type("match_ended")
+            assert ended["scores"] == {t.value: s for t, s in made.table.match.scores.items()}
+            assert (await client.request(type="ready"))["type"] == "ok"
+            assert (await client.request(type="leave"))["type"] == "ok"
+        # Everyone has seen the end and gone: the table goes too.
+        lobby = await RawClient.connect(port, "lobby")
+        await lobby.hello()
+        with trio.fail_after(5):
+            while (await lobby.request(type="list_tables"))["tables"]:
+                await trio.sleep(0.01)
+
+
+async def test_a_wrong_token_hash_type_does_not_break_hello(tmp_path: Path) -> None:
+    good = _mid_deal(tmp_path, "t1", seed=5)
+    bad = _mid_deal(tmp_path, "t2", seed=6)
+    _corrupt("token_hash not a string")(bad.path)
+    async with running_server(ServerConfig(records_dir=tmp_path, **FAST)) as port:
+        stranger = await RawClient.connect(port, "x")
+        reply = await stranger.request(type="hello", name="x", token="not-a-seat-token")
+        assert reply["code"] == "bad_token"
+        player = await RawClient.connect(port, "pN")
+        ok = await player.hello(token=good.tokens[Seat.N])
+        assert ok["table"] == "t1"
+
+
+async def test_a_record_is_closed_only_by_its_own_table(tmp_path: Path) -> None:
+    """Two unfinished records of table t1: one idles out, the other plays to the end."""
+    idle = record_match(tmp_path, table_id="t1", humans=(), until=lambda t: True)
+    rewrite(idle.path, lines(idle.path)[:3])  # header and conventions: an empty table
+    busy = record_match(tmp_path, table_id="t1", humans=(), seed=8, target=40,
+                        until=lambda t: t.status == "playing")
+    config = ServerConfig(records_dir=tmp_path, idle_table_seconds=0.05,
+                          between_deals_seconds=0.0, **FAST)
+    async with running_server(config) as port:
+        lobby = await RawClient.connect(port, "lobby")
+        await lobby.hello()
+        with trio.fail_after(30):
+            while (await lobby.request(type="list_tables"))["tables"]:
+                await trio.sleep(0.02)
+    idle_events, busy_events = lines(idle.path), lines(busy.path)
+    assert idle_events[-1]["event"] == "closed"
+    assert busy_events[-1]["event"] == "match_end"
+    assert not any(e["event"] == "closed" for e in busy_events)
+    plays = sum(e["event"] == "play" for e in busy_events)
+    assert plays == 32 * sum(e["event"] == "result" for e in busy_events)
+    assert json.dumps(busy_events)  # the whole file is readable lines

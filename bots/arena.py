@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -163,12 +163,19 @@ def _work(job: tuple[int, bool]) -> DealOutcome:
     return play_deal(_WORKER[0], _WORKER[1], *job)
 
 
-def run_arena(config: ArenaConfig, jobs: int = 1) -> Iterator[DealOutcome]:
+def run_arena(config: ArenaConfig, jobs: int = 1,
+              scheduler: str | None = None) -> Generator[DealOutcome, None, None]:
     """Play every deal of ``config``; yields outcomes in deal order.
 
     ``jobs`` > 1 spreads deals over that many worker processes (stdlib
-    multiprocessing); results are identical to a single-process run.
+    multiprocessing); results are identical to a single-process run. With a Dask
+    ``scheduler`` (an address, or ``local`` for a LocalCluster of ``jobs`` workers)
+    the deals run on that cluster instead and arrive in the order they finish.
     """
+    if scheduler is not None:
+        from .arena_cluster import run_on_cluster  # needs the optional cluster extra
+        yield from run_on_cluster(config, scheduler, workers=jobs)
+        return
     cards = config.cards()
     work = _jobs_of(config)
     if jobs <= 1 or len(work) < 2:
@@ -227,20 +234,28 @@ class SideSummary:
         }
 
 
-def summarise(config: ArenaConfig, outcomes: list[DealOutcome],
+def summarise(config: ArenaConfig, outcomes: Iterable[DealOutcome],
               cards: tuple[ConventionCard, ConventionCard] | None = None
               ) -> tuple[SideSummary, SideSummary]:
-    """Per-side figures (side 0 = the ``ns`` strategy) over ``outcomes``."""
+    """Per-side figures (side 0 = the ``ns`` strategy) over ``outcomes``.
+
+    One pass that keeps only sums, so ``outcomes`` can be a stream of any length.
+    """
     names = cards or config.cards()
+    n = 0
+    sums = [[0] * 6, [0] * 6]  # per side: penalty, greedy, optimum, wins, ties, points
+    for o in outcomes:
+        n += 1
+        for k, side in enumerate(sums):
+            side[0] += o.penalty[k]
+            side[1] += o.greedy[k]
+            side[2] += o.optimum[k]
+            side[3] += o.penalty[k] < o.penalty[1 - k]
+            side[4] += o.penalty[k] == o.penalty[1 - k]
+            side[5] += o.points[k]
     sides = []
     for k, strategy in enumerate((config.ns, config.ew)):
-        n = len(outcomes)
-        penalty = sum(o.penalty[k] for o in outcomes)
-        greedy = sum(o.greedy[k] for o in outcomes)
-        optimum = sum(o.optimum[k] for o in outcomes)
-        wins = sum(1 for o in outcomes if o.penalty[k] < o.penalty[1 - k])
-        ties = sum(1 for o in outcomes if o.penalty[k] == o.penalty[1 - k])
-        points = sum(o.points[k] for o in outcomes)
+        penalty, greedy, optimum, wins, ties, points = sums[k]
         sides.append(SideSummary(
             strategy=strategy, conventions=names[k].name, deals=n,
             mean_penalty=penalty / n if n else 0.0,
@@ -255,10 +270,11 @@ def summarise(config: ArenaConfig, outcomes: list[DealOutcome],
 
 
 def collect(config: ArenaConfig, jobs: int = 1,
-            progress: Callable[[DealOutcome], None] | None = None) -> list[DealOutcome]:
+            progress: Callable[[DealOutcome], None] | None = None,
+            scheduler: str | None = None) -> list[DealOutcome]:
     """Run the arena to the end, calling ``progress`` after each deal."""
     outcomes = []
-    for outcome in run_arena(config, jobs):
+    for outcome in run_arena(config, jobs, scheduler):
         outcomes.append(outcome)
         if progress is not None:
             progress(outcome)

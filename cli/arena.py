@@ -1,6 +1,7 @@
 """``jackal arena``: play strategies against each other in-process and measure them.
 
     jackal arena --ns expert --ew greedy --deals 2000 --seed 1 --jobs 2
+    jackal arena --ns expert --ew greedy --deals 100000 --scheduler tcp://host:8786
 
 Reports, per side, the mean team penalty, victory points per deal, the deal win rate
 with its 95% Wilson interval and the information efficiency. A progress bar is shown
@@ -10,14 +11,18 @@ on a terminal; piped output gets a plain summary; ``--json`` prints one JSON obj
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import IO, Any
 
-from ..bots.arena import ArenaConfig, DealOutcome, SideSummary, collect, summarise
+from ..bots.arena import ArenaConfig, DealOutcome, SideSummary, run_arena, summarise
+from ..game.conventions import ConventionCard
 from ..game.errors import MalformedInput
 
 
@@ -31,8 +36,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="number of deals (default 100)")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="run seed: same seed, same deals (default 0)")
-    parser.add_argument("--jobs", type=int, default=1, metavar="N",
-                        help="worker processes (default 1; 0 = one per CPU)")
+    parser.add_argument("--jobs", type=int, metavar="N",
+                        help="worker processes (default 1, or one per CPU with "
+                             "--scheduler local; 0 = one per CPU)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="play the deals on a Dask cluster: its scheduler's address "
+                             "(tcp://HOST:8786), or 'local' to start one here with --jobs "
+                             "workers; needs pip install 'jackal-game[cluster]'")
     parser.add_argument("--records", type=Path, metavar="FILE",
                         help="write one JSON line per deal played to FILE")
     parser.add_argument("--duplicate", action="store_true",
@@ -53,7 +63,13 @@ def run(args: argparse.Namespace) -> int:
     config = ArenaConfig(ns=args.ns, ew=args.ew, deals=args.deals, seed=args.seed,
                          duplicate=args.duplicate, ns_conventions=args.ns_conventions,
                          ew_conventions=args.ew_conventions)
-    jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    if args.scheduler not in (None, "local") and args.jobs is not None:
+        print("jackal arena: --jobs does not apply to a --scheduler address "
+              "(the cluster's workers do the work)", file=sys.stderr)
+        return 2
+    local_default = 0 if args.scheduler == "local" else 1
+    jobs = args.jobs if args.jobs is not None else local_default
+    jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
     try:
         cards = config.cards()
         from ..bots.registry import load_strategy
@@ -62,48 +78,53 @@ def run(args: argparse.Namespace) -> int:
     except (MalformedInput, OSError) as exc:
         print(f"jackal arena: {exc}", file=sys.stderr)
         return 2
+    if args.scheduler is not None and importlib.util.find_spec("distributed") is None:
+        print("jackal arena: --scheduler needs Dask: pip install 'jackal-game[cluster]'",
+              file=sys.stderr)
+        return 2
     records: IO[str] | None = None
     try:
         if args.records is not None:
             records = args.records.open("w", encoding="utf-8")
         started = time.perf_counter()
-        outcomes = _play(config, jobs, records, show_bar=sys.stdout.isatty() and not args.json)
+        ns_side, ew_side = _play(config, cards, jobs, records, args.scheduler,
+                                 show_bar=sys.stdout.isatty() and not args.json)
         elapsed = time.perf_counter() - started
+    except OSError as exc:  # the records file, or a cluster that cannot be reached
+        print(f"jackal arena: {exc}", file=sys.stderr)
+        return 2
     finally:
         if records is not None:
             records.close()
-    ns_side, ew_side = summarise(config, outcomes, cards)
+    played = ns_side.deals
     if args.json:
-        print(json.dumps(_as_json(config, ns_side, ew_side, len(outcomes), elapsed, jobs)))
+        report = _as_json(config, ns_side, ew_side, played, elapsed, jobs)
+        print(json.dumps(report | {"scheduler": args.scheduler}))
     else:
-        print(_as_text(config, ns_side, ew_side, len(outcomes), elapsed))
+        print(_as_text(config, ns_side, ew_side, played, elapsed))
     return 0
 
 
-def _play(config: ArenaConfig, jobs: int, records: IO[str] | None,
-          show_bar: bool) -> list[DealOutcome]:
-    def write(outcome: DealOutcome) -> None:
-        if records is not None:
-            records.write(json.dumps(outcome.record) + "\n")
+def _play(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard], jobs: int,
+          records: IO[str] | None, scheduler: str | None,
+          show_bar: bool) -> tuple[SideSummary, SideSummary]:
+    # The outcomes stream through the records file and the bar into summarise, which
+    # keeps only sums: memory stays flat however many deals the run has.
+    def written(outcomes: Iterator[DealOutcome]) -> Iterator[DealOutcome]:
+        for outcome in outcomes:
+            if records is not None:
+                records.write(json.dumps(outcome.record) + "\n")
+            yield outcome
 
-    if not show_bar:
-        return collect(config, jobs, write)
-    from prompt_toolkit.shortcuts import ProgressBar
+    # closing: an interrupted run still shuts down its worker pool or cluster at once.
+    with closing(run_arena(config, jobs, scheduler)) as source:
+        if not show_bar:
+            return summarise(config, written(source), cards)
+        from prompt_toolkit.shortcuts import ProgressBar
 
-    total = config.deals * (2 if config.duplicate else 1)
-    outcomes: list[DealOutcome] = []
-    with ProgressBar(title=f"{config.ns} vs {config.ew}") as bar:
-        counter = bar(range(total), label="deals", total=total)
-        ticks = iter(counter)
-
-        def step(outcome: DealOutcome) -> None:
-            write(outcome)
-            outcomes.append(outcome)
-            next(ticks, None)
-
-        collect(config, jobs, step)
-        next(ticks, None)  # let the counter finish
-    return outcomes
+        total = config.deals * (2 if config.duplicate else 1)
+        with ProgressBar(title=f"{config.ns} vs {config.ew}") as bar:
+            return summarise(config, bar(written(source), label="deals", total=total), cards)
 
 
 def _as_json(config: ArenaConfig, ns_side: SideSummary, ew_side: SideSummary, played: int,

@@ -1,0 +1,134 @@
+"""Arena throughput: one process, ``--jobs 2`` and a two-worker Dask LocalCluster.
+
+All three play the same deals (same config and seed), and the script checks that they
+produced the same records. Prints one JSON object: deals per second for each mode and
+its ratio to the single process measured in the same run, plus the LocalCluster's
+ratio to ``--jobs 2`` (the target is at least 0.85).
+
+    python bench/arena_scale.py [--ns expert] [--ew greedy] [--deals 100] [--seed 1]
+                                [--rounds 1] [--workers 2]
+
+The LocalCluster is started (and its workers have imported the strategies) before its
+clock starts, as with ``jackal arena --scheduler ADDRESS`` against a running cluster;
+that start-up is reported on its own as ``startup_s``. With ``--rounds`` above 1 each
+mode keeps its best round, which damps other load on a shared machine; the 1-minute
+load average before and after is in the output so a noisy figure shows as one.
+Needs the cluster extra: ``pip install 'jackal-game[cluster]'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import os
+import platform
+import sys
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from distributed import Client, LocalCluster
+from jackal.bots.arena import ArenaConfig, DealOutcome, run_arena, summarise
+from jackal.bots.arena_cluster import job_count, run_batches
+from jackal.bots.registry import load_strategy
+
+
+def fingerprint(outcomes: Iterable[DealOutcome]) -> tuple[str, int]:
+    """A digest of the records in deal order (whatever order they came in), and their count."""
+    digests = sorted(((o.index, o.swapped),
+                      hashlib.sha256(json.dumps(o.record, sort_keys=True).encode()).hexdigest())
+                     for o in outcomes)
+    whole = hashlib.sha256("".join(d for _, d in digests).encode()).hexdigest()
+    return whole, len(digests)
+
+
+def timed(config: ArenaConfig, outcomes: Iterable[DealOutcome]) -> tuple[float, str]:
+    """Consume a run as the CLI does (through summarise); seconds taken and fingerprint."""
+    kept: list[DealOutcome] = []
+
+    def keep(stream: Iterable[DealOutcome]) -> Iterable[DealOutcome]:
+        for outcome in stream:
+            kept.append(outcome)
+            yield outcome
+
+    started = time.perf_counter()
+    summarise(config, keep(outcomes))
+    seconds = time.perf_counter() - started
+    digest, count = fingerprint(kept)
+    if count != job_count(config):
+        raise RuntimeError(f"{count} deals came back, expected {job_count(config)}")
+    return seconds, digest
+
+
+def warm(ns: str, ew: str) -> None:
+    """Import both strategies in a worker, as a long run would have long since done."""
+    load_strategy(ns)
+    load_strategy(ew)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ns", default="expert")
+    parser.add_argument("--ew", default="greedy")
+    parser.add_argument("--deals", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=2,
+                        help="--jobs for the pool and worker processes for the cluster")
+    args = parser.parse_args(argv)
+    config = ArenaConfig(ns=args.ns, ew=args.ew, deals=args.deals, seed=args.seed)
+    deals = job_count(config)
+    load_before = os.getloadavg()[0]
+    best: dict[str, float] = {}
+    digests: set[str] = set()
+
+    def note(mode: str, seconds: float, digest: str) -> None:
+        best[mode] = min(best.get(mode, float("inf")), seconds)
+        digests.add(digest)
+
+    started = time.perf_counter()
+    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+            Client(cluster) as client:
+        client.wait_for_workers(args.workers)
+        client.run(warm, args.ns, args.ew)
+        startup = time.perf_counter() - started
+        for _ in range(args.rounds):
+            note("single", *timed(config, run_arena(config, jobs=1)))
+            note("jobs", *timed(config, run_arena(config, jobs=args.workers)))
+            note("cluster", *timed(config, run_batches(client, config)))
+
+    def rate(mode: str) -> float:
+        return deals / best[mode]
+
+    report: dict[str, Any] = {
+        "ns": args.ns, "ew": args.ew, "deals": deals, "seed": args.seed,
+        "rounds": args.rounds,
+        "single": {"seconds": round(best["single"], 3),
+                   "deals_per_s": round(rate("single"), 2)},
+        f"jobs_{args.workers}": {"seconds": round(best["jobs"], 3),
+                                 "deals_per_s": round(rate("jobs"), 2),
+                                 "ratio_to_single": round(rate("jobs") / rate("single"), 3)},
+        "local_cluster": {
+            "workers": args.workers,
+            "startup_s": round(startup, 3),
+            "seconds": round(best["cluster"], 3),
+            "deals_per_s": round(rate("cluster"), 2),
+            "ratio_to_single": round(rate("cluster") / rate("single"), 3),
+            "ratio_to_jobs": round(rate("cluster") / rate("jobs"), 3),
+            "deals_per_s_with_startup": round(deals / (best["cluster"] + startup), 2),
+        },
+        "same_results": len(digests) == 1,
+        "load_1m_before": round(load_before, 2),
+        "load_1m_after": round(os.getloadavg()[0], 2),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+    }
+    print(json.dumps(report))
+    return 0 if report["same_results"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,187 @@
+"""The arena on a Dask distributed cluster (the optional ``cluster`` extra).
+
+Dask does all the scheduling; this module only cuts the run into batches, keeps a
+bounded number of them in flight and streams the outcomes back as batches finish.
+
+- A batch is a contiguous range of the run's job numbers (job ``k`` is deal ``k`` or,
+  with ``duplicate``, deal ``k // 2`` with the sides swapped when ``k`` is odd, the
+  same order as the single-process run). Every deal is seeded from the run seed and
+  its own number, so which worker plays it changes nothing: the records equal a
+  single-process run's once sorted.
+- Batch size follows the measured time per deal so that a batch takes about
+  ``TARGET_SECONDS``: the expert needs a fraction of a second per deal, random play
+  a millisecond, and one fixed count would either drown in scheduling overhead or
+  leave workers idle at the end. The first wave is one deal per batch; near the end
+  batches shrink so the workers finish together.
+- At most ``window`` batches exist at once (two per worker thread, so a worker has
+  its next batch queued while the client collects the last one). A finished batch is
+  handed out and released before the next is submitted, so memory stays flat however
+  many deals the run has.
+- A worker that dies takes its batches with it; the scheduler reruns them elsewhere
+  (its ``allowed-failures`` setting bounds how often), and ``retries`` reruns a batch
+  whose task raised. The client sees each batch's future complete exactly once, so
+  each deal is yielded exactly once.
+
+The run's config and convention cards travel by value with every batch (a couple of
+kilobytes): scattered data would die with the worker that holds it, and cards given
+as file paths are resolved here, on the client, where the files are.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+
+from distributed import Client, Future, LocalCluster, as_completed
+
+from ..game.conventions import ConventionCard
+from .arena import ArenaConfig, DealOutcome, play_deal
+
+__all__ = [
+    "LOCAL",
+    "RETRIES",
+    "TARGET_SECONDS",
+    "BatchSizer",
+    "job_count",
+    "play_batch",
+    "run_batches",
+    "run_on_cluster",
+]
+
+#: ``--scheduler local``: start a LocalCluster on this machine instead of connecting.
+LOCAL = "local"
+#: Wall time a batch should take on a worker; scheduling costs a few milliseconds a batch.
+TARGET_SECONDS = 0.5
+#: Largest batch, so a rerun after a worker dies repeats little and a batch's
+#: records (about 1 kB a deal) stay small in transit.
+MAX_BATCH = 1000
+#: Reruns of a batch whose task raised (a lost worker is handled by the scheduler).
+RETRIES = 3
+#: How long to wait for a remote scheduler to answer.
+CONNECT_TIMEOUT = "20s"
+#: How often to ask the scheduler how many worker threads there are (workers may join).
+_REFRESH_SECONDS = 5.0
+
+Cards = tuple[ConventionCard, ConventionCard]
+
+
+def job_count(config: ArenaConfig) -> int:
+    """Number of deals a run plays (twice the deals with ``duplicate``)."""
+    return config.deals * (2 if config.duplicate else 1)
+
+
+def play_batch(config: ArenaConfig, cards: Cards, start: int,
+               stop: int) -> tuple[list[DealOutcome], float]:
+    """Play jobs ``start`` to ``stop`` - 1 on a worker; the outcomes and the seconds taken."""
+    began = time.perf_counter()
+    swaps = 2 if config.duplicate else 1
+    outcomes = []
+    for job in range(start, stop):
+        index, swapped = divmod(job, swaps)
+        outcomes.append(play_deal(config, cards, index, bool(swapped)))
+    return outcomes, time.perf_counter() - began
+
+
+@dataclass
+class BatchSizer:
+    """Chooses each batch's size from the time per deal measured so far.
+
+    ``fixed`` overrides the measurement (tests use it to get many small batches).
+    """
+
+    target: float = TARGET_SECONDS
+    ceiling: int = MAX_BATCH
+    fixed: int | None = None
+    per_deal: float | None = None
+
+    def observe(self, deals: int, seconds: float) -> None:
+        """Fold one finished batch into the running estimate of seconds per deal."""
+        if deals <= 0:
+            return
+        sample = seconds / deals
+        # A moving average: the first batches on a fresh worker include its warm-up.
+        self.per_deal = sample if self.per_deal is None else 0.7 * self.per_deal + 0.3 * sample
+
+    def size(self, remaining: int, threads: int) -> int:
+        """Deals in the next batch, with ``remaining`` deals not yet handed out."""
+        if self.fixed is not None:
+            wanted = self.fixed
+        elif self.per_deal is None:
+            wanted = 1  # nothing measured yet: one deal tells us how long a deal takes
+        else:
+            wanted = round(self.target / max(self.per_deal, 1e-6))
+        # Near the end, smaller batches so no worker is left with a long one alone.
+        tail = max(1, remaining // (2 * max(1, threads)))
+        return max(1, min(wanted, self.ceiling, tail, remaining))
+
+
+def _threads(client: Client) -> int:
+    nthreads: dict[str, int] = client.nthreads()
+    return max(1, sum(nthreads.values()))
+
+
+def run_batches(client: Client, config: ArenaConfig, cards: Cards | None = None,
+                batch: int | None = None, window: int | None = None) -> Iterator[DealOutcome]:
+    """Play ``config`` on ``client``'s cluster; yields outcomes as their batches finish.
+
+    The order is that of completion, not of deals. ``batch`` fixes the batch size
+    (default: sized from measured time); ``window`` caps the batches in flight
+    (default: two per worker thread).
+    """
+    cards = cards if cards is not None else config.cards()
+    total = job_count(config)
+    sizer = BatchSizer(fixed=batch)
+    run = uuid.uuid4().hex[:12]
+    threads = _threads(client)
+    refreshed = time.monotonic()
+    pending = as_completed()
+    in_flight = 0
+    handed_out = 0
+
+    def fill() -> None:
+        nonlocal handed_out, in_flight
+        limit = window if window is not None else 2 * threads
+        while handed_out < total and in_flight < limit:
+            size = sizer.size(total - handed_out, threads)
+            future: Future[tuple[list[DealOutcome], float]] = client.submit(
+                play_batch, config, cards, handed_out, handed_out + size,
+                key=f"jackal-arena-{run}-{handed_out}", retries=RETRIES, pure=False)
+            pending.add(future)
+            handed_out += size
+            in_flight += 1
+
+    fill()
+    for future in pending:
+        outcomes, seconds = future.result()
+        future.release()  # the worker may drop the result now
+        in_flight -= 1
+        sizer.observe(len(outcomes), seconds)
+        if time.monotonic() - refreshed > _REFRESH_SECONDS:
+            threads, refreshed = _threads(client), time.monotonic()
+        fill()  # before yielding, so the workers stay busy while the caller writes
+        yield from outcomes
+
+
+def run_on_cluster(config: ArenaConfig, scheduler: str, workers: int | None = None,
+                   batch: int | None = None) -> Iterator[DealOutcome]:
+    """Play ``config`` on the Dask cluster at ``scheduler`` (an address, or ``local``).
+
+    ``local`` starts a LocalCluster of ``workers`` single-threaded worker processes
+    (default: one per CPU) for the length of the run; an address connects to a
+    running ``dask scheduler``, whose workers must have the same jackal installed.
+    """
+    cards = config.cards()
+    with ExitStack() as stack:
+        if scheduler == LOCAL:
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                processes=True, dashboard_address=None, silence_logs=logging.ERROR))
+            client = stack.enter_context(Client(cluster))
+        else:
+            client = stack.enter_context(Client(scheduler, timeout=CONNECT_TIMEOUT))
+        yield from run_batches(client, config, cards, batch=batch)

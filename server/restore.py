@@ -8,7 +8,8 @@ At start-up :func:`restore_tables` looks at every ``*.jsonl`` file in the direct
   replayed (:func:`server.record_replay.replay`). A file that does not read or replay
   never stops the server: one error line names it and says why, the file is renamed to
   ``*.jsonl.corrupt`` (kept for the operator, never read again) and the others are
-  restored.
+  restored. A file that cannot be opened at all (permissions, a folder) is logged and
+  left where it is.
 - A torn last line (the process died mid-write) is cut off the file before appending.
 - Lost final lines are implied: a deal with its 32 plays is scored, a team past the
   target ends the match, and those events are written to the record after ``restored``.
@@ -94,6 +95,9 @@ def _replayed(path: Path) -> tuple[MatchReplay, int | None] | None:
         for step in replay(read.events):
             state = step.state
         assert state is not None  # replay yields at least the header
+    except OSError as exc:  # not damaged, just unreadable here: leave it for the operator
+        log.error("record %s is not restored: cannot read it (%s)", path, exc)
+        return None
     except Exception as exc:  # one bad file must never stop the server, whatever it holds
         _move_aside(path, exc)
         return None

@@ -280,3 +280,17 @@ async def test_a_record_is_closed_only_by_its_own_table(tmp_path: Path) -> None:
     plays = sum(e["event"] == "play" for e in busy_events)
     assert plays == 32 * sum(e["event"] == "result" for e in busy_events)
     assert json.dumps(busy_events)  # the whole file is readable lines
+
+
+def test_an_unreadable_record_is_logged_and_left_alone(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    good = _mid_deal(tmp_path, "t1")
+    odd = tmp_path / "a-folder.jsonl"
+    odd.mkdir()
+    caplog.set_level(logging.INFO, "jackal.server")
+    restored = restore_tables(tmp_path, now=0.0)
+    for _, record in restored:
+        record.close()
+    assert [table.id for table, _ in restored] == ["t1"] and good.path.exists()
+    about = [r.getMessage() for r in caplog.records if odd.name in r.getMessage()]
+    assert len(about) == 1 and "cannot read" in about[0] and odd.is_dir()

@@ -101,8 +101,7 @@ def play_deal(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard],
                                    derive_seed(config.seed, index, seat.ordinal, int(swapped)))
                for seat in SEATS}
     while (seat := deal.turn) is not None:
-        view = View(seat=seat, hand=deal.hand(seat), history=deal.history, dealer=dealer,
-                    conventions=team_cards, deal_number=index + 1)
+        view = View.from_deal(deal, seat, conventions=team_cards, deal_number=index + 1)
         answer = players[seat].choose(view)
         card = accept_choice(answer, view.hand)
         if card is None:  # a measurement must not hide a broken strategy behind a fallback

@@ -1,60 +1,31 @@
 """What a strategy sees and what it must do.
 
 A strategy is any object with ``choose(view) -> Card``. It gets a read-only
-:class:`View` of the table from its own seat (its hand, the four public rows, both
-partnerships' convention cards, the scores) and returns one card from its hand. No
+:class:`View` (a :class:`~jackal.game.knowledge.SeatKnowledge`) of the table from its own
+seat (its hand, the four public rows, both partnerships' convention cards, the scores)
+and returns one card from its hand. No
 network, no clock: the same code runs in the arena, in a server-side seat filler and
 behind ``jackal bot``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from ..game.cards import Card, parse_card
-from ..game.conventions import ConventionCard
 from ..game.errors import MalformedInput
-from ..game.seats import SEATS, Seat, Team
+from ..game.knowledge import SeatKnowledge
 
 __all__ = ["Strategy", "StrategyFactory", "View", "accept_choice"]
 
 
-@dataclass(frozen=True, slots=True)
-class View:
-    """The table as one seat sees it when it is that seat's turn to play."""
-
-    seat: Seat
-    hand: tuple[Card, ...]
-    #: Every play of this deal so far, in order, as (seat, card).
-    history: tuple[tuple[Seat, Card], ...]
-    dealer: Seat
-    conventions: Mapping[Team, ConventionCard] = field(default_factory=dict)
-    scores: Mapping[Team, int] = field(default_factory=dict)
-    target: int = 300
-    deal_number: int = 1
-
-    @property
-    def partner(self) -> Seat:
-        return self.seat.partner
-
-    def row(self, seat: Seat) -> tuple[Card, ...]:
-        """The cards ``seat`` has played this deal, in order."""
-        return tuple(card for who, card in self.history if who is seat)
-
-    @property
-    def rows(self) -> dict[Seat, tuple[Card, ...]]:
-        return {seat: self.row(seat) for seat in SEATS}
-
-    @property
-    def play_number(self) -> int:
-        """Which of this seat's eight plays is being chosen (1..8)."""
-        return sum(1 for who, _ in self.history if who is self.seat) + 1
-
-    @property
-    def our_card(self) -> ConventionCard | None:
-        return self.conventions.get(self.seat.team)
+#: What a strategy sees when it is its seat's turn: the seat's own picture of the table
+#: (its hand, the public rows via ``history``, ``dealer``, ``conventions``, ``scores``,
+#: ``target``, ``deal_number``; derived ``partner``, ``row()``, ``rows``, ``play_number``,
+#: ``our_card``, ``turn``, ``legal_plays()``). The same value the server's per-seat views
+#: build and the client's mirror keeps, so a strategy reads it the same everywhere.
+View = SeatKnowledge
 
 
 @runtime_checkable

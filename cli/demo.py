@@ -54,7 +54,7 @@ def play_demo(seed: int) -> list[str]:
 
     plays: list[str] = []
     while (seat := deal.turn) is not None:
-        view = View(seat=seat, hand=deal.hand(seat), history=deal.history, dealer=dealer)
+        view = View.from_deal(deal, seat)
         card = players[seat].choose(view)
         place = deal.play(card, seat)
         plays.append(f"{seat} {card}")

@@ -13,9 +13,11 @@ Decisions:
   number, plays made so far) and is reset by a reclaim's ``table_state`` (whose rows show
   whether a play sent just before a drop arrived), so no play is lost or doubled.
 - A strategy that returns a card not in its hand, or raises, is a bug in the strategy: the
-  runner logs it and plays the first card of the hand so the table is never stalled.
+  runner logs it and plays the fallback of ``jackal.bots.host`` (the lowest card it may
+  play, as server-side bots do) so the table is never stalled.
 - An opponent's question to this seat is answered at once from the partnership's declared
-  card (as server-side bots do), since the bot has no other agreements.
+  card (``jackal.bots.host.answer_question``, as server-side bots do), since the bot has
+  no other agreements.
 - Log lines (logger ``jackal.bot``) are one per deal start, own play, deal end and match
   end, plus the convention cards in force (on every snapshot and change); the session
   logs connection status changes (logger ``jackal.client``).
@@ -29,9 +31,9 @@ from dataclasses import dataclass
 
 import trio
 
-from ..bots.base import Strategy, accept_choice
+from ..bots.base import Strategy
+from ..bots.host import answer_question, decide
 from ..game.cards import Card, format_cards
-from ..game.explain import explain_play
 from ..game.seats import Seat, Team
 from ..protocol.messages import (
     AnswerQuestion,
@@ -69,39 +71,23 @@ class BotResult:
 
 
 async def choose_card(strategy: Strategy, session: SeatSession) -> Card:
-    """Ask ``strategy`` for a card from the mirror's view, in a worker thread; always legal."""
+    """Ask ``strategy`` for a card from the mirror's view, in a worker thread; always legal
+    (the host's fallback when the strategy fails)."""
     view = session.mirror.view()
-    try:
-        answer: object = await trio.to_thread.run_sync(strategy.choose, view,
-                                                       abandon_on_cancel=True)
-    except Exception:
-        log.exception("the strategy failed; playing %s instead", view.hand[0])
-        return view.hand[0]
-    card = accept_choice(answer, view.hand)
-    if card is None:
-        log.error("the strategy chose %r, which is not in the hand %s; playing %s instead",
-                  answer, format_cards(view.hand), view.hand[0])
-        return view.hand[0]
-    return card
+    decision = await trio.to_thread.run_sync(decide, strategy, view, abandon_on_cancel=True)
+    if decision.problem is not None:
+        log.error("the strategy %s (hand %s); playing %s instead", decision.problem,
+                  format_cards(view.hand), decision.card)
+    return decision.card
 
 
 def answer_text(mirror: TableMirror, index: int | None) -> str:
-    """What the bot says when an opponent asks about its play ``index`` (or in general).
-
-    The answer comes from the partnership's declared card, exactly what the opponents
-    could read themselves: a bot has no private agreements to disclose.
-    """
+    """What the bot says when an opponent asks about its play ``index`` (or in general):
+    the host's answer from the partnership's declared card."""
     seat = mirror.you
-    card = None if seat is None else mirror.conventions.get(seat.team)
-    if seat is None or card is None:
-        return "(bot) we have no declared convention card"
-    if index is None:
-        return f"(bot) we play the {card.name!r} card: {card.description or 'see it'}"
-    try:
-        meaning = explain_play(card, mirror.history(), seat, index)
-    except ValueError as exc:  # MalformedInput / IllegalAction: no such play yet
-        return f"(bot) {exc}"
-    return f"(bot) {meaning.card}: {meaning.text}"
+    if seat is None:
+        return answer_question(None, Seat.N, (), index)
+    return answer_question(mirror.conventions.get(seat.team), seat, mirror.history(), index)
 
 
 async def _answer(session: SeatSession, question: Question) -> None:

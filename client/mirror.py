@@ -2,39 +2,42 @@
 
 Shared by ``jackal bot`` and the terminal UI (a :class:`~jackal.client.session.SeatSession`
 keeps one current as ``session.mirror``). ``mirror.apply(msg)`` takes any server message
-and returns True when it changed something. It is reset by every ``table_state`` (sent on
-join, spectate and reclaim) and kept current by the events after it. Fields (all public,
-read them freely):
+and returns a :class:`Change` (false when nothing changed; ``change.play`` names the card a
+``played`` added). It is reset by every ``table_state`` (sent on join, spectate and
+reclaim) and kept current by the events after it.
 
-- ``table``, ``name``, ``target``: the table id, its display name, the match target;
+What the cards say lives in one value, ``mirror.knowledge``: a
+:class:`~jackal.game.knowledge.SeatKnowledge` for a seated client (the same type a strategy
+gets as its view, and the server's per-seat views build) or a
+:class:`~jackal.game.knowledge.TableKnowledge` for a spectator. Plays go through its
+``apply_play``, so the rules are asked of it, never re-derived here. Fields:
+
+- ``table``, ``name``: the table id and its display name;
 - ``status``: "waiting" | "playing" | "between_deals" | "over";
 - ``seats``: ``dict[Seat, SeatView]`` (``name``, ``kind`` "empty"/"human"/"bot",
   ``connected``, ``ready``, ``hold_seconds`` left when gone, ``bot`` strategy while a
   server-side bot stands in);
-- ``you``: your ``Seat`` or None (spectating); ``hand``: your cards (``list[Card]``,
-  in the order dealt minus what you played; empty for spectators);
-- ``deal`` (number, 0 before the first), ``dealer``, ``turn`` (``Seat`` or None);
-- ``rows``: ``dict[Seat, list[Card]]``, each seat's played cards in order;
-- ``conventions``: ``dict[Team, ConventionCard]``; ``scores``: ``dict[Team, int]``;
-- ``last_deal``: the latest ``DealEnded`` message (kept hands, penalties, breakdown);
-- ``winner``: the ``Team`` that won the match, once ``status == "over"``.
+- ``you``: your ``Seat`` or None (spectating);
+- ``knowledge``: the picture above; ``last_deal``: the latest ``DealEnded`` message
+  (kept hands, penalties, breakdown); ``winner``: the ``Team`` that won, once over.
 
-Derived: ``mirror.history()`` (every play this deal in order as ``(Seat, Card)``,
-rebuilt from the rows and the dealer since play goes clockwise from the seat after the
-dealer), ``mirror.first`` (who leads this deal), ``mirror.plays_made``,
-``mirror.my_turn``, ``mirror.view()`` (a :class:`jackal.bots.View` for your seat, what a
-strategy gets).
+Read from the knowledge under the names screens use: ``target``, ``deal`` (0 before the
+first), ``dealer``, ``first``, ``turn`` (only while playing), ``hand`` (``list[Card]``,
+empty for spectators), ``rows`` (``dict[Seat, list[Card]]``), ``conventions``, ``scores``,
+``plays_made``, ``my_turn``, ``history()`` and ``view()`` (your
+:class:`jackal.bots.View`, what a strategy gets).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..bots.base import View
 from ..game.cards import Card
 from ..game.conventions import ConventionCard
-from ..game.deal import PLAYS_PER_DEAL, PLAYS_PER_SEAT
+from ..game.errors import IllegalAction
+from ..game.knowledge import PlayApplied, SeatKnowledge, TableKnowledge, history_from_rows
 from ..game.seats import SEATS, Seat, Team
 from ..protocol.messages import (
     BotTakeover,
@@ -50,10 +53,9 @@ from ..protocol.messages import (
     PlayerReady,
     ServerMessage,
     TableState,
-    Turn,
 )
 
-__all__ = ["SeatView", "TableMirror"]
+__all__ = ["Change", "SeatView", "TableMirror"]
 
 
 @dataclass
@@ -70,97 +72,152 @@ class SeatView:
     bot: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What one message changed in the mirror; false when it changed nothing.
+
+    ``play`` is set when the message added a card to a row (see
+    :class:`~jackal.game.knowledge.PlayApplied`), so a screen can show just that card.
+    """
+
+    changed: bool
+    play: PlayApplied | None = None
+
+    def __bool__(self) -> bool:
+        return self.changed
+
+
+_UNCHANGED = Change(False)
+_CHANGED = Change(True)
+
+
+def _no_deal_yet() -> TableKnowledge:
+    return TableKnowledge(dealer=Seat.N, deal_number=0, scores={Team.NS: 0, Team.EW: 0})
+
+
 @dataclass
 class TableMirror:
-    """The client-side copy of one table, fed with server messages by :meth:`apply`."""
+    """The client-side copy of one table, fed with server messages by :meth:`apply`.
+
+    The cards (hand, rows, turn, dealer, scores, convention cards) live in
+    :attr:`knowledge`, a :class:`~jackal.game.knowledge.SeatKnowledge` when seated and a
+    :class:`~jackal.game.knowledge.TableKnowledge` when watching; the properties below
+    read it under the names the screens use. Deal number 0 means no deal has started.
+    """
 
     table: str | None = None
     name: str = ""
-    target: int = 0
     status: str = "waiting"
     seats: dict[Seat, SeatView] = field(default_factory=lambda: {s: SeatView() for s in SEATS})
     you: Seat | None = None
-    hand: list[Card] = field(default_factory=list)
-    deal: int = 0
-    dealer: Seat | None = None
-    turn: Seat | None = None
-    rows: dict[Seat, list[Card]] = field(default_factory=lambda: {s: [] for s in SEATS})
-    conventions: dict[Team, ConventionCard] = field(default_factory=dict)
-    scores: dict[Team, int] = field(default_factory=lambda: {Team.NS: 0, Team.EW: 0})
+    knowledge: TableKnowledge = field(default_factory=_no_deal_yet)
     last_deal: DealEnded | None = None
     winner: Team | None = None
 
-    # ------------------------------------------------------------------ derived
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def seat_knowledge(self) -> SeatKnowledge | None:
+        """Our seat's picture, or None when watching."""
+        known = self.knowledge
+        return known if isinstance(known, SeatKnowledge) else None
+
+    @property
+    def target(self) -> int:
+        return self.knowledge.target
+
+    @property
+    def deal(self) -> int:
+        return self.knowledge.deal_number
+
+    @property
+    def dealer(self) -> Seat | None:
+        return self.knowledge.dealer if self.knowledge.deal_number else None
 
     @property
     def first(self) -> Seat | None:
         """The seat that leads this deal (clockwise after the dealer)."""
-        return None if self.dealer is None else self.dealer.next
+        return self.knowledge.first if self.knowledge.deal_number else None
+
+    @property
+    def turn(self) -> Seat | None:
+        """The seat to move while a deal is being played."""
+        if self.status != "playing" or not self.knowledge.deal_number:
+            return None
+        return self.knowledge.turn
+
+    @property
+    def hand(self) -> list[Card]:
+        """Your cards: in the order dealt minus what you played; after a deal, the five
+        you kept. Empty for a spectator."""
+        known = self.seat_knowledge
+        return [] if known is None else list(known.hand)
+
+    @property
+    def rows(self) -> dict[Seat, list[Card]]:
+        rows = self.knowledge.rows
+        return {seat: list(rows[seat]) for seat in SEATS}
+
+    @property
+    def conventions(self) -> Mapping[Team, ConventionCard]:
+        return self.knowledge.conventions
+
+    @property
+    def scores(self) -> Mapping[Team, int]:
+        return self.knowledge.scores
 
     @property
     def plays_made(self) -> int:
-        return sum(len(row) for row in self.rows.values())
+        return self.knowledge.plays_made
 
     @property
     def my_turn(self) -> bool:
-        return self.status == "playing" and self.you is not None and self.turn is self.you
+        return self.you is not None and self.turn is self.you
 
     def history(self) -> tuple[tuple[Seat, Card], ...]:
-        """Every play of this deal in order, rebuilt from the rows (play goes clockwise)."""
-        first = self.first
-        if first is None:
-            return ()
-        order = [SEATS[(first.ordinal + i) % 4] for i in range(4)]
-        plays: list[tuple[Seat, Card]] = []
-        for turn in range(PLAYS_PER_SEAT):
-            for seat in order:
-                row = self.rows[seat]
-                if turn >= len(row):
-                    return tuple(plays)
-                plays.append((seat, row[turn]))
-        return tuple(plays)
+        """Every play of this deal in order."""
+        return self.knowledge.history
 
     def view(self) -> View:
         """What a strategy sees from your seat now."""
-        if self.you is None or self.dealer is None:
+        known = self.seat_knowledge
+        if known is None or not known.deal_number:
             raise ValueError("no seat or no deal in progress")
-        return View(seat=self.you, hand=tuple(self.hand), history=self.history(),
-                    dealer=self.dealer, conventions=dict(self.conventions),
-                    scores=dict(self.scores), target=self.target, deal_number=self.deal)
+        return known
 
     # ------------------------------------------------------------------ updates
 
-    def apply(self, msg: ServerMessage) -> bool:
-        """Fold one server message into the mirror; True when something changed."""
+    def apply(self, msg: ServerMessage) -> Change:
+        """Fold one server message into the mirror and say what changed."""
+        known = self.knowledge
         match msg:
             case TableState():
                 self._reset(msg)
-            case DealStarted(deal=deal, dealer=dealer, first=first, hand=hand):
-                self.deal = deal
-                self.dealer = Seat(dealer)
-                self.turn = Seat(first)
+            case DealStarted(deal=deal, dealer=dealer, hand=hand):
+                public = TableKnowledge(dealer=Seat(dealer), deal_number=deal,
+                                        conventions=known.conventions, scores=known.scores,
+                                        target=known.target)
+                self.knowledge = self._for_you(public, hand)
                 self.status = "playing"
-                self.rows = {s: [] for s in SEATS}
                 self.last_deal = None
-                if hand is not None:
-                    self.hand = [Card.parse(c) for c in hand]
-            case Turn(seat=seat):
-                self.turn = Seat(seat)
             case Played(seat=seat_name, card=card_text, index=index):
                 return self._played(Seat(seat_name), Card.parse(card_text), index)
             case DealEnded():
-                self.scores = _teams(msg.scores)
+                self.knowledge = replace(known, scores=_teams(msg.scores))
+                kept = msg.hands.get(self.you.value) if self.you is not None else None
+                if kept is not None and isinstance(self.knowledge, SeatKnowledge):
+                    # The deal is over: every kept hand is public now, ours included.
+                    self.knowledge = replace(self.knowledge,
+                                             hand=tuple(Card.parse(c) for c in kept))
                 self.last_deal = msg
-                self.turn = None
                 self.status = "between_deals"
                 # Every human says ``ready`` again for the next deal; bots always are.
                 for info in self.seats.values():
                     if info.kind == "human":
                         info.ready = False
             case MatchEnded(winner=winner, scores=scores):
-                self.scores = _teams(scores)
+                self.knowledge = replace(known, scores=_teams(scores))
                 self.winner = Team(winner)
-                self.turn = None
                 self.status = "over"
             case PlayerJoined(seat=seat, name=name, kind=kind):
                 self.seats[Seat(seat)] = SeatView(name=name, kind=kind, connected=True,
@@ -181,27 +238,32 @@ class TableMirror:
             case BotTakeover(seat=seat, strategy=strategy):
                 self.seats[Seat(seat)].bot = strategy
             case ConventionsChanged(team=team, card=card):
-                self.conventions[Team(team)] = card
+                self.knowledge = replace(known, conventions={**known.conventions,
+                                                             Team(team): card})
             case _:
-                return False
-        return True
+                return _UNCHANGED
+        return _CHANGED
 
-    def _played(self, seat: Seat, card: Card, index: int) -> bool:
-        row = self.rows[seat]
+    def _for_you(self, public: TableKnowledge, hand: list[str] | None) -> TableKnowledge:
+        """``public`` as our seat knows it (with ``hand``), or as is when watching."""
+        if self.you is None:
+            return public
+        return public.with_hand(self.you, tuple(Card.parse(c) for c in hand or ()))
+
+    def _played(self, seat: Seat, card: Card, index: int) -> Change:
         # The same play can reach us twice (our own reply, then a snapshot): index says
         # where it belongs, so apply it only when it is the next card of that row.
-        if index != len(row) + 1:
-            return False
-        row.append(card)
-        if seat is self.you and card in self.hand:
-            self.hand.remove(card)
-        self.turn = seat.next if self.plays_made < PLAYS_PER_DEAL else None
-        return True
+        if index != len(self.knowledge.row(seat)) + 1:
+            return _UNCHANGED
+        try:
+            self.knowledge, play = self.knowledge.apply_play(seat, card)
+        except IllegalAction:  # not what this picture expects: the next snapshot mends it
+            return _UNCHANGED
+        return Change(True, play)
 
     def _reset(self, state: TableState) -> None:
         self.table = state.table
         self.name = state.name
-        self.target = state.target
         self.status = state.status
         self.seats = {
             Seat(info.seat): SeatView(name=info.name, kind=info.kind, connected=info.connected,
@@ -210,15 +272,17 @@ class TableMirror:
         }
         for seat in SEATS:
             self.seats.setdefault(seat, SeatView())
-        self.conventions = {Team(team): card for team, card in state.conventions.items()}
-        self.scores = _teams(state.scores)
-        self.deal = state.deal
-        self.dealer = None if state.dealer is None else Seat(state.dealer)
-        self.turn = None if state.turn is None else Seat(state.turn)
-        self.rows = {seat: [Card.parse(c) for c in state.rows.get(seat.value, [])]
-                     for seat in SEATS}
         self.you = None if state.you is None else Seat(state.you)
-        self.hand = [] if state.hand is None else [Card.parse(c) for c in state.hand]
+        dealer = Seat.N if state.dealer is None else Seat(state.dealer)
+        rows = {seat: tuple(Card.parse(c) for c in state.rows.get(seat.value, []))
+                for seat in SEATS}
+        public = TableKnowledge(
+            dealer=dealer, history=history_from_rows(dealer, rows), deal_number=state.deal,
+            conventions={Team(team): card for team, card in state.conventions.items()},
+            scores=_teams(state.scores), target=state.target)
+        self.knowledge = self._for_you(public, state.hand)
+        if state.status != "over":
+            self.winner = None
 
 
 def _teams(scores: Mapping[str, int]) -> dict[Team, int]:

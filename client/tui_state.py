@@ -297,8 +297,6 @@ class TuiState(LobbyState):
             self.say("Your turn: pick a card (arrows + Enter, or type it).")
 
     def _apply_deal_ended(self, msg: m.DealEnded) -> None:
-        if self.you is not None and self.you.value in msg.hands:
-            self.mirror.hand = [parse_card(c) for c in msg.hands[self.you.value]]
         self._clamp_cursor()
         if msg.winner is None:
             outcome = f"Deal {msg.deal} tied at {msg.penalty.get('NS')}: nobody scores."
@@ -430,18 +428,23 @@ class TuiState(LobbyState):
             self.play(self.sorted_hand()[self.cursor])
 
     def check_play(self, card: Card) -> str | None:
-        """Why ``card`` cannot be played now, or None if it can."""
-        if self.you is None:
+        """Why ``card`` cannot be played now, or None if it can (the seat's knowledge
+        judges; this only puts its answer in the player's words)."""
+        known = self.mirror.seat_knowledge
+        if known is None:
             return "You are watching: spectators do not play."
         if self.table_status != "playing" or self.turn is None:
             return "No deal is being played right now."
-        if self.turn is not self.you:
-            return f"It is {self.seat_label(self.turn)}'s turn, not yours."
-        if self.awaiting_play is not None:
+        if self.awaiting_play is not None and self.turn is self.you:
             return f"Wait: your {self.awaiting_play} is on its way."
-        if card not in self.hand:
+        problem = known.check_play(known.seat, card)
+        if problem is None:
+            return None
+        if problem.code == "not_your_turn":
+            return f"It is {self.seat_label(self.turn)}'s turn, not yours."
+        if problem.code == "not_in_hand":
             return f"{card} is not in your hand."
-        return None
+        return "No deal is being played right now."
 
     def play(self, card: Card) -> None:
         """Play ``card`` if that can be legal; otherwise explain why, and send nothing."""

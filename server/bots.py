@@ -10,8 +10,9 @@ A strategy is plain synchronous code (``jackal.bots``), possibly slow, so each
 decision runs in a worker thread (``trio.to_thread.run_sync``) behind the shared
 :class:`ThreadSlots` (people's tables first), never on the event loop. A decision that
 takes longer than ``think_seconds``, raises, or returns a card not in the hand is
-replaced by a legal fallback (the lowest card in the hand) and the strategy object is rebuilt, so an
-abandoned thread never shares state with the next decision.
+replaced by the same legal fallback as everywhere (``jackal.bots.host``: the lowest card
+it may play) and the strategy object is rebuilt, so an abandoned thread never shares
+state with the next decision.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from typing import cast
 
 import trio
 
-from ..bots.base import Strategy, View, accept_choice
+from ..bots.base import Strategy, View
+from ..bots.host import decide, timed_out
 from ..bots.registry import make_strategy
 from ..game.cards import Card
 from ..game.seats import Seat
@@ -65,29 +67,23 @@ class BotPool:
 
     async def choose(self, table_id: str, seat: Seat, name: str, view: View, *,
                      attended: bool = False) -> Card:
-        """The bot's card for ``view``; a legal fallback if it is slow or wrong.
+        """The bot's card for ``view``; the host's legal fallback if it is slow or wrong.
 
         ``attended``: a person plays at this table, so the decision goes before those of
         tables where bots play alone (see :mod:`.threadslots`).
         """
         key = (table_id, seat, name)
         strategy = self.strategy(table_id, seat, name)
-        answer: object = None
+        decision = timed_out(view, self.think_seconds)
         # trio documents that any object with acquire/release_on_behalf_of will do.
         limiter = cast(trio.CapacityLimiter, self.slots.lease(attended))
         with trio.move_on_after(self.think_seconds):
-            try:
-                answer = await trio.to_thread.run_sync(strategy.choose, view, limiter=limiter,
-                                                       abandon_on_cancel=True)
-            except Exception:  # a broken strategy must not break the table
-                if self._first_failure(key):
-                    log.exception("bot %s at %s %s failed (logged once; it plays the lowest "
-                                  "card whenever it fails)", name, table_id, seat)
-        card = accept_choice(answer, view.hand)
-        if card is None:
-            if answer is not None and self._first_failure(key):
-                log.warning("bot %s at %s %s chose %s, not in its hand (logged once)", name,
-                            table_id, seat, answer)
+            decision = await trio.to_thread.run_sync(decide, strategy, view, limiter=limiter,
+                                                     abandon_on_cancel=True)
+        if decision.problem is not None:
+            if self._first_failure(key):
+                log.warning("bot %s at %s %s %s (logged once; it plays the lowest card "
+                            "whenever it fails)", name, table_id, seat, decision.problem)
+            # Rebuilt, so an abandoned thread never shares state with the next decision.
             self._strategies.pop(key, None)
-            return min(view.hand)
-        return card
+        return decision.card

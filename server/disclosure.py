@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..bots.host import answer_question
 from ..game.cards import Card
 from ..game.conventions import ConventionCard, builtin_card, validate_card
 from ..game.deal import Deal
@@ -126,15 +127,9 @@ class Disclosure:
         return [*out, (slot.peer, question)]
 
     def _bot_answer(self, seat: Seat, index: int | None) -> str:
-        card = self.conventions[seat.team]
-        if index is not None:
-            try:
-                played, text, _ = self.explain(seat, index)
-            except ProtocolError as exc:
-                return f"(bot) {exc.message}"
-            return f"(bot) {played}: {text}"
-        summary = card.description or "see our convention card"
-        return f"(bot) We play the {card.name!r} card: {summary}"
+        deal = self._explained_deal()
+        history = deal.history if deal is not None else ()
+        return answer_question(self.conventions[seat.team], seat, history, index)
 
     def _asking_side(self, asker: Seat, msg: ServerMessage) -> Outbox:
         out: Outbox = []

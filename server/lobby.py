@@ -51,7 +51,7 @@ class Lobby:
         return table
 
     def listing(self) -> list[TableInfo]:
-        return [views.table_info(table) for table in self.tables.values()]
+        return [views.table_info(table.snapshot()) for table in self.tables.values()]
 
     def find_token(self, token: str) -> tuple[Table, Seat] | None:
         """The table and seat a token belongs to (every seat is checked in constant time)."""

@@ -83,6 +83,7 @@ from ..protocol.messages import (
     PlayerJoined,
     PlayerLeft,
     PlayerReady,
+    SeatInfo,
     SeatName,
     ServerMessage,
     TeamName,
@@ -310,7 +311,7 @@ class Table(Disclosure):
         self._record_seat(slot)
         out: Outbox = [
             (peer, Joined(id=req_id, table=self.id, seat=seat_name(slot.seat), token=token)),
-            (peer, views.table_state(self, slot.seat)),
+            (peer, views.table_state(self.snapshot(), slot.seat)),
         ]
         out += self.broadcast(PlayerJoined(seat=seat_name(slot.seat), name=name, kind="human"),
                                skip=peer)
@@ -321,7 +322,7 @@ class Table(Disclosure):
         if self.seat_of(peer) is not None:
             raise ProtocolError(ErrorCode.ALREADY_SEATED, "you sit at this table already")
         self.spectators[peer] = None
-        return [(peer, views.table_state(self, None, id=req_id))]
+        return [(peer, views.table_state(self.snapshot(), None, id=req_id))]
 
     def add_bot(self, requester: Peer, seat: Seat, strategy: str,
                 req_id: MessageId | None = None) -> Outbox:
@@ -425,7 +426,7 @@ class Table(Disclosure):
         if was_bot:
             slot.strategy = None
         self.version += 1
-        out.append((peer, views.table_state(self, seat)))
+        out.append((peer, views.table_state(self.snapshot(), seat)))
         winner = self.match.winner
         if self.status == "over" and winner is not None:
             # Back to see the end (after a drop, or a restart that finished the match).
@@ -577,8 +578,18 @@ class Table(Disclosure):
 
     def bot_view(self, seat: Seat) -> View:
         """What a bot playing ``seat`` may see: its own hand and public facts."""
-        deal = self.match.deal
-        assert deal is not None
-        return View(seat=seat, hand=deal.hand(seat), history=deal.history, dealer=deal.dealer,
-                    conventions=dict(self.conventions), scores=dict(self.match.scores),
-                    target=self.match.target, deal_number=self.match.deal_number)
+        known = views.knowledge(self.snapshot(), seat)
+        assert isinstance(known, View) and self.match.deal is not None
+        return known
+
+    def snapshot(self) -> views.TableSnapshot:
+        """The table's facts as views read them (views never get the table itself)."""
+        live = self.match.deal
+        return views.TableSnapshot(
+            table=self.id, name=self.name, status=self.status, target=self.match.target,
+            seats=tuple(SeatInfo(seat=slot.seat.value, name=slot.name, kind=slot.kind,
+                                 connected=slot.connected, ready=slot.ready)
+                        for slot in (self.seats[seat] for seat in SEATS)),
+            spectators=len(self.spectators), conventions=self.conventions,
+            scores=self.match.scores, deal_number=self.match.deal_number,
+            deal=live if live is not None else self.last_deal, live=live is not None)

@@ -15,10 +15,14 @@ at who is asking.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
 
 from ..game.cards import RANK_NAMES, Card
+from ..game.conventions import ConventionCard
 from ..game.deal import Deal
+from ..game.knowledge import SeatKnowledge, TableKnowledge
 from ..game.scoring import DealResult, TeamScore
 from ..game.seats import SEATS, TEAMS, Seat, Team
 from ..protocol.messages import (
@@ -31,44 +35,72 @@ from ..protocol.messages import (
     TableState,
 )
 
-if TYPE_CHECKING:
-    from .table import Table
+__all__ = ["TableSnapshot", "deal_ended", "deal_started", "knowledge", "table_info",
+           "table_state"]
 
-__all__ = ["deal_ended", "deal_started", "table_info", "table_state"]
+
+@dataclass(frozen=True, slots=True)
+class TableSnapshot:
+    """The facts of one table that views are built from (the table makes one with
+    ``Table.snapshot()``); views never see the table itself.
+
+    ``deal`` is the live deal, or the last one between deals; it is the only part that
+    holds secrets, and :func:`knowledge` is where they are cut.
+    """
+
+    table: str
+    name: str
+    status: Literal["waiting", "playing", "between_deals", "over"]
+    target: int
+    seats: tuple[SeatInfo, ...]
+    spectators: int
+    conventions: Mapping[Team, ConventionCard]
+    scores: Mapping[Team, int]
+    deal_number: int
+    deal: Deal | None
+    #: True while ``deal`` is being played (hands are shown only then).
+    live: bool
 
 
 def _cards(cards: tuple[Card, ...] | list[Card]) -> list[str]:
     return [str(card) for card in cards]
 
 
-def seat_infos(table: Table) -> list[SeatInfo]:
-    """The public facts about each seat: who sits there and whether they are here."""
-    return [
-        SeatInfo(seat=slot.seat.value, name=slot.name, kind=slot.kind,
-                 connected=slot.connected, ready=slot.ready)
-        for slot in (table.seats[seat] for seat in SEATS)
-    ]
+def knowledge(snap: TableSnapshot, you: Seat | None) -> TableKnowledge | None:
+    """What ``you`` (a spectator: ``None``) may know of the cards, or None before the
+    first deal. THE cut: a seat gets its own hand while the deal is live, nobody else's;
+    between deals the hands are not resent (``deal_ended`` showed the kept ones)."""
+    deal = snap.deal
+    if deal is None:
+        return None
+    public = TableKnowledge(dealer=deal.dealer, history=deal.history,
+                            deal_number=snap.deal_number, conventions=dict(snap.conventions),
+                            scores=dict(snap.scores), target=snap.target)
+    if you is None:
+        return public
+    return public.with_hand(you, deal.hand(you) if snap.live else ())
 
 
-def table_state(table: Table, you: Seat | None, *, id: MessageId | None = None) -> TableState:
+def table_state(snap: TableSnapshot, you: Seat | None, *,
+                id: MessageId | None = None) -> TableState:
     """A full snapshot for one recipient; ``hand`` only for the recipient's own seat."""
-    deal = table.match.deal if table.match.deal is not None else table.last_deal
-    rows = {seat.value: _cards(deal.row(seat)) if deal else [] for seat in SEATS}
+    known = knowledge(snap, you)
     hand: list[str] | None = None
-    if you is not None and table.match.deal is not None:
-        hand = _cards(table.match.deal.hand(you))
-    turn = table.match.deal.turn if table.match.deal is not None else None
+    if isinstance(known, SeatKnowledge) and snap.live:
+        hand = _cards(known.hand)
+    rows = {seat.value: _cards(known.row(seat)) if known else [] for seat in SEATS}
+    turn = known.turn if known is not None and snap.live else None
     return TableState(
         id=id,
-        table=table.id,
-        name=table.name,
-        target=table.match.target,
-        status=table.status,
-        seats=seat_infos(table),
-        conventions={team.value: table.conventions[team] for team in TEAMS},
-        scores={team.value: table.match.scores[team] for team in TEAMS},
-        deal=table.match.deal_number,
-        dealer=deal.dealer.value if deal is not None else None,
+        table=snap.table,
+        name=snap.name,
+        target=snap.target,
+        status=snap.status,
+        seats=list(snap.seats),
+        conventions={team.value: snap.conventions[team] for team in TEAMS},
+        scores={team.value: snap.scores[team] for team in TEAMS},
+        deal=snap.deal_number,
+        dealer=known.dealer.value if known is not None else None,
         turn=turn.value if turn is not None else None,
         rows=rows,
         you=you.value if you is not None else None,
@@ -89,7 +121,7 @@ def _groups(score: TeamScore) -> list[GroupInfo]:
 
 
 def deal_ended(deal: Deal, number: int, result: DealResult,
-               scores: dict[Team, int]) -> DealEnded:
+               scores: Mapping[Team, int]) -> DealEnded:
     """The end of a deal, the same for everyone: every kept hand is shown now."""
     return DealEnded(
         deal=number,
@@ -102,13 +134,13 @@ def deal_ended(deal: Deal, number: int, result: DealResult,
     )
 
 
-def table_info(table: Table) -> TableInfo:
+def table_info(snap: TableSnapshot) -> TableInfo:
     """One lobby line: seats by name, no cards at all."""
     return TableInfo(
-        table=table.id,
-        name=table.name,
-        target=table.match.target,
-        seats={seat.value: table.seats[seat].name for seat in SEATS},
-        status=table.status,
-        spectators=len(table.spectators),
+        table=snap.table,
+        name=snap.name,
+        target=snap.target,
+        seats={info.seat: info.name for info in snap.seats},
+        status=snap.status,
+        spectators=snap.spectators,
     )

@@ -33,7 +33,8 @@ class FakePeer:
 
 
 def _snapshot(table: Table, peers: list[FakePeer]) -> list[Any]:
-    shots = [msgspec.to_builtins(views.table_state(table, seat)) for seat in (*SEATS, None)]
+    snap = table.snapshot()
+    shots = [msgspec.to_builtins(views.table_state(snap, seat)) for seat in (*SEATS, None)]
     shots.append(sorted(table.questions))
     shots.append([(s.kind, s.name, s.token_hash, s.ready, s.held_until, s.takeover,
                    s.peer) for s in table.seats.values()])

@@ -110,7 +110,8 @@ def test_an_incomplete_card_is_explained_and_never_sent() -> None:
 
 
 def test_out_of_turn_play_is_explained_and_never_sent() -> None:
-    state = seated(turn="W")
+    # S led (E dealt), so W is next: the turn follows from the dealer and the rows.
+    state = seated(rows={"S": ["4C"], "W": [], "N": [], "E": []}, turn="W")
     state.submit()
     state.click_card(3)
     assert not state.outbox

@@ -1,0 +1,206 @@
+"""What a place at the table may know: :class:`TableKnowledge` and :class:`SeatKnowledge`.
+
+Everyone who is not the server sees a table through one of these two frozen values:
+
+- :class:`TableKnowledge` is what a spectator knows about the current (or last) deal:
+  who dealt (and so who led), every play in order (hence the four public rows and whose
+  turn it is), the deal number, both declared convention cards, the scores and the
+  target. Nothing in it is secret.
+- :class:`SeatKnowledge` adds what one seat knows besides: which seat it is and the
+  cards it still holds. It is what a strategy reads (``jackal.bots.View`` is this class),
+  what the server's per-recipient views build from the real deal (the one place where
+  other seats' hands are left out), and what the client's mirror keeps current.
+
+Both are immutable. :meth:`~TableKnowledge.apply_play` returns the next value with a
+:class:`PlayApplied` saying what changed, and refuses a play the rules forbid with the
+same :class:`~jackal.game.errors.IllegalAction` codes the engine uses, so anyone can
+ask "may I play this?" of the knowledge instead of re-deriving the rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Self
+
+from .cards import Card
+from .conventions import ConventionCard
+from .deal import PLAYS_PER_DEAL, PLAYS_PER_SEAT, Deal
+from .errors import IllegalAction
+from .seats import SEATS, Seat, Team
+
+__all__ = ["PlayApplied", "SeatKnowledge", "TableKnowledge", "history_from_rows"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayApplied:
+    """What one play changed: ``card`` went to the end of ``seat``'s row at ``index``
+    (1..8), and ``turn`` moves next (None once the deal is over)."""
+
+    seat: Seat
+    card: Card
+    index: int
+    turn: Seat | None
+
+
+def history_from_rows(dealer: Seat, rows: Mapping[Seat, tuple[Card, ...] | list[Card]]
+                      ) -> tuple[tuple[Seat, Card], ...]:
+    """Every play of a deal in order, from its four rows (play goes clockwise from the
+    seat after the dealer, one card each per round)."""
+    order = [SEATS[(dealer.ordinal + 1 + i) % 4] for i in range(4)]
+    plays: list[tuple[Seat, Card]] = []
+    for turn in range(PLAYS_PER_SEAT):
+        for seat in order:
+            row = rows.get(seat, ())
+            if turn >= len(row):
+                return tuple(plays)
+            plays.append((seat, row[turn]))
+    return tuple(plays)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableKnowledge:
+    """The public picture of one deal at a table (see the module docstring)."""
+
+    dealer: Seat
+    #: Every play of this deal so far, in order, as (seat, card).
+    history: tuple[tuple[Seat, Card], ...] = ()
+    deal_number: int = 1
+    conventions: Mapping[Team, ConventionCard] = field(default_factory=dict)
+    scores: Mapping[Team, int] = field(default_factory=dict)
+    target: int = 300
+
+    @property
+    def first(self) -> Seat:
+        """The seat that led this deal: clockwise after the dealer."""
+        return self.dealer.next
+
+    @property
+    def plays_made(self) -> int:
+        return len(self.history)
+
+    @property
+    def is_over(self) -> bool:
+        """All 32 plays are made: every hand holds its five kept cards."""
+        return len(self.history) >= PLAYS_PER_DEAL
+
+    @property
+    def turn(self) -> Seat | None:
+        """The seat to move, or None once the deal is over."""
+        if self.is_over:
+            return None
+        return SEATS[(self.dealer.ordinal + 1 + len(self.history)) % 4]
+
+    def row(self, seat: Seat) -> tuple[Card, ...]:
+        """The cards ``seat`` has played this deal, in order."""
+        return tuple(card for who, card in self.history if who is seat)
+
+    @property
+    def rows(self) -> dict[Seat, tuple[Card, ...]]:
+        return {seat: self.row(seat) for seat in SEATS}
+
+    def with_hand(self, seat: Seat, hand: tuple[Card, ...]) -> SeatKnowledge:
+        """This picture as ``seat`` knows it, holding ``hand``."""
+        return SeatKnowledge(seat=seat, hand=hand, dealer=self.dealer, history=self.history,
+                             deal_number=self.deal_number, conventions=self.conventions,
+                             scores=self.scores, target=self.target)
+
+    def check_play(self, seat: Seat, card: Card) -> IllegalAction | None:
+        """Why ``seat`` may not play ``card`` now (the engine's error), or None if it may
+        as far as this picture tells (a spectator cannot see the hand)."""
+        turn = self.turn
+        if turn is None:
+            return IllegalAction("no_deal", "the deal is over: every hand already holds 5 cards")
+        if seat is not turn:
+            return IllegalAction("not_your_turn",
+                                 f"it is {turn.value}'s turn, not {seat.value}'s")
+        if any(played == card for _, played in self.history):
+            return IllegalAction("not_in_hand", f"{card} has already been played")
+        return None
+
+    def apply_play(self, seat: Seat, card: Card) -> tuple[Self, PlayApplied]:
+        """The picture after ``seat`` plays ``card``, and what changed.
+
+        Raises :class:`IllegalAction` (``no_deal``, ``not_your_turn``, ``not_in_hand``)
+        when the play cannot be the next one; nothing changes then.
+        """
+        problem = self.check_play(seat, card)
+        if problem is not None:
+            raise problem
+        return self._played(seat, card)
+
+    def _played(self, seat: Seat, card: Card) -> tuple[Self, PlayApplied]:
+        history = (*self.history, (seat, card))
+        after = dataclasses.replace(self, history=history)
+        index = sum(1 for who, _ in history if who is seat)
+        return after, PlayApplied(seat=seat, card=card, index=index, turn=after.turn)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatKnowledge(TableKnowledge):
+    """What ``seat`` knows: the public picture plus its own unplayed cards.
+
+    Strategies get one when it is their turn (as ``jackal.bots.View``); ``hand`` is in
+    the order dealt minus what was played (sorted, as the server deals).
+    """
+
+    seat: Seat
+    hand: tuple[Card, ...]
+
+    @classmethod
+    def from_deal(cls, deal: Deal, seat: Seat, *, deal_number: int = 1,
+                  conventions: Mapping[Team, ConventionCard] | None = None,
+                  scores: Mapping[Team, int] | None = None, target: int = 300
+                  ) -> SeatKnowledge:
+        """What ``seat`` may know of the live ``deal``: its own hand and the public plays.
+
+        For whoever holds the real deal in process (the arena, the demo, tests); the
+        server builds its seats' pictures in ``jackal.server.views``.
+        """
+        public = TableKnowledge(dealer=deal.dealer, history=deal.history,
+                                deal_number=deal_number, conventions=dict(conventions or {}),
+                                scores=dict(scores or {}), target=target)
+        return public.with_hand(seat, deal.hand(seat))
+
+    @property
+    def partner(self) -> Seat:
+        return self.seat.partner
+
+    @property
+    def play_number(self) -> int:
+        """Which of this seat's eight plays is next (1..8)."""
+        return sum(1 for who, _ in self.history if who is self.seat) + 1
+
+    @property
+    def our_card(self) -> ConventionCard | None:
+        """Our partnership's declared convention card, if we know it."""
+        return self.conventions.get(self.seat.team)
+
+    @property
+    def my_turn(self) -> bool:
+        return self.turn is self.seat
+
+    def legal_plays(self) -> tuple[Card, ...]:
+        """The cards this seat may play now: its whole hand on its turn, else none."""
+        return self.hand if self.my_turn else ()
+
+    def check_play(self, seat: Seat, card: Card) -> IllegalAction | None:
+        problem = TableKnowledge.check_play(self, seat, card)
+        if problem is None and seat is self.seat and card not in self.hand:
+            return IllegalAction("not_in_hand", f"{seat.value} does not hold {card}")
+        return problem
+
+    def _played(self, seat: Seat, card: Card) -> tuple[Self, PlayApplied]:
+        after, change = TableKnowledge._played(self, seat, card)
+        if seat is self.seat:
+            hand = list(self.hand)
+            hand.remove(card)
+            after = dataclasses.replace(after, hand=tuple(hand))
+        return after, change
+
+    def public(self) -> TableKnowledge:
+        """The same picture without the seat's own cards: what a spectator may see."""
+        return TableKnowledge(dealer=self.dealer, history=self.history,
+                              deal_number=self.deal_number, conventions=self.conventions,
+                              scores=self.scores, target=self.target)

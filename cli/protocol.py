@@ -12,9 +12,7 @@ import argparse
 import json
 import sys
 
-import msgspec
-
-from ..protocol.codec import decode_client
+from ..protocol.codec import decode_client, encode
 from ..protocol.errors import ProtocolError
 from ..protocol.help import HELP_ENTRIES
 from ..protocol.schema import json_schema
@@ -56,5 +54,5 @@ def run(args: argparse.Namespace) -> int:
             status = 1
             print(f"error {exc.code}: {exc.message}")
         else:
-            print(f"ok {msgspec.json.encode(msg).decode()}")
+            print(f"ok {encode(msg).decode().rstrip()}")
     return status

@@ -34,7 +34,7 @@ import trio
 from ..bots.base import Strategy
 from ..bots.host import answer_question, decide
 from ..game.cards import Card, format_cards
-from ..game.seats import Seat, Team
+from ..game.seats import TEAMS, Seat, Team
 from ..protocol.messages import (
     AnswerQuestion,
     ConventionsChanged,
@@ -113,7 +113,7 @@ async def play_match(session: SeatSession, strategy: Strategy, *,
         match event:
             case TableState(conventions=cards):
                 log.info("convention cards: %s", ", ".join(
-                    f"{team} {cards[team].name}" for team in ("NS", "EW") if team in cards))
+                    f"{team} {cards[team].name}" for team in TEAMS if team in cards))
             case ConventionsChanged(team=team, card=declared):
                 log.info("convention card of %s is now %s", team, declared.name)
             case Question(id=None, seat=asked) if asked == mirror.you:
@@ -125,11 +125,11 @@ async def play_match(session: SeatSession, strategy: Strategy, *,
                            scores=scores):
                 outcome = f"{winner} +{points}" if winner else "tie, nobody scores"
                 log.info("deal %d ended: penalty NS %d, EW %d; %s; scores NS %d, EW %d",
-                         deal, penalty.get("NS", 0), penalty.get("EW", 0), outcome,
-                         scores.get("NS", 0), scores.get("EW", 0))
+                         deal, penalty.get(Team.NS, 0), penalty.get(Team.EW, 0), outcome,
+                         scores.get(Team.NS, 0), scores.get(Team.EW, 0))
             case MatchEnded(winner=winner, scores=scores):
-                log.info("match over: %s wins, NS %d, EW %d", winner, scores.get("NS", 0),
-                         scores.get("EW", 0))
+                log.info("match over: %s wins, NS %d, EW %d", winner, scores.get(Team.NS, 0),
+                         scores.get(Team.EW, 0))
             case _:
                 pass
         if on_event is not None:

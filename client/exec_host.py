@@ -266,7 +266,7 @@ async def play_exec_match(session: SeatSession, program: ExecProgram, *,
                     log.info("deal %d: dealer %s, %s leads", deal, dealer, first)
                 case DealEnded(deal=deal, scores=scores):
                     log.info("deal %d ended: scores NS %d, EW %d", deal,
-                             scores.get("NS", 0), scores.get("EW", 0))
+                             scores.get(Team.NS, 0), scores.get(Team.EW, 0))
                 case MatchEnded(winner=winner):
                     log.info("match over: %s wins", winner)
                 case _:

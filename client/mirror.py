@@ -194,21 +194,21 @@ class TableMirror:
             case TableState():
                 self._reset(msg)
             case DealStarted(deal=deal, dealer=dealer, hand=hand):
-                public = TableKnowledge(dealer=Seat(dealer), deal_number=deal,
+                public = TableKnowledge(dealer=dealer, deal_number=deal,
                                         conventions=known.conventions, scores=known.scores,
                                         target=known.target)
                 self.knowledge = self._for_you(public, hand)
                 self.status = "playing"
                 self.last_deal = None
-            case Played(seat=seat_name, card=card_text, index=index):
-                return self._played(Seat(seat_name), Card.parse(card_text), index)
+            case Played(seat=seat, card=card, index=index):
+                return self._played(seat, card, index)
             case DealEnded():
                 self.knowledge = replace(known, scores=_teams(msg.scores))
-                kept = msg.hands.get(self.you.value) if self.you is not None else None
+                kept = msg.hands.get(self.you) if self.you is not None else None
                 if kept is not None and isinstance(self.knowledge, SeatKnowledge):
                     # The deal is over: every kept hand is public now, ours included.
                     self.knowledge = replace(self.knowledge,
-                                             hand=tuple(Card.parse(c) for c in kept))
+                                             hand=tuple(kept))
                 self.last_deal = msg
                 self.status = "between_deals"
                 # Every human says ``ready`` again for the next deal; bots always are.
@@ -217,38 +217,37 @@ class TableMirror:
                         info.ready = False
             case MatchEnded(winner=winner, scores=scores):
                 self.knowledge = replace(known, scores=_teams(scores))
-                self.winner = Team(winner)
+                self.winner = winner
                 self.status = "over"
             case PlayerJoined(seat=seat, name=name, kind=kind):
-                self.seats[Seat(seat)] = SeatView(name=name, kind=kind, connected=True,
+                self.seats[seat] = SeatView(name=name, kind=kind, connected=True,
                                                   ready=kind == "bot")
             case PlayerLeft(seat=seat):
-                self.seats[Seat(seat)] = SeatView()
+                self.seats[seat] = SeatView()
             case PlayerReady(seat=seat):
-                self.seats[Seat(seat)].ready = True
+                self.seats[seat].ready = True
             case PlayerGone(seat=seat, seconds=seconds):
-                info = self.seats[Seat(seat)]
+                info = self.seats[seat]
                 info.connected = False
                 info.hold_seconds = seconds
             case PlayerBack(seat=seat):
-                info = self.seats[Seat(seat)]
+                info = self.seats[seat]
                 info.connected = True
                 info.hold_seconds = None
                 info.bot = None
             case BotTakeover(seat=seat, strategy=strategy):
-                self.seats[Seat(seat)].bot = strategy
+                self.seats[seat].bot = strategy
             case ConventionsChanged(team=team, card=card):
-                self.knowledge = replace(known, conventions={**known.conventions,
-                                                             Team(team): card})
+                self.knowledge = replace(known, conventions={**known.conventions, team: card})
             case _:
                 return _UNCHANGED
         return _CHANGED
 
-    def _for_you(self, public: TableKnowledge, hand: list[str] | None) -> TableKnowledge:
+    def _for_you(self, public: TableKnowledge, hand: list[Card] | None) -> TableKnowledge:
         """``public`` as our seat knows it (with ``hand``), or as is when watching."""
         if self.you is None:
             return public
-        return public.with_hand(self.you, tuple(Card.parse(c) for c in hand or ()))
+        return public.with_hand(self.you, tuple(hand or ()))
 
     def _played(self, seat: Seat, card: Card, index: int) -> Change:
         # The same play can reach us twice (our own reply, then a snapshot): index says
@@ -266,27 +265,23 @@ class TableMirror:
         self.name = state.name
         self.status = state.status
         self.seats = {
-            Seat(info.seat): SeatView(name=info.name, kind=info.kind, connected=info.connected,
+            info.seat: SeatView(name=info.name, kind=info.kind, connected=info.connected,
                                       ready=info.ready)
             for info in state.seats
         }
         for seat in SEATS:
             self.seats.setdefault(seat, SeatView())
-        self.you = None if state.you is None else Seat(state.you)
-        dealer = Seat.N if state.dealer is None else Seat(state.dealer)
-        rows = {seat: tuple(Card.parse(c) for c in state.rows.get(seat.value, []))
-                for seat in SEATS}
+        self.you = state.you
+        dealer = Seat.N if state.dealer is None else state.dealer
+        rows = {seat: tuple(state.rows.get(seat, ())) for seat in SEATS}
         public = TableKnowledge(
             dealer=dealer, history=history_from_rows(dealer, rows), deal_number=state.deal,
-            conventions={Team(team): card for team, card in state.conventions.items()},
+            conventions=dict(state.conventions),
             scores=_teams(state.scores), target=state.target)
         self.knowledge = self._for_you(public, state.hand)
         if state.status != "over":
             self.winner = None
 
 
-def _teams(scores: Mapping[str, int]) -> dict[Team, int]:
-    result = {Team.NS: 0, Team.EW: 0}
-    for team, value in scores.items():
-        result[Team(team)] = value
-    return result
+def _teams(scores: Mapping[Team, int]) -> dict[Team, int]:
+    return {Team.NS: 0, Team.EW: 0, **scores}

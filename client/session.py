@@ -270,7 +270,8 @@ class SeatSession:
     async def play(self, card: Card | str) -> Played:
         """Play ``card``; returns the server's ``played``. Raises ``ServerError``."""
         turn = (self.mirror.deal, self.mirror.plays_made)
-        reply = _expect(await self.request(Play(card=str(card))), Played)
+        played = Card.parse(card) if isinstance(card, str) else card
+        reply = _expect(await self.request(Play(card=played)), Played)
         self._played_for = turn
         return reply
 
@@ -323,12 +324,12 @@ class SeatSession:
         # Bots go in before we sit down, so the join's table_state already shows them (not
         # at the table yet, we get only ``ok`` for each, not its player_joined).
         for bot_seat, strategy in self._bots.items():
-            await conn.request(AddBot(table=self.table, seat=bot_seat.value, strategy=strategy),
+            await conn.request(AddBot(table=self.table, seat=bot_seat, strategy=strategy),
                                timeout=self._timeout)
-        joined = await conn.request(Join(table=self.table, seat=None if self.seat is None
-                                         else self.seat.value), timeout=self._timeout)
+        joined = await conn.request(Join(table=self.table, seat=self.seat),
+                                    timeout=self._timeout)
         seated = _expect(joined, Joined)
-        self.seat = Seat(seated.seat)
+        self.seat = seated.seat
         self.token = seated.token
         # The join's table_state follows as an event; mirror it before going on.
         await self._pump_until(conn, lambda msg: isinstance(msg, TableState))

@@ -333,17 +333,17 @@ def render_result(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
     if result.winner is None:
         head = f" Deal {result.deal} over: a tie, nobody scores."
     else:
-        who = " (you)" if state.you is not None and state.you.team.value == result.winner \
+        who = " (you)" if state.you is not None and state.you.team is result.winner \
             else ""
         head = f" Deal {result.deal} over: {result.winner}{who} win +{result.points} points."
     out: StyleAndTextTuples = [("class:title", head), ("", "\n")]
     for team in (Team.NS, Team.EW):
-        groups = result.breakdown.get(team.value, [])
+        groups = result.breakdown.get(team, [])
         cards_line: StyleAndTextTuples = [("class:score", f" {team} {team.seats[0]}+"
                                                           f"{team.seats[1]} ")]
         points_line = " " * 8
         for group in groups:
-            cards = [Card.parse(c) for c in group.cards]
+            cards = group.cards
             text = " ".join(card_text(c, symbols) for c in cards)
             if len(cards) > 1:
                 text = f"[{text}]"
@@ -358,7 +358,7 @@ def render_result(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
                 cards_line.append(("", suffix))
             cards_line.append(("", " " * (width - len(text)) + " "))
             points_line += pts.ljust(width) + " "
-        penalty = result.penalty.get(team.value, 0)
+        penalty = result.penalty.get(team, 0)
         cards_line.append(("class:score", f" = {penalty}"))
         out.extend(cards_line)
         out.append(("", "\n"))
@@ -400,7 +400,7 @@ def render_lobby(state: TuiState) -> StyleAndTextTuples:
     out: StyleAndTextTuples = [("class:title", f" {'table':<10} {'name':<20} {'target':>6}  "
                                                f"{'status':<13} seats N / E / S / W\n")]
     for i, info in enumerate(state.tables):
-        seats = " / ".join((info.seats.get(s.value) or "-")[:8] for s in SEATS)
+        seats = " / ".join((info.seats.get(s) or "-")[:8] for s in SEATS)
         line = (f" {info.table[:10]:<10} {info.name[:20]:<20} {info.target:>6}  "
                 f"{info.status[:13]:<13} {seats}")
         if info.spectators:

@@ -173,7 +173,7 @@ class LobbyState:
             if seat.value not in free:
                 return f"{seat} is taken; free: {' '.join(free)}."
             strategy = parts[1] if len(parts) > 1 else "random"
-            self.send(m.AddBot(table=table, seat=seat.value, strategy=strategy))
+            self.send(m.AddBot(table=table, seat=seat, strategy=strategy))
             if refresh:
                 self.send(m.ListTables())
             return None

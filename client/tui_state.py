@@ -30,7 +30,7 @@ from typing import Any
 from ..game.cards import Card, parse_card
 from ..game.errors import MalformedInput
 from ..game.explain import ordinal
-from ..game.seats import SEATS, Seat
+from ..game.seats import SEATS, Seat, Team
 from ..protocol import messages as m
 from .mirror import TableMirror
 from .tui_lobby import JoinSeat, LobbyState, SpectateTable
@@ -242,20 +242,20 @@ class TuiState(LobbyState):
             case m.DealEnded():
                 self._apply_deal_ended(msg)
             case m.MatchEnded(winner=winner, scores=scores):
-                side = "Your side" if self.you is not None and self.you.team.value == winner \
+                side = "Your side" if self.you is not None and self.you.team is winner \
                     else f"Team {winner}"
-                self.add_log(f"Match over: {side} wins, {scores.get('NS', 0)}-"
-                             f"{scores.get('EW', 0)} (NS-EW).", "good")
+                self.add_log(f"Match over: {side} wins, {scores.get(Team.NS, 0)}-"
+                             f"{scores.get(Team.EW, 0)} (NS-EW).", "good")
                 self.say("Match over. Press n to play again, Ctrl-Q to quit.")
             case m.PlayerJoined(seat=seat, name=name):
                 self.add_log(f"{name} sits at {seat}.")
             case m.PlayerLeft(seat=seat):
                 self.add_log(f"{seat} left the table.")
             case m.PlayerGone(seat=seat, seconds=seconds):
-                self.add_log(f"{self.seat_label(Seat(seat))} lost connection; seat held "
+                self.add_log(f"{self.seat_label(seat)} lost connection; seat held "
                              f"{seconds:.0f} s.", "warn")
             case m.PlayerBack(seat=seat):
-                self.add_log(f"{self.seat_label(Seat(seat))} is back.")
+                self.add_log(f"{self.seat_label(seat)} is back.")
             case m.BotTakeover(seat=seat, strategy=strategy):
                 self.add_log(f"A {strategy} bot plays {seat} until its player returns.", "warn")
             case m.ConventionsChanged(team=team, card=card):
@@ -266,7 +266,7 @@ class TuiState(LobbyState):
             case m.Question():
                 self._apply_question(msg)
             case m.AnswerMessage(seat=seat, text=text):
-                self.add_log(f"{self.seat_label(Seat(seat))} answers: {text}", "answer")
+                self.add_log(f"{self.seat_label(seat)} answers: {text}", "answer")
                 self.say(f"{seat} answered: {text}")
             case m.Tables(tables=tables):
                 self.set_tables(tables)
@@ -281,7 +281,7 @@ class TuiState(LobbyState):
                 pass  # welcome, pong, ok, help, joined: nothing to show
 
     def _log_played(self, msg: m.Played) -> None:
-        seat = Seat(msg.seat)
+        seat = msg.seat
         if seat is self.you:
             self.awaiting_play = None
             self._clamp_cursor()
@@ -299,17 +299,18 @@ class TuiState(LobbyState):
     def _apply_deal_ended(self, msg: m.DealEnded) -> None:
         self._clamp_cursor()
         if msg.winner is None:
-            outcome = f"Deal {msg.deal} tied at {msg.penalty.get('NS')}: nobody scores."
+            outcome = f"Deal {msg.deal} tied at {msg.penalty.get(Team.NS)}: nobody scores."
         else:
-            outcome = (f"Deal {msg.deal}: {msg.winner} win, penalties {msg.penalty.get('NS')}-"
-                       f"{msg.penalty.get('EW')} (NS-EW), +{msg.points} points.")
+            outcome = (f"Deal {msg.deal}: {msg.winner} win, penalties "
+                       f"{msg.penalty.get(Team.NS)}-{msg.penalty.get(Team.EW)} (NS-EW), "
+                       f"+{msg.points} points.")
         self.add_log(outcome, "good")
         if self.you is not None:
             self.say("Deal over. Press n when ready for the next deal.")
 
     def _apply_question(self, msg: m.Question) -> None:
         about = f" about their {ordinal(msg.index)} card" if msg.index else ""
-        if msg.id is not None or (self.you is not None and msg.asker == self.you.value):
+        if msg.id is not None or (self.you is not None and msg.asker is self.you):
             # The receipt of our own question.
             self.add_log(f"You asked {msg.seat}{about}: {msg.text}")
             return
@@ -454,7 +455,7 @@ class TuiState(LobbyState):
             return
         self.awaiting_play = card
         self.say(f"Playing {card}...")
-        self.send(m.Play(card=str(card)))
+        self.send(m.Play(card=card))
 
     def ready(self) -> None:
         """n: ready to start (or for the next deal); after the match, play again. A
@@ -513,7 +514,7 @@ class TuiState(LobbyState):
         def send(text: str) -> str | None:
             if not text.strip():
                 return "Type a question first (Esc to cancel)."
-            self.send(m.Ask(seat=seat.value, index=index, text=text.strip()))
+            self.send(m.Ask(seat=seat, index=index, text=text.strip()))
             self.overlay = Overlay.NONE
             self.say(f"Question sent to {seat}; the answer will appear here and in the log.")
             return None

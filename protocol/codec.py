@@ -14,6 +14,8 @@ from typing import Any, get_args
 
 import msgspec
 
+from ..game.cards import Card
+from ..game.errors import MalformedInput
 from .errors import ErrorCode, ProtocolError
 from .messages import ClientMessage, MessageId, ServerMessage
 
@@ -35,10 +37,53 @@ def _tags(union: Any) -> dict[str, type[msgspec.Struct]]:
 CLIENT_TYPES: dict[str, type[msgspec.Struct]] = _tags(ClientMessage)
 SERVER_TYPES: dict[str, type[msgspec.Struct]] = _tags(ServerMessage)
 
-_client_decoder = msgspec.json.Decoder(ClientMessage)
-_server_decoder = msgspec.json.Decoder(ServerMessage)
+#: Card text is "7H" or "10H": two or three characters.
+_CARD_MIN_LEN, _CARD_MAX_LEN = 2, 3
+#: What Card.parse says of text that names no card; marks the ``bad_card`` errors.
+_NOT_A_CARD = "is not a card"
+
+
+def _enc_hook(obj: Any) -> Any:
+    """Cards go on the wire as their canonical text ("7H"); msgspec does the rest."""
+    if isinstance(obj, Card):
+        return str(obj)
+    raise NotImplementedError(f"cannot encode {type(obj).__name__}")
+
+
+def _dec_hook(kind: type, obj: Any) -> Any:
+    """Read a card field ("7H", "10h", "T♥"); anything else is a validation error that
+    msgspec reports with the field's path."""
+    if kind is Card:
+        if not isinstance(obj, str):
+            raise TypeError(f"Expected `str`, got `{_msgspec_kind(obj)}`")
+        # Text of the wrong length is a misshapen field (invalid_message, and never
+        # quoted back); two or three characters that name no card are a bad card.
+        if len(obj) > _CARD_MAX_LEN:
+            raise ValueError(f"Expected `str` of length <= {_CARD_MAX_LEN}")
+        if len(obj) < _CARD_MIN_LEN:
+            raise ValueError(f"Expected `str` of length >= {_CARD_MIN_LEN}")
+        try:
+            return Card.parse(obj)
+        except MalformedInput as exc:
+            raise ValueError(str(exc)) from None
+    raise NotImplementedError(f"cannot decode {kind.__name__}")
+
+
+def _msgspec_kind(obj: object) -> str:
+    """msgspec's own name for a JSON value's type, so readable_validation_error words it."""
+    if obj is None:
+        return "null"
+    for kind, name in ((bool, "bool"), (int, "int"), (float, "float"), (list, "array"),
+                       (dict, "object")):
+        if isinstance(obj, kind):
+            return name
+    return "str"
+
+
+_client_decoder = msgspec.json.Decoder(ClientMessage, dec_hook=_dec_hook)
+_server_decoder = msgspec.json.Decoder(ServerMessage, dec_hook=_dec_hook)
 _any_decoder = msgspec.json.Decoder()
-_encoder = msgspec.json.Encoder()
+_encoder = msgspec.json.Encoder(enc_hook=_enc_hook)
 
 _ID_MAX_LEN = 64
 _ID_MIN_INT, _ID_MAX_INT = -(2**63), 2**63 - 1
@@ -54,7 +99,8 @@ def decode_client(line: bytes) -> ClientMessage:
 
     Codes: ``bad_json`` (not UTF-8 JSON, or nested too deeply to read), ``unknown_type``,
     ``invalid_message`` (not an object, no ``type``, or a field of the wrong shape; the
-    message names the field). The error carries the line's ``id`` when it could be read.
+    message names the field), ``bad_card`` (a card field holds text that is no card).
+    The error carries the line's ``id`` when it could be read.
     """
     try:
         msg: ClientMessage = _client_decoder.decode(line)
@@ -108,8 +154,10 @@ def _classify(line: bytes, exc: msgspec.ValidationError,
         return ProtocolError(ErrorCode.UNKNOWN_TYPE,
                              f"unknown message type {shown!r}; send {{\"type\":\"help\"}}",
                              id=msg_id)
-    return ProtocolError(ErrorCode.INVALID_MESSAGE,
-                         f"{kind}: {readable_validation_error(str(exc))}", id=msg_id)
+    # A field that names no card keeps its own code (``bad_card``), as before cards
+    # were typed; every other misfit field is an invalid message.
+    code = ErrorCode.BAD_CARD if _NOT_A_CARD in str(exc) else ErrorCode.INVALID_MESSAGE
+    return ProtocolError(code, f"{kind}: {readable_validation_error(str(exc))}", id=msg_id)
 
 
 def _read_id(obj: dict[str, Any]) -> MessageId | None:

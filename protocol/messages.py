@@ -7,7 +7,11 @@ carry an ``id`` (a string of at most 64 characters, or an integer); the direct r
 to it carries the same ``id``. Events pushed by the server carry none.
 
 Cards travel as canonical text ("7H", "TS"), seats as "N" "E" "S" "W", teams as
-"NS" "EW". Fixed names here are part of the public protocol: add, never rename.
+"NS" "EW". In Python the fields are typed :class:`~jackal.game.cards.Card`,
+:class:`~jackal.game.seats.Seat` and :class:`~jackal.game.seats.Team`: msgspec reads and
+writes the two enums itself, and cards go through the codec's hooks
+(:mod:`jackal.protocol.codec`), so a line with a bad card, seat or team fails to decode,
+naming the field. Fixed names here are part of the public protocol: add, never rename.
 """
 
 from __future__ import annotations
@@ -16,13 +20,12 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from ..game.cards import Card
 from ..game.conventions import ConventionCard
+from ..game.seats import Seat, Team
 
 PROTOCOL_VERSION = 1
 
-SeatName = Literal["N", "E", "S", "W"]
-TeamName = Literal["NS", "EW"]
-CardText = Annotated[str, msgspec.Meta(min_length=2, max_length=3)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 #: Correlation id: echoed in the direct reply. Integers are bounded to 64 bits so every
@@ -94,7 +97,7 @@ class Join(_Client, tag="join"):
     """Client: takes a seat (any free one if ``seat`` is absent); answered with ``joined``."""
 
     table: TableId
-    seat: SeatName | None = None
+    seat: Seat | None = None
 
 
 class Spectate(_Client, tag="spectate"):
@@ -107,7 +110,7 @@ class AddBot(_Client, tag="add_bot"):
     """Client: puts a server-side bot in an empty seat; answered with ``ok``."""
 
     table: TableId
-    seat: SeatName
+    seat: Seat
     strategy: Annotated[str, msgspec.Meta(max_length=64)] = "random"
 
 
@@ -122,7 +125,7 @@ class Ready(_Client, tag="ready"):
 class Play(_Client, tag="play"):
     """Client, on its turn: plays a card; answered with ``played`` (also sent to everyone)."""
 
-    card: CardText
+    card: Card
 
 
 class Conventions(_Client, tag="conventions"):
@@ -134,14 +137,14 @@ class Conventions(_Client, tag="conventions"):
 class Explain(_Client, tag="explain"):
     """Client: asks the meaning of the ``index``-th card (1..8) in ``seat``'s row."""
 
-    seat: SeatName
+    seat: Seat
     index: Annotated[int, msgspec.Meta(ge=1, le=8)]
 
 
 class Ask(_Client, tag="ask"):
     """Client: a free-text question to the player at ``seat`` (an opponent)."""
 
-    seat: SeatName
+    seat: Seat
     text: FreeText
     index: Annotated[int, msgspec.Meta(ge=1, le=8)] | None = None
 
@@ -211,14 +214,14 @@ class HelloOk(_Reply, tag="hello_ok"):
 
     name: str
     table: str | None = None
-    seat: SeatName | None = None
+    seat: Seat | None = None
 
 
 class TableInfo(msgspec.Struct):
     table: str
     name: str
     target: int
-    seats: dict[str, str | None]
+    seats: dict[Seat, str | None]
     status: str
     spectators: int = 0
 
@@ -238,12 +241,12 @@ class Joined(_Reply, tag="joined"):
     """Server: you sit at ``seat``; keep ``token`` secret, it reclaims the seat."""
 
     table: str
-    seat: SeatName
+    seat: Seat
     token: str
 
 
 class SeatInfo(msgspec.Struct):
-    seat: SeatName
+    seat: Seat
     name: str | None
     kind: Literal["empty", "human", "bot"]
     connected: bool
@@ -258,97 +261,97 @@ class TableState(_Reply, tag="table_state"):
     target: int
     status: Literal["waiting", "playing", "between_deals", "over"]
     seats: list[SeatInfo]
-    conventions: dict[str, ConventionCard]
-    scores: dict[str, int]
+    conventions: dict[Team, ConventionCard]
+    scores: dict[Team, int]
     deal: int
-    dealer: SeatName | None
-    turn: SeatName | None
-    rows: dict[str, list[str]]
-    you: SeatName | None = None
-    hand: list[str] | None = None
+    dealer: Seat | None
+    turn: Seat | None
+    rows: dict[Seat, list[Card]]
+    you: Seat | None = None
+    hand: list[Card] | None = None
 
 
 class DealStarted(_Server, tag="deal_started"):
     deal: int
-    dealer: SeatName
-    first: SeatName
+    dealer: Seat
+    first: Seat
     #: Only in the copy sent to that seat.
-    hand: list[str] | None = None
+    hand: list[Card] | None = None
 
 
 class Turn(_Server, tag="turn"):
-    seat: SeatName
+    seat: Seat
 
 
 class Played(_Reply, tag="played"):
-    seat: SeatName
-    card: str
+    seat: Seat
+    card: Card
     index: int
 
 
 class GroupInfo(msgspec.Struct):
     rank: str
-    cards: list[str]
+    cards: list[Card]
     count: int
     points: int
 
 
 class DealEnded(_Server, tag="deal_ended"):
     deal: int
-    hands: dict[str, list[str]]
-    penalty: dict[str, int]
-    winner: TeamName | None
+    hands: dict[Seat, list[Card]]
+    penalty: dict[Team, int]
+    winner: Team | None
     points: int
-    scores: dict[str, int]
-    breakdown: dict[str, list[GroupInfo]]
+    scores: dict[Team, int]
+    breakdown: dict[Team, list[GroupInfo]]
 
 
 class MatchEnded(_Server, tag="match_ended"):
-    winner: TeamName
-    scores: dict[str, int]
+    winner: Team
+    scores: dict[Team, int]
 
 
 class PlayerJoined(_Server, tag="player_joined"):
-    seat: SeatName
+    seat: Seat
     name: str
     kind: Literal["human", "bot"]
 
 
 class PlayerLeft(_Server, tag="player_left"):
-    seat: SeatName
+    seat: Seat
 
 
 class PlayerReady(_Server, tag="player_ready"):
-    seat: SeatName
+    seat: Seat
 
 
 class PlayerGone(_Server, tag="player_gone"):
     """A seated player's connection dropped; the seat is held for ``seconds``."""
 
-    seat: SeatName
+    seat: Seat
     seconds: float
 
 
 class PlayerBack(_Server, tag="player_back"):
-    seat: SeatName
+    seat: Seat
 
 
 class BotTakeover(_Server, tag="bot_takeover"):
     """The hold ran out: a server-side bot plays ``seat`` until its player returns."""
 
-    seat: SeatName
+    seat: Seat
     strategy: str
 
 
 class ConventionsChanged(_Server, tag="conventions_changed"):
-    team: TeamName
+    team: Team
     card: ConventionCard
 
 
 class Explanation(_Reply, tag="explanation"):
-    seat: SeatName
+    seat: Seat
     index: int
-    card: str
+    card: Card
     text: str
     meaning: dict[str, Any]
 
@@ -357,9 +360,9 @@ class Question(_Reply, tag="question"):
     """To the asked player only (and, with the asker's ``id``, back to the asker as receipt)."""
 
     question: str
-    seat: SeatName
+    seat: Seat
     text: str
-    asker: SeatName | None = None
+    asker: Seat | None = None
     index: int | None = None
 
 
@@ -367,7 +370,7 @@ class AnswerMessage(_Reply, tag="answer"):
     """To the asking side only."""
 
     question: str
-    seat: SeatName
+    seat: Seat
     text: str
 
 

@@ -6,11 +6,20 @@ from typing import Any, get_args
 
 import msgspec
 
+from ..game.cards import Card
 from .messages import PROTOCOL_VERSION, ClientMessage, ServerMessage
 
 __all__ = ["json_schema"]
 
 _REF_PREFIX = "#/$defs/"
+
+
+def _schema_hook(kind: type) -> dict[str, Any]:
+    """Cards are typed ``Card`` in Python and travel as text such as "7H"."""
+    if kind is Card:
+        return {"type": "string", "minLength": 2, "maxLength": 3,
+                "description": "a card: rank A 2-9 T J Q K (or 10), then suit S H D C"}
+    raise NotImplementedError(f"no schema for {kind.__name__}")
 
 
 def json_schema() -> dict[str, Any]:
@@ -23,7 +32,8 @@ def json_schema() -> dict[str, Any]:
     client_types = get_args(ClientMessage)
     server_types = get_args(ServerMessage)
     (client, server), defs = msgspec.json.schema_components(
-        [ClientMessage, ServerMessage], ref_template=_REF_PREFIX + "{name}")
+        [ClientMessage, ServerMessage], schema_hook=_schema_hook,
+        ref_template=_REF_PREFIX + "{name}")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"Jackal protocol v{PROTOCOL_VERSION}",

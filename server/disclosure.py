@@ -86,7 +86,7 @@ class Disclosure:
         self.version += 1
         self._record(ConventionsEvent(team=team, card=card))
         out: Outbox = [(peer, Ok(id=req_id, request="conventions"))]
-        return out + self.broadcast(ConventionsChanged(team=team.value, card=card))
+        return out + self.broadcast(ConventionsChanged(team=team, card=card))
 
     def _explained_deal(self) -> Deal | None:
         return self.match.deal if self.match.deal is not None else self.last_deal
@@ -114,14 +114,13 @@ class Disclosure:
         if not slot.bot_controlled and slot.peer is None:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the player at {target} is away")
         qid = f"q{next(self._question_ids)}"
-        question = Question(question=qid, seat=target.value, text=text,
-                            asker=asker.value, index=index)
-        receipt = Question(id=req_id, question=qid, seat=target.value, text=text,
-                           asker=asker.value, index=index)
+        question = Question(question=qid, seat=target, text=text, asker=asker, index=index)
+        receipt = Question(id=req_id, question=qid, seat=target, text=text, asker=asker,
+                           index=index)
         out: Outbox = [(peer, receipt)]
         if slot.bot_controlled:
             return out + self._asking_side(asker, AnswerMessage(
-                question=qid, seat=target.value, text=self._bot_answer(target, index)))
+                question=qid, seat=target, text=self._bot_answer(target, index)))
         assert slot.peer is not None
         self.questions[qid] = PendingQuestion(asker=asker, target=target)
         return [*out, (slot.peer, question)]
@@ -150,7 +149,7 @@ class Disclosure:
         del self.questions[qid]
         out: Outbox = [(peer, Ok(id=req_id, request="answer"))]
         return out + self._asking_side(pending.asker, AnswerMessage(
-            question=qid, seat=seat.value, text=text))
+            question=qid, seat=seat, text=text))
 
     def _drop_questions(self, seat: Seat) -> None:
         for qid in [q for q, p in self.questions.items() if seat in (p.asker, p.target)]:

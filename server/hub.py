@@ -84,7 +84,7 @@ from .record_events import Closed
 from .records import RecordFile
 from .restore import restore_tables
 from .session import Session
-from .table import Outbox, Table, TableOptions, seat_name
+from .table import Outbox, Table, TableOptions
 
 __all__ = ["Hub", "server_version"]
 
@@ -287,7 +287,7 @@ class Hub:
                 self._spectate(session, msg)
             case AddBot():
                 table = self.lobby.get(msg.table)
-                self.send(table.add_bot(session, Seat(msg.seat), msg.strategy, msg.id), table)
+                self.send(table.add_bot(session, msg.seat, msg.strategy, msg.id), table)
             case Leave():
                 table = self._current(session)
                 out = table.leave(session, msg.id)
@@ -304,14 +304,12 @@ class Hub:
                 self.send(table.set_conventions(session, msg.card, msg.id), table)
             case Explain():
                 table = self._current(session)
-                seat = Seat(msg.seat)
-                card, text, data = table.explain(seat, msg.index)
+                card, text, data = table.explain(msg.seat, msg.index)
                 session.deliver(Explanation(id=msg.id, seat=msg.seat, index=msg.index,
-                                            card=str(card), text=text, meaning=data))
+                                            card=card, text=text, meaning=data))
             case Ask():
                 table = self._seated(session)
-                self.send(table.ask(session, Seat(msg.seat), msg.text, msg.index, msg.id),
-                          table)
+                self.send(table.ask(session, msg.seat, msg.text, msg.index, msg.id), table)
             case AnswerQuestion():
                 table = self._seated(session)
                 self.send(table.answer(session, msg.question, msg.text, msg.id), table)
@@ -360,7 +358,7 @@ class Hub:
             old_session = _as_session(old)
             if old_session is not None:
                 old_session.table = old_session.seat = None
-        session.deliver(HelloOk(id=msg.id, name=msg.name, table=table.id, seat=seat_name(seat)))
+        session.deliver(HelloOk(id=msg.id, name=msg.name, table=table.id, seat=seat))
         self.send(table.reclaim(session, seat, now), table)
         session.table, session.seat = table, seat
         log.info("connection #%d %s reclaimed %s at table %s", session.number, session.address,
@@ -400,7 +398,7 @@ class Hub:
             where = session.table.id if session.table is not None else "?"
             raise ProtocolError(ErrorCode.ALREADY_SEATED, f"you already sit at table {where}")
         table = self.lobby.get(msg.table)
-        seat = Seat(msg.seat) if msg.seat is not None else None
+        seat = msg.seat
         watching = session.table
         _token, out = table.join(session, session.name or "anonymous", seat, msg.id)
         if watching is not None and watching is not table:

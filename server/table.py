@@ -64,10 +64,10 @@ from typing import Literal, Protocol
 
 from ..bots.base import View
 from ..bots.registry import STRATEGIES
-from ..game.cards import Card, parse_card
+from ..game.cards import Card
 from ..game.conventions import ConventionCard, builtin_card
 from ..game.deal import Deal
-from ..game.errors import IllegalAction, MalformedInput
+from ..game.errors import IllegalAction
 from ..game.match import Match
 from ..game.seats import SEATS, TEAMS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
@@ -84,9 +84,7 @@ from ..protocol.messages import (
     PlayerLeft,
     PlayerReady,
     SeatInfo,
-    SeatName,
     ServerMessage,
-    TeamName,
     Turn,
 )
 from . import views
@@ -120,14 +118,6 @@ class Peer(Protocol):
 Outbox = list[tuple[Peer, ServerMessage]]
 #: Receives one record event per thing that happens (before the messages about it go out).
 Recorder = Callable[[RecordEvent], None]
-
-
-def seat_name(seat: Seat) -> SeatName:
-    return seat.value
-
-
-def team_name(team: Team) -> TeamName:
-    return team.value
 
 
 @dataclass
@@ -310,10 +300,10 @@ class Table(Disclosure):
         self.version += 1
         self._record_seat(slot)
         out: Outbox = [
-            (peer, Joined(id=req_id, table=self.id, seat=seat_name(slot.seat), token=token)),
+            (peer, Joined(id=req_id, table=self.id, seat=slot.seat, token=token)),
             (peer, views.table_state(self.snapshot(), slot.seat)),
         ]
-        out += self.broadcast(PlayerJoined(seat=seat_name(slot.seat), name=name, kind="human"),
+        out += self.broadcast(PlayerJoined(seat=slot.seat, name=name, kind="human"),
                                skip=peer)
         return token, out
 
@@ -342,7 +332,7 @@ class Table(Disclosure):
         # The requester gets its reply first and then, if it is at this table, the same
         # event as everyone else there: its view of the table stays event-driven.
         out: Outbox = [(requester, Ok(id=req_id, request="add_bot"))]
-        out += self.broadcast(PlayerJoined(seat=seat_name(seat), name=slot.name, kind="bot"))
+        out += self.broadcast(PlayerJoined(seat=seat, name=slot.name, kind="bot"))
         return out + self._maybe_start()
 
     def leave(self, peer: Peer, req_id: MessageId | None = None) -> Outbox:
@@ -361,12 +351,12 @@ class Table(Disclosure):
             slot.kind, slot.name, slot.strategy = "bot", f"{strategy} bot", strategy
             slot.ready = True
             self._record_seat(slot)
-            out += self.broadcast(PlayerLeft(seat=seat_name(slot.seat)), skip=peer)
-            out += self.broadcast(BotTakeover(seat=seat_name(slot.seat), strategy=strategy),
+            out += self.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
+            out += self.broadcast(BotTakeover(seat=slot.seat, strategy=strategy),
                                    skip=peer)
             return out + self._maybe_next_deal_now()
         self._record_seat(slot)
-        out += self.broadcast(PlayerLeft(seat=seat_name(slot.seat)), skip=peer)
+        out += self.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
         return out
 
     def ready(self, peer: Peer, now: float, req_id: MessageId | None = None) -> Outbox:
@@ -375,7 +365,7 @@ class Table(Disclosure):
         out: Outbox = [(peer, Ok(id=req_id, request="ready"))]
         if self.status in ("waiting", "between_deals") and not slot.ready:
             slot.ready = True
-            out += self.broadcast(PlayerReady(seat=seat_name(slot.seat)))
+            out += self.broadcast(PlayerReady(seat=slot.seat))
         if self.status == "waiting":
             out += self._maybe_start()
         elif self.status == "between_deals":
@@ -397,7 +387,7 @@ class Table(Disclosure):
         if self.status == "waiting":
             slot.ready = False
         self.version += 1
-        return self.broadcast(PlayerGone(seat=seat_name(seat),
+        return self.broadcast(PlayerGone(seat=seat,
                                           seconds=self.options.hold_seconds))
 
     def find_token(self, token_hash: str) -> Seat | None:
@@ -430,9 +420,8 @@ class Table(Disclosure):
         winner = self.match.winner
         if self.status == "over" and winner is not None:
             # Back to see the end (after a drop, or a restart that finished the match).
-            out.append((peer, MatchEnded(winner=team_name(winner), scores={
-                team.value: self.match.scores[team] for team in TEAMS})))
-        out += self.broadcast(PlayerBack(seat=seat_name(seat)), skip=peer)
+            out.append((peer, MatchEnded(winner=winner, scores=dict(self.match.scores))))
+        out += self.broadcast(PlayerBack(seat=seat), skip=peer)
         return out
 
     # ------------------------------------------------------------------ timers
@@ -456,14 +445,14 @@ class Table(Disclosure):
                 slot.clear()
                 self.version += 1
                 self._record_seat(slot)
-                out += self.broadcast(PlayerLeft(seat=seat_name(seat)))
+                out += self.broadcast(PlayerLeft(seat=seat))
             elif self.status == "over":
                 slot.held_until = None
             elif self.options.bot_takeover:
                 slot.takeover = True
                 slot.strategy = self.options.takeover_strategy
                 self.version += 1
-                out += self.broadcast(BotTakeover(seat=seat_name(slot.seat),
+                out += self.broadcast(BotTakeover(seat=slot.seat,
                                                    strategy=slot.strategy))
             else:
                 slot.held_until = None  # keep holding for good: the table waits
@@ -501,16 +490,12 @@ class Table(Disclosure):
                        for peer, seat in self.audience()]
         turn = deal.turn
         assert turn is not None
-        return out + self.broadcast(Turn(seat=seat_name(turn)))
+        return out + self.broadcast(Turn(seat=turn))
 
-    def play(self, peer: Peer, card_text: str, now: float,
+    def play(self, peer: Peer, card: Card, now: float,
              req_id: MessageId | None = None) -> Outbox:
-        """The sender plays ``card_text`` from its own hand."""
+        """The sender plays ``card`` from its own hand."""
         slot = self._require_seat(peer)
-        try:
-            card = parse_card(card_text)
-        except MalformedInput as exc:
-            raise ProtocolError(ErrorCode.BAD_CARD, f"field 'card': {exc}") from None
         return self._apply_play(slot.seat, card, now, req_id, peer)
 
     def bot_play(self, seat: Seat, card: Card, now: float) -> Outbox:
@@ -531,14 +516,14 @@ class Table(Disclosure):
         self.version += 1
         self._record(PlayEvent(seat=seat, card=str(card), index=index))
         # One shared message for everyone but the player, whose copy carries the id.
-        public = Played(seat=seat_name(seat), card=str(card), index=index)
-        own = Played(id=req_id, seat=seat_name(seat), card=str(card), index=index)
+        public = Played(seat=seat, card=card, index=index)
+        own = Played(id=req_id, seat=seat, card=card, index=index)
         out: Outbox = [(peer, own if peer is player else public) for peer, _ in self.audience()]
         if deal.is_over:
             return out + self._end_deal(now)
         turn = deal.turn
         assert turn is not None
-        return out + self.broadcast(Turn(seat=seat_name(turn)))
+        return out + self.broadcast(Turn(seat=turn))
 
     def _end_deal(self, now: float) -> Outbox:
         deal = self.match.deal
@@ -559,7 +544,7 @@ class Table(Disclosure):
                 away = slot.kind == "human" and slot.peer is None
                 slot.held_until = now + self.options.hold_seconds if away else None
                 slot.takeover = False
-            return out + self.broadcast(MatchEnded(winner=team_name(winner),
+            return out + self.broadcast(MatchEnded(winner=winner,
                                                     scores=ended.scores))
         self.status = "between_deals"
         for slot in self.humans:
@@ -587,7 +572,7 @@ class Table(Disclosure):
         live = self.match.deal
         return views.TableSnapshot(
             table=self.id, name=self.name, status=self.status, target=self.match.target,
-            seats=tuple(SeatInfo(seat=slot.seat.value, name=slot.name, kind=slot.kind,
+            seats=tuple(SeatInfo(seat=slot.seat, name=slot.name, kind=slot.kind,
                                  connected=slot.connected, ready=slot.ready)
                         for slot in (self.seats[seat] for seat in SEATS)),
             spectators=len(self.spectators), conventions=self.conventions,

@@ -62,8 +62,8 @@ class TableSnapshot:
     live: bool
 
 
-def _cards(cards: tuple[Card, ...] | list[Card]) -> list[str]:
-    return [str(card) for card in cards]
+def _cards(cards: tuple[Card, ...] | list[Card]) -> list[Card]:
+    return list(cards)
 
 
 def knowledge(snap: TableSnapshot, you: Seat | None) -> TableKnowledge | None:
@@ -85,10 +85,10 @@ def table_state(snap: TableSnapshot, you: Seat | None, *,
                 id: MessageId | None = None) -> TableState:
     """A full snapshot for one recipient; ``hand`` only for the recipient's own seat."""
     known = knowledge(snap, you)
-    hand: list[str] | None = None
+    hand: list[Card] | None = None
     if isinstance(known, SeatKnowledge) and snap.live:
         hand = _cards(known.hand)
-    rows = {seat.value: _cards(known.row(seat)) if known else [] for seat in SEATS}
+    rows = {seat: _cards(known.row(seat)) if known else [] for seat in SEATS}
     turn = known.turn if known is not None and snap.live else None
     return TableState(
         id=id,
@@ -97,13 +97,13 @@ def table_state(snap: TableSnapshot, you: Seat | None, *,
         target=snap.target,
         status=snap.status,
         seats=list(snap.seats),
-        conventions={team.value: snap.conventions[team] for team in TEAMS},
-        scores={team.value: snap.scores[team] for team in TEAMS},
+        conventions={team: snap.conventions[team] for team in TEAMS},
+        scores={team: snap.scores[team] for team in TEAMS},
         deal=snap.deal_number,
-        dealer=known.dealer.value if known is not None else None,
-        turn=turn.value if turn is not None else None,
+        dealer=known.dealer if known is not None else None,
+        turn=turn,
         rows=rows,
-        you=you.value if you is not None else None,
+        you=you,
         hand=hand,
     )
 
@@ -111,8 +111,7 @@ def table_state(snap: TableSnapshot, you: Seat | None, *,
 def deal_started(deal: Deal, number: int, you: Seat | None) -> DealStarted:
     """The start of a deal as ``you`` sees it: its own 13 cards, nobody else's."""
     hand = _cards(deal.hand(you)) if you is not None else None
-    return DealStarted(deal=number, dealer=deal.dealer.value,
-                       first=deal.first.value, hand=hand)
+    return DealStarted(deal=number, dealer=deal.dealer, first=deal.first, hand=hand)
 
 
 def _groups(score: TeamScore) -> list[GroupInfo]:
@@ -125,12 +124,12 @@ def deal_ended(deal: Deal, number: int, result: DealResult,
     """The end of a deal, the same for everyone: every kept hand is shown now."""
     return DealEnded(
         deal=number,
-        hands={seat.value: _cards(deal.kept(seat)) for seat in SEATS},
-        penalty={team.value: result.penalty(team) for team in TEAMS},
-        winner=result.winner.value if result.winner is not None else None,
+        hands={seat: _cards(deal.kept(seat)) for seat in SEATS},
+        penalty={team: result.penalty(team) for team in TEAMS},
+        winner=result.winner,
         points=result.points,
-        scores={team.value: scores[team] for team in TEAMS},
-        breakdown={team.value: _groups(result.scores[i]) for i, team in enumerate(TEAMS)},
+        scores={team: scores[team] for team in TEAMS},
+        breakdown={team: _groups(result.scores[i]) for i, team in enumerate(TEAMS)},
     )
 
 

@@ -27,18 +27,17 @@ from jackal.protocol.messages import (
 
 
 def _state(deal: Deal | None, you: Seat | None, number: int = 1) -> TableState:
-    seats = [SeatInfo(seat=s.value, name=f"p{s}", kind="human", connected=True, ready=True)
+    seats = [SeatInfo(seat=s, name=f"p{s}", kind="human", connected=True, ready=True)
              for s in SEATS]
-    rows = {s.value: [str(c) for c in (deal.row(s) if deal else ())] for s in SEATS}
+    rows = {s: list(deal.row(s) if deal else ()) for s in SEATS}
     hand = None
     if deal is not None and you is not None:
-        hand = [str(c) for c in deal.hand(you)]
+        hand = list(deal.hand(you))
     return TableState(
         table="t1", name="test", target=100, status="playing" if deal else "waiting",
-        seats=seats, conventions={}, scores={"NS": 10, "EW": 20}, deal=number if deal else 0,
-        dealer=deal.dealer.value if deal else None,
-        turn=deal.turn.value if deal and deal.turn else None, rows=rows,
-        you=None if you is None else you.value, hand=hand)
+        seats=seats, conventions={}, scores={Team.NS: 10, Team.EW: 20},
+        deal=number if deal else 0, dealer=deal.dealer if deal else None,
+        turn=deal.turn if deal else None, rows=rows, you=you, hand=hand)
 
 
 def test_mirror_follows_a_whole_deal_from_events() -> None:
@@ -49,9 +48,9 @@ def test_mirror_follows_a_whole_deal_from_events() -> None:
         mirror = TableMirror()
         mirror.apply(_state(None, you))
         assert mirror.you is you and mirror.status == "waiting" and mirror.history() == ()
-        mirror.apply(DealStarted(deal=1, dealer=deal.dealer.value, first=deal.turn.value,
-                                 hand=[str(c) for c in deal.hand(you)]))
-        mirror.apply(Turn(seat=deal.turn.value))
+        mirror.apply(DealStarted(deal=1, dealer=deal.dealer, first=deal.turn,
+                                 hand=list(deal.hand(you))))
+        mirror.apply(Turn(seat=deal.turn))
         while not deal.is_over:
             seat = deal.turn
             assert seat is not None
@@ -64,11 +63,11 @@ def test_mirror_follows_a_whole_deal_from_events() -> None:
                 assert view.play_number == len(deal.row(you)) + 1
             card = rng.choice(list(deal.hand(seat)))
             index = deal.play(card, seat)
-            assert mirror.apply(Played(seat=seat.value, card=str(card), index=index))
+            assert mirror.apply(Played(seat=seat, card=(card), index=index))
             # A duplicate of the same play (e.g. our own reply plus a snapshot) is ignored.
-            assert not mirror.apply(Played(seat=seat.value, card=str(card), index=index))
+            assert not mirror.apply(Played(seat=seat, card=(card), index=index))
             if deal.turn is not None:
-                mirror.apply(Turn(seat=deal.turn.value))
+                mirror.apply(Turn(seat=deal.turn))
         assert mirror.plays_made == 32 and mirror.turn is None
         assert {s: tuple(mirror.rows[s]) for s in SEATS} == {s: deal.row(s) for s in SEATS}
         assert sorted(mirror.hand) == sorted(deal.hand(you)) and len(mirror.hand) == 5
@@ -92,19 +91,19 @@ def test_snapshot_mid_deal_rebuilds_history() -> None:
 def test_seat_events_deal_end_and_match_end() -> None:
     mirror = TableMirror()
     mirror.apply(_state(None, Seat.S))
-    mirror.apply(PlayerGone(seat="N", seconds=120.0))
+    mirror.apply(PlayerGone(seat=Seat.N, seconds=120.0))
     assert not mirror.seats[Seat.N].connected and mirror.seats[Seat.N].hold_seconds == 120.0
-    mirror.apply(PlayerJoined(seat="N", name="robo", kind="bot"))
+    mirror.apply(PlayerJoined(seat=Seat.N, name="robo", kind="bot"))
     assert mirror.seats[Seat.N].name == "robo" and mirror.seats[Seat.N].kind == "bot"
-    ended = DealEnded(deal=1, hands={}, penalty={"NS": 50, "EW": 80}, winner="NS", points=50,
-                      scores={"NS": 50, "EW": 0}, breakdown={})
+    ended = DealEnded(deal=1, hands={}, penalty={Team.NS: 50, Team.EW: 80}, winner=Team.NS,
+                      points=50, scores={Team.NS: 50, Team.EW: 0}, breakdown={})
     assert mirror.seats[Seat.S].ready and mirror.seats[Seat.N].ready
     mirror.apply(ended)
     assert mirror.status == "between_deals" and mirror.last_deal is ended
     # Humans must say ready again for the next deal; bots stay ready.
     assert not mirror.seats[Seat.S].ready and mirror.seats[Seat.N].ready
     assert mirror.scores == {Team.NS: 50, Team.EW: 0}
-    mirror.apply(MatchEnded(winner="NS", scores={"NS": 120, "EW": 0}))
+    mirror.apply(MatchEnded(winner=Team.NS, scores={Team.NS: 120, Team.EW: 0}))
     assert mirror.status == "over" and mirror.winner is Team.NS
     assert mirror.scores[Team.NS] == 120
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from jackal.game.cards import Card
+from jackal.game.seats import Seat
 from jackal.protocol import (
     CLIENT_TYPES,
     SERVER_TYPES,
@@ -37,10 +39,10 @@ def _error(line: bytes) -> ProtocolError:
 
 def test_decodes_each_kind_of_client_message() -> None:
     assert decode_client(b'{"type":"hello","name":"alice"}') == Hello(name="alice")
-    assert decode_client(b' {"card":"7H","type":"play","id":"p-1"} ') == Play(card="7H",
-                                                                             id="p-1")
+    assert decode_client(b' {"card":"7H","type":"play","id":"p-1"} ') == Play(
+        card=Card.parse("7H"), id="p-1")
     assert decode_client(b'{"type":"join","table":"t1","seat":"W","id":7}') == Join(
-        table="t1", seat="W", id=7)
+        table="t1", seat=Seat.W, id=7)
     assert decode_client(b'{"type":"ping"}') == Ping()
 
 
@@ -50,13 +52,13 @@ def test_server_and_client_ping_are_different_types() -> None:
 
 
 def test_encode_is_one_compact_line_without_defaults() -> None:
-    data = encode(Played(seat="N", card="TS", index=3, id=5))
+    data = encode(Played(seat=Seat.N, card=Card.parse("TS"), index=3, id=5))
     assert data.endswith(b"\n") and data.count(b"\n") == 1
     assert b" " not in data
     assert json.loads(data) == {"type": "played", "seat": "N", "card": "TS", "index": 3,
                                 "id": 5}
     # Events pushed by the server carry no id at all, not "id": null.
-    assert json.loads(encode(Turn(seat="E"))) == {"type": "turn", "seat": "E"}
+    assert json.loads(encode(Turn(seat=Seat.E))) == {"type": "turn", "seat": "E"}
 
 
 @pytest.mark.parametrize("line", [

@@ -19,6 +19,7 @@ import msgspec.inspect as mi
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jackal.game.cards import DECK, Card
 from jackal.game.conventions import BUILTIN_CARDS, ConventionCard
 from jackal.protocol import (
     CLIENT_TYPES,
@@ -74,6 +75,10 @@ def _for_type(t: mi.Type) -> st.SearchStrategy[Any]:
             return st.dictionaries(_for_type(key), _for_type(value), max_size=4)
         case mi.AnyType():
             return json_values
+        case mi.EnumType(cls=cls):  # Seat, Team
+            return st.sampled_from(list(cls))
+        case mi.CustomType(cls=cls) if cls is Card:
+            return st.sampled_from(DECK)
         case mi.StructType(cls=cls):
             return struct_strategy(cls)
     raise NotImplementedError(f"no strategy for {t!r}")  # pragma: no cover

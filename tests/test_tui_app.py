@@ -22,7 +22,7 @@ from jackal.client.tui_app import PlayOptions, TuiApp
 from jackal.client.tui_layout import screen_text
 from jackal.client.tui_state import Mode
 from jackal.game.cards import DECK
-from jackal.game.seats import Seat
+from jackal.game.seats import Seat, Team
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -145,7 +145,7 @@ def test_a_whole_deal_played_by_keystrokes() -> None:
         assert len(app.state.hand) == 5
         result = app.state.mirror.last_deal
         assert result is not None
-        for team in ("NS", "EW"):
+        for team in (Team.NS, Team.EW):
             assert f"= {result.penalty[team]}" in text
         pipe.send_text("n")  # ready for the next deal
         await until(lambda: app.state.mirror.deal == 2 and len(app.state.hand) == 13,

@@ -19,8 +19,9 @@ from jackal.client.tui_layout import (
     screen_text,
 )
 from jackal.client.tui_state import Mode, Overlay, TuiState
-from jackal.game.cards import Card
+from jackal.game.cards import Card, parse_hand
 from jackal.game.conventions import builtin_card
+from jackal.game.seats import Seat, Team
 from jackal.protocol import messages as m
 from prompt_toolkit.application import Application
 from prompt_toolkit.data_structures import Size
@@ -77,7 +78,7 @@ def test_symbols_replace_letters_on_request() -> None:
 
 def test_rows_in_play_order_with_meanings_and_turn_marker() -> None:
     rows = {"S": ["2S", "QH"], "W": ["9H", "4C"], "N": ["5D", "3D"], "E": ["KH"]}
-    state = seated(rows=rows, turn="E")
+    state = seated(rows=rows, turn=Seat.E)
     lines = text(render_rows(state)).splitlines()
     labels = [line.split()[0:2] for line in lines[0::2]]
     assert labels == [["S", "me"], ["W", "botW"], ["N", "botN"], [">", "E"]]
@@ -91,12 +92,12 @@ def test_rows_in_play_order_with_meanings_and_turn_marker() -> None:
 def test_result_panel_shows_groups_penalties_and_points() -> None:
     state = seated()
     breakdown = {
-        "NS": [m.GroupInfo(rank="3", cards=["3S", "3H", "3C"], count=3, points=0),
-               m.GroupInfo(rank="K", cards=["KD"], count=1, points=33)],
-        "EW": [m.GroupInfo(rank="7", cards=["7S", "7H"], count=2, points=25)],
+        Team.NS: [m.GroupInfo(rank="3", cards=parse_hand("3S 3H 3C"), count=3, points=0),
+               m.GroupInfo(rank="K", cards=parse_hand("KD"), count=1, points=33)],
+        Team.EW: [m.GroupInfo(rank="7", cards=parse_hand("7S 7H"), count=2, points=25)],
     }
-    state.apply(m.DealEnded(deal=4, hands={}, penalty={"NS": 33, "EW": 25}, winner="EW",
-                            points=28, scores={"NS": 0, "EW": 28}, breakdown=breakdown))
+    state.apply(m.DealEnded(deal=4, hands={}, penalty={Team.NS: 33, Team.EW: 25}, winner=Team.EW,
+                            points=28, scores={Team.NS: 0, Team.EW: 28}, breakdown=breakdown))
     lines = text(render_result(state)).splitlines()
     assert lines[0].strip() == "Deal 4 over: EW win +28 points."
     assert "[3S 3H 3C]" in lines[1] and "KD" in lines[1] and lines[1].endswith("= 33")
@@ -188,7 +189,7 @@ def test_keys_drive_the_state_through_the_real_bindings() -> None:
         pipe.send_text("\r")
 
     drive(state, steps)
-    assert list(state.outbox) == [m.Play(card="9C")]
+    assert list(state.outbox) == [m.Play(card=Card.parse("9C"))]
 
 
 def test_c_is_a_suit_after_a_rank_and_a_panel_otherwise() -> None:
@@ -206,7 +207,7 @@ def test_c_is_a_suit_after_a_rank_and_a_panel_otherwise() -> None:
 
 
 def test_prompt_takes_every_key_then_escape_cancels() -> None:
-    state = seated(rows={"S": ["2S"], "W": ["9H"], "N": [], "E": []}, turn="N")
+    state = seated(rows={"S": ["2S"], "W": ["9H"], "N": [], "E": []}, turn=Seat.N)
 
     async def steps(pipe: PipeInput, app: Application[int]) -> None:
         pipe.send_text("e")

@@ -13,7 +13,7 @@ from jackal.client.tui_state import (
 )
 from jackal.game.cards import Card, parse_hand
 from jackal.game.conventions import builtin_card
-from jackal.game.seats import Seat, Team
+from jackal.game.seats import SEATS, Seat, Team
 from jackal.protocol import messages as m
 
 HAND = "2S 2C 5H 7D 9C TS JH QS QH QD KC AD 3H"
@@ -24,14 +24,15 @@ def seated(hand: str = HAND, *, turn: str = "S", rows: dict[str, list[str]] | No
     """A state seated at S, E dealing (so S plays first), both sides on the beginner card."""
     state = TuiState()
     beginner = builtin_card("beginner")
-    seats = [m.SeatInfo(seat=s, name="me" if s == "S" else f"bot{s}",
+    seats = [m.SeatInfo(seat=Seat(s), name="me" if s == "S" else f"bot{s}",
                         kind="human" if s == "S" else "bot", connected=True, ready=True)
              for s in "NESW"]
     state.apply(m.TableState(
         table="t1", name="test", target=300, status=status,  # type: ignore[arg-type]
-        seats=seats, conventions={"NS": beginner, "EW": beginner},
-        scores={"NS": 10, "EW": 20}, deal=1, dealer="E", turn=turn,  # type: ignore[arg-type]
-        rows=rows or {"N": [], "E": [], "S": [], "W": []}, you="S", hand=hand.split()))
+        seats=seats, conventions={Team.NS: beginner, Team.EW: beginner},
+        scores={Team.NS: 10, Team.EW: 20}, deal=1, dealer=Seat.E, turn=Seat(turn),
+        rows={Seat(seat): parse_hand(" ".join(row)) for seat, row in (rows or {}).items()},
+        you=Seat.S, hand=parse_hand(hand)))
     return state
 
 
@@ -54,11 +55,11 @@ def test_enter_plays_the_cursor_card_once() -> None:
     state = seated()
     state.move_cursor(1)  # AD -> 2S
     state.submit()
-    assert list(state.outbox) == [m.Play(card="2S")]
+    assert list(state.outbox) == [m.Play(card=Card.parse("2S"))]
     assert state.awaiting_play == Card.parse("2S")
     state.submit()  # a second Enter before the reply sends nothing more
     assert len(state.outbox) == 1 and "on its way" in state.notice
-    state.apply(m.Played(seat="S", card="2S", index=1))
+    state.apply(m.Played(seat=Seat.S, card=Card.parse("2S"), index=1))
     assert state.awaiting_play is None
     assert Card.parse("2S") not in state.hand and state.rows[Seat.S] == [Card.parse("2S")]
     assert state.turn is Seat.W and not state.my_turn
@@ -70,7 +71,7 @@ def test_typed_card_moves_the_cursor_and_plays() -> None:
     type_text(state, "qh")
     assert state.sorted_hand()[state.cursor] == Card.parse("QH")
     state.submit()
-    assert list(state.outbox) == [m.Play(card="QH")]
+    assert list(state.outbox) == [m.Play(card=Card.parse("QH"))]
     assert state.typed == ""
 
 
@@ -79,7 +80,7 @@ def test_ten_can_be_typed_as_10() -> None:
     type_text(state, "10s")
     assert state.typed == "10s"
     state.submit()
-    assert list(state.outbox) == [m.Play(card="TS")]
+    assert list(state.outbox) == [m.Play(card=Card.parse("TS"))]
 
 
 def test_characters_that_cannot_make_a_card_are_refused() -> None:
@@ -111,7 +112,7 @@ def test_an_incomplete_card_is_explained_and_never_sent() -> None:
 
 def test_out_of_turn_play_is_explained_and_never_sent() -> None:
     # S led (E dealt), so W is next: the turn follows from the dealer and the rows.
-    state = seated(rows={"S": ["4C"], "W": [], "N": [], "E": []}, turn="W")
+    state = seated(rows={"S": ["4C"], "W": [], "N": [], "E": []}, turn=Seat.W)
     state.submit()
     state.click_card(3)
     assert not state.outbox
@@ -122,7 +123,7 @@ def test_out_of_turn_play_is_explained_and_never_sent() -> None:
 def test_mouse_click_plays_on_your_turn() -> None:
     state = seated()
     state.click_card(2)
-    assert list(state.outbox) == [m.Play(card=str(state.sorted_hand()[2]))]
+    assert list(state.outbox) == [m.Play(card=(state.sorted_hand()[2]))]
 
 
 def test_cursor_wraps_and_stays_in_range_as_the_hand_shrinks() -> None:
@@ -130,7 +131,7 @@ def test_cursor_wraps_and_stays_in_range_as_the_hand_shrinks() -> None:
     state.move_cursor(-1)
     assert state.cursor == 12
     state.submit()
-    state.apply(m.Played(seat="S", card=str(state.sorted_hand()[12]), index=1))
+    state.apply(m.Played(seat=Seat.S, card=(state.sorted_hand()[12]), index=1))
     assert state.cursor == 11
 
 
@@ -168,7 +169,7 @@ def test_short_meanings() -> None:
 
 def test_ask_about_an_opponent_card() -> None:
     rows = {"S": ["2S", "QH"], "W": ["9H", "4C"], "N": ["5D", "3D"], "E": ["KH"]}
-    state = seated(rows=rows, turn="E")
+    state = seated(rows=rows, turn=Seat.E)
     state.open_ask()
     assert state.overlay is Overlay.ASK
     assert state.ask_target == (Seat.W, 2)  # the newest opponent card first
@@ -185,7 +186,7 @@ def test_ask_about_an_opponent_card() -> None:
         state.prompt_char(char)
     state.prompt_submit()
     assert state.prompt is None and state.overlay is Overlay.NONE
-    assert list(state.outbox) == [m.Ask(seat="E", index=1, text="why?")]
+    assert list(state.outbox) == [m.Ask(seat=Seat.E, index=1, text="why?")]
 
 
 def test_ask_with_nothing_played_says_so() -> None:
@@ -195,8 +196,8 @@ def test_ask_with_nothing_played_says_so() -> None:
 
 
 def test_questions_to_me_are_answered_with_r() -> None:
-    state = seated(rows={"S": ["2S"], "W": [], "N": [], "E": []}, turn="W")
-    state.apply(m.Question(question="q7", seat="S", text="what is 2S?", asker="E", index=1))
+    state = seated(rows={"S": ["2S"], "W": [], "N": [], "E": []}, turn=Seat.W)
+    state.apply(m.Question(question="q7", seat=Seat.S, text="what is 2S?", asker=Seat.E, index=1))
     assert "press r" in state.notice
     state.reply_question()
     assert state.prompt is not None and "what is 2S?" in state.prompt.label
@@ -211,8 +212,8 @@ def test_questions_to_me_are_answered_with_r() -> None:
 
 def test_own_question_receipt_and_answer_are_logged() -> None:
     state = seated()
-    state.apply(m.Question(id=3, question="q1", seat="W", text="meaning?", asker="S"))
-    state.apply(m.AnswerMessage(question="q1", seat="W", text="no pair"))
+    state.apply(m.Question(id=3, question="q1", seat=Seat.W, text="meaning?", asker=Seat.S))
+    state.apply(m.AnswerMessage(question="q1", seat=Seat.W, text="no pair"))
     assert not state.questions_to_me
     assert "W answered: no pair" in state.notice
     assert any("You asked W" in line.text for line in state.log)
@@ -220,18 +221,19 @@ def test_own_question_receipt_and_answer_are_logged() -> None:
 
 def test_deal_end_then_ready_then_match_end_then_play_again() -> None:
     state = seated()
-    hands = {"N": ["AS", "AC", "3S", "4S", "6S"], "E": [], "S": ["QS", "QH", "QD", "KC", "2C"],
-             "W": []}
-    breakdown = {"NS": [m.GroupInfo(rank="A", cards=["AS", "AC"], count=2, points=25)],
-                 "EW": []}
-    state.apply(m.DealEnded(deal=1, hands=hands, penalty={"NS": 80, "EW": 90}, winner="NS",
-                            points=30, scores={"NS": 40, "EW": 20}, breakdown=breakdown))
+    hands = {Seat.N: parse_hand("AS AC 3S 4S 6S"), Seat.E: [],
+             Seat.S: parse_hand("QS QH QD KC 2C"), Seat.W: []}
+    breakdown = {Team.NS: [m.GroupInfo(rank="A", cards=parse_hand("AS AC"), count=2, points=25)],
+                 Team.EW: []}
+    state.apply(m.DealEnded(deal=1, hands=hands, penalty={Team.NS: 80, Team.EW: 90},
+                            winner=Team.NS, points=30, scores={Team.NS: 40, Team.EW: 20},
+                            breakdown=breakdown))
     assert state.table_status == "between_deals"
-    assert sorted(map(str, state.hand)) == sorted(hands["S"])
+    assert sorted(state.hand) == sorted(hands[Seat.S])
     assert state.mirror.scores[Team.NS] == 40
     state.ready()
     assert list(state.outbox) == [m.Ready()]
-    state.apply(m.MatchEnded(winner="NS", scores={"NS": 340, "EW": 20}))
+    state.apply(m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
     assert state.mirror.winner is Team.NS and "play again" in state.notice
     state.ready()
     assert isinstance(state.outbox[-1], PlayAgain)
@@ -262,9 +264,9 @@ def lobby_state() -> TuiState:
     state = TuiState(mode=Mode.LOBBY)
     state.apply(m.Tables(tables=[
         m.TableInfo(table="t1", name="one", target=300, status="waiting",
-                    seats={"N": "ann", "E": None, "S": None, "W": "random bot"}),
+                    seats={Seat.N: "ann", Seat.E: None, Seat.S: None, Seat.W: "random bot"}),
         m.TableInfo(table="t2", name="two", target=100, status="waiting",
-                    seats={"N": None, "E": None, "S": None, "W": None}),
+                    seats=dict.fromkeys(SEATS)),
     ]))
     return state
 
@@ -303,7 +305,7 @@ def test_lobby_create_table_and_add_bot() -> None:
     state.lobby_move(1)
     state.lobby_add_bot()
     submit(state, "E random")
-    assert state.outbox[0] == m.AddBot(table="t2", seat="E", strategy="random")
+    assert state.outbox[0] == m.AddBot(table="t2", seat=Seat.E, strategy="random")
 
 
 def test_hand_parsing_helper_agrees() -> None:
@@ -312,16 +314,16 @@ def test_hand_parsing_helper_agrees() -> None:
 
 
 def test_bots_can_be_added_at_a_waiting_table_only() -> None:
-    state = seated(status="waiting", turn="S")
+    state = seated(status="waiting", turn=Seat.S)
     state.mirror.seats[Seat.E].kind = "empty"
     state.mirror.seats[Seat.E].name = None
     state.table_add_bot()
     assert state.prompt is not None and "free: E" in state.prompt.label
     submit(state, "e greedy")
-    request = m.AddBot(table="t1", seat="E", strategy="greedy")
+    request = m.AddBot(table="t1", seat=Seat.E, strategy="greedy")
     assert list(state.outbox) == [request]
     # The server answers ok and tells everyone at the table, the requester included.
-    state.apply(m.PlayerJoined(seat="E", name="greedy bot", kind="bot"))
+    state.apply(m.PlayerJoined(seat=Seat.E, name="greedy bot", kind="bot"))
     assert state.mirror.seats[Seat.E].kind == "bot"
     assert state.seat_label(Seat.E) == "E greedy bot"
     playing = seated()

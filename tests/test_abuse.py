@@ -234,6 +234,8 @@ def accepted_kinds(t: mi.Type) -> set[str]:
         return accepted_kinds(t.type)
     if isinstance(t, mi.LiteralType):
         return {json_kind(v) for v in t.values}
+    if isinstance(t, (mi.EnumType, mi.CustomType)):  # Seat/Team, Card: text on the wire
+        return {"str"}
     simple = {mi.StrType: "str", mi.IntType: "int", mi.BoolType: "bool", mi.NoneType: "null",
               mi.FloatType: "float"}
     for cls, kind in simple.items():

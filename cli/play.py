@@ -10,10 +10,14 @@ import argparse
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from ..game.conventions import ConventionCard
 from ..game.errors import MalformedInput
 from ..game.seats import Seat
+
+if TYPE_CHECKING:
+    import trio
 
 __all__ = ["add_arguments", "run"]
 
@@ -116,7 +120,19 @@ def run(args: argparse.Namespace) -> int:
                         opponents=opponents, conventions=ours, their_conventions=theirs,
                         target=args.target, seed=args.seed)
     return run_tui(PlayOptions(game=game, server=server, password=args.password,
-                               symbols=args.symbols))
+                               symbols=args.symbols, start_server=start_embedded_server))
+
+
+async def start_embedded_server(nursery: trio.Nursery) -> int:
+    """Start the embedded game's server on 127.0.0.1 port 0 in ``nursery``; its port."""
+    from ..client.embedded import BETWEEN_DEALS_SECONDS
+    from ..server.config import ServerConfig
+    from ..server.listener import serve
+
+    config = ServerConfig(host="127.0.0.1", port=0,
+                          between_deals_seconds=BETWEEN_DEALS_SECONDS)
+    port: int = await nursery.start(serve, config)
+    return port
 
 
 def _quiet_logging(path: str | None) -> None:

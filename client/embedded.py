@@ -5,13 +5,15 @@ the system picks a free one) in the same trio run as the client, creates a table
 the player and fills the other three seats with server-side bots. The client then talks
 to it over TCP exactly as it would to a remote server: one code path, and everything a
 player does at home is what a server sees.
+
+This module says what that game is (:class:`EmbeddedGame`); the server itself is started
+by the command (``jackal.cli.play.start_embedded_server``), since the client never
+imports the server.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import trio
 
 from ..bots.registry import STRATEGIES
 from ..game.conventions import ConventionCard
@@ -22,7 +24,6 @@ __all__ = [
     "STRATEGY_PREFERENCE",
     "EmbeddedGame",
     "best_strategy",
-    "start_embedded_server",
 ]
 
 #: The strongest built-in strategy that exists is the default partner and opponents.
@@ -70,14 +71,3 @@ class EmbeddedGame:
         """Server-side bots for the three other seats."""
         return {seat: self.partner if seat is self.seat.partner else self.opponents
                 for seat in SEATS if seat is not self.seat}
-
-
-async def start_embedded_server(nursery: trio.Nursery) -> int:
-    """Start a server on 127.0.0.1 port 0 in ``nursery``; return the port it listens on."""
-    from ..server.config import ServerConfig
-    from ..server.listener import serve
-
-    config = ServerConfig(host="127.0.0.1", port=0,
-                          between_deals_seconds=BETWEEN_DEALS_SECONDS)
-    port: int = await nursery.start(serve, config)
-    return port

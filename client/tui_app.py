@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +33,7 @@ from prompt_toolkit.output import Output
 
 from ..protocol import messages as m
 from .connection import ClientError, Connection, ConnectionLost, ServerError
-from .embedded import EmbeddedGame, start_embedded_server
+from .embedded import EmbeddedGame
 from .mirror import TableMirror
 from .session import SeatSession, SessionLost, Status
 from .tui_keys import create_key_bindings
@@ -56,6 +56,9 @@ class PlayOptions:
     game: EmbeddedGame = field(default_factory=EmbeddedGame)
     #: A remote server's (host, port); None plays the embedded game.
     server: tuple[str, int] | None = None
+    #: Starts the embedded game's server in a nursery and returns its port; given by the
+    #: command (``jackal.cli.play``), which may import the server where the client may not.
+    start_server: Callable[[trio.Nursery], Awaitable[int]] | None = None
     password: str | None = None
     #: Suit symbols instead of letters.
     symbols: bool = False
@@ -120,8 +123,11 @@ class TuiApp:
             try:
                 async with trio.open_nursery() as nursery:
                     if self.options.server is None:
+                        start = self.options.start_server
+                        if start is None:
+                            raise RuntimeError("no server given and none to start")
                         self.state.add_log("Starting the game...")
-                        port = await start_embedded_server(nursery)
+                        port = await start(nursery)
                         self.port = port
                         await self._embedded_loop("127.0.0.1", port)
                     else:

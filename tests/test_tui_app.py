@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import trio
+from jackal.cli.play import start_embedded_server
 from jackal.client.embedded import EmbeddedGame
 from jackal.client.tui_app import PlayOptions, TuiApp
 from jackal.client.tui_layout import screen_text
@@ -62,7 +63,7 @@ def quick_game(**overrides: Any) -> PlayOptions:
     settings: dict[str, Any] = {"seed": 11, "target": 1000, "partner": "random",
                                 "opponents": "random", "name": "tester"}
     settings.update(overrides)
-    return PlayOptions(game=EmbeddedGame(**settings))
+    return PlayOptions(game=EmbeddedGame(**settings), start_server=start_embedded_server)
 
 
 def run_app(options: PlayOptions,

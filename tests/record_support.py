@@ -60,7 +60,7 @@ def record_match(directory: Path, *, table_id: str = "t1", seed: int = 5, target
         assert deal is not None and deal.turn is not None
         seat, card = deal.turn, deal.legal_plays()[0]
         if seat in peers:
-            table.play(peers[seat], str(card), 1.0)
+            table.play(peers[seat], card, 1.0)
         else:
             table.bot_play(seat, card, 1.0)
     record.close()

@@ -31,6 +31,8 @@ class Decision:
 
     card: Card
     problem: str | None = None
+    #: The exception the strategy raised, if it raised (for a traceback in the log).
+    error: Exception | None = None
 
 
 def fallback_card(view: SeatKnowledge) -> Card:
@@ -46,7 +48,7 @@ def decide(strategy: Strategy, view: SeatKnowledge) -> Decision:
     try:
         answer: object = strategy.choose(view)
     except Exception as exc:  # a broken strategy must not stop a table
-        return Decision(fallback_card(view), f"raised {type(exc).__name__}: {exc}")
+        return Decision(fallback_card(view), f"raised {type(exc).__name__}: {exc}", exc)
     card = accept_choice(answer, view.legal_plays() or view.hand)
     if card is None:
         return Decision(fallback_card(view), f"chose {answer!r}, which is not in the hand")

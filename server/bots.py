@@ -82,8 +82,13 @@ class BotPool:
                                                      abandon_on_cancel=True)
         if decision.problem is not None:
             if self._first_failure(key):
-                log.warning("bot %s at %s %s %s (logged once; it plays the lowest card "
-                            "whenever it fails)", name, table_id, seat, decision.problem)
+                if decision.error is not None:
+                    log.error("bot %s at %s %s failed (logged once; it plays the lowest card "
+                              "whenever it fails)", name, table_id, seat,
+                              exc_info=decision.error)
+                else:
+                    log.warning("bot %s at %s %s %s (logged once)", name, table_id, seat,
+                                decision.problem)
             # Rebuilt, so an abandoned thread never shares state with the next decision.
             self._strategies.pop(key, None)
         return decision.card

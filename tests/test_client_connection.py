@@ -23,6 +23,7 @@ from jackal.client.connection import (
     open_connection,
     parse_address,
 )
+from jackal.game.cards import Card
 from jackal.protocol.messages import (
     Hello,
     HelloOk,
@@ -168,8 +169,8 @@ async def test_own_played_reply_is_also_an_event() -> None:
         await trio.sleep_forever()
 
     async with fake_server(script) as (_, port), open_connection("127.0.0.1", port) as conn:
-        reply = await conn.request(Play(card="7H"))
-        assert isinstance(reply, Played) and reply.card == "7H"
+        reply = await conn.request(Play(card=Card.parse("7H")))
+        assert isinstance(reply, Played) and reply.card == Card.parse("7H")
         event = await conn.next_event()
         assert isinstance(event, Played) and event.index == 1
 

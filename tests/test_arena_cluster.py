@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import signal
 import subprocess
@@ -14,9 +13,10 @@ from typing import Any
 
 import psutil
 import pytest
-from distributed import Client, LocalCluster
+import yaml
+from distributed import Client
 from jackal.bots.arena import ArenaConfig, run_arena, summarise
-from jackal.bots.arena_cluster import BatchSizer, run_batches
+from jackal.bots.arena_cluster import WORKER_CONFIG, BatchSizer, local_cluster, run_batches
 
 
 def by_deal(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -74,11 +74,9 @@ def test_cli_local_cluster_equals_local_run(tmp_path: Path,
 
 def test_worker_killed_mid_run_loses_no_deal(tmp_path: Path,
                                              no_leftover_processes: None) -> None:
-    config = ArenaConfig(ns="beginner", ew="greedy", deals=24, seed=5)
+    config = ArenaConfig(ns="beginner", ew="greedy", deals=16, seed=5)
     window = 4
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.CRITICAL) as cluster, \
-            Client(cluster) as client:
+    with local_cluster(2) as cluster, Client(cluster) as client:
         pids: dict[str, int] = client.run(os.getpid)
         seen = []
         victim: tuple[str, list[str]] | None = None
@@ -86,7 +84,7 @@ def test_worker_killed_mid_run_loses_no_deal(tmp_path: Path,
             seen.append(outcome.record)
             # At most `window` batches are submitted and unfinished; finished ones are
             # let go (released on the client's event loop, so a moment late). Without
-            # the bound all 12 batches would be out at once.
+            # the bound all 8 batches would be out at once.
             futures = list(client.futures.values())
             assert sum(1 for f in futures if f.status == "pending") <= window
             assert len(futures) <= 2 * window
@@ -100,20 +98,38 @@ def test_worker_killed_mid_run_loses_no_deal(tmp_path: Path,
         assert victim is not None and victim[1]
         assert not psutil.pid_exists(pids[victim[0]])
         # Every deal exactly once, each as the single-process run played it.
-        assert sorted(record["deal"] for record in seen) == list(range(24))
+        assert sorted(record["deal"] for record in seen) == list(range(16))
         assert by_deal(seen) == by_deal(local_records(config))
 
         # The CLI against the same (recovered) cluster by address.
         path = tmp_path / "address.jsonl"
-        proc = arena_cli("--ns", "beginner", "--ew", "greedy", "--deals", "8", "--seed", "5",
+        proc = arena_cli("--ns", "beginner", "--ew", "greedy", "--deals", "4", "--seed", "5",
                          "--scheduler", str(cluster.scheduler_address), "--records", str(path))
         assert proc.returncode == 0, proc.stderr
-        assert "8 deals played" in proc.stdout
+        assert "4 deals played" in proc.stdout
         records = [json.loads(line) for line in path.read_text().splitlines()]
-        assert by_deal(records) == by_deal(local_records(config)[:8])
+        assert by_deal(records) == by_deal(local_records(config)[:4])
 
 
 def test_cli_rejects_jobs_with_a_scheduler_address() -> None:
     proc = arena_cli("--ns", "greedy", "--ew", "greedy", "--scheduler", "tcp://127.0.0.1:1",
                      "--jobs", "2")
     assert proc.returncode == 2 and "--jobs" in proc.stderr
+
+
+def test_documented_worker_config_is_the_one_local_uses() -> None:
+    """docs/BOTS.md's dask config file for remote workers says what WORKER_CONFIG says."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "BOTS.md").read_text()
+    section = doc.split("## Measuring at scale", 1)[1]
+    documented = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
+
+    def flat(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in tree.items():
+            if isinstance(value, dict):
+                out |= flat(value, f"{prefix}{key}.")
+            else:
+                out[f"{prefix}{key}"] = value
+        return out
+
+    assert flat(documented) == WORKER_CONFIG

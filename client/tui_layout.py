@@ -413,7 +413,7 @@ def render_lobby(state: TuiState) -> StyleAndTextTuples:
 # ==================================================================== panels
 
 
-def describe_rule(rule: Rule, low_max: int) -> str:
+def describe_rule(rule: Rule) -> str:
     """One rule of a convention card in words."""
     if isinstance(rule, Promise):
         what = "a pair" if rule.count == 2 else f"{rule.count}+ cards"
@@ -438,7 +438,7 @@ def describe_card(card: ConventionCard) -> list[str]:
         lines.append(card.description)
     lines.append(f"low = A..{rank_name(card.low_max)}, high = {rank_name(card.low_max + 1)}..K")
     for play, rule in enumerate(card.plays, start=1):
-        lines.append(f"{play}. {describe_rule(rule, card.low_max)}")
+        lines.append(f"{play}. {describe_rule(rule)}")
     if card.notes.strip():
         lines.append("Notes:")
         lines.extend(card.notes.strip().splitlines())

@@ -276,7 +276,7 @@ class Hub:
             case Pong():
                 pass  # the bytes arriving already counted as life
             case Hello():
-                self._hello(session, msg, now)
+                self._hello(session, msg)
             case ListTables():
                 session.deliver(Tables(id=msg.id, tables=self.lobby.listing()))
             case CreateTable():
@@ -295,7 +295,7 @@ class Hub:
                 self.send(out, table)
             case Ready():
                 table = self._seated(session)
-                self.send(table.ready(session, now, msg.id), table)
+                self.send(table.ready(session, msg.id), table)
             case Play():
                 table = self._seated(session)
                 self.send(table.play(session, msg.card, now, msg.id), table)
@@ -331,7 +331,7 @@ class Hub:
             session.table.spectators.pop(session, None)
             session.table = None
 
-    def _hello(self, session: Session, msg: Hello, now: float) -> None:
+    def _hello(self, session: Session, msg: Hello) -> None:
         if session.helloed:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "you already said hello")
         if msg.protocol is not None and msg.protocol != PROTOCOL_VERSION:
@@ -359,7 +359,7 @@ class Hub:
             if old_session is not None:
                 old_session.table = old_session.seat = None
         session.deliver(HelloOk(id=msg.id, name=msg.name, table=table.id, seat=seat))
-        self.send(table.reclaim(session, seat, now), table)
+        self.send(table.reclaim(session, seat), table)
         session.table, session.seat = table, seat
         log.info("connection #%d %s reclaimed %s at table %s", session.number, session.address,
                  seat, table.id)

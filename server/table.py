@@ -359,7 +359,7 @@ class Table(Disclosure):
         out += self.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
         return out
 
-    def ready(self, peer: Peer, now: float, req_id: MessageId | None = None) -> Outbox:
+    def ready(self, peer: Peer, req_id: MessageId | None = None) -> Outbox:
         """Mark the sender ready; may start the match or the next deal."""
         slot = self._require_seat(peer)
         out: Outbox = [(peer, Ok(id=req_id, request="ready"))]
@@ -400,7 +400,7 @@ class Table(Disclosure):
                 found = slot.seat
         return found
 
-    def reclaim(self, peer: Peer, seat: Seat, now: float) -> Outbox:
+    def reclaim(self, peer: Peer, seat: Seat) -> Outbox:
         """``peer`` proved it owns ``seat``: give the seat back to it."""
         slot = self.seats[seat]
         out: Outbox = []

@@ -8,7 +8,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from jackal.bots.arena import ArenaConfig, collect, run_arena, summarise, wilson_interval
+from jackal.bots.arena import (
+    ArenaConfig,
+    DealOutcome,
+    collect,
+    run_arena,
+    summarise,
+    wilson_interval,
+)
 from jackal.game.cards import parse_card
 from jackal.game.deal import Deal
 from jackal.game.scoring import compare_teams, team_penalty
@@ -48,7 +55,10 @@ def test_records_rescore_independently(tmp_path: Path) -> None:
     path = tmp_path / "records.jsonl"
     config = ArenaConfig(ns="beginner", ew="greedy", deals=6, seed=21, duplicate=True)
     with path.open("w") as out:
-        outcomes = collect(config, 1, lambda o: out.write(json.dumps(o.record) + "\n"))
+        def write(outcome: DealOutcome) -> None:
+            out.write(json.dumps(outcome.record) + "\n")
+
+        outcomes = collect(config, 1, write)
     lines = path.read_text().splitlines()
     assert len(lines) == 12 == len(outcomes)
     records = [json.loads(line) for line in lines]

@@ -8,6 +8,7 @@ import random
 import numpy as np
 from jackal.bots.counts import COST, best_own_keep, optimum_pair, rank_counts
 from jackal.bots.search import keep_values
+from jackal.game.cards import Card
 from jackal.game.deal import Deal
 from jackal.game.scoring import team_penalty
 from jackal.game.seats import Seat
@@ -46,7 +47,7 @@ def test_best_own_keep_matches_brute_force_over_cards() -> None:
     rng = random.Random(7)
     plain = [[float(COST[rank][x]) for x in range(6)] for rank in range(14)]
     for _ in range(20):
-        hand = rng.sample(range(52), 13)
+        hand = [Card(i) for i in rng.sample(range(52), 13)]
         best = min(team_penalty(combo) for combo in itertools.combinations(hand, 5))
         total, keep = best_own_keep(rank_counts(hand), plain)
         assert total == best

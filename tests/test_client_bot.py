@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -23,7 +24,7 @@ async def server_port(nursery: trio.Nursery) -> AsyncIterator[int]:
 
 
 async def run_bot(*args: str, cwd: Path | None = None,
-                  timeout: float = 60) -> trio.CompletedProcess[bytes]:
+                  timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
     with trio.fail_after(timeout):
         return await trio.run_process([*BOT, *args], capture_stdout=True, capture_stderr=True,
                                       check=False, cwd=cwd)
@@ -87,7 +88,7 @@ async def test_bot_joins_an_existing_table(server_port: int) -> None:
         assert isinstance(created, TableCreated)
         for seat in ("N", "S"):
             await conn.request(AddBot(table=created.table, seat=seat))
-    results: list[trio.CompletedProcess[bytes]] = []
+    results: list[subprocess.CompletedProcess[bytes]] = []
 
     async def one(seat: str) -> None:
         results.append(await run_bot("--server", f"127.0.0.1:{server_port}", "--table",

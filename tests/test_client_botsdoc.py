@@ -27,7 +27,7 @@ async def server_port(nursery: trio.Nursery) -> AsyncIterator[int]:
 
 def _transcript() -> list[str]:
     for _, code in BLOCKS:
-        lines = code.splitlines()
+        lines: list[str] = code.splitlines()
         if lines and lines[0].startswith("< {\"type\":\"welcome\""):
             return lines
     raise AssertionError("no netcat session in docs/BOTS.md")

@@ -129,7 +129,7 @@ async def test_session_reclaims_seat_after_drop_mid_deal(server_port: int,
         create=CreateTable(target=30, seed=11),
         bots={s: "random" for s in SEATS if s is not Seat.E},
         reconnect=Backoff(initial=0.05, maximum=0.2, give_up_after=10),
-        on_status=lambda status, detail: statuses.append(status))
+        on_status=lambda status, _detail: statuses.append(status))
     strategy = KillingStrategy(relay, at=3 if when == "before_play" else 99)
     with trio.fail_after(30):
         await nursery.start(session.run)
@@ -222,7 +222,7 @@ async def test_keepalive_continues_while_the_strategy_thinks(nursery: trio.Nurse
     statuses: list[Status] = []
     session = SeatSession("127.0.0.1", port, seat=Seat.N, create=CreateTable(target=1),
                           bots={s: "random" for s in SEATS if s is not Seat.N},
-                          on_status=lambda status, detail: statuses.append(status))
+                          on_status=lambda status, _detail: statuses.append(status))
     strategy = SlowStrategy(0.6)  # three times what a silent connection survives
     with trio.fail_after(20):
         await nursery.start(session.run)
@@ -259,7 +259,7 @@ async def test_session_reclaims_its_seat_after_a_server_restart(tmp_path: Path,
         reconnect=Backoff(initial=0.05, maximum=0.2, give_up_after=10),
         on_status=lambda status, detail: statuses.append((status, detail)))
 
-    def watch(event: ServerMessage) -> None:
+    def watch(_event: ServerMessage) -> None:
         if session.mirror.deal == 1 and len(session.mirror.rows[Seat.N]) == 3:
             restart_now.set()
 
@@ -312,7 +312,7 @@ async def test_leave_frees_the_seat_and_ends_the_session(server_port: int,
     statuses: list[Status] = []
     session = SeatSession("127.0.0.1", server_port, name="leaver", seat=Seat.W,
                           create=CreateTable(target=30), auto_ready=False,
-                          on_status=lambda status, detail: statuses.append(status))
+                          on_status=lambda status, _detail: statuses.append(status))
     with trio.fail_after(10):
         await nursery.start(session.run)
         first = await session.events().__anext__()

@@ -32,7 +32,7 @@ async def run_example(*args: str) -> trio.CompletedProcess[bytes]:
 
 def non_stdlib_imports(source: str) -> set[str]:
     """The top-level modules ``source`` imports that are not in the standard library."""
-    modules = set()
+    modules: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             modules.update(alias.name.split(".")[0] for alias in node.names)

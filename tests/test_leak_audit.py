@@ -315,7 +315,7 @@ async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
             port = await server.start(serve, config)
             seeds = iter(range(1, 10_000))
 
-            async def worker(number: int) -> None:
+            async def worker() -> None:
                 while audit.deals < DEALS_WANTED:
                     seed = next(seeds)
                     # Every third table has two server-side bots (a seat each side).
@@ -323,8 +323,8 @@ async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
                     await play_match(port, seed, bots, audit)
 
             async with trio.open_nursery() as workers:
-                for number in range(PARALLEL_TABLES):
-                    workers.start_soon(worker, number)
+                for _ in range(PARALLEL_TABLES):
+                    workers.start_soon(worker)
             server.cancel_scope.cancel()
     assert not audit.leaks, "\n".join(audit.leaks[:10])
     assert audit.deals >= DEALS_WANTED

@@ -214,7 +214,7 @@ async def _generate(port: int) -> list[str]:
     card = msgspec.json.encode(builtin_card("beginner")).decode()
     secrets_seen: dict[str, str] = {}
 
-    def placeholders(text: str, who: str) -> str:
+    def placeholders(text: str) -> str:
         text = text.replace(card, '"<card beginner>"')
         text = re.sub(r'"version":"[^"]*"', '"version":"<version>"', text)
         for name, token in secrets_seen.items():
@@ -236,12 +236,12 @@ async def _generate(port: int) -> list[str]:
                         turn.append(msg["seat"])
                     if msg["type"] == "match_ended" and who == "N":
                         finished.append(True)
-                    out.append(f"{who}< {placeholders(line.decode(), who)}")
+                    out.append(f"{who}< {placeholders(line.decode())}")
                     continue
                 break
 
     async def send(who: str, text: str) -> None:
-        out.append(f"{who}> {placeholders(text, who)}")
+        out.append(f"{who}> {placeholders(text)}")
         await conns[who].send(text)
         await drain()
 

@@ -20,7 +20,7 @@ from test_server_support import (
     start_deal,
 )
 
-QUIET = dict(ping_interval=10_000.0, ping_timeout=10_000.0)
+QUIET: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0)
 
 
 async def _table_with_spectator(port: int, **options: Any

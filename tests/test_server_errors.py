@@ -181,7 +181,8 @@ async def test_server_full() -> None:
         await b.hello()
 
 
-async def test_hello_timeout(autojump_clock: trio.testing.MockClock) -> None:
+async def test_hello_timeout(
+        autojump_clock: trio.testing.MockClock) -> None:  # noqa: ARG001  (its clock drives the test)
     async with running_server(ServerConfig(hello_timeout=30, ping_interval=1000)) as port:
         c = await RawClient.connect(port, "c")
         await c.request(type="help")
@@ -192,7 +193,7 @@ async def test_hello_timeout(autojump_clock: trio.testing.MockClock) -> None:
 
 async def test_internal_error_is_reported_and_the_connection_survives(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(*args: object, **kwargs: object) -> None:
+    def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(Table, "ready", broken)

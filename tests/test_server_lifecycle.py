@@ -54,7 +54,7 @@ async def test_match_starts_only_when_every_human_is_ready() -> None:
 
 
 async def test_between_deals_timer_starts_the_next_deal(
-        bot_clock: trio.testing.MockClock) -> None:
+        bot_clock: trio.testing.MockClock) -> None:  # noqa: ARG001  (its clock drives the test)
     # Bots think in threads; if the clock jumps meanwhile it may jump far (virtual time is
     # free), so neither the bot time cap nor our own timeouts may be what it jumps to.
     config = ServerConfig(between_deals_seconds=30, bot_think_seconds=5000, **QUIET)
@@ -105,7 +105,7 @@ async def test_leaving_before_the_match_frees_the_seat() -> None:
 
 
 async def test_tables_are_limited_and_idle_ones_removed(
-        autojump_clock: trio.testing.MockClock, tmp_path: Path) -> None:
+        autojump_clock: trio.testing.MockClock, tmp_path: Path) -> None:  # noqa: ARG001  (its clock drives the test)
     config = ServerConfig(max_tables=2, idle_table_seconds=100, records_dir=tmp_path, **QUIET)
     async with running_server(config) as port:
         lobby = await greeted(port, "lobby")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket as stdsocket
+from typing import Any
 
 import pytest
 import trio
@@ -20,7 +21,7 @@ from test_server_support import (
     start_deal,
 )
 
-QUIET = dict(ping_interval=10_000.0, ping_timeout=10_000.0, hello_timeout=10_000.0)
+QUIET: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0, hello_timeout=10_000.0)
 bot_clock = pytest.fixture(make_bot_clock)
 
 
@@ -54,6 +55,7 @@ async def test_reclaim_a_seat_mid_deal_with_no_play_lost() -> None:
         east = clients[1]
         hand_before = list(east.hand)
         token = east.token
+        assert token is not None
         await east.aclose()
         others = [c for i, c in enumerate(clients) if i != 1]
         for other in others:
@@ -86,7 +88,7 @@ async def test_reclaim_a_seat_mid_deal_with_no_play_lost() -> None:
 
 
 async def test_hold_runs_out_then_a_bot_takes_over_and_hands_back(
-        bot_clock: trio.testing.MockClock) -> None:
+        bot_clock: trio.testing.MockClock) -> None:  # noqa: ARG001  (its clock drives the test)
     config = ServerConfig(hold_seconds=120, between_deals_seconds=5, **QUIET)
     async with running_server(config) as port:
         _, table = await open_table(port, seed=8, target=10_000)
@@ -116,8 +118,8 @@ async def test_hold_runs_out_then_a_bot_takes_over_and_hands_back(
         assert (await north.wait_type("player_back"))["seat"] == "S"
 
 
-async def test_without_takeover_the_table_waits(autojump_clock: trio.testing.MockClock
-                                                ) -> None:
+async def test_without_takeover_the_table_waits(
+        autojump_clock: trio.testing.MockClock) -> None:  # noqa: ARG001  (its clock drives the test)
     async with running_server(ServerConfig(hold_seconds=10, **QUIET)) as port:
         _, table = await open_table(port, seed=9, bot_takeover=False)
         clients = await _four(port, table)
@@ -133,7 +135,7 @@ async def test_without_takeover_the_table_waits(autojump_clock: trio.testing.Moc
 
 
 async def test_keepalive_pings_then_drops_a_silent_client(
-        autojump_clock: trio.testing.MockClock) -> None:
+        autojump_clock: trio.testing.MockClock) -> None:  # noqa: ARG001  (its clock drives the test)
     config = ServerConfig(ping_interval=15, ping_timeout=15, hello_timeout=10_000)
     async with running_server(config) as port:
         silent = await RawClient.connect(port, "silent")

@@ -280,6 +280,7 @@ def check_no_leaks(log: list[Msg], seat: str | None, match_seed: int) -> int:
                 deal_no = msg["deal"]
                 assert seat == msg["you"]
                 dealer = Seat(msg["dealer"])
+                assert seat is not None
                 deal = Deal.from_seed(deal_seed(match_seed, deal_no), dealer)
                 own = {str(c) for c in deal.dealt_hand(Seat(seat))}
             played = [c for s in SEATS for c in msg["rows"][s]]

@@ -34,7 +34,7 @@ class FakePeer:
         return f"<{self.name}>"
 
 
-def _snapshot(table: Table, peers: list[FakePeer]) -> list[Any]:
+def _snapshot(table: Table) -> list[Any]:
     snap = table.snapshot()
     shots = [json.loads(encode(views.table_state(snap, seat))) for seat in (*SEATS, None)]
     shots.append(sorted(table.questions))
@@ -87,7 +87,7 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
             table.join(peers[i], peers[i].name, SEATS[i])
         table.add_bot(peers[5], Seat.W, "random")
         for i in range(3):
-            table.ready(peers[i], now)
+            table.ready(peers[i])
         assert table.status == "playing"
     for step, (who, action, seat_i, pick) in enumerate(actions):
         now += 1.0
@@ -98,7 +98,7 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
             action, pick = ("bot_play", pick) if turn is not None else ("play", pick | 1)
         peer = peers[who]
         seat = SEATS[seat_i]
-        before = _snapshot(table, peers)
+        before = _snapshot(table)
         counts = [len(p.got) for p in peers]
         rid = f"r{step}"
         out: list[tuple[Any, ServerMessage]] = []
@@ -112,7 +112,7 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
             elif action == "leave":
                 out = table.leave(peer, rid)
             elif action == "ready":
-                out = table.ready(peer, now, rid)
+                out = table.ready(peer, rid)
             elif action in ("play", "play_bad"):
                 deal = table.match.deal
                 if action == "play" and deal is not None and deal.turn is not None:
@@ -155,7 +155,7 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
         except ProtocolError as exc:
             # Refused: nothing changed and nobody was told anything.
             assert exc.code and exc.message
-            assert _snapshot(table, peers) == before, (action, exc)
+            assert _snapshot(table) == before, (action, exc)
             assert [len(p.got) for p in peers] == counts
             continue
         for target, msg in out:

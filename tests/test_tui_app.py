@@ -107,7 +107,7 @@ async def spectate(port: int, table: str) -> dict[str, Any]:
                      + b"\n")
         await writer.drain()
         while True:
-            msg = json.loads(await asyncio.wait_for(reader.readline(), TIMEOUT))
+            msg: dict[str, Any] = json.loads(await asyncio.wait_for(reader.readline(), TIMEOUT))
             if msg["type"] == "table_state":
                 return msg
             assert msg["type"] != "error", msg
@@ -138,7 +138,11 @@ def test_a_whole_deal_played_by_keystrokes() -> None:
                 card = hand[-1]
                 pipe.send_text(str(card).lower() + "\r")
             played.append(str(card))
-            await until(lambda n=play: len(app.state.rows[Seat.S]) == n + 1, "my play")
+
+            def mine_shown(n: int = play) -> bool:
+                return len(app.state.rows[Seat.S]) == n + 1
+
+            await until(mine_shown, "my play")
         await until(lambda: app.state.mirror.last_deal is not None, "the end of the deal")
         text = await drawn(app, "Deal 1 over")
         assert "penalty" not in text or "=" in text
@@ -334,11 +338,15 @@ def test_the_lobby_creates_fills_and_joins_a_table() -> None:
             await drawn(app, "Waiting for players at E W")
             for seat in "EW":  # ...and from the table while it waits
                 await answer_bot_prompt(app, pipe, f"{seat} random")
-                await until(lambda s=seat: app.state.mirror.seats[Seat(s)].kind == "bot",
-                            f"a bot at {seat}")
+
+                def bot_seated(s: str = seat) -> bool:
+                    return app.state.mirror.seats[Seat(s)].kind == "bot"
+
+                await until(bot_seated, f"a bot at {seat}")
             await my_turn(app)
             assert "E random bot" in screen(app) and "W random bot" in screen(app)
             assert app.state.mirror.conventions.keys() == {"NS", "EW"}
+            assert app.state.you is not None
             assert app.state.mirror.conventions[app.state.you.team].name == "beginner"
             pipe.send_text("\r")
             await until(lambda: len(app.state.rows[Seat.S]) == 1, "a play from the lobby seat")
@@ -359,8 +367,11 @@ def test_match_end_shows_the_winner_and_n_plays_again() -> None:
             if app.state.mirror.last_deal is not None:  # a tied deal: go on
                 deal = app.state.mirror.deal
                 pipe.send_text("n")
-                await until(lambda d=deal: app.state.mirror.deal == d + 1
-                            or app.state.table_status == "over", "the next deal")
+
+                def next_deal(d: int = deal) -> bool:
+                    return app.state.mirror.deal == d + 1 or app.state.table_status == "over"
+
+                await until(next_deal, "the next deal")
                 continue
             if app.state.awaiting_play is None:
                 pipe.send_text("\r")
@@ -389,8 +400,11 @@ def test_spectating_from_the_lobby_shows_a_bots_only_table() -> None:
             await create_table(app, pipe, "bots", "100000", "", "")
             for seat in "NESW":
                 await answer_bot_prompt(app, pipe, seat)  # the default strategy
-                await until(lambda s=seat: app.state.tables[0].seats.get(s) is not None,
-                            f"a bot at {seat}")
+
+                def listed(s: str = seat) -> bool:
+                    return app.state.tables[0].seats.get(s) is not None
+
+                await until(listed, f"a bot at {seat}")
             pipe.send_text("s")
             await until(lambda: app.state.mode is Mode.TABLE, "the table screen")
             await until(lambda: sum(len(r) for r in app.state.rows.values()) >= 8,

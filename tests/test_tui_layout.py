@@ -66,7 +66,7 @@ def test_clicking_a_card_calls_back_with_its_position() -> None:
         from prompt_toolkit.mouse_events import MouseEventType
         event_type = MouseEventType.MOUSE_UP
 
-    handlers[4][2](Up())  # type: ignore[arg-type, misc]
+    handlers[4][2](Up())  # type: ignore[arg-type]
     assert clicked == [4]
 
 
@@ -170,7 +170,7 @@ def test_whole_table_screen_at_80x24() -> None:
     rows = {"S": ["2S"], "W": ["9H"], "N": ["5D"], "E": ["KH"]}
     state = seated("2C 5H 7D 9C TS JH QS QH QD KC AD 3H", rows=rows)
     state.set_status("connected")
-    shown = drive(state, lambda pipe, app: None)
+    shown = drive(state, lambda _pipe, _app: None)
     lines = shown.splitlines()
     assert len(lines) == 24 and max(len(line) for line in lines) <= 80
     assert "connected" in lines[0] and "deal 1" in lines[0] and "target 300" in lines[0]
@@ -183,7 +183,7 @@ def test_whole_table_screen_at_80x24() -> None:
 def test_keys_drive_the_state_through_the_real_bindings() -> None:
     state = seated()
 
-    def steps(pipe: PipeInput, app: Application[int]) -> None:
+    def steps(pipe: PipeInput, _app: Application[int]) -> None:
         pipe.send_text("\x1b[C\x1b[C")  # Right Right
         pipe.send_text("9c")  # typed: the cursor follows
         pipe.send_text("\r")
@@ -195,13 +195,13 @@ def test_keys_drive_the_state_through_the_real_bindings() -> None:
 def test_c_is_a_suit_after_a_rank_and_a_panel_otherwise() -> None:
     state = seated()
 
-    def steps(pipe: PipeInput, app: Application[int]) -> None:
+    def steps(pipe: PipeInput, _app: Application[int]) -> None:
         pipe.send_text("kc")
 
     drive(state, steps)
-    assert state.typed == "kc" and state.overlay is Overlay.NONE
+    assert (state.typed, state.overlay) == ("kc", Overlay.NONE)
     state.typed = ""
-    shown = drive(state, lambda pipe, app: pipe.send_text("c"))
+    shown = drive(state, lambda pipe, _app: pipe.send_text("c"))
     assert state.overlay is Overlay.CONVENTIONS
     assert "Convention cards" in shown and "promises a pair 1 rank below" in shown
 
@@ -209,7 +209,7 @@ def test_c_is_a_suit_after_a_rank_and_a_panel_otherwise() -> None:
 def test_prompt_takes_every_key_then_escape_cancels() -> None:
     state = seated(rows={"S": ["2S"], "W": ["9H"], "N": [], "E": []}, turn=Seat.N)
 
-    async def steps(pipe: PipeInput, app: Application[int]) -> None:
+    async def steps(pipe: PipeInput, _app: Application[int]) -> None:
         pipe.send_text("e")
         await asyncio.sleep(0.05)
         pipe.send_text("\r")

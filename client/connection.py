@@ -2,10 +2,11 @@
 
 A :class:`Connection` owns one TCP stream and two small tasks:
 
-- a *reader* that splits incoming bytes into lines (:class:`~jackal.protocol.framing.LineBuffer`),
-  decodes each with :func:`~jackal.protocol.codec.decode_server`, answers the server's
-  ``ping`` with ``pong`` by itself, hands a reply to the request waiting for its ``id`` and
-  puts everything else on a bounded event queue;
+- a *reader* that feeds incoming bytes to the sans-IO
+  :class:`~jackal.protocol.connection.ClientConnection` (framing, decoding and the
+  protocol's state machine), answers the server's ``ping`` with ``pong`` by itself, hands
+  a reply to the request waiting for its ``id`` and puts everything else on a bounded
+  event queue;
 - a *writer* that drains a bounded outgoing queue, so the reader can queue a ``pong``
   without ever blocking on the socket.
 
@@ -58,9 +59,8 @@ from typing import Any
 import msgspec
 import trio
 
-from ..protocol.codec import decode_server, encode
-from ..protocol.errors import ProtocolError
-from ..protocol.framing import LineBuffer
+from ..protocol.connection import CLIENT_MAX_LINE, ClientConnection
+from ..protocol.errors import RemoteProtocolError
 from ..protocol.messages import (
     AnswerMessage,
     ClientMessage,
@@ -77,6 +77,7 @@ from ..protocol.messages import (
     TableState,
     Welcome,
 )
+from ..protocol.state import ConnState
 
 __all__ = [
     "ClientError",
@@ -164,13 +165,13 @@ class _Pending:
 class Connection:
     """A connected, greeted client connection. Build it with :meth:`open`."""
 
-    def __init__(self, stream: trio.abc.Stream, *, max_line: int = 65536,
+    def __init__(self, stream: trio.abc.Stream, *, max_line: int = CLIENT_MAX_LINE,
                  max_events: int = 4096, max_outgoing: int = 256,
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT) -> None:
         self._stream = stream
         self._idle_timeout = idle_timeout
         self._last_heard = trio.current_time()
-        self._buffer = LineBuffer(max_line)
+        self._conn = ClientConnection(max_line=max_line)
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
         self._events_in, self._events_out = trio.open_memory_channel[ServerMessage](max_events)
@@ -246,7 +247,7 @@ class Connection:
         if self.lost_reason is not None:
             raise ConnectionLost(self.lost_reason)
         try:
-            await self._out_in.send(encode(msg))
+            await self._out_in.send(self._conn.send(msg))
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             raise ConnectionLost(self.lost_reason or "closed") from None
 
@@ -322,9 +323,10 @@ class Connection:
             if quiet >= limit / 2 and pinged_at != heard:
                 pinged_at = heard  # one ping per silence
                 with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError):
-                    self._out_in.send_nowait(encode(Ping()))
+                    self._out_in.send_nowait(self._conn.send(Ping()))
 
     async def _reader(self) -> None:
+        conn = self._conn
         while True:
             try:
                 data = await self._stream.receive_some(65536)
@@ -332,30 +334,32 @@ class Connection:
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                 self._mark_lost(f"receive failed: {_describe(exc)}")
                 return
-            if not data:
-                self._mark_lost("the server closed the connection")
-                return
-            try:
-                lines = self._buffer.feed(data)
-            except ProtocolError as exc:
-                self._mark_lost(f"bad data from the server: {exc}")
-                return
-            for line in lines:
+            conn.receive_data(data)
+            while True:
                 try:
-                    msg = decode_server(line)
-                except ProtocolError as exc:
+                    msg = conn.next_message()
+                except RemoteProtocolError as exc:
+                    if exc.fatal:
+                        self._mark_lost(f"bad data from the server: {exc}")
+                        return
                     # A message this client does not understand (a newer server?): log, go on.
                     log.warning("ignoring a server line: %s", exc)
                     continue
+                if msg is None:
+                    break
                 if not self._dispatch(msg):
                     return
+            if conn.peer_closed:
+                self._mark_lost("the server closed the connection")
+                return
 
     def _dispatch(self, msg: ServerMessage) -> bool:
         """Route one decoded message; False when the connection must end."""
         if isinstance(msg, ServerPing):
             # If the writer is backed up, that traffic counts as life too: skip the pong.
-            with contextlib.suppress(trio.WouldBlock):
-                self._out_in.send_nowait(encode(Pong()))
+            if self.lost_reason is None:
+                with contextlib.suppress(trio.WouldBlock):
+                    self._out_in.send_nowait(self._conn.send(Pong()))
             return True
         if isinstance(msg, Welcome) and self.welcome is None:
             self.welcome = msg
@@ -370,7 +374,8 @@ class Connection:
                 return True
         if isinstance(msg, ServerPong):
             return True  # the answer to the watchdog's ping: proof of life, nothing more
-        if isinstance(msg, ServerShutdown):
+        if self._conn.state is ConnState.CLOSED:  # the state machine: server_shutdown ends it
+            assert isinstance(msg, ServerShutdown)
             self._queue_event(msg)
             self._mark_lost(f"server shutdown: {msg.reason}")
             return False
@@ -393,6 +398,7 @@ class Connection:
         if self.lost_reason is not None:
             return
         self.lost_reason = reason
+        self._conn.close()
         log.debug("connection ended: %s", reason)
         self._welcomed.set()
         for pending in self._pending.values():

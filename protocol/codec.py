@@ -16,7 +16,7 @@ import msgspec
 
 from ..game.cards import Card
 from ..game.errors import MalformedInput
-from .errors import ErrorCode, ProtocolError
+from .errors import ErrorCode, RemoteProtocolError
 from .messages import ClientMessage, MessageId, ServerMessage
 
 __all__ = [
@@ -95,7 +95,7 @@ def encode(msg: msgspec.Struct) -> bytes:
 
 
 def decode_client(line: bytes) -> ClientMessage:
-    """Decode one line from a client, or raise :class:`ProtocolError` saying what is wrong.
+    """Decode one line from a client, or raise :class:`RemoteProtocolError` saying what is wrong.
 
     Codes: ``bad_json`` (not UTF-8 JSON, or nested too deeply to read), ``unknown_type``,
     ``invalid_message`` (not an object, no ``type``, or a field of the wrong shape; the
@@ -108,9 +108,9 @@ def decode_client(line: bytes) -> ClientMessage:
     except msgspec.ValidationError as exc:  # subclass of DecodeError: must come first
         raise _classify(line, exc, CLIENT_TYPES) from None
     except msgspec.DecodeError as exc:
-        raise ProtocolError(ErrorCode.BAD_JSON, f"not valid JSON: {_short(exc)}") from None
+        raise RemoteProtocolError(ErrorCode.BAD_JSON, f"not valid JSON: {_short(exc)}") from None
     except RecursionError:
-        raise ProtocolError(ErrorCode.BAD_JSON, "JSON nested too deeply") from None
+        raise RemoteProtocolError(ErrorCode.BAD_JSON, "JSON nested too deeply") from None
 
 
 def decode_server(line: bytes) -> ServerMessage:
@@ -121,43 +121,43 @@ def decode_server(line: bytes) -> ServerMessage:
     except msgspec.ValidationError as exc:
         raise _classify(line, exc, SERVER_TYPES) from None
     except msgspec.DecodeError as exc:
-        raise ProtocolError(ErrorCode.BAD_JSON, f"not valid JSON: {_short(exc)}") from None
+        raise RemoteProtocolError(ErrorCode.BAD_JSON, f"not valid JSON: {_short(exc)}") from None
     except RecursionError:
-        raise ProtocolError(ErrorCode.BAD_JSON, "JSON nested too deeply") from None
+        raise RemoteProtocolError(ErrorCode.BAD_JSON, "JSON nested too deeply") from None
 
 
 def _classify(line: bytes, exc: msgspec.ValidationError,
-              known: dict[str, type[msgspec.Struct]]) -> ProtocolError:
+              known: dict[str, type[msgspec.Struct]]) -> RemoteProtocolError:
     """Work out why a line failed typed validation (the slow path, errors only)."""
     # The typed decoder may stop at the first misfit field before it has read the rest of
     # the line, so check the whole line is JSON before blaming its shape.
     try:
         obj = _any_decoder.decode(line)
     except msgspec.DecodeError as err:
-        return ProtocolError(ErrorCode.BAD_JSON, f"not valid JSON: {_short(err)}")
+        return RemoteProtocolError(ErrorCode.BAD_JSON, f"not valid JSON: {_short(err)}")
     except RecursionError:
-        return ProtocolError(ErrorCode.BAD_JSON, "JSON nested too deeply")
+        return RemoteProtocolError(ErrorCode.BAD_JSON, "JSON nested too deeply")
     if not isinstance(obj, dict):
-        return ProtocolError(ErrorCode.INVALID_MESSAGE,
+        return RemoteProtocolError(ErrorCode.INVALID_MESSAGE,
                              f"expected a JSON object, got {_json_kind(obj)}")
     msg_id = _read_id(obj)
     kind = obj.get("type")
     if kind is None:
-        return ProtocolError(ErrorCode.INVALID_MESSAGE, "missing required field 'type'",
+        return RemoteProtocolError(ErrorCode.INVALID_MESSAGE, "missing required field 'type'",
                              id=msg_id)
     if not isinstance(kind, str):
-        return ProtocolError(ErrorCode.INVALID_MESSAGE,
+        return RemoteProtocolError(ErrorCode.INVALID_MESSAGE,
                              f"field 'type': expected a string, got {_json_kind(kind)}",
                              id=msg_id)
     if kind not in known:
         shown = kind if len(kind) <= 40 else kind[:40] + "..."
-        return ProtocolError(ErrorCode.UNKNOWN_TYPE,
+        return RemoteProtocolError(ErrorCode.UNKNOWN_TYPE,
                              f"unknown message type {shown!r}; send {{\"type\":\"help\"}}",
                              id=msg_id)
     # A field that names no card keeps its own code (``bad_card``), as before cards
     # were typed; every other misfit field is an invalid message.
     code = ErrorCode.BAD_CARD if _NOT_A_CARD in str(exc) else ErrorCode.INVALID_MESSAGE
-    return ProtocolError(code, f"{kind}: {readable_validation_error(str(exc))}", id=msg_id)
+    return RemoteProtocolError(code, f"{kind}: {readable_validation_error(str(exc))}", id=msg_id)
 
 
 def _read_id(obj: dict[str, Any]) -> MessageId | None:

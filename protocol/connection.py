@@ -1,71 +1,45 @@
 """Sans-IO connection objects: bytes in, messages out; messages in, bytes out.
 
-How the server side works
--------------------------
-A :class:`ServerConnection` is fed whatever the socket produced with
-:meth:`~ServerConnection.receive_data` and asked for decoded messages with
-:meth:`~ServerConnection.next_message`, which returns ``None`` when it needs more bytes.
-It never does I/O and never imports trio, so the same object serves a real socket, a
-test's fake link or a fuzzer.
+A :class:`ServerConnection` (the server's end of one client connection) and a
+:class:`ClientConnection` (a client's end) are fed whatever the socket produced with
+``receive_data`` and asked for decoded messages with ``next_message``, which returns
+``None`` when more bytes are needed. They never do I/O and never import trio: the server
+session and the client connection drive them (as trio-websocket drives wsproto), and a
+test's fake link or a fuzzer drives exactly the same objects.
 
-The connection is in one of three states (:class:`ConnState`):
+What may happen in which state is decided by :mod:`jackal.protocol.state` (one table for
+both ends); this module adds the bytes: a capped line buffer, decoding, encoding.
 
-``AWAIT_HELLO``
-    Fresh. Only the messages in ``_ALLOWED[AWAIT_HELLO]`` (``help``, ``ping``) and
-    ``hello`` itself pass; anything else raises a non-fatal ``hello_first``. A ``hello``
-    is handed to the server, which checks its password or token and then calls
-    :meth:`~ServerConnection.accept_hello`; a refused hello leaves the state unchanged,
-    so the peer may try again.
-``OPEN``
-    Every client message passes; what it means is the server's business.
-``CLOSED``
-    A fatal error happened (a line over the cap) or the peer closed its side. Bytes fed
-    after that are ignored; :meth:`~ServerConnection.next_message` re-raises the fatal
-    error, if any, once the lines received before it have been handed out.
+Errors, as in h11:
 
-Decoding errors of a single line (``bad_json``, ``invalid_message``, ``unknown_type``)
-are raised from ``next_message`` and change nothing: the next call carries on with the
-next line, as the protocol promises that only framing errors close a connection.
+- ``next_message`` raises :class:`RemoteProtocolError` when the peer broke the protocol.
+  A bad line (``bad_json``, ``invalid_message``, ``unknown_type``) or a message refused in
+  this state (``hello_first``, ``not_allowed``) is non-fatal: answer it and call again,
+  the next line follows. A line over the cap (``line_too_long``) is fatal: the state is
+  MUST_CLOSE, nothing more is read, and the caller sends the error and closes.
+- Our own misuse (accepting a hello twice, sending on a closed connection) raises
+  :class:`LocalProtocolError`.
+
+Order: the lines that completed before an over-long line, even in the same chunk, are
+handed out (and answered) first; the fatal ``line_too_long`` comes after them. A peer that
+closed its side (``receive_data(b"")``) still gets its last line, newline or not.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from enum import Enum
-
-import msgspec
 
 from .codec import decode_client, decode_server, encode
-from .errors import ErrorCode, ProtocolError
+from .errors import ProtocolError, RemoteProtocolError
 from .framing import DEFAULT_MAX_LINE, LineBuffer
-from .messages import (
-    ClientMessage,
-    Hello,
-    Help,
-    Ping,
-    ServerMessage,
-    Welcome,
-)
+from .messages import ClientMessage, ServerMessage, Welcome
+from .state import ConnState, Move, Role, StateMachine
 
-__all__ = ["CLIENT_MAX_LINE", "ClientConnection", "ConnState", "ServerConnection"]
+__all__ = ["CLIENT_MAX_LINE", "ClientConnection", "ServerConnection"]
 
 #: Server messages (a table snapshot with two inline convention cards) can be larger than
 #: anything a client needs to send, so clients accept longer lines by default.
 CLIENT_MAX_LINE = 1 << 20
-
-
-class ConnState(Enum):
-    AWAIT_HELLO = "await_hello"
-    OPEN = "open"
-    CLOSED = "closed"
-
-
-#: state -> the client message types that may pass in it (None: all of them).
-_ALLOWED: dict[ConnState, frozenset[type[msgspec.Struct]] | None] = {
-    ConnState.AWAIT_HELLO: frozenset({Hello, Help, Ping}),
-    ConnState.OPEN: None,
-    ConnState.CLOSED: frozenset(),
-}
 
 
 class _LineQueue:
@@ -80,7 +54,7 @@ class _LineQueue:
     def __init__(self, max_line: int) -> None:
         self.buffer = LineBuffer(max_line)
         self.lines: deque[bytes] = deque()
-        self.fatal: ProtocolError | None = None
+        self.fatal: RemoteProtocolError | None = None
         self.eof = False
 
     def receive(self, data: bytes | bytearray) -> None:
@@ -92,10 +66,11 @@ class _LineQueue:
             return
         try:
             self.buffer.feed_into(data, self.lines)
-        except ProtocolError as exc:
+        except RemoteProtocolError as exc:
             self.fatal = exc
 
     def pop(self) -> bytes | None:
+        """The next complete line; the fatal error once they are used up; else None."""
         if self.lines:
             return self.lines.popleft()
         if self.fatal is not None:
@@ -103,23 +78,20 @@ class _LineQueue:
         return None
 
 
-class ServerConnection:
-    """The server's view of one client connection (see the module docstring)."""
+class _Connection:
+    """What both ends share: the state machine, the line queue, closing."""
 
-    def __init__(self, *, max_line: int = DEFAULT_MAX_LINE) -> None:
+    def __init__(self, role: Role, max_line: int) -> None:
+        self._machine = StateMachine(role)
         self._queue = _LineQueue(max_line)
-        self.state = ConnState.AWAIT_HELLO
-        #: Name given in the accepted ``hello`` (None before it).
-        self.name: str | None = None
 
     @property
-    def hello_done(self) -> bool:
-        """True once the server accepted this connection's ``hello``."""
-        return self.name is not None
+    def state(self) -> ConnState:
+        return self._machine.state
 
     @property
     def peer_closed(self) -> bool:
-        """True once :meth:`receive_data` was given ``b""`` (end of stream)."""
+        """True once ``receive_data`` was given ``b""`` (end of stream)."""
         return self._queue.eof
 
     @property
@@ -128,83 +100,96 @@ class ServerConnection:
         return self._queue.buffer.pending
 
     def receive_data(self, data: bytes | bytearray) -> None:
-        """Feed bytes from the socket; ``b""`` means the peer closed its side. Never raises."""
-        if self.state is not ConnState.CLOSED:  # a closing connection reads nothing more
+        """Feed bytes from the socket; ``b""`` means the peer closed its side. Never raises.
+
+        Once the connection must close, what arrives is not read any more.
+        """
+        if self.state not in (ConnState.MUST_CLOSE, ConnState.CLOSED):
             self._queue.receive(data)
+
+    def _next_line(self) -> bytes | None:
+        if self.state in (ConnState.MUST_CLOSE, ConnState.CLOSED):
+            return None
+        try:
+            return self._queue.pop()
+        except RemoteProtocolError:
+            self._machine.move(Move.BROKEN_FRAMING)
+            raise
+
+    def close(self) -> None:
+        """We are closing (idempotent): nothing more is read or sent."""
+        if self.state is not ConnState.CLOSED:
+            self._machine.move(Move.CLOSE)
+
+
+class ServerConnection(_Connection):
+    """The server's end of one client connection (see the module docstring)."""
+
+    def __init__(self, *, max_line: int = DEFAULT_MAX_LINE) -> None:
+        super().__init__(Role.SERVER, max_line)
+        #: Name given in the accepted ``hello`` (None before it).
+        self.name: str | None = None
+
+    @property
+    def hello_done(self) -> bool:
+        """True once the server accepted this connection's ``hello``."""
+        return self.name is not None
 
     def next_message(self) -> ClientMessage | None:
         """The next client message, or ``None`` if more bytes are needed.
 
-        Raises :class:`ProtocolError`: non-fatal for one bad line (carry on calling),
-        fatal (``line_too_long``) when the stream must be closed.
+        Raises :class:`RemoteProtocolError`: non-fatal for one bad or refused line (carry
+        on calling), fatal (``line_too_long``) when the stream must be closed.
         """
-        if self.state is ConnState.CLOSED:
-            if self._queue.fatal is not None:
-                raise self._queue.fatal
-            return None
-        try:
-            line = self._queue.pop()
-        except ProtocolError:
-            self.state = ConnState.CLOSED
-            raise
+        line = self._next_line()
         if line is None:
             return None
         msg = decode_client(line)
-        allowed = _ALLOWED[self.state]
-        if allowed is None or type(msg) in allowed:
-            return msg
-        raise ProtocolError(ErrorCode.HELLO_FIRST,
-                            'say {"type":"hello","name":"..."} first', id=msg.id)
+        self._machine.receive(type(msg), msg.id)
+        return msg
 
     def accept_hello(self, name: str) -> None:
         """The server accepted a ``hello``: every message may pass from now on."""
-        if self.state is ConnState.AWAIT_HELLO:
-            self.state = ConnState.OPEN
+        self._machine.move(Move.ACCEPT_HELLO)
         self.name = name
 
     def send(self, msg: ServerMessage) -> bytes:
         """The bytes to write for ``msg``."""
+        self._machine.check_send()
         return encode(msg)
 
     def send_error(self, exc: ProtocolError) -> bytes:
         """The bytes of the ``error`` answering ``exc``; a fatal one closes the connection."""
+        data = self.send(exc.to_message())
         if exc.fatal:
-            self.state = ConnState.CLOSED
-        return encode(exc.to_message())
+            self.close()
+        return data
 
 
-class ClientConnection:
-    """A client's view of its connection: decodes server lines, encodes requests."""
+class ClientConnection(_Connection):
+    """A client's end of its connection: decodes server lines, encodes requests."""
 
     def __init__(self, *, max_line: int = CLIENT_MAX_LINE) -> None:
-        self._queue = _LineQueue(max_line)
+        super().__init__(Role.CLIENT, max_line)
         #: The server's greeting, once it has arrived.
         self.welcome: Welcome | None = None
-
-    @property
-    def peer_closed(self) -> bool:
-        """True once :meth:`receive_data` was given ``b""`` (end of stream)."""
-        return self._queue.eof
-
-    def receive_data(self, data: bytes | bytearray) -> None:
-        """Feed bytes from the socket; ``b""`` means the server closed. Never raises."""
-        self._queue.receive(data)
 
     def next_message(self) -> ServerMessage | None:
         """The next server message, or ``None`` if more bytes are needed.
 
-        Raises :class:`ProtocolError` for a line that is not a server message (non-fatal)
-        or a line over the cap (fatal).
+        Raises :class:`RemoteProtocolError` for a line that is not a server message
+        (non-fatal) or a line over the cap (fatal).
         """
-        line = self._queue.pop()
+        line = self._next_line()
         if line is None:
             return None
         msg = decode_server(line)
+        self._machine.receive(type(msg))
         if isinstance(msg, Welcome) and self.welcome is None:
             self.welcome = msg
         return msg
 
     def send(self, msg: ClientMessage) -> bytes:
         """The bytes to write for ``msg``."""
+        self._machine.check_send()
         return encode(msg)
-

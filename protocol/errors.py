@@ -1,9 +1,15 @@
-"""Stable error codes of protocol v1 and the one exception the protocol layer raises.
+"""Stable error codes of protocol v1 and the exceptions around them.
 
-A bad line from a peer is the *peer's* mistake: the layer raises :class:`ProtocolError`
-carrying the code to answer with, the ``id`` of the offending request when it could be
-read, and whether the connection must be closed afterwards (only framing trouble is
-fatal). The server turns it into an ``error`` message with :meth:`ProtocolError.to_message`.
+Two kinds of mistake, as in h11:
+
+- the *peer's*: :class:`ProtocolError` carries the code to answer with, the ``id`` of the
+  offending request when it could be read, and whether the connection must be closed
+  afterwards. The server turns it into an ``error`` message with
+  :meth:`ProtocolError.to_message`. The protocol layer itself (framing, decoding, the
+  state machine) raises its subclass :class:`RemoteProtocolError`: the peer broke the
+  protocol, not merely a rule of the game or the lobby.
+- *ours*: :class:`LocalProtocolError`, raised when our own code misuses a connection
+  object (a move its state does not allow). It is a bug, never answered to the peer.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from enum import StrEnum
 
 from .messages import Error, MessageId
 
-__all__ = ["ErrorCode", "ProtocolError"]
+__all__ = ["ErrorCode", "LocalProtocolError", "ProtocolError", "RemoteProtocolError"]
 
 
 class ErrorCode(StrEnum):
@@ -77,3 +83,12 @@ class ProtocolError(Exception):
     def to_message(self) -> Error:
         """The ``error`` message that answers this mistake."""
         return Error(code=str(self.code), message=self.message, id=self.id)
+
+
+class RemoteProtocolError(ProtocolError):
+    """The peer broke the protocol: a line over the cap, a line that is not a valid
+    message, or a message its connection's state does not allow."""
+
+
+class LocalProtocolError(Exception):
+    """Our own code asked a connection object for something its state does not allow."""

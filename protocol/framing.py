@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from .errors import ErrorCode, ProtocolError
+from .errors import ErrorCode, RemoteProtocolError
 
 __all__ = ["DEFAULT_MAX_LINE", "LineBuffer"]
 
@@ -25,7 +25,7 @@ class LineBuffer:
     """Split a byte stream into lines ending in ``\\n`` (``\\r\\n`` accepted).
 
     Blank (whitespace-only) lines are skipped. A line longer than ``max_line`` bytes (not
-    counting its terminator) raises a fatal ``line_too_long`` :class:`ProtocolError`; the
+    counting its terminator) raises a fatal ``line_too_long`` :class:`RemoteProtocolError`; the
     buffer is then dead (the stream has lost its framing) and every later feed raises again.
     """
 
@@ -36,16 +36,16 @@ class LineBuffer:
             raise ValueError(f"max_line must be positive, not {max_line}")
         self.max_line = max_line
         self._buf = bytearray()
-        self._failed: ProtocolError | None = None
+        self._failed: RemoteProtocolError | None = None
 
     @property
     def pending(self) -> int:
         """Bytes held for a line whose end has not arrived yet."""
         return len(self._buf)
 
-    def _fail(self) -> ProtocolError:
+    def _fail(self) -> RemoteProtocolError:
         self._buf.clear()  # free the memory now: the connection is going away
-        self._failed = ProtocolError(
+        self._failed = RemoteProtocolError(
             ErrorCode.LINE_TOO_LONG, f"line longer than {self.max_line} bytes", fatal=True)
         return self._failed
 

@@ -1,8 +1,9 @@
 """The hub: routes each client message to the lobby or a table, and runs the tables.
 
-Message handling is synchronous: :meth:`Hub.handle_line` decodes a line, checks the
-rate limit and the hello rule, calls one table or lobby method, and delivers the
-returned messages to the recipients' queues. Nothing in it awaits, so one slow
+Message handling is synchronous: each connection's session decodes its lines, applies
+the protocol state machine (the hello rule) and the rate limit, and hands every good
+message to :meth:`Hub.handle_message`, which calls one table or lobby method and
+delivers the returned messages to the recipients' queues. Nothing in it awaits, so one slow
 client or one busy table never holds up another. Each table has one task
 (:meth:`Hub.run_table`) that sleeps until the table's next deadline or until an
 action wakes it, runs server-side bot decisions in worker threads, and applies them
@@ -14,7 +15,8 @@ Behaviour decisions (for docs/PROTOCOL.md):
   one direct reply carrying its ``id``.
 - ``hello`` with a ``protocol`` other than 1 gets ``invalid_message`` naming the field.
 - Before ``hello`` only ``help``, ``ping`` and ``pong`` are accepted; anything else gets
-  ``hello_first``. A second ``hello`` gets ``not_allowed``. With a server password a
+  ``hello_first``. A second ``hello`` gets ``not_allowed``. (Both rules are the protocol
+  state machine's, jackal.protocol.state, applied by the session.) With a server password a
   ``hello`` without the right one gets ``bad_password`` and the connection may try again,
   up to five times: the fifth wrong password also closes it.
 - ``hello`` with a ``token`` reclaims that seat (``bad_token`` if it matches no seat):
@@ -46,7 +48,7 @@ import trio
 
 from ..game.conventions import ConventionCard
 from ..game.seats import Seat, Team
-from ..protocol.codec import decode_client, encode
+from ..protocol.codec import encode
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.help import help_reply
 from ..protocol.messages import (
@@ -90,7 +92,6 @@ __all__ = ["Hub", "server_version"]
 
 log = logging.getLogger("jackal.server")
 
-_BEFORE_HELLO = (Help, Ping, Pong, Hello)
 #: Wrong passwords one connection may send before it is closed (guessing is abuse).
 MAX_BAD_PASSWORDS = 5
 
@@ -192,10 +193,9 @@ class Hub:
             self._all_gone.set()
         reason = session.dropped_reason or "closed"
         log.info("connection #%d %s closed (%s)", session.number, session.address, reason)
-        table = session.table
-        if table is not None:
-            self.send(table.disconnect(session, trio.current_time()), table)
-            session.table = session.seat = None
+        gone = self.lobby.disconnect(session, trio.current_time())
+        if gone is not None:
+            self.send(gone[1], gone[0])
 
     async def shutdown(self, grace: float) -> None:
         """The server is stopping (new connections are no longer accepted).
@@ -221,21 +221,9 @@ class Hub:
 
     # ------------------------------------------------------------------ messages
 
-    def handle_line(self, session: Session, line: bytes) -> None:
-        """Answer one line from ``session`` (never awaits)."""
-        now = trio.current_time()
-        wait = session.bucket.take(now)
-        try:
-            msg = decode_client(line)
-        except ProtocolError as exc:
-            if wait:
-                self._rate_limited(session, exc.id, wait)
-            else:
-                session.deliver(exc.to_message())
-            return
-        if wait:
-            self._rate_limited(session, msg.id, wait)
-            return
+    def handle_message(self, session: Session, msg: ClientMessage, now: float) -> None:
+        """Answer one message from ``session`` (never awaits). The session has already
+        applied the protocol's state machine and the rate limit."""
         try:
             self.dispatch(session, msg, now)
         except ProtocolError as exc:
@@ -250,24 +238,8 @@ class Hub:
             session.deliver(Error(id=msg.id, code=ErrorCode.INTERNAL.value,
                                   message="internal server error (logged)"))
 
-    def _rate_limited(self, session: Session, msg_id: int | str | None, wait: float) -> None:
-        if session.bucket.refused_in_a_row >= self.config.flood_limit:
-            log.warning("connection #%d %s: flooding, closed", session.number, session.address)
-            session.close_with(ProtocolError(ErrorCode.RATE_LIMITED,
-                                             "too many messages: closing", fatal=True))
-            return
-        # Round UP to the millisecond: a hint of 0.0 (or one a little short) would invite
-        # an immediate retry that is refused again.
-        hint = max(0.001, math.ceil(wait * 1000.0) / 1000.0)
-        session.deliver(Error(id=msg_id, code=ErrorCode.RATE_LIMITED.value,
-                              message=f"too many messages; wait {hint:.3f} s",
-                              retry_after=hint))
-
     def dispatch(self, session: Session, msg: ClientMessage, now: float) -> None:
         """Act on one decoded message (raises ProtocolError for a bad one)."""
-        if not session.helloed and not isinstance(msg, _BEFORE_HELLO):
-            raise ProtocolError(ErrorCode.HELLO_FIRST,
-                                'say hello first: {"type":"hello","name":"you"}')
         match msg:
             case Help():
                 session.deliver(help_reply(msg.id))
@@ -289,51 +261,33 @@ class Hub:
                 table = self.lobby.get(msg.table)
                 self.send(table.add_bot(session, msg.seat, msg.strategy, msg.id), table)
             case Leave():
-                table = self._current(session)
-                out = table.leave(session, msg.id)
-                session.table = session.seat = None
+                table, out = self.lobby.leave(session, msg.id)
                 self.send(out, table)
             case Ready():
-                table = self._seated(session)
+                table, _seat = self.lobby.seated(session)
                 self.send(table.ready(session, msg.id), table)
             case Play():
-                table = self._seated(session)
+                table, _seat = self.lobby.seated(session)
                 self.send(table.play(session, msg.card, now, msg.id), table)
             case Conventions():
-                table = self._seated(session)
+                table, _seat = self.lobby.seated(session)
                 self.send(table.set_conventions(session, msg.card, msg.id), table)
             case Explain():
-                table = self._current(session)
+                table = self.lobby.current(session)
                 card, text, data = table.explain(msg.seat, msg.index)
                 session.deliver(Explanation(id=msg.id, seat=msg.seat, index=msg.index,
                                             card=card, text=text, meaning=data))
             case Ask():
-                table = self._seated(session)
+                table, _seat = self.lobby.seated(session)
                 self.send(table.ask(session, msg.seat, msg.text, msg.index, msg.id), table)
             case AnswerQuestion():
-                table = self._seated(session)
+                table, _seat = self.lobby.seated(session)
                 self.send(table.answer(session, msg.question, msg.text, msg.id), table)
             case _:  # pragma: no cover  (every client message is handled above)
                 raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"cannot handle {msg!r}")
 
-    def _current(self, session: Session) -> Table:
-        if session.table is None:
-            raise ProtocolError(ErrorCode.NOT_SEATED, "you are not at a table")
-        return session.table
-
-    def _seated(self, session: Session) -> Table:
-        if session.table is None or session.seat is None:
-            raise ProtocolError(ErrorCode.NOT_SEATED, "you have no seat")
-        return session.table
-
-    def _leave_watching(self, session: Session) -> None:
-        if session.table is not None and session.seat is None:
-            session.table.spectators.pop(session, None)
-            session.table = None
-
     def _hello(self, session: Session, msg: Hello) -> None:
-        if session.helloed:
-            raise ProtocolError(ErrorCode.NOT_ALLOWED, "you already said hello")
+        # A second hello never gets here: the connection's state machine refuses it.
         if msg.protocol is not None and msg.protocol != PROTOCOL_VERSION:
             raise ProtocolError(ErrorCode.INVALID_MESSAGE,
                                 f"field 'protocol': this server speaks protocol "
@@ -344,7 +298,7 @@ class Hub:
             raise ProtocolError(ErrorCode.BAD_PASSWORD, "wrong or missing password",
                                 fatal=session.bad_passwords >= MAX_BAD_PASSWORDS)
         if msg.token is None:
-            session.name = msg.name
+            session.conn.accept_hello(msg.name)
             session.deliver(HelloOk(id=msg.id, name=msg.name))
             log.info("connection #%d %s is %r", session.number, session.address, msg.name)
             return
@@ -352,15 +306,9 @@ class Hub:
         if found is None:
             raise ProtocolError(ErrorCode.BAD_TOKEN, "that token reclaims no seat")
         table, seat = found
-        session.name = msg.name
-        old = table.seats[seat].peer
-        if old is not None and old is not session:
-            old_session = _as_session(old)
-            if old_session is not None:
-                old_session.table = old_session.seat = None
+        session.conn.accept_hello(msg.name)
         session.deliver(HelloOk(id=msg.id, name=msg.name, table=table.id, seat=seat))
-        self.send(table.reclaim(session, seat), table)
-        session.table, session.seat = table, seat
+        self.send(self.lobby.reclaim(session, table, seat), table)
         log.info("connection #%d %s reclaimed %s at table %s", session.number, session.address,
                  seat, table.id)
 
@@ -394,28 +342,14 @@ class Hub:
         self._nursery.start_soon(self.run_table, table)
 
     def _join(self, session: Session, msg: Join) -> None:
-        if session.seat is not None:
-            where = session.table.id if session.table is not None else "?"
-            raise ProtocolError(ErrorCode.ALREADY_SEATED, f"you already sit at table {where}")
-        table = self.lobby.get(msg.table)
-        seat = msg.seat
-        watching = session.table
-        _token, out = table.join(session, session.name or "anonymous", seat, msg.id)
-        if watching is not None and watching is not table:
-            watching.spectators.pop(session, None)
-        session.table, session.seat = table, table.seat_of(session)
+        table, out = self.lobby.join(session, session.name or "anonymous", msg.table,
+                                     msg.seat, msg.id)
         log.info("connection #%d %r sits at %s %s", session.number, session.name, table.id,
-                 session.seat)
+                 table.seat_of(session))
         self.send(out, table)
 
     def _spectate(self, session: Session, msg: Spectate) -> None:
-        if session.seat is not None:
-            raise ProtocolError(ErrorCode.ALREADY_SEATED, "you have a seat; leave it first")
-        table = self.lobby.get(msg.table)
-        out = table.spectate(session, msg.id)
-        self._leave_watching(session)
-        table.spectators[session] = None
-        session.table = table
+        table, out = self.lobby.spectate(session, msg.table, msg.id)
         self.send(out, table)
 
     # ------------------------------------------------------------------ tables
@@ -507,7 +441,3 @@ class Hub:
 
 def _same(given: str, expected: str) -> bool:
     return hmac.compare_digest(given.encode(), expected.encode())
-
-
-def _as_session(peer: object) -> Session | None:
-    return peer if isinstance(peer, Session) else None

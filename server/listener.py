@@ -63,7 +63,8 @@ async def serve(config: ServerConfig, *,
                     await stream.send_all(encode(error.to_message()))
             await stream.aclose()
             return
-        session = Session(hub, stream, number, address)
+        session = Session(stream, number, address, config, hub.handle_message,
+                          hub.connection_closed)
         hub.sessions[session] = None
         log.info("connection #%d from %s", number, address)
         session.deliver(hub.welcome())

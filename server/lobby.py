@@ -1,4 +1,12 @@
-"""The lobby: every table of this server by id, and finding a seat by its token.
+"""The lobby: every table of this server by id, who is at which table, and seat tokens.
+
+Who sits where is recorded once: each table holds its seat slots and its spectators, and
+the lobby keeps which table each connection is at (seated or watching), so a message
+finds its table without searching. Both change only through the methods here and the
+table's own methods, called from here; a connection object knows nothing of its seat.
+A connection is at most at one table: it holds at most one seat in the whole server
+(``already_seated``) and watches at most one table (watching or joining a table stops
+watching the previous one).
 
 Table ids are short (``t1``, ``t2``, ...) and never reused within one records
 directory, because restored tables keep theirs and new ids skip them.
@@ -12,20 +20,21 @@ import secrets
 from ..game.conventions import ConventionCard
 from ..game.seats import Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
-from ..protocol.messages import TableInfo
+from ..protocol.messages import MessageId, TableInfo
 from . import views
-from .table import Recorder, Table, TableOptions
+from .table import Outbox, Peer, Recorder, Table, TableOptions
 from .tokens import hash_token
 
 __all__ = ["Lobby"]
 
 
 class Lobby:
-    """Tables by id."""
+    """Tables by id, and the table each connection is at."""
 
     def __init__(self) -> None:
         self.tables: dict[str, Table] = {}
         self._ids = itertools.count(1)
+        self._at: dict[Peer, Table] = {}
 
     def new_id(self) -> str:
         while True:
@@ -66,3 +75,79 @@ class Lobby:
     @staticmethod
     def random_seed() -> int:
         return secrets.randbits(63)
+
+    # ------------------------------------------------------------------ who sits where
+
+    def table_of(self, peer: Peer) -> Table | None:
+        """The table ``peer`` sits at or watches, if any."""
+        return self._at.get(peer)
+
+    def current(self, peer: Peer) -> Table:
+        """The table ``peer`` is at (``not_seated`` if none)."""
+        table = self._at.get(peer)
+        if table is None:
+            raise ProtocolError(ErrorCode.NOT_SEATED, "you are not at a table")
+        return table
+
+    def seated(self, peer: Peer) -> tuple[Table, Seat]:
+        """The table and seat ``peer`` holds (``not_seated`` if none)."""
+        table = self._at.get(peer)
+        seat = table.seat_of(peer) if table is not None else None
+        if table is None or seat is None:
+            raise ProtocolError(ErrorCode.NOT_SEATED, "you have no seat")
+        return table, seat
+
+    def _stop_watching(self, peer: Peer, unless: Table | None = None) -> None:
+        table = self._at.get(peer)
+        if table is not None and table is not unless and table.seat_of(peer) is None:
+            table.stop_watching(peer)
+            del self._at[peer]
+
+    def join(self, peer: Peer, name: str, table_id: str, seat: Seat | None,
+             req_id: MessageId | None = None) -> tuple[Table, Outbox]:
+        """Seat ``peer`` at a table (it stops watching any other)."""
+        at = self._at.get(peer)
+        if at is not None and at.seat_of(peer) is not None:
+            raise ProtocolError(ErrorCode.ALREADY_SEATED, f"you already sit at table {at.id}")
+        table = self.get(table_id)
+        _token, out = table.join(peer, name, seat, req_id)
+        self._stop_watching(peer, unless=table)
+        self._at[peer] = table
+        return table, out
+
+    def spectate(self, peer: Peer, table_id: str,
+                 req_id: MessageId | None = None) -> tuple[Table, Outbox]:
+        """Watch a table (and stop watching any other)."""
+        at = self._at.get(peer)
+        if at is not None and at.seat_of(peer) is not None:
+            raise ProtocolError(ErrorCode.ALREADY_SEATED, "you have a seat; leave it first")
+        table = self.get(table_id)
+        out = table.spectate(peer, req_id)
+        self._stop_watching(peer, unless=table)
+        self._at[peer] = table
+        return table, out
+
+    def leave(self, peer: Peer, req_id: MessageId | None = None) -> tuple[Table, Outbox]:
+        """Give up the seat or stop watching."""
+        table = self.current(peer)
+        out = table.leave(peer, req_id)
+        del self._at[peer]
+        return table, out
+
+    def reclaim(self, peer: Peer, table: Table, seat: Seat) -> Outbox:
+        """``peer`` proved it owns ``seat`` (by its token); a connection holding the seat
+        until now loses it and is at no table any more."""
+        old = table.seats[seat].peer
+        if old is not None and old is not peer:
+            self._at.pop(old, None)
+        self._stop_watching(peer, unless=table)
+        out = table.reclaim(peer, seat)
+        self._at[peer] = table
+        return out
+
+    def disconnect(self, peer: Peer, now: float) -> tuple[Table, Outbox] | None:
+        """``peer``'s connection is gone: its seat is held, its watching ends."""
+        table = self._at.pop(peer, None)
+        if table is None:
+            return None
+        return table, table.disconnect(peer, now)

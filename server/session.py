@@ -2,8 +2,12 @@
 
 Each connection runs in its own nursery inside its own cancel scope:
 
-- the reader feeds received bytes to a capped :class:`LineBuffer` and hands each line to
-  the hub, which answers synchronously (nothing in message handling awaits);
+- the reader feeds received bytes to the connection's sans-IO
+  :class:`~jackal.protocol.connection.ServerConnection` (framing, decoding and the
+  protocol state machine: the hello-first rule lives there), checks the rate limit for
+  every line, answers a refused or undecodable line with its error code, and hands each
+  good message to the ``on_message`` callback (the hub), which answers synchronously
+  (nothing in message handling awaits);
 - ONE writer drains a bounded memory channel of encoded lines to the socket, sending
   whatever has queued up in one write. Table code only ever calls :meth:`deliver`,
   which never blocks: if the channel is full the client is not reading, so it is
@@ -15,6 +19,12 @@ Each connection runs in its own nursery inside its own cancel scope:
   Any bytes from the client count as life;
 - a connection that has not said ``hello`` within ``hello_timeout`` gets ``timeout``
   and is closed.
+
+A line that completes in the same chunk as an over-long line is still answered, and then
+the connection is closed with ``line_too_long`` (the order in which they arrived).
+
+The session is transport plus identity (its number, address and accepted name); where it
+sits is the lobby's and the tables' business, and it knows nothing of the hub.
 
 Closing politely (framing errors, floods, timeouts, slow readers, server shutdown) means:
 queue the final ``error`` (or ``server_shutdown``), close the channel, let the writer drain
@@ -28,22 +38,25 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 import trio
 
-from ..game.seats import Seat
-from ..protocol.codec import encode
-from ..protocol.errors import ErrorCode, ProtocolError
-from ..protocol.framing import LineBuffer
-from ..protocol.messages import ServerMessage, ServerPing, ServerShutdown
+from ..protocol.connection import ServerConnection
+from ..protocol.errors import ErrorCode, ProtocolError, RemoteProtocolError
+from ..protocol.messages import (
+    ClientMessage,
+    Error,
+    MessageId,
+    ServerMessage,
+    ServerPing,
+    ServerShutdown,
+)
+from ..protocol.state import ConnState
+from .config import ServerConfig
 from .ratelimit import TokenBucket
 
-if TYPE_CHECKING:
-    from .hub import Hub
-    from .table import Table
-
-__all__ = ["CLOSE_GRACE", "Session"]
+__all__ = ["CLOSE_GRACE", "MessageHandler", "Session"]
 
 log = logging.getLogger("jackal.server")
 
@@ -53,28 +66,30 @@ CLOSE_GRACE = 2.0
 _WRITE_BATCH = 65536
 
 
-class Session:
-    """A connected client: who it is, where it sits, and its queue of outgoing lines."""
+#: Called with each good message from a client, and the time it arrived.
+MessageHandler = Callable[["Session", ClientMessage, float], None]
 
-    def __init__(self, hub: Hub, stream: trio.SocketStream | trio.abc.Stream, number: int,
-                 address: str) -> None:
-        self.hub = hub
+
+class Session:
+    """A connected client: who it is, and its queue of outgoing lines."""
+
+    def __init__(self, stream: trio.SocketStream | trio.abc.Stream, number: int, address: str,
+                 config: ServerConfig, on_message: MessageHandler,
+                 on_closed: Callable[[Session], None]) -> None:
         self.stream = stream
         self.number = number
         self.address = address
-        config = hub.config
+        self.config = config
+        self.conn = ServerConnection(max_line=config.max_line)
+        self._on_message = on_message
+        self._on_closed = on_closed
         self._send, self._receive = trio.open_memory_channel[bytes](config.send_queue)
-        self.name: str | None = None
-        #: The table this connection sits at or watches, and its seat (None = spectator).
-        self.table: Table | None = None
-        self.seat: Seat | None = None
         now = trio.current_time()
         self.last_seen = now
         #: Counts every receive: "has anything arrived since?" without comparing clock times.
         self.heard = 0
         self.bucket = TokenBucket(config.rate_per_second, config.rate_burst, now)
         self.scope = trio.CancelScope()
-        self.closing = False
         self.dropped_reason: str | None = None
         self.bad_passwords = 0
         self._nursery: trio.Nursery | None = None
@@ -83,14 +98,25 @@ class Session:
         return f"<Session #{self.number} {self.address} {self.name or '-'}>"
 
     @property
+    def name(self) -> str | None:
+        """The name from the accepted ``hello`` (None before it)."""
+        return self.conn.name
+
+    @property
     def helloed(self) -> bool:
-        return self.name is not None
+        return self.conn.hello_done
+
+    @property
+    def closing(self) -> bool:
+        """True once nothing more is read or queued (the last lines may still be written)."""
+        return self.conn.state is ConnState.CLOSED
 
     # ------------------------------------------------------------------ sending
 
     def deliver(self, msg: ServerMessage) -> None:
         """Queue ``msg``; never blocks. A full queue drops the connection."""
-        self.send_line(encode(msg))
+        if not self.closing:
+            self.send_line(self.conn.send(msg))
 
     def send_line(self, data: bytes) -> None:
         """Queue one encoded line; never blocks. A full queue drops the connection."""
@@ -129,7 +155,7 @@ class Session:
             self.deliver(last.to_message())
         elif last is not None:
             self.deliver(last)
-        self.closing = True
+        self.conn.close()
         self._send.close()  # the writer drains what is queued, then ends the session
         if self._nursery is not None:
             self._nursery.start_soon(self._grace_timer)
@@ -137,7 +163,7 @@ class Session:
     def drop(self, reason: str) -> None:
         """Close at once without sending anything more."""
         self.dropped_reason = reason
-        self.closing = True
+        self.conn.close()
         self.scope.cancel()
 
     async def _grace_timer(self) -> None:
@@ -165,14 +191,13 @@ class Session:
             # A bug in handling this connection must not take the server down.
             log.exception("connection #%d %s failed", self.number, self.address)
         finally:
-            self.closing = True
-            self.hub.connection_closed(self)
+            self.conn.close()
+            self._on_closed(self)
             with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_GRACE):
                 await self.stream.aclose()
 
     async def _reader(self) -> None:
-        buffer = LineBuffer(self.hub.config.max_line)
-        hub = self.hub
+        conn = self.conn
         while not self.closing:
             try:
                 data = await self.stream.receive_some(65536)
@@ -183,22 +208,47 @@ class Session:
             self.heard += 1
             if self.closing:
                 return  # closing: what arrives now is not acted on (nobody would hear why)
-            if not data:
-                for line in buffer.feed_eof():
-                    hub.handle_line(self, line)
-                self.close_with(None)
-                return
-            try:
-                lines = buffer.feed(data)
-            except ProtocolError as exc:
-                self.close_with(exc)
-                return
-            for line in lines:
-                hub.handle_line(self, line)
-                if self.closing:
-                    return
+            conn.receive_data(data)
+            self._answer_lines()
+            if not self.closing and conn.peer_closed:
+                self.close_with(None)  # everything it sent before its EOF is answered
             # No extra checkpoint here: receive_some is a schedule point even when data is
             # already waiting, so a flooding client cannot starve the writer or others.
+
+    def _answer_lines(self) -> None:
+        """Act on every line the connection has ready, in order."""
+        conn = self.conn
+        while not self.closing:
+            try:
+                msg = conn.next_message()
+            except RemoteProtocolError as exc:
+                if exc.fatal:
+                    self.close_with(exc)
+                    return
+                if self._admit(exc.id):
+                    self.deliver(exc.to_message())
+                continue
+            if msg is None:
+                return
+            if self._admit(msg.id):
+                self._on_message(self, msg, self.last_seen)
+
+    def _admit(self, msg_id: MessageId | None) -> bool:
+        """Take one token from the rate limit for a line; answer ``rate_limited`` if none."""
+        wait = self.bucket.take(trio.current_time())
+        if not wait:
+            return True
+        if self.bucket.refused_in_a_row >= self.config.flood_limit:
+            log.warning("connection #%d %s: flooding, closed", self.number, self.address)
+            self.close_with(ProtocolError(ErrorCode.RATE_LIMITED,
+                                          "too many messages: closing", fatal=True))
+            return False
+        # Round UP to the millisecond: a hint of 0.0 (or one a little short) would invite
+        # an immediate retry that is refused again.
+        hint = max(0.001, math.ceil(wait * 1000.0) / 1000.0)
+        self.deliver(Error(id=msg_id, code=ErrorCode.RATE_LIMITED.value,
+                           message=f"too many messages; wait {hint:.3f} s", retry_after=hint))
+        return False
 
     async def _writer(self) -> None:
         receive = self._receive
@@ -216,11 +266,11 @@ class Session:
                 await self.stream.send_all(b"".join(chunks))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.dropped_reason = self.dropped_reason or "connection lost"
-        self.closing = True
+        self.conn.close()
         self.scope.cancel()
 
     async def _keepalive(self) -> None:
-        config = self.hub.config
+        config = self.config
         while True:
             idle_until = self.last_seen + config.ping_interval
             if trio.current_time() < idle_until:
@@ -236,7 +286,7 @@ class Session:
                 await trio.sleep(math.inf)
 
     async def _hello_timer(self) -> None:
-        await trio.sleep(self.hub.config.hello_timeout)
+        await trio.sleep(self.config.hello_timeout)
         if not self.helloed:
             log.info("connection #%d %s: no hello, closed", self.number, self.address)
             self.close_with(ProtocolError(ErrorCode.TIMEOUT,

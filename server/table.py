@@ -307,6 +307,10 @@ class Table(Disclosure):
                                skip=peer)
         return token, out
 
+    def stop_watching(self, peer: Peer) -> None:
+        """``peer`` watches another table now (nothing is sent)."""
+        self.spectators.pop(peer, None)
+
     def spectate(self, peer: Peer, req_id: MessageId | None = None) -> Outbox:
         """Watch the table: the public view only."""
         if self.seat_of(peer) is not None:

@@ -38,10 +38,9 @@ KNOWN_CROSSINGS: frozenset[tuple[str, str]] = frozenset({
 KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset({
     # Issue 10 item 5: TuiState(LobbyState) with TYPE_CHECKING stubs (h2-knowledge).
     ("client.tui_lobby", "client.tui_state"),
-    # Issue 10 items 5 and 2: Table(Disclosure), views taking the whole Table (h2-knowledge
-    # for views), and the hub <-> session pair (h1-protocol).
+    # Issue 10 item 5: Table(Disclosure) (h1-protocol) and views taking the whole Table
+    # (h2-knowledge).
     ("server.disclosure", "server.table", "server.views"),
-    ("server.hub", "server.session"),
 })
 
 

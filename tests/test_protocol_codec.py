@@ -7,14 +7,12 @@ import json
 import pytest
 from jackal.game.cards import Card
 from jackal.game.seats import Seat
-from jackal.protocol import (
+from jackal.protocol import ErrorCode, ProtocolError, encode
+from jackal.protocol.codec import (
     CLIENT_TYPES,
     SERVER_TYPES,
-    ErrorCode,
-    ProtocolError,
     decode_client,
     decode_server,
-    encode,
     readable_validation_error,
 )
 from jackal.protocol.messages import (

@@ -11,8 +11,10 @@ from jackal.protocol import (
     ConnState,
     ErrorCode,
     ProtocolError,
+    RemoteProtocolError,
     ServerConnection,
 )
+from jackal.protocol.errors import LocalProtocolError
 from jackal.protocol.messages import (
     PROTOCOL_VERSION,
     Error,
@@ -26,6 +28,7 @@ from jackal.protocol.messages import (
     ServerPong,
     Welcome,
 )
+from jackal.protocol.state import ANY_MESSAGE, TRANSITIONS, Move, Refusal, Role
 
 
 def _drain(conn: ServerConnection) -> list[object]:
@@ -51,11 +54,12 @@ def test_hello_first_rule() -> None:
     for msg in (Help(id=1), Ping(id=2), Join(table="t1", id=3), Pong(), Ready(id="r")):
         server.receive_data(client.send(msg))
     got = _drain(server)
-    assert got[:2] == [Help(id=1), Ping(id=2)]
-    errors = got[2:]
-    assert all(isinstance(e, ProtocolError) and e.code is ErrorCode.HELLO_FIRST
+    # help, ping and pong pass before hello (docs/PROTOCOL.md, "The life of a connection").
+    assert [got[0], got[1], got[3]] == [Help(id=1), Ping(id=2), Pong()]
+    errors = [got[2], got[4]]
+    assert all(isinstance(e, RemoteProtocolError) and e.code is ErrorCode.HELLO_FIRST
                and not e.fatal for e in errors)
-    assert [e.id for e in errors if isinstance(e, ProtocolError)] == [3, None, "r"]
+    assert [e.id for e in errors if isinstance(e, ProtocolError)] == [3, "r"]
 
     # A hello is handed over but only counts once the server accepts it.
     server.receive_data(client.send(Hello(name="bob", password="wrong")))
@@ -71,6 +75,37 @@ def test_hello_first_rule() -> None:
     assert server.next_message() == Join(table="t1", seat="S")
     assert server.next_message() is None
 
+    # A second hello is the peer's mistake; accepting one twice would be ours.
+    server.receive_data(client.send(Hello(name="again", id=9)))
+    with pytest.raises(RemoteProtocolError) as info:
+        server.next_message()
+    assert info.value.code is ErrorCode.NOT_ALLOWED and info.value.id == 9
+    with pytest.raises(LocalProtocolError):
+        server.accept_hello("bob")
+
+
+def test_every_state_is_in_the_table_and_closed_is_final() -> None:
+    for role, states in TRANSITIONS.items():
+        assert states[ConnState.CLOSED] == {}, role
+        for state, triggers in states.items():
+            if state is not ConnState.CLOSED:
+                assert triggers.get(Move.CLOSE) is ConnState.CLOSED, (role, state)
+            if state in (ConnState.AWAIT_HELLO, ConnState.AWAIT_WELCOME, ConnState.OPEN):
+                assert ANY_MESSAGE in triggers, (role, state)
+    assert isinstance(TRANSITIONS[Role.SERVER][ConnState.AWAIT_HELLO][ANY_MESSAGE], Refusal)
+
+
+def test_closed_connection_refuses_our_sends() -> None:
+    server = ServerConnection()
+    server.close()
+    server.close()  # idempotent
+    with pytest.raises(LocalProtocolError):
+        server.send(ServerPong())
+    client = ClientConnection()
+    client.close()
+    with pytest.raises(LocalProtocolError):
+        client.send(Ping())
+
 
 def test_bad_lines_do_not_stop_the_stream() -> None:
     server = ServerConnection()
@@ -85,19 +120,21 @@ def test_bad_lines_do_not_stop_the_stream() -> None:
 
 
 def test_overflow_is_fatal_after_earlier_lines() -> None:
+    # The good lines before an over-long one, in the same chunk, are handed out (and so
+    # answered) first; then line_too_long, and the connection must close.
     server = ServerConnection(max_line=100)
     server.receive_data(b'{"type":"ping","id":1}\n{"type":"help"}\n' + b"[" * 150)
     got = _drain(server)
     assert got[:2] == [Ping(id=1), Help()]
     fatal = got[2]
-    assert isinstance(fatal, ProtocolError) and fatal.code is ErrorCode.LINE_TOO_LONG
-    assert fatal.fatal and server.state is ConnState.CLOSED
+    assert isinstance(fatal, RemoteProtocolError) and fatal.code is ErrorCode.LINE_TOO_LONG
+    assert fatal.fatal and server.state is ConnState.MUST_CLOSE
     assert server.pending == 0
     server.receive_data(b'{"type":"ping"}\n')  # ignored from now on
-    with pytest.raises(ProtocolError):
-        server.next_message()
+    assert server.next_message() is None
     reply = server.send_error(fatal)
     assert b'"code":"line_too_long"' in reply
+    assert server.state.name == "CLOSED"  # (by name: mypy still sees MUST_CLOSE here)
 
 
 def test_ten_megabyte_line_is_refused_without_buffering_it() -> None:
@@ -105,7 +142,7 @@ def test_ten_megabyte_line_is_refused_without_buffering_it() -> None:
     for _ in range(10 * 1024 // 64):  # 10 MiB in 64 KiB chunks, no newline
         server.receive_data(b"a" * 65536)
         assert server.pending <= 65536
-    with pytest.raises(ProtocolError) as info:
+    with pytest.raises(RemoteProtocolError) as info:
         server.next_message()
     assert info.value.code is ErrorCode.LINE_TOO_LONG
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from jackal.protocol import ErrorCode, LineBuffer, ProtocolError
+from jackal.protocol import ErrorCode, ProtocolError
+from jackal.protocol.framing import LineBuffer
 
 
 def test_splits_lines_and_keeps_the_partial_tail() -> None:

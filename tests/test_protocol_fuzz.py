@@ -1,8 +1,14 @@
-"""Property-based fuzzing of the sans-IO protocol layer (issue 7, item 1).
+"""Property-based fuzzing of the protocol layer (issue 7, item 1), the code that runs.
 
-Two promises are checked: whatever bytes arrive, split wherever the network splits them,
-the layer raises nothing but :class:`ProtocolError` (and the outcome does not depend on
-the split); and every valid message survives encode -> random chunks -> decode unchanged.
+The server's :class:`~jackal.server.session.Session` drives exactly the
+:class:`ServerConnection` fuzzed here, and the client's connection the
+:class:`ClientConnection`; the last property drives a real ``Session`` and hub over an
+in-memory stream, so the bytes go through the running server's own path.
+
+Promises checked: whatever bytes arrive, split wherever the network splits them, the
+layer raises nothing but :class:`ProtocolError` (and the outcome does not depend on the
+split); every valid message survives encode -> random chunks -> decode unchanged; and the
+running server answers hostile input with the same protocol verdicts, in the same order.
 Strategies for valid messages are derived from the Structs themselves through
 ``msgspec.inspect``, so a field added to messages.py is fuzzed without touching this file.
 """
@@ -17,22 +23,26 @@ from typing import Any, get_args
 import msgspec
 import msgspec.inspect as mi
 import pytest
+import trio
+import trio.testing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jackal.game.cards import DECK, Card
 from jackal.game.conventions import BUILTIN_CARDS, ConventionCard
 from jackal.protocol import (
-    CLIENT_TYPES,
     ClientConnection,
     ErrorCode,
-    LineBuffer,
     ProtocolError,
     ServerConnection,
-    decode_client,
     encode,
 )
+from jackal.protocol.codec import CLIENT_TYPES, decode_client
+from jackal.protocol.framing import LineBuffer
 from jackal.protocol.help import HELP_ENTRIES
-from jackal.protocol.messages import ClientMessage, Hello, ServerMessage
+from jackal.protocol.messages import ClientMessage, Hello, ServerMessage, ServerShutdown
+from jackal.server.config import ServerConfig
+from jackal.server.hub import Hub
+from jackal.server.session import Session
 
 FUZZ = settings(max_examples=150, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -134,7 +144,9 @@ def _chunks(data: bytes, cuts: list[int]) -> list[bytes]:
 
 
 def _run_server(chunks: list[bytes], *, max_line: int = 65536) -> list[object]:
-    """Feed chunks to a ServerConnection, accepting each hello; record what comes out."""
+    """Feed chunks to a ServerConnection, accepting each hello as the hub does (no
+    password, no seats to reclaim: any hello of protocol 1 without a token); record
+    what comes out."""
     conn = ServerConnection(max_line=max_line)
     out: list[object] = []
     for chunk in [*chunks, b""]:
@@ -149,7 +161,7 @@ def _run_server(chunks: list[bytes], *, max_line: int = 65536) -> list[object]:
                 continue
             if msg is None:
                 break
-            if isinstance(msg, Hello):
+            if isinstance(msg, Hello) and msg.protocol in (None, 1) and msg.token is None:
                 conn.accept_hello(msg.name)
             out.append(msg)
     return out
@@ -190,19 +202,20 @@ def test_hostile_lines_are_answered_the_same_however_split(
         if isinstance(item, tuple):
             code, _id, fatal = item
             assert code in {ErrorCode.BAD_JSON, ErrorCode.INVALID_MESSAGE,
-                            ErrorCode.UNKNOWN_TYPE, ErrorCode.HELLO_FIRST,
+                            ErrorCode.UNKNOWN_TYPE, ErrorCode.HELLO_FIRST, ErrorCode.NOT_ALLOWED,
                             ErrorCode.LINE_TOO_LONG}
             assert fatal == (code is ErrorCode.LINE_TOO_LONG)
 
 
 @FUZZ
-@given(st.lists(client_messages, min_size=1, max_size=8),
+@given(st.lists(client_messages.filter(lambda m: not isinstance(m, Hello)), min_size=1,
+                max_size=8),
        st.lists(st.integers(0, 10_000), max_size=10))
 def test_client_messages_round_trip_through_random_chunks(
         msgs: list[Any], cuts: list[int]) -> None:
     data = b"".join(encode(m) for m in msgs)
     conn = ServerConnection()
-    conn.accept_hello("fuzz")  # the hello-first rule is tested elsewhere
+    conn.accept_hello("fuzz")  # the hello rules (first, and only once) are tested elsewhere
     got: list[Any] = []
     for chunk in _chunks(data, cuts):
         conn.receive_data(chunk)
@@ -223,7 +236,9 @@ def test_server_messages_round_trip_through_random_chunks(
         conn.receive_data(chunk)
         while (msg := conn.next_message()) is not None:
             got.append(msg)
-    assert got == msgs
+    # server_shutdown is the server's last word: the client's state machine reads no more.
+    ends = [i for i, m in enumerate(msgs) if isinstance(m, ServerShutdown)]
+    assert got == (msgs[: ends[0] + 1] if ends else msgs)
 
 
 @settings(max_examples=60, deadline=None)
@@ -245,6 +260,54 @@ def test_huge_numbers_in_any_field(kind: str, digits: int, negative: bool) -> No
         with pytest.raises(ProtocolError) as err:
             decode_client(line)
         assert err.value.code in {ErrorCode.INVALID_MESSAGE, ErrorCode.BAD_JSON}
+
+
+# --------------------------------------------------------------------------- the server
+
+
+#: Verdicts only the protocol layer gives (the hub never answers with these codes), so the
+#: running server's replies can be compared with the sans-IO run line for line.
+_LAYER_CODES = {ErrorCode.BAD_JSON, ErrorCode.UNKNOWN_TYPE, ErrorCode.HELLO_FIRST,
+                ErrorCode.LINE_TOO_LONG}
+
+
+async def _through_a_session(chunks: list[bytes], max_line: int) -> list[str]:
+    """Send chunks to a real Session and hub over an in-memory stream, then half-close;
+    return the codes of every ``error`` the server wrote, in order."""
+    config = ServerConfig(max_line=max_line, rate_burst=10_000, ping_interval=10_000,
+                          hello_timeout=10_000)
+    hub = Hub(config)
+    client, server = trio.testing.memory_stream_pair()
+    session = Session(server, 1, "fuzz", config, hub.handle_message, hub.connection_closed)
+    hub.sessions[session] = None
+    received = bytearray()
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            hub.start(nursery)
+            nursery.start_soon(session.run)
+            for chunk in chunks:
+                await client.send_all(chunk)
+            await client.send_eof()
+            while data := await client.receive_some(1 << 16):
+                received += data
+            nursery.cancel_scope.cancel()
+    return [msg["code"] for msg in map(json.loads, received.splitlines())
+            if msg["type"] == "error"]
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(hostile_lines, max_size=8), st.lists(st.integers(0, 100_000), max_size=8),
+       st.sampled_from([300, 65536]))
+def test_the_running_session_gives_the_same_verdicts(
+        lines: list[bytes], cuts: list[int], max_line: int) -> None:
+    data = b"".join(line + b"\n" for line in lines)
+    expected = [str(item[0]) for item in _run_server([data], max_line=max_line)
+                if isinstance(item, tuple) and item[0] in _LAYER_CODES]
+    got = trio.run(_through_a_session, _chunks(data, cuts), max_line)
+    assert [code for code in got if code in _LAYER_CODES] == expected
+    if expected and expected[-1] == "line_too_long":
+        assert got[-1] == "line_too_long"  # and nothing was answered after it
 
 
 # --------------------------------------------------------------------------- every field

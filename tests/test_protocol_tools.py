@@ -7,9 +7,11 @@ import subprocess
 import sys
 
 import msgspec
-from jackal.protocol import CLIENT_TYPES, SERVER_TYPES, decode_client, encode, json_schema
+from jackal.protocol import encode
+from jackal.protocol.codec import CLIENT_TYPES, SERVER_TYPES, decode_client
 from jackal.protocol.help import HELP_ENTRIES, help_reply
 from jackal.protocol.messages import HelpReply
+from jackal.protocol.schema import json_schema
 
 
 def _jackal(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -122,6 +122,26 @@ async def test_play_errors_during_a_deal() -> None:
         await _error(n, "not_allowed", type="conventions", card="none")
 
 
+async def test_line_too_long_after_a_good_line_in_the_same_chunk() -> None:
+    # One write: a request, then a line over the cap. The request is answered first, then
+    # line_too_long, then the connection closes (docs/PROTOCOL.md, "Framing").
+    async with running_server(ServerConfig(max_line=1000)) as port:
+        c = await RawClient.connect(port, "c")
+        await c.send_raw(b'{"type":"ping","id":"first"}\n{"type":"help","x":"' + b"x" * 2000)
+        rest = await c.eof()
+        assert [m["type"] for m in rest] == ["pong", "error"]
+        assert rest[0]["id"] == "first" and rest[1]["code"] == "line_too_long"
+
+
+async def test_pong_before_hello_is_accepted_silently() -> None:
+    async with running_server() as port:
+        c = await RawClient.connect(port, "c")
+        await c.send_raw(b'{"type":"pong"}\n{"type":"ping","id":"p"}\n')
+        # The first line back answers the ping: the pong got no error (and no reply).
+        assert await c.recv() == {"type": "pong", "id": "p"}
+        await c.hello()
+
+
 async def test_password_and_tokens() -> None:
     async with running_server(ServerConfig(password="sesame")) as port:
         c = await RawClient.connect(port, "c")

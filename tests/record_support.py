@@ -33,7 +33,7 @@ class Recorded:
 
 def record_match(directory: Path, *, table_id: str = "t1", seed: int = 5, target: int = 1,
                  humans: tuple[Seat, ...] = (Seat.N, Seat.E, Seat.S),
-                 until: Callable[[Table], bool] = lambda table: False) -> Recorded:
+                 until: Callable[[Table], bool] = lambda _table: False) -> Recorded:
     """Play a match at a recorded table (humans and random bots, each playing its first
     legal card) until it is over or ``until(table)``; the file is closed afterwards."""
     record = RecordFile.create(directory, table_id)
@@ -50,11 +50,11 @@ def record_match(directory: Path, *, table_id: str = "t1", seed: int = 5, target
         else:
             table.add_bot(lobby, seat, "random")
     for peer in peers.values():
-        table.ready(peer, 0.0)
+        table.ready(peer)
     while table.status != "over" and not until(table):
         if table.status == "between_deals":
             for peer in peers.values():
-                table.ready(peer, 1.0)
+                table.ready(peer)
             continue
         deal = table.match.deal
         assert deal is not None and deal.turn is not None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -24,7 +25,7 @@ async def server_port(nursery: trio.Nursery) -> AsyncIterator[int]:
     yield port
 
 
-async def run_example(*args: str) -> trio.CompletedProcess[bytes]:
+async def run_example(*args: str) -> subprocess.CompletedProcess[bytes]:
     with trio.fail_after(60):
         return await trio.run_process([sys.executable, str(EXAMPLE), *args],
                                       capture_stdout=True, capture_stderr=True, check=False)

@@ -26,7 +26,7 @@ EXAMPLES = ROOT / "examples"
 __all__ = ["server_port"]  # a fixture: used by name
 
 
-def _finished(done: trio.CompletedProcess[bytes]) -> tuple[str, str]:
+def _finished(done: subprocess.CompletedProcess[bytes]) -> tuple[str, str]:
     out, err = done.stdout.decode(), done.stderr.decode()
     assert done.returncode == 0, err
     assert "match over at table" in out, out
@@ -171,7 +171,7 @@ async def test_a_your_turn_only_bot_plays_through_a_server_restart(tmp_path: Pat
     try:
         assert await server.port() == port
         async with trio.open_nursery() as nursery:
-            result: list[trio.CompletedProcess[bytes]] = []
+            result: list[subprocess.CompletedProcess[bytes]] = []
 
             async def bot() -> None:
                 result.append(await run_bot(

@@ -76,14 +76,14 @@ async def watch_bots_play(port: int, deals: int) -> list[Msg]:
     def enough(msg: Msg) -> bool:
         nonlocal seen
         seen += msg["type"] == "deal_ended"
-        return seen >= deals
+        return bool(seen >= deals)
 
     await watcher.recv_until(enough, timeout=60)
     return watcher.log
 
 
 async def test_server_bots_cannot_be_replayed_from_a_small_seed(
-        bot_clock: trio.testing.MockClock) -> None:
+        bot_clock: trio.testing.MockClock) -> None:  # noqa: ARG001  (its clock drives the test)
     async with running_server(ServerConfig(port=0)) as port:
         log = await watch_bots_play(port, deals=2)
     by_seat = decisions_by_seat(log)
@@ -124,7 +124,7 @@ def test_every_bot_gets_its_own_unpredictable_strategy() -> None:
 class Broken:
     """A strategy that always fails."""
 
-    def choose(self, view: View) -> Card:
+    def choose(self, _view: View) -> Card:
         raise IndexError("list index out of range")
 
 

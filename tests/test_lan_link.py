@@ -36,7 +36,7 @@ async def test_the_link_reconnects_after_a_cut_and_says_when_it_tries_next(
             await conn.request(Spectate(table=spectating[0]))
 
     link = LobbyLink("127.0.0.1", proxy.port, name="ada", backoff=FAST,
-                     on_status=lambda s, d, r: statuses.append((s, r)),
+                     on_status=lambda s, _d, r: statuses.append((s, r)),
                      on_connected=on_connected)
     with trio.fail_after(20):
         await nursery.start(link.run)
@@ -68,7 +68,7 @@ async def test_a_wrong_password_stops_the_link(nursery: trio.Nursery) -> None:
     port = await _server(nursery, password="secret")
     statuses: list[str] = []
     link = LobbyLink("127.0.0.1", port, name="ada", password="guess", backoff=FAST,
-                     on_status=lambda s, d, r: statuses.append(s))
+                     on_status=lambda s, _d, _r: statuses.append(s))
     with trio.fail_after(10), pytest.raises(ServerError, match="bad_password"):
         await link.run()
     assert statuses == ["lost"]

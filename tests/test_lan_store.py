@@ -168,8 +168,7 @@ def test_serve_keeps_records_in_the_state_folder_by_default(
     assert len(files) == 1 and '"name":"evening"' in files[0].read_text()
 
 
-def test_serve_with_no_records_keeps_none_and_says_so(private_state_dir: Path,
-                                                       tmp_path: Path) -> None:
+def test_serve_with_no_records_keeps_none_and_says_so(private_state_dir: Path) -> None:
     proc, lines = _serve_until_listening("--no-records")
     try:
         port = int(re.findall(r"listening on \S+:(\d+)", "\n".join(lines))[-1])

@@ -107,7 +107,7 @@ async def test_the_server_is_strict_about_unknown_fields() -> None:
 
 
 async def test_a_client_that_ignores_pings_is_disconnected(
-        autojump_clock: trio.testing.MockClock) -> None:
+        autojump_clock: trio.testing.MockClock) -> None:  # noqa: ARG001  (its clock drives the test)
     says("every client **must** answer a `ping` with `pong`")
     async with running_server(ServerConfig(port=0)) as port:
         client = await greeted(port, "quiet")
@@ -117,7 +117,8 @@ async def test_a_client_that_ignores_pings_is_disconnected(
     assert got[-1]["code"] == "timeout"
 
 
-async def test_no_move_limit_without_a_clock(autojump_clock: trio.testing.MockClock) -> None:
+async def test_no_move_limit_without_a_clock(
+        autojump_clock: trio.testing.MockClock) -> None:  # noqa: ARG001  (its clock drives the test)
     says("There is no time limit on a play: a table without a clock (every table of this "
          "server version) waits for the seat to move as long as it takes")
     async with running_server(ServerConfig(port=0)) as port:

@@ -156,12 +156,12 @@ def test_a_lost_match_end_line_restores_a_finished_match(tmp_path: Path) -> None
     peer = Peer()
     seat = table.find_token(_hash(made.tokens[Seat.N]))
     assert seat is Seat.N
-    out = table.reclaim(peer, seat, 1.0)
+    out = table.reclaim(peer, seat)
     sent = [msg for who, msg in out if who is peer]
     assert isinstance(sent[0], TableState) and sent[0].status == "over"
     assert isinstance(sent[1], MatchEnded)
     assert sent[1].scores == {t.value: s for t, s in made.table.match.scores.items()}
-    assert [type(msg) for _, msg in table.ready(peer, 2.0)] == [Ok]
+    assert [type(msg) for _, msg in table.ready(peer)] == [Ok]
     # A restart now leaves the finished record alone.
     assert restore_tables(tmp_path, now=0.0) == []
 
@@ -261,7 +261,7 @@ async def test_a_wrong_token_hash_type_does_not_break_hello(tmp_path: Path) -> N
 
 async def test_a_record_is_closed_only_by_its_own_table(tmp_path: Path) -> None:
     """Two unfinished records of table t1: one idles out, the other plays to the end."""
-    idle = record_match(tmp_path, table_id="t1", humans=(), until=lambda t: True)
+    idle = record_match(tmp_path, table_id="t1", humans=(), until=lambda _t: True)
     rewrite(idle.path, lines(idle.path)[:3])  # header and conventions: an empty table
     busy = record_match(tmp_path, table_id="t1", humans=(), seed=8, target=40,
                         until=lambda t: t.status == "playing")

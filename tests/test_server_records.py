@@ -138,7 +138,7 @@ async def test_crash_recovery_after_sigkill(tmp_path: Path) -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(play_out, clients[0], eleventh_of_deal_two)
             for client in clients[1:]:
-                nursery.start_soon(play_out, client, lambda m: False)
+                nursery.start_soon(play_out, client, lambda _m: False)
             await trio.sleep(0)
             with trio.fail_after(30):
                 while count < 11:
@@ -160,6 +160,7 @@ async def test_crash_recovery_after_sigkill(tmp_path: Path) -> None:
             state = await client.wait_type("table_state")
             assert state["rows"] == rows_before and state["deal"] == 2
             assert state["scores"] == scores_before and state["status"] == "playing"
+            assert old.seat is not None
             assert len(state["hand"]) == 13 - len(rows_before[old.seat])
             client.seat, client.token, client.hand = old.seat, old.token, state["hand"]
             back.append(client)

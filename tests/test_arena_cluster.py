@@ -56,8 +56,8 @@ def test_batch_sizes_follow_the_measured_time_per_deal() -> None:
     assert sizer.size(remaining=1, threads=2) == 1
 
 
-def test_cli_local_cluster_equals_local_run(tmp_path: Path,
-                                            no_leftover_processes: None) -> None:
+@pytest.mark.usefixtures("no_leftover_processes")
+def test_cli_local_cluster_equals_local_run(tmp_path: Path) -> None:
     config = ArenaConfig(ns="beginner", ew="random", deals=6, seed=17, duplicate=True)
     path = tmp_path / "cluster.jsonl"
     proc = arena_cli("--ns", "beginner", "--ew", "random", "--deals", "6", "--seed", "17",
@@ -72,8 +72,8 @@ def test_cli_local_cluster_equals_local_run(tmp_path: Path,
     assert report["sides"] == {"ns": ns_side.as_json(), "ew": ew_side.as_json()}
 
 
-def test_worker_killed_mid_run_loses_no_deal(tmp_path: Path,
-                                             no_leftover_processes: None) -> None:
+@pytest.mark.usefixtures("no_leftover_processes")
+def test_worker_killed_mid_run_loses_no_deal(tmp_path: Path) -> None:
     config = ArenaConfig(ns="beginner", ew="greedy", deals=16, seed=5)
     window = 4
     with local_cluster(2) as cluster, Client(cluster) as client:

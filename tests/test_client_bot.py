@@ -10,6 +10,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
+from jackal.game.seats import Seat
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
 
@@ -87,7 +88,7 @@ async def test_bot_joins_an_existing_table(server_port: int) -> None:
         created = await conn.request(CreateTable(target=30))
         assert isinstance(created, TableCreated)
         for seat in ("N", "S"):
-            await conn.request(AddBot(table=created.table, seat=seat))
+            await conn.request(AddBot(table=created.table, seat=Seat(seat)))
     results: list[subprocess.CompletedProcess[bytes]] = []
 
     async def one(seat: str) -> None:

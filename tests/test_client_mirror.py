@@ -48,9 +48,11 @@ def test_mirror_follows_a_whole_deal_from_events() -> None:
         mirror = TableMirror()
         mirror.apply(_state(None, you))
         assert mirror.you is you and mirror.status == "waiting" and mirror.history() == ()
-        mirror.apply(DealStarted(deal=1, dealer=deal.dealer, first=deal.turn,
+        first = deal.turn
+        assert first is not None
+        mirror.apply(DealStarted(deal=1, dealer=deal.dealer, first=first,
                                  hand=list(deal.hand(you))))
-        mirror.apply(Turn(seat=deal.turn))
+        mirror.apply(Turn(seat=first))
         while not deal.is_over:
             seat = deal.turn
             assert seat is not None

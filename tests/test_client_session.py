@@ -297,7 +297,7 @@ async def test_bot_answers_an_opponents_question_from_its_card(server_port: int,
                 meaning = explain_play(builtin_card("beginner"), mirror.history(), Seat.E, 1)
                 answers.append((event, f"(bot) {meaning.card}: {meaning.text}"))
             if not asked and mirror.rows[Seat.E]:
-                receipt = await asker.request(Ask(seat="E", text="what was that?", index=1))
+                receipt = await asker.request(Ask(seat=Seat.E, text="what was that?", index=1))
                 assert isinstance(receipt, Question) and receipt.asker == "N"
                 asked = True
             if asker.my_turn:
@@ -324,5 +324,5 @@ async def test_leave_frees_the_seat_and_ends_the_session(server_port: int,
             await conn.request(Hello(name="looker"))
             lobby = await conn.request(ListTables())
     assert isinstance(lobby, Tables)
-    assert [t.seats.get("W") for t in lobby.tables if t.table == session.table] == [None]
+    assert [t.seats.get(Seat.W) for t in lobby.tables if t.table == session.table] == [None]
     assert statuses == [Status.CONNECTED, Status.CLOSED]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import trio
 from jackal.client.connection import open_connection
+from jackal.game.seats import Seat
 from jackal.protocol.messages import AddBot, CreateTable, Hello, TableCreated
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
@@ -64,7 +65,7 @@ async def test_example_joins_a_given_table_and_seat(server_port: int) -> None:
         created = await conn.request(CreateTable(target=30))
         assert isinstance(created, TableCreated)
         for seat in ("N", "E", "S"):
-            await conn.request(AddBot(table=created.table, seat=seat, strategy="random"))
+            await conn.request(AddBot(table=created.table, seat=Seat(seat), strategy="random"))
     done = await run_example("--port", str(server_port), "--table", created.table,
                              "--seat", "W")
     out = done.stdout.decode()

@@ -69,7 +69,7 @@ def test_a_card_already_played_is_refused_even_to_a_spectator() -> None:
 
 
 class _Raises:
-    def choose(self, view: View) -> Card:
+    def choose(self, _view: View) -> Card:
         raise RuntimeError("boom")
 
 

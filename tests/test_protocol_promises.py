@@ -15,6 +15,7 @@ import trio
 import trio.testing
 from jackal.client.connection import Connection
 from jackal.game.cards import Card
+from jackal.game.seats import Seat
 from jackal.protocol.messages import Hello, HelloOk, ServerMessage, Turn
 from jackal.protocol.schema import json_schema
 from jackal.server.config import ServerConfig
@@ -93,7 +94,7 @@ async def test_the_client_ignores_unknown_fields_and_events(nursery: trio.Nurser
     try:
         assert isinstance(await conn.request(Hello(name="x")), HelloOk)
         event: ServerMessage = await conn.next_event()
-        assert event == Turn(seat="N")
+        assert event == Turn(seat=Seat.N)
     finally:
         await conn.aclose()
 

@@ -26,7 +26,7 @@ def seated(hand: str = HAND, *, turn: str = "S", rows: dict[str, list[str]] | No
     beginner = builtin_card("beginner")
     seats = [m.SeatInfo(seat=Seat(s), name="me" if s == "S" else f"bot{s}",
                         kind="human" if s == "S" else "bot", connected=True, ready=True)
-             for s in names]
+             for s in "NESW"]
     state.apply(m.TableState(
         table="t1", name="test", target=300, status=status,  # type: ignore[arg-type]
         seats=seats, conventions={Team.NS: beginner, Team.EW: beginner},

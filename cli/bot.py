@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..bots.cards import default_conventions
     from ..bots.registry import load_strategy
-    from ..client.botrunner import BotResult, play_match
+    from ..client.botrunner import play_match
     from ..client.connection import ClientError, ServerError, parse_address
     from ..client.exec_host import ExecProgram, ExecResult, play_exec_match
     from ..client.session import SeatSession, SessionLost
@@ -158,12 +158,13 @@ def run(args: argparse.Namespace) -> int:
             log.info("seated at %s of table %s as %s (%s, seed %d)", session.seat,
                      session.table, session.name, f"strategy {args.strategy}" if program is None
                      else f"program {args.exec_command}", seed)
+            hosted: ExecResult | None = None
             try:
                 if program is not None:
-                    result: BotResult | ExecResult = await play_exec_match(
-                        session, program, move_seconds=args.move_seconds)
+                    hosted = await play_exec_match(session, program,
+                                                   move_seconds=args.move_seconds)
+                    result = hosted.match
                 else:
-                    assert strategy is not None
                     result = await play_match(session, strategy)
             except SessionLost as exc:
                 print(f"jackal bot: seat lost: {exc}", file=sys.stderr)
@@ -174,8 +175,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"match over at table {result.table}: {result.seat} {verdict}; "
               f"NS {result.scores.get(Team.NS, 0)}, EW {result.scores.get(Team.EW, 0)} "
               f"after {result.deals} deals")
-        if isinstance(result, ExecResult):
-            print(f"moves the fallback played: {result.fault_summary()}")
+        if hosted is not None:
+            print(f"moves the fallback played: {hosted.fault_summary()}")
         return 0
 
     return trio.run(main)

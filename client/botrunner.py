@@ -26,7 +26,7 @@ Decisions:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 import trio
@@ -44,12 +44,13 @@ from ..protocol.messages import (
     Question,
     ServerMessage,
     TableState,
+    YourTurn,
 )
 from .connection import ClientError, ConnectionLost, ServerError
 from .mirror import TableMirror
 from .session import SeatSession
 
-__all__ = ["BotResult", "answer_text", "choose_card", "play_match"]
+__all__ = ["BotResult", "TurnChooser", "answer_text", "choose_card", "play_match"]
 
 log = logging.getLogger("jackal.bot")
 
@@ -99,14 +100,23 @@ async def _answer(session: SeatSession, question: Question) -> None:
         log.warning("could not answer question %s: %s", question.question, exc)
 
 
-async def play_match(session: SeatSession, strategy: Strategy, *,
-                     on_event: Callable[[ServerMessage], None] | None = None) -> BotResult:
-    """Play every turn of ``session``'s seat with ``strategy`` until the match ends.
+#: Chooses the card for a ``your_turn`` (``jackal bot --exec``): the card, and a note for
+#: the play's log line ("" when there is nothing to say).
+TurnChooser = Callable[[YourTurn], Awaitable[tuple[Card, str]]]
+
+
+async def play_match(session: SeatSession, strategy: Strategy | None = None, *,
+                     on_event: Callable[[ServerMessage], None] | None = None,
+                     on_your_turn: TurnChooser | None = None) -> BotResult:
+    """Play every turn of ``session``'s seat until the match ends, with ``strategy`` (asked
+    when the mirror says it is our turn) or ``on_your_turn`` (given each ``your_turn``).
 
     ``session.run`` must already be running (and seated). ``on_event`` (if given) sees
     every event, with ``session.mirror`` as of that event. Raises
     :class:`~jackal.client.session.SessionLost` if the seat is lost for good.
     """
+    if (strategy is None) == (on_your_turn is None):
+        raise ValueError("give exactly one of strategy and on_your_turn")
     mirror = session.mirror
     plays = 0
     async for event in session.events():
@@ -138,7 +148,14 @@ async def play_match(session: SeatSession, strategy: Strategy, *,
             continue
         # The mirror only moves when this loop takes the next event, so the view the
         # strategy gets is still the table's state when the card is sent.
-        card = await choose_card(strategy, session)
+        note = ""
+        if on_your_turn is not None:
+            if not isinstance(event, YourTurn):
+                continue  # it follows the turn (or the snapshot) at once
+            card, note = await on_your_turn(event)
+        else:
+            assert strategy is not None
+            card = await choose_card(strategy, session)
         try:
             reply = await session.play(card)
         except ServerError as exc:
@@ -147,7 +164,7 @@ async def play_match(session: SeatSession, strategy: Strategy, *,
         except ConnectionLost:
             continue  # the session reclaims the seat; its table_state decides
         plays += 1
-        log.info("deal %d play %d: %s", mirror.deal, reply.index, card)
+        log.info("deal %d play %d: %s%s", mirror.deal, reply.index, card, note)
     assert mirror.you is not None and mirror.table is not None
     return BotResult(seat=mirror.you, table=mirror.table, winner=mirror.winner,
                      scores=dict(mirror.scores), deals=mirror.deal, plays=plays)

@@ -1,13 +1,14 @@
 """Run any program as a Jackal seat: what ``jackal bot --exec COMMAND`` does.
 
 The program speaks the simplest protocol there is, one line each way per move (as a Go
-engine speaks GTP): the host writes each ``your_turn`` message (one JSON object with
-everything the seat may know, see docs/PROTOCOL.md) as one line to the program's stdin,
+engine speaks GTP): the host writes each ``your_turn`` message the server sends (one JSON
+object with everything the seat may know, see docs/PROTOCOL.md) as one line to its stdin,
 and the program answers with one line on its stdout: the card to play (``7H``). The
 program's stderr is passed through, for its author's debugging. Everything else -- hello,
 creating or joining the table, ``ready``, keepalive, reconnecting and reclaiming the seat,
 answering opponents' questions from the declared card -- is done by the host through the
-same :class:`~jackal.client.session.SeatSession` as ``jackal bot --strategy``.
+same :class:`~jackal.client.session.SeatSession` and
+:func:`~jackal.client.botrunner.play_match` as ``jackal bot --strategy``.
 
 Decisions:
 
@@ -16,9 +17,10 @@ Decisions:
   command that cannot run ends ``jackal bot`` before any seat is taken.
 - Each move has a time limit (``move_seconds``). On a *timeout*, a *crash* (the program
   exited or closed its stdout) or *garbage* (a line that is not a card of the hand), the
-  host plays the legal fallback, the first card of the hand, so the table is never
-  stalled; the play is logged as a fallback with the fault, each kind of fault is logged
-  as a warning the first time it happens, and :attr:`ExecResult.faults` counts them.
+  host plays the legal fallback (the same card every bot host plays for a failed
+  strategy: :func:`jackal.bots.host.fallback_card`), so the table is never stalled; the
+  play is logged as a fallback with the fault, each kind of fault is logged as a warning
+  the first time it happens, and :attr:`ExecResult.faults` counts them.
 - A program that timed out is killed: its late answer would otherwise be read as the
   answer to the next move. A killed or crashed program is started again at the next
   move, which is safe because every ``your_turn`` carries the whole position. After
@@ -37,29 +39,20 @@ import logging
 import shlex
 import subprocess
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-import msgspec
 import trio
 
 from ..bots.base import accept_choice
+from ..bots.host import fallback_card
 from ..game.cards import Card, format_cards
-from ..game.seats import SEATS, Seat, Team
-from ..protocol.messages import (
-    AnswerQuestion,
-    DealEnded,
-    DealStarted,
-    MatchEnded,
-    Question,
-)
-from .botrunner import answer_text
-from .connection import ClientError, ConnectionLost, ServerError
-from .mirror import TableMirror
+from ..protocol.codec import encode
+from ..protocol.messages import YourTurn
+from .botrunner import BotResult, play_match
 from .session import SeatSession
 
-__all__ = ["ExecProgram", "ExecResult", "ProgramFault", "play_exec_match", "your_turn_line"]
+__all__ = ["ExecProgram", "ExecResult", "ProgramFault", "play_exec_match"]
 
 log = logging.getLogger("jackal.bot")
 
@@ -183,52 +176,14 @@ class ExecProgram:
         await self.kill()
 
 
-def your_turn_line(mirror: TableMirror) -> bytes:
-    """The ``your_turn`` message for the seat to move, as one JSON line.
-
-    Built from the client's mirror of the table, with the fields and shapes of the
-    server's ``your_turn`` (docs/PROTOCOL.md): the hand sorted as ``deal_started`` sorts it,
-    the rows in play order starting with the leader, both convention cards by name.
-    """
-    if mirror.you is None or mirror.dealer is None or mirror.first is None:
-        raise ValueError("no seat or no deal in progress")
-    first = mirror.first
-    order = [SEATS[(first.ordinal + i) % 4] for i in range(4)]
-    message: dict[str, Any] = {
-        "type": "your_turn",
-        "seat": mirror.you.value,
-        "deal": mirror.deal,
-        "play": len(mirror.rows[mirror.you]) + 1,
-        "dealer": mirror.dealer.value,
-        "first": first.value,
-        "hand": [str(card) for card in sorted(mirror.hand)],
-        "rows": [{"seat": seat.value, "cards": [str(c) for c in mirror.rows[seat]]}
-                 for seat in order],
-        "conventions": {team.value: mirror.conventions[team].name
-                        for team in (Team.NS, Team.EW) if team in mirror.conventions},
-        "scores": {team.value: mirror.scores.get(team, 0) for team in (Team.NS, Team.EW)},
-        "target": mirror.target,
-    }
-    return msgspec.json.encode(message) + b"\n"
-
-
 @dataclass
 class ExecResult:
     """How the match ended for the hosted program."""
 
-    seat: Seat
-    table: str
-    winner: Team | None
-    scores: Mapping[Team, int]
-    deals: int
-    plays: int
+    match: BotResult
     #: Moves the fallback played, by fault kind ("timeout", "crash", "garbage").
     faults: Counter[str] = field(default_factory=Counter)
     restarts: int = 0
-
-    @property
-    def won(self) -> bool:
-        return self.winner is self.seat.team
 
     def fault_summary(self) -> str:
         """``"2 timeout, 1 garbage"``, or ``"none"``."""
@@ -236,77 +191,38 @@ class ExecResult:
             or "none"
 
 
-async def _program_card(program: ExecProgram, line: bytes, hand: tuple[Card, ...],
-                        move_seconds: float) -> Card:
-    """The program's card for this move; raises :class:`ProgramFault` when it gives none."""
-    answer = await program.ask(line, move_seconds)
-    card = accept_choice(answer, hand)
-    if card is None:
-        raise ProgramFault("garbage", f"answered {answer[:40]!r}, which is not a card of the "
-                                      f"hand {format_cards(hand)}")
-    return card
-
-
 async def play_exec_match(session: SeatSession, program: ExecProgram, *,
                           move_seconds: float = 10.0) -> ExecResult:
     """Play every turn of ``session``'s seat with ``program`` until the match ends.
 
     ``session.run`` must already be running (and seated); ``program`` already started.
-    Raises :class:`~jackal.client.session.SessionLost` if the seat is lost for good.
+    Each ``your_turn`` from the server goes to the program as it came (re-encoded from
+    the decoded message, the same JSON). Raises
+    :class:`~jackal.client.session.SessionLost` if the seat is lost for good.
     """
-    mirror = session.mirror
     faults: Counter[str] = Counter()
-    plays = 0
+
+    async def choose(turn: YourTurn) -> tuple[Card, str]:
+        hand = tuple(turn.hand)
+        try:
+            answer = await program.ask(encode(turn), move_seconds)
+            card = accept_choice(answer, hand)
+            if card is None:
+                raise ProgramFault("garbage", f"answered {answer[:40]!r}, which is not a "
+                                              f"card of the hand {format_cards(hand)}")
+            return card, ""
+        except ProgramFault as exc:
+            # The same fallback as every other bot host (jackal bot, server-side bots).
+            card = fallback_card(session.mirror.view())
+            faults[exc.kind] += 1
+            # Once per kind at warning level: a program that keeps failing the same way
+            # must not drown the log.
+            log.log(logging.WARNING if faults[exc.kind] == 1 else logging.DEBUG,
+                    "the program failed to answer (%s); playing %s instead", exc, card)
+            return card, f" (fallback: {exc.kind})"
+
     try:
-        async for event in session.events():
-            match event:
-                case Question(id=None, seat=asked) if asked == mirror.you:
-                    await _answer(session, event)
-                case DealStarted(deal=deal, dealer=dealer, first=first):
-                    log.info("deal %d: dealer %s, %s leads", deal, dealer, first)
-                case DealEnded(deal=deal, scores=scores):
-                    log.info("deal %d ended: scores NS %d, EW %d", deal,
-                             scores.get(Team.NS, 0), scores.get(Team.EW, 0))
-                case MatchEnded(winner=winner):
-                    log.info("match over: %s wins", winner)
-                case _:
-                    pass
-            if not session.my_turn:
-                continue
-            hand = tuple(mirror.hand)
-            fault = ""
-            try:
-                card = await _program_card(program, your_turn_line(mirror), hand,
-                                           move_seconds)
-            except ProgramFault as exc:
-                card = hand[0]
-                fault = f" (fallback: {exc.kind})"
-                faults[exc.kind] += 1
-                # Once per kind at warning level: a program that keeps failing the same
-                # way must not drown the log.
-                log.log(logging.WARNING if faults[exc.kind] == 1 else logging.DEBUG,
-                        "the program failed to answer (%s); playing %s instead", exc, card)
-            try:
-                reply = await session.play(card)
-            except ServerError as exc:
-                log.warning("play %s refused: %s", card, exc)
-                continue
-            except ConnectionLost:
-                continue  # the session reclaims the seat; its table_state decides
-            plays += 1
-            log.info("deal %d play %d: %s%s", mirror.deal, reply.index, card, fault)
+        result = await play_match(session, on_your_turn=choose)
     finally:
         await program.close()
-    assert mirror.you is not None and mirror.table is not None
-    return ExecResult(seat=mirror.you, table=mirror.table, winner=mirror.winner,
-                      scores=dict(mirror.scores), deals=mirror.deal, plays=plays,
-                      faults=faults, restarts=program.restarts)
-
-
-async def _answer(session: SeatSession, question: Question) -> None:
-    text = answer_text(session.mirror, question.index)
-    log.info("asked by %s: %r; answering %r", question.asker, question.text, text)
-    try:
-        await session.request(AnswerQuestion(question=question.question, text=text[:1000]))
-    except ClientError as exc:
-        log.warning("could not answer question %s: %s", question.question, exc)
+    return ExecResult(match=result, faults=faults, restarts=program.restarts)

@@ -143,7 +143,7 @@ def _classify(line: bytes, exc: msgspec.ValidationError,
     msg_id = _read_id(obj)
     kind = obj.get("type")
     if kind is None:
-        return RemoteProtocolError(ErrorCode.INVALID_MESSAGE, "missing required field 'type'",
+        return RemoteProtocolError(ErrorCode.INVALID_MESSAGE, "field 'type': missing (required)",
                              id=msg_id)
     if not isinstance(kind, str):
         return RemoteProtocolError(ErrorCode.INVALID_MESSAGE,
@@ -155,9 +155,24 @@ def _classify(line: bytes, exc: msgspec.ValidationError,
                              f"unknown message type {shown!r}; send {{\"type\":\"help\"}}",
                              id=msg_id)
     # A field that names no card keeps its own code (``bad_card``), as before cards
-    # were typed; every other misfit field is an invalid message.
-    code = ErrorCode.BAD_CARD if _NOT_A_CARD in str(exc) else ErrorCode.INVALID_MESSAGE
-    return RemoteProtocolError(code, f"{kind}: {readable_validation_error(str(exc))}", id=msg_id)
+    # were typed; a convention card of the wrong shape is a bad card spec
+    # (``bad_conventions``, as an unknown card name is); every other misfit field is an
+    # invalid message.
+    text = str(exc)
+    path = _PATH_RE.search(text)
+    top = re.split(r"[.\[]", path.group("path").removeprefix("."))[0] if path else ""
+    if _NOT_A_CARD in text:
+        code = ErrorCode.BAD_CARD
+    elif (kind, top) in _CARD_SPEC_FIELDS:
+        code = ErrorCode.BAD_CONVENTIONS
+    else:
+        code = ErrorCode.INVALID_MESSAGE
+    return RemoteProtocolError(code, readable_validation_error(text, kind), id=msg_id)
+
+
+#: The fields that hold a convention card (a built-in name or a whole card).
+_CARD_SPEC_FIELDS = frozenset({("conventions", "card"), ("create_table", "conventions_ns"),
+                               ("create_table", "conventions_ew")})
 
 
 def _read_id(obj: dict[str, Any]) -> MessageId | None:
@@ -208,22 +223,27 @@ def _words(types: str) -> str:
     return ", ".join(parts[:-1]) + " or " + parts[-1]
 
 
-def readable_validation_error(text: str) -> str:
-    """Turn msgspec's validation message into plain words that name the field.
+def readable_validation_error(text: str, kind: str | None = None) -> str:
+    """Turn msgspec's validation message into plain words that start by naming the field,
+    always as ``field 'NAME': `` (the server's own errors about a field use the same
+    prefix), ``kind`` being the message type when known.
 
     ``Expected `str`, got `int` - at `$.card``` becomes
-    ``field 'card': expected a string, got an integer``.
+    ``field 'card': expected a string, got an integer``; a missing or unknown field is
+    ``field 'table': missing (required in join)`` and ``field 'x': unknown in join``.
     """
     where = ""
     match = _PATH_RE.search(text)
     if match:
         where = match.group("path").removeprefix(".")
         text = text[: match.start()]
-    if text.startswith("Object missing required field "):
-        text = "missing required field " + _TICK_RE.sub(r"'\1'", text[30:])
-    elif text.startswith("Object contains unknown field "):
-        text = "unknown field " + _TICK_RE.sub(r"'\1'", text[30:])
-    else:
-        text = _TICK_RE.sub(lambda m: _words(m.group(1)), text)
-        text = text[:1].lower() + text[1:]
+    in_kind = f" in {kind}" if kind else ""
+    for start, what in (("Object missing required field ", f"missing (required{in_kind})"),
+                        ("Object contains unknown field ", f"unknown{in_kind}")):
+        if text.startswith(start):
+            name = _TICK_RE.sub(r"\1", text[len(start):])
+            where = f"{where}.{name}" if where else name
+            return f"field '{where}': {what}"
+    text = _TICK_RE.sub(lambda m: _words(m.group(1)), text)
+    text = text[:1].lower() + text[1:]
     return f"field '{where}': {text}" if where else text

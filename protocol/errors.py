@@ -52,6 +52,8 @@ class ErrorCode(StrEnum):
     NO_DEAL = "no_deal"
     BAD_CARD = "bad_card"
     NO_SUCH_QUESTION = "no_such_question"
+    #: ``explain`` of a card not (yet) played in the current or last deal.
+    NOT_PLAYED = "not_played"
     # the server's own fault
     INTERNAL = "internal"
 

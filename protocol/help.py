@@ -48,6 +48,8 @@ HELP_ENTRIES: tuple[HelpEntry, ...] = (
               '{"type":"ask","seat":"E","text":"what did your 9S say?","index":3}'),
     HelpEntry("answer", "answer a question you were asked, by its question id",
               '{"type":"answer","question":"q1","text":"it promises a pair"}'),
+    HelpEntry("sync", "get a fresh table_state of your table (and your_turn on your turn)",
+              '{"type":"sync"}'),
 )
 
 

@@ -25,6 +25,10 @@ from ..game.conventions import ConventionCard
 from ..game.seats import Seat, Team
 
 PROTOCOL_VERSION = 1
+#: The optional features this server has, announced in ``welcome.features`` (see
+#: docs/PROTOCOL.md, "Versions and features"): each names an addition to protocol 1.
+FEATURES = ("your_turn", "sync", "seat_kinds", "question_text", "table_first",
+            "victory_points")
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
@@ -149,6 +153,10 @@ class Ask(_Client, tag="ask"):
     index: Annotated[int, msgspec.Meta(ge=1, le=8)] | None = None
 
 
+class Sync(_Client, tag="sync"):
+    """Client, at a table: asks for a fresh ``table_state`` (and ``your_turn`` on its turn)."""
+
+
 class AnswerQuestion(_Client, tag="answer"):
     """Client: answers question ``question``; only the asking side sees it."""
 
@@ -158,7 +166,7 @@ class AnswerQuestion(_Client, tag="answer"):
 
 ClientMessage = (
     Hello | Help | Ping | Pong | ListTables | CreateTable | Join | Spectate | AddBot | Leave
-    | Ready | Play | Conventions | Explain | Ask | AnswerQuestion
+    | Ready | Play | Conventions | Explain | Ask | AnswerQuestion | Sync
 )
 
 
@@ -166,12 +174,14 @@ ClientMessage = (
 
 
 class Welcome(_Server, tag="welcome"):
-    """Server, on connect."""
+    """Server, on connect; ``features`` lists the optional additions it has (FEATURES)."""
 
     protocol: int
     server: str
     version: str
     hint: str
+    #: Empty from a server older than the list (it then has none of the features).
+    features: list[str] = msgspec.field(default_factory=list)
 
 
 class HelpEntry(msgspec.Struct):
@@ -222,6 +232,9 @@ class TableInfo(msgspec.Struct):
     name: str
     target: int
     seats: dict[Seat, str | None]
+    #: "empty", "human" (connected), "held" (its player is gone; maybe a bot stands in),
+    #: "bot".
+    kinds: dict[Seat, Literal["empty", "human", "held", "bot"]]
     status: str
     spectators: int = 0
 
@@ -265,6 +278,8 @@ class TableState(_Reply, tag="table_state"):
     scores: dict[Team, int]
     deal: int
     dealer: Seat | None
+    #: Who leads the current or last deal (None before the first).
+    first: Seat | None
     turn: Seat | None
     rows: dict[Seat, list[Card]]
     you: Seat | None = None
@@ -283,6 +298,35 @@ class Turn(_Server, tag="turn"):
     seat: Seat
 
 
+class RowInfo(msgspec.Struct):
+    """One seat's played cards, in order."""
+
+    seat: Seat
+    cards: list[Card]
+
+
+class YourTurn(_Server, tag="your_turn"):
+    """To the seat to move only: everything it may know, so a bot can be a pure function
+    of this one message (docs/PROTOCOL.md, ``your_turn``)."""
+
+    seat: Seat
+    deal: int
+    #: Which of the seat's eight plays it is about to make (1..8).
+    play: int
+    dealer: Seat
+    first: Seat
+    #: The seat's cards now, in card order (as ``deal_started`` sorts them).
+    hand: list[Card]
+    #: The four rows in play order, ``first``'s first.
+    rows: list[RowInfo]
+    #: Both partnerships' declared convention cards, by name.
+    conventions: dict[Team, str]
+    scores: dict[Team, int]
+    target: int
+    #: Seconds left for this play, only when the table has a clock.
+    deadline: float | None = None
+
+
 class Played(_Reply, tag="played"):
     seat: Seat
     card: Card
@@ -293,7 +337,10 @@ class GroupInfo(msgspec.Struct):
     rank: str
     cards: list[Card]
     count: int
+    #: The old name of ``penalty``, kept for clients of protocol 1's first version.
     points: int
+    #: What this rank costs the team.
+    penalty: int
 
 
 class DealEnded(_Server, tag="deal_ended"):
@@ -301,7 +348,10 @@ class DealEnded(_Server, tag="deal_ended"):
     hands: dict[Seat, list[Card]]
     penalty: dict[Team, int]
     winner: Team | None
+    #: The old name of ``victory_points``, kept for clients of protocol 1's first version.
     points: int
+    #: What the winner scores this deal (0 on a tie).
+    victory_points: int
     scores: dict[Team, int]
     breakdown: dict[Team, list[GroupInfo]]
 
@@ -370,11 +420,14 @@ class AnswerMessage(_Reply, tag="answer"):
     """To the asking side only."""
 
     question: str
+    #: The question as it was asked.
+    question_text: str
     seat: Seat
     text: str
 
 
-class ServerShutdown(_Server, tag="server_shutdown"):
+class ServerShutdown(_Server, tag="server_shutdown", omit_defaults=False):
+    # Sent with ``reason`` even when it is the default: the docs promise the field.
     reason: str = "the server is shutting down"
 
 
@@ -382,5 +435,5 @@ ServerMessage = (
     Welcome | HelpReply | ServerPing | ServerPong | Error | Ok | HelloOk | Tables | TableCreated
     | Joined | TableState | DealStarted | Turn | Played | DealEnded | MatchEnded | PlayerJoined
     | PlayerLeft | PlayerReady | PlayerGone | PlayerBack | BotTakeover | ConventionsChanged
-    | Explanation | Question | AnswerMessage | ServerShutdown
+    | Explanation | Question | AnswerMessage | ServerShutdown | YourTurn
 )

@@ -41,6 +41,8 @@ __all__ = ["Disclosure", "PendingQuestion", "resolve_conventions"]
 class PendingQuestion:
     asker: Seat
     target: Seat
+    #: The question as asked: the answer repeats it to the asking side.
+    text: str
 
 
 def resolve_conventions(spec: str | ConventionCard, field: str = "card") -> ConventionCard:
@@ -95,10 +97,11 @@ class Disclosure:
         """The meaning of ``seat``'s ``index``-th card under its partnership's card."""
         deal = self._explained_deal()
         if deal is None:
-            raise ProtocolError(ErrorCode.NO_DEAL, "no card has been played yet")
+            raise ProtocolError(ErrorCode.NO_DEAL, "no deal has been played yet")
         row = deal.row(seat)
         if not 1 <= index <= len(row):
-            raise ProtocolError(ErrorCode.INVALID_MESSAGE,
+            # One code whether or not anyone has played yet: the card is simply not there.
+            raise ProtocolError(ErrorCode.NOT_PLAYED,
                                 f"field 'index': {seat} has played {len(row)} card(s), "
                                 f"not {index}")
         meaning = explain_play(self.conventions[seat.team], deal.history, seat, index)
@@ -120,9 +123,10 @@ class Disclosure:
         out: Outbox = [(peer, receipt)]
         if slot.bot_controlled:
             return out + self._asking_side(asker, AnswerMessage(
-                question=qid, seat=target, text=self._bot_answer(target, index)))
+                question=qid, question_text=text, seat=target,
+                text=self._bot_answer(target, index)))
         assert slot.peer is not None
-        self.questions[qid] = PendingQuestion(asker=asker, target=target)
+        self.questions[qid] = PendingQuestion(asker=asker, target=target, text=text)
         return [*out, (slot.peer, question)]
 
     def _bot_answer(self, seat: Seat, index: int | None) -> str:
@@ -149,7 +153,7 @@ class Disclosure:
         del self.questions[qid]
         out: Outbox = [(peer, Ok(id=req_id, request="answer"))]
         return out + self._asking_side(pending.asker, AnswerMessage(
-            question=qid, seat=seat, text=text))
+            question=qid, question_text=pending.text, seat=seat, text=text))
 
     def _drop_questions(self, seat: Seat) -> None:
         for qid in [q for q, p in self.questions.items() if seat in (p.asker, p.target)]:

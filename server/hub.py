@@ -52,6 +52,7 @@ from ..protocol.codec import encode
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.help import help_reply
 from ..protocol.messages import (
+    FEATURES,
     PROTOCOL_VERSION,
     AddBot,
     AnswerQuestion,
@@ -74,6 +75,7 @@ from ..protocol.messages import (
     Ready,
     ServerPong,
     Spectate,
+    Sync,
     TableCreated,
     Tables,
     Welcome,
@@ -144,7 +146,8 @@ class Hub:
 
     def welcome(self) -> Welcome:
         return Welcome(protocol=PROTOCOL_VERSION, server="jackal", version=server_version(),
-                       hint='send {"type":"help"} for the list of messages')
+                       hint='send {"type":"help"} for the list of messages',
+                       features=list(FEATURES))
 
     # ------------------------------------------------------------------ delivery
 
@@ -283,6 +286,9 @@ class Hub:
             case AnswerQuestion():
                 table, _seat = self.lobby.seated(session)
                 self.send(table.answer(session, msg.question, msg.text, msg.id), table)
+            case Sync():
+                table = self.lobby.current(session)
+                self.send(table.sync(session, msg.id), table)
             case _:  # pragma: no cover  (every client message is handled above)
                 raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"cannot handle {msg!r}")
 
@@ -306,8 +312,10 @@ class Hub:
         if found is None:
             raise ProtocolError(ErrorCode.BAD_TOKEN, "that token reclaims no seat")
         table, seat = found
-        session.conn.accept_hello(msg.name)
-        session.deliver(HelloOk(id=msg.id, name=msg.name, table=table.id, seat=seat))
+        # A reclaim does not rename the seat: the name is the one the table shows.
+        name = table.seats[seat].name or msg.name
+        session.conn.accept_hello(name)
+        session.deliver(HelloOk(id=msg.id, name=name, table=table.id, seat=seat))
         self.send(self.lobby.reclaim(session, table, seat), table)
         log.info("connection #%d %s reclaimed %s at table %s", session.number, session.address,
                  seat, table.id)

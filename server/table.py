@@ -301,7 +301,7 @@ class Table(Disclosure):
         self._record_seat(slot)
         out: Outbox = [
             (peer, Joined(id=req_id, table=self.id, seat=slot.seat, token=token)),
-            (peer, views.table_state(self.snapshot(), slot.seat)),
+            *self.state_for(peer, slot.seat),
         ]
         out += self.broadcast(PlayerJoined(seat=slot.seat, name=name, kind="human"),
                                skip=peer)
@@ -317,6 +317,29 @@ class Table(Disclosure):
             raise ProtocolError(ErrorCode.ALREADY_SEATED, "you sit at this table already")
         self.spectators[peer] = None
         return [(peer, views.table_state(self.snapshot(), None, id=req_id))]
+
+    def state_for(self, peer: Peer, seat: Seat | None,
+                  req_id: MessageId | None = None) -> Outbox:
+        """A fresh ``table_state`` for ``peer`` (sitting at ``seat``, or watching), then its
+        ``your_turn`` if it is that seat's turn: on joining, on a reclaim and on ``sync``."""
+        snap = self.snapshot()
+        out: Outbox = [(peer, views.table_state(snap, seat, id=req_id))]
+        turn = views.your_turn(snap, seat) if seat is not None else None
+        return out if turn is None else [*out, (peer, turn)]
+
+    def sync(self, peer: Peer, req_id: MessageId | None = None) -> Outbox:
+        """``sync`` from a seat or a spectator of this table."""
+        return self.state_for(peer, self.seat_of(peer), req_id)
+
+    def _turn(self, turn: Seat) -> Outbox:
+        """``turn`` to everyone, and ``your_turn`` to the player at that seat (a seat a
+        server-side bot plays has no connection to send it to)."""
+        out = self.broadcast(Turn(seat=turn))
+        peer = self.seats[turn].peer
+        if peer is None:
+            return out
+        private = views.your_turn(self.snapshot(), turn)
+        return out if private is None else [*out, (peer, private)]
 
     def add_bot(self, requester: Peer, seat: Seat, strategy: str,
                 req_id: MessageId | None = None) -> Outbox:
@@ -410,17 +433,20 @@ class Table(Disclosure):
         out: Outbox = []
         old = slot.peer
         if old is not None and old is not peer:
-            # The newer connection wins; the old one is told and loses the seat.
+            # The newer connection wins; the old one is told and loses the seat. To the
+            # others it is a drop and a return, as when the old connection had died first.
             out.append((old, ProtocolError(ErrorCode.BAD_TOKEN,
                                            f"seat {seat} was reclaimed by another connection"
                                            ).to_message()))
+            out += self.broadcast(PlayerGone(seat=seat, seconds=self.options.hold_seconds),
+                                  skip=old)
         self.spectators.pop(peer, None)
         was_bot = slot.takeover
         slot.peer, slot.held_until, slot.takeover = peer, None, False
         if was_bot:
             slot.strategy = None
         self.version += 1
-        out.append((peer, views.table_state(self.snapshot(), seat)))
+        out += self.state_for(peer, seat)
         winner = self.match.winner
         if self.status == "over" and winner is not None:
             # Back to see the end (after a drop, or a restart that finished the match).
@@ -494,7 +520,7 @@ class Table(Disclosure):
                        for peer, seat in self.audience()]
         turn = deal.turn
         assert turn is not None
-        return out + self.broadcast(Turn(seat=turn))
+        return out + self._turn(turn)
 
     def play(self, peer: Peer, card: Card, now: float,
              req_id: MessageId | None = None) -> Outbox:
@@ -527,7 +553,7 @@ class Table(Disclosure):
             return out + self._end_deal(now)
         turn = deal.turn
         assert turn is not None
-        return out + self.broadcast(Turn(seat=turn))
+        return out + self._turn(turn)
 
     def _end_deal(self, now: float) -> Outbox:
         deal = self.match.deal

@@ -4,8 +4,9 @@ Everything the server tells a seat or a spectator about the cards is built here.
 The rules of disclosure, in one list:
 
 - rows (cards already played) are public: everyone at the table sees all four;
-- a seat's unplayed cards go only to that seat: in ``deal_started`` (its copy only) and
-  in ``table_state`` (``hand`` is set only when the recipient sits there);
+- a seat's unplayed cards go only to that seat: in ``deal_started`` (its copy only), in
+  ``table_state`` (``hand`` is set only when the recipient sits there) and in
+  ``your_turn`` (built from that seat's own knowledge, sent to it alone);
 - ``deal_ended`` shows every seat's five kept cards to everyone: the deal is over;
 - spectators get exactly what an opponent of every seat would get: rows, never hands.
 
@@ -30,13 +31,15 @@ from ..protocol.messages import (
     DealStarted,
     GroupInfo,
     MessageId,
+    RowInfo,
     SeatInfo,
     TableInfo,
     TableState,
+    YourTurn,
 )
 
 __all__ = ["TableSnapshot", "deal_ended", "deal_started", "knowledge", "table_info",
-           "table_state"]
+           "table_state", "your_turn"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +104,33 @@ def table_state(snap: TableSnapshot, you: Seat | None, *,
         scores={team: snap.scores[team] for team in TEAMS},
         deal=snap.deal_number,
         dealer=known.dealer if known is not None else None,
+        first=known.first if known is not None else None,
         turn=turn,
         rows=rows,
         you=you,
         hand=hand,
+    )
+
+
+def your_turn(snap: TableSnapshot, you: Seat) -> YourTurn | None:
+    """Everything ``you`` may know when it is its turn, from its own knowledge (so it
+    cannot show more than ``table_state`` would); None when it is not ``you``'s turn."""
+    known = knowledge(snap, you)
+    if not isinstance(known, SeatKnowledge) or not snap.live or known.turn is not you:
+        return None
+    first = known.first
+    order = [SEATS[(first.ordinal + i) % 4] for i in range(4)]
+    return YourTurn(
+        seat=you,
+        deal=known.deal_number,
+        play=len(known.row(you)) + 1,
+        dealer=known.dealer,
+        first=first,
+        hand=sorted(known.hand),
+        rows=[RowInfo(seat=seat, cards=_cards(known.row(seat))) for seat in order],
+        conventions={team: known.conventions[team].name for team in TEAMS},
+        scores={team: known.scores[team] for team in TEAMS},
+        target=known.target,
     )
 
 
@@ -116,7 +142,8 @@ def deal_started(deal: Deal, number: int, you: Seat | None) -> DealStarted:
 
 def _groups(score: TeamScore) -> list[GroupInfo]:
     return [GroupInfo(rank=RANK_NAMES[group.rank], cards=_cards(group.cards),
-                      count=group.count, points=group.points) for group in score.groups]
+                      count=group.count, points=group.points, penalty=group.points)
+            for group in score.groups]
 
 
 def deal_ended(deal: Deal, number: int, result: DealResult,
@@ -128,6 +155,7 @@ def deal_ended(deal: Deal, number: int, result: DealResult,
         penalty={team: result.penalty(team) for team in TEAMS},
         winner=result.winner,
         points=result.points,
+        victory_points=result.points,
         scores={team: scores[team] for team in TEAMS},
         breakdown={team: _groups(result.scores[i]) for i, team in enumerate(TEAMS)},
     )
@@ -140,6 +168,8 @@ def table_info(snap: TableSnapshot) -> TableInfo:
         name=snap.name,
         target=snap.target,
         seats={info.seat: info.name for info in snap.seats},
+        kinds={info.seat: "held" if info.kind == "human" and not info.connected else info.kind
+               for info in snap.seats},
         status=snap.status,
         spectators=snap.spectators,
     )

@@ -256,6 +256,8 @@ def json_kind(value: Any) -> str:
     return {int: "int", float: "float", str: "str", list: "array", dict: "object"}[type(value)]
 
 
+#: The fields that hold a convention card (by name or inline), per message type.
+CARD_SPECS = {"conventions": ("card",), "create_table": ("conventions_ns", "conventions_ew")}
 CANDIDATES: tuple[Any, ...] = (12345, "text", True, [1, 2], {"x": 1}, None, 1.5)
 
 
@@ -288,8 +290,10 @@ async def abuse_wrong_types(port: int) -> None:
         await client.send_raw(b"".join(line for _, _, line in cases))
         for kind, name, line in cases:
             reply = await client.recv()
-            assert reply["type"] == "error" and reply["code"] == "invalid_message", (line, reply)
-            assert f"'{name}'" in reply["message"], (line, reply)
+            # A convention card of the wrong shape is a bad card, as an unknown name is.
+            code = "bad_conventions" if name in CARD_SPECS.get(kind, ()) else "invalid_message"
+            assert reply["type"] == "error" and reply["code"] == code, (line, reply)
+            assert f"'{name}" in reply["message"], (line, reply)
             assert reply.get("id") == (None if name == "id" else f"{kind}.{name}"), reply
         await client.still_open()
 

@@ -37,6 +37,7 @@ def _state(deal: Deal | None, you: Seat | None, number: int = 1) -> TableState:
         table="t1", name="test", target=100, status="playing" if deal else "waiting",
         seats=seats, conventions={}, scores={Team.NS: 10, Team.EW: 20},
         deal=number if deal else 0, dealer=deal.dealer if deal else None,
+        first=deal.first if deal else None,
         turn=deal.turn if deal else None, rows=rows, you=you, hand=hand)
 
 
@@ -98,7 +99,8 @@ def test_seat_events_deal_end_and_match_end() -> None:
     mirror.apply(PlayerJoined(seat=Seat.N, name="robo", kind="bot"))
     assert mirror.seats[Seat.N].name == "robo" and mirror.seats[Seat.N].kind == "bot"
     ended = DealEnded(deal=1, hands={}, penalty={Team.NS: 50, Team.EW: 80}, winner=Team.NS,
-                      points=50, scores={Team.NS: 50, Team.EW: 0}, breakdown={})
+                      points=50, victory_points=50, scores={Team.NS: 50, Team.EW: 0},
+                      breakdown={})
     assert mirror.seats[Seat.S].ready and mirror.seats[Seat.N].ready
     mirror.apply(ended)
     assert mirror.status == "between_deals" and mirror.last_deal is ended

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -206,3 +207,17 @@ async def test_a_your_turn_only_bot_plays_through_a_server_restart(tmp_path: Pat
     for numbers in by_deal.values():
         assert sorted(set(numbers)) == list(range(1, 9))
     assert "reclaimed" in err
+
+
+def test_bots_doc_lists_every_your_turn_field() -> None:
+    """docs/BOTS.md's table of your_turn fields is the message's own field list."""
+    from jackal.protocol.messages import YourTurn
+
+    doc = (ROOT / "docs" / "BOTS.md").read_text()
+    table = doc[doc.index("| field | meaning |"):doc.index("Answer with one line")]
+    documented = set()
+    for line in table.splitlines()[2:]:
+        if not line.startswith("|"):
+            continue
+        documented.update(re.findall(r"`(\w+)`", line.split("|")[1]))
+    assert documented == set(YourTurn.__struct_fields__)

@@ -17,8 +17,13 @@ audit replays each connection's stream in order:
   seat's unplayed card: a leak.
 
 Cards are found with a pattern over the raw JSON text, not by field name, so a leak in
-a field nobody thought of (or inside an explanation's prose) is caught too. Time: the
-server and all clients share one process; about 15-30 s on a 2-core machine.
+a field nobody thought of (or inside an explanation's prose) is caught too.
+
+Every seat plays from ``your_turn`` alone (the card it picks comes from that message's
+hand), and the audit checks each ``your_turn`` against the truth: only its own seat gets
+it, its hand is exactly the seat's unplayed cards and its rows exactly the plays so far.
+The late spectator also sends ``sync`` and its snapshot is audited like the others. Time:
+the server and all clients share one process; about 15-30 s on a 2-core machine.
 """
 
 from __future__ import annotations
@@ -99,6 +104,8 @@ class Audit:
     #: Mid-deal table_state snapshots audited, and seats reclaimed mid-deal.
     snapshots: int = 0
     reclaims: int = 0
+    #: your_turn messages checked against the true hand and rows.
+    your_turns: int = 0
     #: One match's streams, kept to prove the audit can fail (see the end of the test).
     sample: tuple[int, list[Stream]] | None = None
 
@@ -168,6 +175,14 @@ def audit_stream(seed: int, seat: Seat | None, lines: list[bytes],
                     assert set(msg["hand"]) == hands[deal][seat] - public, msg["hand"]
                 else:
                     assert "hand" not in msg, f"a spectator got a hand: {msg}"
+        if kind == "your_turn":
+            assert seat is not None and msg["seat"] == seat, f"{who} got {msg}"
+            assert deal is not None and msg["deal"] == deal, msg
+            k = len(public)
+            assert set(msg["hand"]) == hands[deal][seat] - public, msg["hand"]
+            assert {row["seat"]: row["cards"] for row in msg["rows"]} == {
+                s.value: [c for who_, c in order[deal][:k] if who_ is s] for s in SEATS}
+            audit.your_turns += 1
         if deal is None:
             continue
         if kind == "played":
@@ -190,22 +205,18 @@ def audit_stream(seed: int, seat: Seat | None, lines: list[bytes],
 
 async def seat_loop(client: RawClient, seat: Seat, port: int, token: str, reclaim: bool,
                     extra: list[RawClient]) -> None:
-    """Play this seat's turns until match_ended.
+    """Play this seat's turns, each from its ``your_turn`` alone, until match_ended.
 
     With ``reclaim``, on its 4th turn of deal 2 the seat hangs up instead of playing,
-    reconnects, reclaims the seat with its token, and plays on from the snapshot it gets.
-    Its lines go on in the same list, as one stream.
+    reconnects, reclaims the seat with its token, and plays on from the ``your_turn``
+    that follows the snapshot. Its lines go on in the same list, as one stream.
     """
-    hand: list[str] = []
-    deal = 0
     while True:
         msg = await client.recv()
         kind = msg["type"]
         assert kind != "error", msg
-        if kind == "deal_started":
-            hand, deal = list(msg["hand"]), msg["deal"]
-        elif kind == "turn" and msg["seat"] == seat:
-            if reclaim and deal == 2 and len(hand) == 13 - 3:
+        if kind == "your_turn":
+            if reclaim and msg["deal"] == 2 and msg["play"] == 4:
                 reclaim = False
                 await client.stream.aclose()
                 client = await RawClient.connect(port, lines=client.lines)
@@ -215,10 +226,10 @@ async def seat_loop(client: RawClient, seat: Seat, port: int, token: str, reclai
                 assert (await client.expect("hello_ok"))["seat"] == seat
                 state = await client.expect("table_state")
                 assert state["turn"] == seat and state["deal"] == 2, state
-                hand = list(state["hand"])
+                continue  # its your_turn comes next
             # Vary the choice so rows differ between tables: cycle through the hand.
-            card = hand.pop(len(client.lines) % len(hand))
-            await client.send(type="play", card=card)
+            hand = msg["hand"]
+            await client.send(type="play", card=hand[len(client.lines) % len(hand)])
         elif kind == "deal_ended" and msg["winner"] is not None and \
                 max(msg["scores"].values()) >= TARGET:
             continue  # match_ended follows
@@ -256,6 +267,8 @@ async def late_spectator(port: int, table: str, plays_seen: trio.Event,
     await client.expect("hello_ok")
     await client.send(type="spectate", table=table)
     streams.append((None, client.lines))
+    await client.expect("table_state")
+    await client.send(type="sync")  # a second mid-deal snapshot, audited the same way
     await spectator_loop(client)
 
 
@@ -332,8 +345,11 @@ async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
     assert audit.lines > audit.deals * 4 * 32
     # Mid-deal snapshots were audited too: a late spectator and a reclaimed seat per table.
     assert audit.snapshots >= audit.matches and audit.reclaims >= audit.matches * 9 // 10
+    # Each human seat played every card from a your_turn that was checked card by card.
+    assert audit.your_turns >= audit.deals * 2 * 8
     print(f"audited {audit.deals} deals, {audit.matches} matches, {audit.lines} lines, "
-          f"{audit.snapshots} mid-deal snapshots, {audit.reclaims} reclaims")
+          f"{audit.snapshots} mid-deal snapshots, {audit.reclaims} reclaims, "
+          f"{audit.your_turns} your_turn")
 
     # And it can fail: slip one unplayed card of E into a line N receives mid-deal.
     assert audit.sample is not None

@@ -42,14 +42,14 @@ def says(text: str) -> None:
 async def test_the_hand_is_sorted_and_not_resent_with_each_turn() -> None:
     says("your copy carries your 13 cards, sorted by suit S, H, D, C and then by rank, "
          "ace low")
-    says("Your hand is not sent again with each turn")
+    says("Your hand is not sent again with each `turn`, only with `your_turn`")
     async with running_server() as port:
         _, human, _ = await alone_with_bots(port, "S", "ann", target=1, seed=5)
         dealt = [Card.parse(text) for text in human.hand]
         assert dealt == sorted(dealt) and len(dealt) == 13
         await play_out(human, lambda m: m["type"] == "deal_ended")
     carrying = {m["type"] for m in human.log if "hand" in m}
-    assert carrying <= {"table_state", "deal_started"}, carrying
+    assert "your_turn" in carrying <= {"table_state", "deal_started", "your_turn"}
 
 
 async def test_ready_after_match_ended_does_nothing() -> None:
@@ -141,7 +141,8 @@ async def test_no_move_limit_without_a_clock(
             await trio.sleep(3 * 3600)  # three hours of virtual time
             nursery.cancel_scope.cancel()
         later = [m["type"] for c in clients for m in c.log[seen[id(c)]:]]
-        assert set(later) <= {"turn", "ping"}, later  # nothing played, nobody replaced
+        # Nothing played, nobody replaced: only the mover's your_turn and pings.
+        assert set(later) <= {"your_turn", "ping"}, later
         dealt = next(m for m in mover.log if m["type"] == "deal_started")["hand"]
         played = await mover.request(type="play", card=dealt[0])
         assert played["type"] == "played" and played["seat"] == first
@@ -161,10 +162,10 @@ async def test_leave_mid_match_is_player_left_then_bot_takeover() -> None:
         assert got[-1]["seat"] == "E"
 
 
-def test_only_two_numbers_may_have_a_fraction() -> None:
-    says("Numbers are integers (JSON numbers without a fraction or exponent), except two "
+def test_only_three_numbers_may_have_a_fraction() -> None:
+    says("Numbers are integers (JSON numbers without a fraction or exponent), except three "
          "that are durations in seconds and may have a fraction: `retry_after` of an "
-         "`error` and `seconds` of `player_gone`")
+         "`error`, `seconds` of `player_gone` and `deadline` of `your_turn`")
     # The published schema (cards are text there); no client message has a float either.
     components = json_schema()["$defs"]
     floats = set()
@@ -184,7 +185,7 @@ def test_only_two_numbers_may_have_a_fraction() -> None:
                 walk(item, name)
 
     walk(components, "")
-    assert floats == {"retry_after", "seconds"}
+    assert floats == {"retry_after", "seconds", "deadline"}
 
 
 def test_protocol_help_names_every_field_of_every_message() -> None:

@@ -129,7 +129,7 @@ async def test_ask_and_answer_stay_between_the_two_sides() -> None:
         for side in (east, west):
             answer = await side.wait_type("answer")
             assert answer == {"type": "answer", "question": qid, "seat": "N",
-                              "text": "a pair, maybe"}
+                              "question_text": "what does it mean?", "text": "a pair, maybe"}
         # North's partner and the spectator saw neither the question nor the answer.
         for outsider in (south, spectator):
             got = await _drain(outsider)

@@ -240,7 +240,7 @@ async def test_cancelling_serve_says_server_shutdown_after_what_was_queued() -> 
         ids = [m["id"] for m in got if m["type"] == "help"]
         assert ids and ids == list(range(len(ids))), ids
         assert len(got) == len(ids) + 1
-        assert got[-1] == {"type": "server_shutdown"}
+        assert got[-1] == {"type": "server_shutdown", "reason": "the server is shutting down"}
         assert (await idle.eof())[-1]["type"] == "server_shutdown"
     # serve has returned; nothing listens any more.
     with pytest.raises(OSError):

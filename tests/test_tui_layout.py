@@ -92,12 +92,16 @@ def test_rows_in_play_order_with_meanings_and_turn_marker() -> None:
 def test_result_panel_shows_groups_penalties_and_points() -> None:
     state = seated()
     breakdown = {
-        Team.NS: [m.GroupInfo(rank="3", cards=parse_hand("3S 3H 3C"), count=3, points=0),
-               m.GroupInfo(rank="K", cards=parse_hand("KD"), count=1, points=33)],
-        Team.EW: [m.GroupInfo(rank="7", cards=parse_hand("7S 7H"), count=2, points=25)],
+        Team.NS: [m.GroupInfo(rank="3", cards=parse_hand("3S 3H 3C"), count=3, points=0,
+                             penalty=0),
+               m.GroupInfo(rank="K", cards=parse_hand("KD"), count=1, points=33,
+                             penalty=33)],
+        Team.EW: [m.GroupInfo(rank="7", cards=parse_hand("7S 7H"), count=2, points=25,
+                             penalty=25)],
     }
     state.apply(m.DealEnded(deal=4, hands={}, penalty={Team.NS: 33, Team.EW: 25}, winner=Team.EW,
-                            points=28, scores={Team.NS: 0, Team.EW: 28}, breakdown=breakdown))
+                            points=28, victory_points=28, scores={Team.NS: 0, Team.EW: 28},
+                            breakdown=breakdown))
     lines = text(render_result(state)).splitlines()
     assert lines[0].strip() == "Deal 4 over: EW win +28 points."
     assert "[3S 3H 3C]" in lines[1] and "KD" in lines[1] and lines[1].endswith("= 33")

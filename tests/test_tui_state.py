@@ -30,7 +30,7 @@ def seated(hand: str = HAND, *, turn: str = "S", rows: dict[str, list[str]] | No
     state.apply(m.TableState(
         table="t1", name="test", target=300, status=status,  # type: ignore[arg-type]
         seats=seats, conventions={Team.NS: beginner, Team.EW: beginner},
-        scores={Team.NS: 10, Team.EW: 20}, deal=1, dealer=Seat.E, turn=Seat(turn),
+        scores={Team.NS: 10, Team.EW: 20}, deal=1, dealer=Seat.E, first=Seat.S, turn=Seat(turn),
         rows={Seat(seat): parse_hand(" ".join(row)) for seat, row in (rows or {}).items()},
         you=Seat.S, hand=parse_hand(hand)))
     return state
@@ -213,7 +213,8 @@ def test_questions_to_me_are_answered_with_r() -> None:
 def test_own_question_receipt_and_answer_are_logged() -> None:
     state = seated()
     state.apply(m.Question(id=3, question="q1", seat=Seat.W, text="meaning?", asker=Seat.S))
-    state.apply(m.AnswerMessage(question="q1", seat=Seat.W, text="no pair"))
+    state.apply(m.AnswerMessage(question="q1", question_text="meaning?", seat=Seat.W,
+                                text="no pair"))
     assert not state.questions_to_me
     assert "W answered: no pair" in state.notice
     assert any("You asked W" in line.text for line in state.log)
@@ -223,10 +224,12 @@ def test_deal_end_then_ready_then_match_end_then_play_again() -> None:
     state = seated()
     hands = {Seat.N: parse_hand("AS AC 3S 4S 6S"), Seat.E: [],
              Seat.S: parse_hand("QS QH QD KC 2C"), Seat.W: []}
-    breakdown = {Team.NS: [m.GroupInfo(rank="A", cards=parse_hand("AS AC"), count=2, points=25)],
+    breakdown = {Team.NS: [m.GroupInfo(rank="A", cards=parse_hand("AS AC"), count=2, points=25,
+                                 penalty=25)],
                  Team.EW: []}
     state.apply(m.DealEnded(deal=1, hands=hands, penalty={Team.NS: 80, Team.EW: 90},
-                            winner=Team.NS, points=30, scores={Team.NS: 40, Team.EW: 20},
+                            winner=Team.NS, points=30, victory_points=30,
+                            scores={Team.NS: 40, Team.EW: 20},
                             breakdown=breakdown))
     assert state.table_status == "between_deals"
     assert sorted(state.hand) == sorted(hands[Seat.S])
@@ -264,9 +267,10 @@ def lobby_state() -> TuiState:
     state = TuiState(mode=Mode.LOBBY)
     state.apply(m.Tables(tables=[
         m.TableInfo(table="t1", name="one", target=300, status="waiting",
-                    seats={Seat.N: "ann", Seat.E: None, Seat.S: None, Seat.W: "random bot"}),
+                    seats={Seat.N: "ann", Seat.E: None, Seat.S: None, Seat.W: "random bot"},
+                    kinds={Seat.N: "human", Seat.E: "empty", Seat.S: "empty", Seat.W: "bot"}),
         m.TableInfo(table="t2", name="two", target=100, status="waiting",
-                    seats=dict.fromkeys(SEATS)),
+                    seats=dict.fromkeys(SEATS), kinds=dict.fromkeys(SEATS, "empty")),
     ]))
     return state
 

@@ -11,8 +11,11 @@ bounded number of them in flight and streams the outcomes back as batches finish
 - Batch size follows the measured time per deal so that a batch takes about
   ``TARGET_SECONDS``: the expert needs a fraction of a second per deal, random play
   a millisecond, and one fixed count would either drown in scheduling overhead or
-  leave workers idle at the end. The first wave is one deal per batch; near the end
-  batches shrink so the workers finish together.
+  leave workers idle at the end. The time is the CPU time of the worker's thread, as
+  the overhead to be amortised is CPU time too (measured, about 15 ms a batch between
+  client, scheduler and worker) and wall time on a busy machine would shrink the
+  batches for nothing. The first wave is one deal per batch; near the end batches
+  shrink, down to an eighth of the usual size, so the workers finish together.
 - At most ``window`` batches exist at once (two per worker thread, so a worker has
   its next batch queued while the client collects the last one). A finished batch is
   handed out and released before the next is submitted, so memory stays flat however
@@ -67,7 +70,7 @@ __all__ = [
 
 #: ``--scheduler local``: start a LocalCluster on this machine instead of connecting.
 LOCAL = "local"
-#: Wall time a batch should take on a worker; scheduling costs a few milliseconds a batch.
+#: CPU time a batch should take on a worker; a batch costs about 15 ms of CPU overhead.
 TARGET_SECONDS = 0.5
 #: Largest batch, so a rerun after a worker dies repeats little and a batch's
 #: records (about 1 kB a deal) stay small in transit.
@@ -98,14 +101,14 @@ def job_count(config: ArenaConfig) -> int:
 
 def play_batch(config: ArenaConfig, cards: Cards, start: int,
                stop: int) -> tuple[list[DealOutcome], float]:
-    """Play jobs ``start`` to ``stop`` - 1 on a worker; the outcomes and the seconds taken."""
-    began = time.perf_counter()
+    """Play jobs ``start`` to ``stop`` - 1 on a worker; the outcomes and the CPU seconds."""
+    began = time.thread_time()
     swaps = 2 if config.duplicate else 1
     outcomes = []
     for job in range(start, stop):
         index, swapped = divmod(job, swaps)
         outcomes.append(play_deal(config, cards, index, bool(swapped)))
-    return outcomes, time.perf_counter() - began
+    return outcomes, time.thread_time() - began
 
 
 @dataclass
@@ -136,8 +139,9 @@ class BatchSizer:
             wanted = 1  # nothing measured yet: one deal tells us how long a deal takes
         else:
             wanted = round(self.target / max(self.per_deal, 1e-6))
-        # Near the end, smaller batches so no worker is left with a long one alone.
-        tail = max(1, remaining // (2 * max(1, threads)))
+        # Near the end, smaller batches so no worker is left with a long one alone,
+        # but not so small that the overhead outweighs the deals.
+        tail = max(1, wanted // 8, remaining // (2 * max(1, threads)))
         return max(1, min(wanted, self.ceiling, tail, remaining))
 
 

@@ -54,6 +54,11 @@ def test_batch_sizes_follow_the_measured_time_per_deal() -> None:
     # Near the end the batches shrink, so both workers finish together.
     assert sizer.size(remaining=8, threads=2) == 2
     assert sizer.size(remaining=1, threads=2) == 1
+    # ... but not below an eighth of a full batch, where overhead would dominate.
+    fast = BatchSizer(target=0.5, ceiling=1000)
+    fast.observe(deals=1000, seconds=0.5)
+    assert fast.size(remaining=100_000, threads=2) == 1000
+    assert fast.size(remaining=200, threads=2) == 125
 
 
 @pytest.mark.usefixtures("no_leftover_processes")

@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("demo", "play one seeded deal with random players and print it"),
     "bot": ("bot", "connect a bot strategy to a server"),
     "arena": ("arena", "play strategies against each other in-process and measure them"),
+    "tournament": ("tournament", "a duplicate tournament between bot programs and strategies"),
     "conventions": ("conventions", "list, show and check convention cards"),
     "replay": ("replay", "print a recorded match deal by deal"),
     "protocol": ("protocol", "protocol tools (JSON Schema of every message)"),

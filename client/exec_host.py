@@ -74,12 +74,17 @@ class ProgramFault(Exception):
 class ExecProgram:
     """One external program: start it, ask it for a card, restart it, stop it."""
 
-    def __init__(self, command: str | Sequence[str], *, max_restarts: int = 3) -> None:
+    def __init__(self, command: str | Sequence[str], *, max_restarts: int = 3,
+                 startup_seconds: float = 0.0) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("empty command")
         self.max_restarts = max_restarts
+        #: Extra time for the first answer after a (re)start, so that a short move limit
+        #: does not count the interpreter's own start-up against the program.
+        self.startup_seconds = startup_seconds
         self.restarts = 0
+        self._fresh = False
         self._proc: trio.Process | None = None
         self._buffer = b""
 
@@ -92,6 +97,7 @@ class ExecProgram:
         self._proc = await trio.lowlevel.open_process(
             self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self._buffer = b""
+        self._fresh = True
 
     async def ask(self, line: bytes, timeout: float) -> str:
         """Send one line, return the program's answer line; raise :class:`ProgramFault`."""
@@ -109,9 +115,10 @@ class ExecProgram:
         proc = self._proc
         assert proc is not None and proc.stdin is not None
         try:
-            with trio.fail_after(timeout):
+            with trio.fail_after(timeout + (self.startup_seconds if self._fresh else 0.0)):
                 await proc.stdin.send_all(line)
                 answer = await self._read_line()
+            self._fresh = False
         except trio.TooSlowError:
             await self.kill()
             raise ProgramFault("timeout", f"no answer within {timeout:g}s") from None

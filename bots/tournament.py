@@ -1,0 +1,306 @@
+"""A duplicate tournament on paper: entries, the schedule of tables, and the standings.
+
+This module holds what ``jackal tournament`` decides without any I/O, so it can be
+tested and reused on its own; playing the tables over the protocol is
+:mod:`jackal.cli.tournament_tables`.
+
+Decisions:
+
+- **Entries.** ``NAME=SPEC``: a built-in strategy name (``expert``), ``exec:COMMAND`` (a
+  program hosted as ``jackal bot --exec`` hosts it, one ``your_turn`` line in, one card
+  out) or ``cmd:COMMAND`` (a full protocol client that joins the seat itself; see
+  :data:`PLACEHOLDERS`). An entry plays both seats of its partnership.
+- **Boards.** Board ``b`` (1..N) is deal 1 of a match with seed ``S + b``: the same
+  hands and the same dealer wherever it is played. The match has target 1, so it ends
+  with the first deal anyone wins; only deal 1 counts. When deal 1 is tied (equal
+  penalties, no points) the table plays on until a deal is won so that the match ends
+  as every match does, and those extra deals are not counted.
+- **Duplicate.** Every pair of entries (A, B) plays every board twice: once with A at
+  N/S and once with A at E/W, so both get the same cards against each other.
+- **Standings.** Per entry, over every board it played (each table counts once):
+  victory points won per board (0 for a lost or tied board), the net (won minus
+  conceded) per board, the deal win rate with its 95% Wilson interval, and the
+  information efficiency against the full-information optimum on the same hands (the
+  arena's yardstick). Ranked by victory points per board, then net, then name.
+- **Faults.** A move the entry did not choose itself (the host's fallback or the
+  server's substitute played it) is a fault, counted by kind: ``timeout``, ``crash``,
+  ``garbage`` (an answer that is not a card of the hand), ``no_show``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import shlex
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..game.cards import Card
+from ..game.deal import Deal
+from ..game.errors import MalformedInput
+from ..game.match import deal_seed, first_dealer
+from ..game.scoring import team_penalty
+from ..game.seats import Seat, Team
+from .arena import wilson_interval
+from .cards import default_conventions
+from .counts import optimum_pair, rank_counts
+from .greedy import greedy_keep
+from .registry import STRATEGIES
+
+__all__ = [
+    "PLACEHOLDERS",
+    "Entry",
+    "Standing",
+    "TableJob",
+    "TableResult",
+    "board_deal",
+    "command_argv",
+    "parse_entry",
+    "schedule",
+    "standings",
+]
+
+EntryKind = Literal["builtin", "exec", "cmd"]
+
+#: The placeholders a ``cmd:`` entry's command may contain, and what replaces them.
+PLACEHOLDERS = {
+    "{host}": "the server's host",
+    "{port}": "the server's port",
+    "{table}": "the table id to join",
+    "{seat}": "the seat to take (N, E, S or W)",
+    "{name}": "the entry's name",
+    "{password}": "the server password (empty if none)",
+}
+
+#: Longest entry name: a player name on the wire is at most 32 characters.
+MAX_NAME = 32
+_NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One competitor: a built-in strategy or a program, and its convention card."""
+
+    name: str
+    kind: EntryKind
+    #: The strategy name (builtin) or the command (exec, cmd).
+    spec: str
+    #: The convention card the entry's partnership declares (a built-in name or a file).
+    conventions: str
+
+    def as_json(self) -> dict[str, str]:
+        return {"name": self.name, "kind": self.kind, "spec": self.spec,
+                "conventions": self.conventions}
+
+
+def parse_entry(text: str, conventions: str | None = None) -> Entry:
+    """``NAME=SPEC`` as an :class:`Entry`; raises ``MalformedInput`` saying what is wrong.
+
+    ``conventions`` overrides the card; by default a built-in strategy plays the card it
+    was built for (as in the arena) and a program plays ``none`` (its plays promise
+    nothing), since the tournament cannot know what a program means by its cards.
+    """
+    name, equals, spec = text.partition("=")
+    name, spec = name.strip(), spec.strip()
+    if not equals or not name or not spec:
+        raise MalformedInput(f"an entry is NAME=SPEC, not {text!r}")
+    if len(name) > MAX_NAME or not _NAME.match(name):
+        raise MalformedInput(f"entry name {name!r}: use up to {MAX_NAME} letters, digits "
+                             "and . _ + -")
+    kind: EntryKind
+    for prefix in ("exec:", "cmd:"):
+        if spec.startswith(prefix):
+            kind = "exec" if prefix == "exec:" else "cmd"
+            spec = spec[len(prefix):].strip()
+            if not spec:
+                raise MalformedInput(f"entry {name!r}: an empty command")
+            return Entry(name, kind, spec, conventions or "none")
+    if spec not in STRATEGIES:
+        known = ", ".join(sorted(STRATEGIES))
+        raise MalformedInput(f"entry {name!r}: {spec!r} is not a built-in strategy ({known}) "
+                             "nor exec:COMMAND or cmd:COMMAND")
+    return Entry(name, "builtin", spec, conventions or default_conventions(spec))
+
+
+@dataclass(frozen=True)
+class TableJob:
+    """One table of the tournament: a board, and which entry sits at N/S and at E/W."""
+
+    number: int
+    board: int
+    seed: int
+    ns: str
+    ew: str
+
+    def entry_at(self, seat: Seat) -> str:
+        return self.ns if seat.team is Team.NS else self.ew
+
+
+def schedule(names: Sequence[str], boards: int, seed: int) -> list[TableJob]:
+    """Every pair of ``names`` on boards 1..``boards``, each board once each way round.
+
+    Board by board, so that a run stopped early has played whole boards for everyone.
+    """
+    if len(set(names)) != len(names):
+        raise MalformedInput("entry names must differ")
+    if len(names) < 2:
+        raise MalformedInput("a tournament needs at least two entries")
+    if boards < 1:
+        raise MalformedInput("a tournament needs at least one board")
+    jobs: list[TableJob] = []
+    for board in range(1, boards + 1):
+        for first, second in itertools.combinations(names, 2):
+            for ns, ew in ((first, second), (second, first)):
+                jobs.append(TableJob(len(jobs) + 1, board, seed + board, ns, ew))
+    return jobs
+
+
+def command_argv(command: str, values: Mapping[str, str]) -> list[str]:
+    """``command`` split as a shell would, each ``{placeholder}`` replaced in every word.
+
+    Plain replacement rather than ``str.format``, so braces elsewhere (say, JSON on the
+    command line) are left alone.
+    """
+    argv = []
+    for word in shlex.split(command):
+        for key, value in values.items():
+            word = word.replace("{" + key + "}", value)
+        argv.append(word)
+    return argv
+
+
+def board_deal(job: TableJob) -> Deal:
+    """The deal of ``job``'s board, before any play (deal 1 of a match with its seed)."""
+    return Deal.from_seed(deal_seed(job.seed, 1), first_dealer(job.seed))
+
+
+@dataclass
+class TableResult:
+    """What happened at one table: the board's plays and result, and each seat's faults."""
+
+    job: TableJob
+    plays: list[tuple[Seat, Card]]
+    penalty: dict[Team, int]
+    winner: Team | None
+    points: int
+    #: Moves of each seat that its entry did not choose, by fault kind.
+    faults: dict[Seat, Counter[str]] = field(default_factory=dict)
+    #: The server's record file of this table, when known.
+    record: str | None = None
+
+    def team_of(self, name: str) -> Team:
+        return Team.NS if self.job.ns == name else Team.EW
+
+    def dealt(self, seat: Seat) -> tuple[Card, ...]:
+        return board_deal(self.job).dealt_hand(seat)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "table": self.job.number,
+            "board": self.job.board,
+            "seed": self.job.seed,
+            "ns": self.job.ns,
+            "ew": self.job.ew,
+            "plays": [[seat.value, str(card)] for seat, card in self.plays],
+            "penalty": {team.value: value for team, value in self.penalty.items()},
+            "winner": None if self.winner is None else self.winner.value,
+            "points": self.points,
+            "faults": {seat.value: dict(kinds) for seat, kinds in self.faults.items()
+                       if kinds},
+            "record": self.record,
+        }
+
+
+def _references(result: TableResult, team: Team) -> tuple[int, int]:
+    """The arena's yardstick for ``team`` on this board: (greedy keep, optimum)."""
+    deal = board_deal(result.job)
+    first, second = (deal.dealt_hand(seat) for seat in team.seats)
+    return (team_penalty([*greedy_keep(first), *greedy_keep(second)]),
+            optimum_pair(rank_counts(first), rank_counts(second)))
+
+
+@dataclass
+class Standing:
+    """One entry's figures over the tournament."""
+
+    entry: Entry
+    boards: int = 0
+    vp: int = 0
+    vp_against: int = 0
+    wins: int = 0
+    ties: int = 0
+    penalty: int = 0
+    greedy: int = 0
+    optimum: int = 0
+    faults: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def vp_per_board(self) -> float:
+        return self.vp / self.boards if self.boards else 0.0
+
+    @property
+    def net_per_board(self) -> float:
+        return (self.vp - self.vp_against) / self.boards if self.boards else 0.0
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.boards if self.boards else 0.0
+
+    @property
+    def efficiency(self) -> float | None:
+        """(greedy - penalty) / (greedy - optimum) over the sums; None if undefined."""
+        gap = self.greedy - self.optimum
+        return (self.greedy - self.penalty) / gap if gap else None
+
+    def add(self, result: TableResult) -> None:
+        team = result.team_of(self.entry.name)
+        self.boards += 1
+        if result.winner is team:
+            self.wins += 1
+            self.vp += result.points
+        elif result.winner is None:
+            self.ties += 1
+        else:
+            self.vp_against += result.points
+        self.penalty += result.penalty[team]
+        greedy, optimum = _references(result, team)
+        self.greedy += greedy
+        self.optimum += optimum
+        for seat in team.seats:
+            self.faults.update(result.faults.get(seat, Counter()))
+
+    def as_json(self, rank: int) -> dict[str, Any]:
+        low, high = wilson_interval(self.wins, self.boards)
+        boards = self.boards or 1
+        efficiency = self.efficiency
+        return {
+            "rank": rank,
+            **self.entry.as_json(),
+            "boards": self.boards,
+            "vp": self.vp,
+            "vp_per_board": round(self.vp_per_board, 4),
+            "net_vp_per_board": round(self.net_per_board, 4),
+            "wins": self.wins,
+            "ties": self.ties,
+            "losses": self.boards - self.wins - self.ties,
+            "win_rate": round(self.win_rate, 4),
+            "win_rate_ci95": [round(low, 4), round(high, 4)],
+            "mean_penalty": round(self.penalty / boards, 3),
+            "greedy_penalty": round(self.greedy / boards, 3),
+            "optimum_penalty": round(self.optimum / boards, 3),
+            "efficiency": None if efficiency is None else round(efficiency, 4),
+            "faults": sum(self.faults.values()),
+            "fault_kinds": dict(sorted(self.faults.items())),
+        }
+
+
+def standings(entries: Iterable[Entry], results: Iterable[TableResult]) -> list[Standing]:
+    """Every entry's :class:`Standing` over ``results``, best first."""
+    table: Mapping[str, Standing] = {entry.name: Standing(entry) for entry in entries}
+    for result in results:
+        for name in (result.job.ns, result.job.ew):
+            table[name].add(result)
+    return sorted(table.values(),
+                  key=lambda s: (-s.vp_per_board, -s.net_per_board, s.entry.name))

@@ -1,0 +1,304 @@
+"""``jackal tournament``: a duplicate tournament between bot programs and built-in strategies.
+
+    jackal tournament --entry ex=expert --entry mine=exec:"python3 mybot.py" \\
+        --boards 8 --seed 1 --results results.json --records records/ --jobs 2
+
+Every pair of entries plays every board twice, seats swapped; several tables at once.
+The rules of the schedule and the scoring are in :mod:`jackal.bots.tournament`, how a
+table is played and watched in :mod:`jackal.cli.tournament_tables`. Without
+``--server`` a server runs inside this process on 127.0.0.1 (a free port), writing its
+match records to ``--records``; it holds a dropped seat for only a second, since
+nobody here comes back to one, so a stopped program's seat goes to the substitute at
+once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..bots.tournament import (
+    PLACEHOLDERS,
+    Entry,
+    Standing,
+    TableJob,
+    TableResult,
+    parse_entry,
+    schedule,
+    standings,
+)
+from ..game.errors import MalformedInput
+
+EPILOG = f"""\
+entries (NAME=SPEC; each entry plays both seats of its partnership):
+  NAME=expert            a built-in strategy (random, greedy, beginner, expert), played
+                         by the server
+  NAME=exec:COMMAND      a program run as 'jackal bot --exec' runs it: one your_turn JSON
+                         line in on stdin, one card out on stdout, per move
+  NAME=cmd:COMMAND       a full protocol client that joins the seat itself; the command
+                         may use {" ".join(PLACEHOLDERS)}
+                         (also in JACKAL_HOST, JACKAL_PORT, JACKAL_TABLE, JACKAL_SEAT,
+                         JACKAL_NAME, JACKAL_PASSWORD)
+
+examples:
+  jackal tournament --entry ex=expert --entry be=beginner \\
+      --entry js=exec:"node examples/stdin_bot.js" --boards 4 --seed 1 --results r.json
+  jackal tournament --entry me=cmd:"python3 examples/minimal_bot.py --host {{host}} \\
+      --port {{port}} --table {{table}} --seat {{seat}}" --entry gr=greedy --boards 2
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``jackal tournament``."""
+    parser.epilog = EPILOG
+    parser.add_argument("--entry", action="append", required=True, metavar="NAME=SPEC",
+                        help="an entry: a built-in strategy, exec:COMMAND or cmd:COMMAND "
+                             "(repeat; at least two)")
+    parser.add_argument("--conventions", action="append", default=[], metavar="NAME=CARD",
+                        help="the convention card entry NAME declares (a built-in name or "
+                             "a file); default: a strategy's own card, none for programs")
+    parser.add_argument("--boards", type=int, default=4, metavar="N",
+                        help="boards per pair of entries; board b is deal 1 of a match "
+                             "with seed S+b, played once each way round (default 4)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="tournament seed (default 0)")
+    parser.add_argument("--results", type=Path, metavar="FILE",
+                        help="write the standings and every table as one JSON object")
+    parser.add_argument("--records", type=Path, metavar="DIR",
+                        help="the embedded server writes its match records here (one "
+                             "file per table)")
+    parser.add_argument("--jobs", type=int, default=2, metavar="J",
+                        help="tables played at once (default 2)")
+    parser.add_argument("--server", metavar="HOST:PORT",
+                        help="play on this server instead of one started here")
+    parser.add_argument("--password", help="the --server's password, if it has one")
+    parser.add_argument("--move-seconds", type=float, default=10.0, metavar="S",
+                        help="time a program has for each move before a substitute plays "
+                             "it (default 10)")
+    parser.add_argument("--start-seconds", type=float, default=15.0, metavar="S",
+                        help="time a program has to take its seat (default 15)")
+    parser.add_argument("--substitute", default="random", metavar="STRATEGY",
+                        help="built-in strategy that plays a faulty program's seat "
+                             "(default random)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the results JSON instead of the table")
+    parser.add_argument("--program-output", action="store_true",
+                        help="let cmd: programs write to this terminal (default: silenced; "
+                             "exec: programs' stderr always passes through)")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress line per table, warnings only")
+
+
+def _fail(message: str) -> int:
+    print(f"jackal tournament: {message}", file=sys.stderr)
+    return 2
+
+
+def parse_entries(specs: Sequence[str], cards: Sequence[str]) -> list[Entry]:
+    """The ``--entry`` options with their ``--conventions``; raises ``MalformedInput``."""
+    from ..game.conventions import resolve_card
+
+    chosen: dict[str, str] = {}
+    for text in cards:
+        name, equals, card = text.partition("=")
+        if not equals or not card:
+            raise MalformedInput(f"--conventions is NAME=CARD, not {text!r}")
+        resolve_card(card)  # a bad card fails here, before anything runs
+        chosen[name.strip()] = card.strip()
+    entries = []
+    for text in specs:
+        name = text.partition("=")[0].strip()
+        entry = parse_entry(text, chosen.pop(name, None))
+        resolve_card(entry.conventions)
+        entries.append(entry)
+    if chosen:
+        raise MalformedInput(f"--conventions for an unknown entry: {', '.join(chosen)}")
+    return entries
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the options, play every table, print and write the results."""
+    from ..bots.registry import STRATEGIES
+    from ..client.connection import parse_address
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        entries = parse_entries(args.entry, args.conventions)
+        jobs = schedule([entry.name for entry in entries], args.boards, args.seed)
+    except MalformedInput as exc:
+        return _fail(str(exc))
+    if args.jobs < 1:
+        return _fail("--jobs must be at least 1")
+    if args.move_seconds <= 0 or args.start_seconds <= 0:
+        return _fail("--move-seconds and --start-seconds must be positive")
+    if args.substitute not in STRATEGIES:
+        return _fail(f"--substitute must be a built-in strategy ({', '.join(STRATEGIES)})")
+    address = None
+    if args.server is not None:
+        if args.records is not None:
+            return _fail("--records is for the embedded server; a --server keeps its own "
+                         "records (jackal serve --records DIR)")
+        try:
+            address = parse_address(args.server)
+        except ValueError as exc:
+            return _fail(str(exc))
+    if args.records is not None:
+        try:
+            args.records.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return _fail(f"--records: {exc}")
+    progress = None if args.quiet or args.json else _progress(len(jobs))
+    started = time.perf_counter()
+    try:
+        results, failures = _play(args, entries, jobs, address, progress)
+    except OSError as exc:
+        return _fail(str(exc))
+    elapsed = time.perf_counter() - started
+    ranked = standings(entries, results)
+    report = results_json(args, entries, ranked, results, failures, elapsed)
+    if args.results is not None:
+        try:
+            args.results.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        except OSError as exc:
+            return _fail(f"--results: {exc}")
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(as_text(ranked, len(results), args.boards, args.seed, elapsed))
+    for failure in failures:
+        print(f"jackal tournament: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
+          address: tuple[str, int] | None,
+          progress: Callable[[TableResult], None] | None
+          ) -> tuple[list[TableResult], list[str]]:
+    import trio
+
+    from ..client.connection import ClientError
+    from ..server.config import ServerConfig
+    from ..server.listener import serve
+    from .tournament_tables import TableFailed, TableOptions, play_table
+
+    by_name = {entry.name: entry for entry in entries}
+    results: list[TableResult] = []
+    failures: list[str] = []
+
+    async def main() -> None:
+        async with trio.open_nursery() as server:
+            if address is None:
+                # Seats of stopped programs go to the substitute after a second; between
+                # deals (only after a tied board) nobody waits long for a program's ready.
+                config = ServerConfig(host="127.0.0.1", port=0, records_dir=args.records,
+                                      hold_seconds=1.0, between_deals_seconds=1.0,
+                                      takeover_strategy=args.substitute)
+                port: int = await server.start(serve, config)
+                options = TableOptions("127.0.0.1", port, move_seconds=args.move_seconds,
+                                       start_seconds=args.start_seconds,
+                                       substitute=args.substitute, hold_seconds=1.0,
+                                       records=args.records,
+                                       program_output=args.program_output)
+            else:
+                options = TableOptions(address[0], address[1], password=args.password,
+                                       move_seconds=args.move_seconds,
+                                       start_seconds=args.start_seconds,
+                                       substitute=args.substitute,
+                                       program_output=args.program_output)
+            slots = trio.Semaphore(args.jobs)
+
+            async def one(job: TableJob) -> None:
+                try:
+                    result = await play_table(options, job, by_name)
+                except (TableFailed, ClientError) as exc:
+                    failures.append(f"table {job.number} (board {job.board}, {job.ns} v "
+                                    f"{job.ew}) not finished: {exc}")
+                else:
+                    results.append(result)
+                    if progress is not None:
+                        progress(result)
+                finally:
+                    slots.release()
+
+            async with trio.open_nursery() as tables:
+                for job in jobs:
+                    await slots.acquire()
+                    tables.start_soon(one, job)
+            server.cancel_scope.cancel()
+
+    trio.run(main)
+    results.sort(key=lambda result: result.job.number)
+    return results, failures
+
+
+def _progress(total: int) -> Callable[[TableResult], None]:
+    done = 0
+
+    def show(result: TableResult) -> None:
+        nonlocal done
+        done += 1
+        job = result.job
+        if result.winner is None:
+            outcome = "tied"
+        else:
+            outcome = f"{job.entry_at(result.winner.seats[0])} +{result.points}"
+        faults = sum(sum(kinds.values()) for kinds in result.faults.values())
+        note = f", {faults} fault(s)" if faults else ""
+        print(f"[{done}/{total}] board {job.board}: {job.ns} (NS) v {job.ew} (EW): "
+              f"{outcome}{note}", file=sys.stderr, flush=True)
+
+    return show
+
+
+def results_json(args: argparse.Namespace, entries: list[Entry], ranked: list[Standing],
+                 results: list[TableResult], failures: list[str],
+                 elapsed: float) -> dict[str, Any]:
+    """The results file: settings, standings (best first), every table, failures."""
+    return {
+        "tournament": {
+            "seed": args.seed,
+            "boards": args.boards,
+            "entries": [entry.as_json() for entry in entries],
+            "jobs": args.jobs,
+            "move_seconds": args.move_seconds,
+            "substitute": args.substitute,
+            "server": args.server,
+            "records": None if args.records is None else str(args.records),
+            "elapsed_s": round(elapsed, 3),
+        },
+        "standings": [standing.as_json(rank) for rank, standing in enumerate(ranked, 1)],
+        "tables": [result.as_json() for result in results],
+        "failures": failures,
+    }
+
+
+def as_text(ranked: list[Standing], tables: int, boards: int, seed: int,
+            elapsed: float) -> str:
+    """The standings as a table for people."""
+    lines = [f"{len(ranked)} entries, {boards} boards each way round (seed {seed}): "
+             f"{tables} tables in {elapsed:.1f} s", ""]
+    lines.append(f"{'#':>2}  {'entry':<16}{'kind':<9}{'boards':>7}{'VP/board':>10}"
+                 f"{'net':>8}{'win rate (95% CI)':>24}{'info eff':>10}{'faults':>8}")
+    for rank, standing in enumerate(ranked, 1):
+        low, high = standing.as_json(rank)["win_rate_ci95"]
+        eff = standing.efficiency
+        lines.append(
+            f"{rank:>2}  {standing.entry.name[:15]:<16}{standing.entry.kind:<9}"
+            f"{standing.boards:>7}{standing.vp_per_board:>10.2f}"
+            f"{standing.net_per_board:>+8.2f}"
+            f"{standing.win_rate:>10.3f} ({low:.3f}-{high:.3f})"
+            f"{'n/a' if eff is None else f'{eff:.3f}':>10}"
+            f"{sum(standing.faults.values()):>8}")
+    lines.append("")
+    lines.append("VP/board: victory points won per board played; net: won minus conceded; "
+                 "info eff:")
+    lines.append("(greedy - penalty) / (greedy - optimum) on the same hands; faults: moves "
+                 "a fallback or substitute played")
+    return "\n".join(lines)

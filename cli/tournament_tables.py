@@ -1,0 +1,367 @@
+"""Playing a tournament's tables over the protocol (the engine room of ``jackal tournament``).
+
+Each table is run by a *director*: one client connection that creates the table (target
+1, the board's seed, both entries' convention cards), watches it as a spectator and
+seats the two entries:
+
+- a built-in strategy as two server-side bots (``add_bot``);
+- an ``exec:`` entry as two seats hosted here, exactly as ``jackal bot --exec`` hosts a
+  program (:func:`jackal.client.exec_host.play_exec_match`): one copy of the program per
+  seat, a fallback card for a move the program times out on, crashes on or answers with
+  something that is not a card of its hand;
+- a ``cmd:`` entry as two processes of its command, each told where to sit by the
+  placeholders of :data:`jackal.bots.tournament.PLACEHOLDERS` and the environment
+  variables ``JACKAL_HOST``, ``JACKAL_PORT``, ``JACKAL_TABLE``, ``JACKAL_SEAT``,
+  ``JACKAL_NAME`` and ``JACKAL_PASSWORD``. Such a client plays over its own connection,
+  so the director enforces the per-move limit from outside: when the seat's turn has
+  lasted ``move_seconds`` it kills the process; the server then holds the seat for its
+  hold time and hands it to its takeover bot (the substitute), which plays the rest of
+  the board. A client that disconnects by itself (crash, or the server closed it for
+  garbage) is substituted the same way.
+
+Everything the tournament scores comes from what the spectator sees, so it works the
+same against a remote ``--server``: the plays, and ``deal_ended`` with every seat's kept
+cards and the result. A seat's moves played by a substitute are counted as its faults
+(by kind); the exec host reports its own fallbacks.
+
+A program that does not take its seat within ``start_seconds`` (cannot be run, exits,
+never says ``ready``) is stopped and a substitute bot sits in for it (fault
+``no_show`` for every move of that seat). A table where nothing happens for much longer
+than a move, a hold and a start allow is given up (:class:`TableFailed`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from ..bots.tournament import Entry, TableJob, TableResult, command_argv
+from ..client.connection import ClientError, Connection, ServerError
+from ..client.exec_host import ExecProgram, play_exec_match
+from ..client.session import SeatSession
+from ..game.cards import Card
+from ..game.conventions import BUILTIN_CARDS, ConventionCard, resolve_card
+from ..game.seats import SEATS, Seat, Team
+from ..protocol.messages import (
+    AddBot,
+    BotTakeover,
+    CreateTable,
+    DealEnded,
+    DealStarted,
+    Hello,
+    MatchEnded,
+    Played,
+    PlayerBack,
+    PlayerJoined,
+    PlayerLeft,
+    PlayerReady,
+    Spectate,
+    TableCreated,
+    TableState,
+    Turn,
+)
+
+__all__ = ["TableFailed", "TableOptions", "play_table"]
+
+log = logging.getLogger("jackal.tournament")
+
+#: How long a finished program gets to exit before it is killed.
+EXIT_GRACE = 2.0
+
+
+class TableFailed(Exception):
+    """A table could not be played to its end (the message says why)."""
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    """Where the tables are played and how long anyone may take."""
+
+    host: str
+    port: int
+    password: str | None = None
+    move_seconds: float = 10.0
+    #: How long the programs of a table have to take their seats and say ``ready``.
+    start_seconds: float = 15.0
+    #: The strategy that sits in for a program that never took its seat.
+    substitute: str = "random"
+    #: How long the server holds a dropped seat before its substitute plays (to size
+    #: the stall limit; the server decides the real hold).
+    hold_seconds: float = 120.0
+    #: The folder the server writes its records to, when the director can see it.
+    records: Path | None = None
+    #: Let programs write to this process's stdout/stderr (else they are silenced).
+    program_output: bool = False
+
+
+def card_spec(entry: Entry) -> str | ConventionCard:
+    """The entry's card as ``create_table`` takes it: a built-in by name, else inline."""
+    card = resolve_card(entry.conventions)
+    return card.name if card.name in BUILTIN_CARDS else card
+
+
+@dataclass
+class _Seat:
+    """The director's view of one seat."""
+
+    entry: Entry
+    joined: bool = False
+    ready: bool = False
+    #: Why a substitute plays it now (a fault kind), or None while the entry does.
+    substitute: str | None = None
+    #: The fault a takeover of this seat will be blamed on (set when we stop a program).
+    cause: str = "crash"
+    process: trio.Process | None = None
+    faults: Counter[str] = field(default_factory=Counter)
+
+
+async def play_table(options: TableOptions, job: TableJob,
+                     entries: Mapping[str, Entry]) -> TableResult:
+    """Create ``job``'s table, seat its entries, watch it to the end and return the board.
+
+    Raises :class:`TableFailed` (or a ``ClientError``) when the table cannot finish.
+    """
+    conn = await Connection.open(options.host, options.port)
+    try:
+        return await _direct(conn, options, job, entries)
+    finally:
+        await conn.aclose()
+
+
+async def _direct(conn: Connection, options: TableOptions, job: TableJob,
+                  entries: Mapping[str, Entry]) -> TableResult:
+    await conn.request(Hello(name="tournament", client="jackal-tournament",
+                             password=options.password))
+    ns, ew = entries[job.ns], entries[job.ew]
+    created = await conn.request(CreateTable(
+        name=f"board {job.board} table {job.number}"[:32], target=1, seed=job.seed,
+        conventions_ns=card_spec(ns), conventions_ew=card_spec(ew)))
+    assert isinstance(created, TableCreated)
+    table = created.table
+    state = await conn.request(Spectate(table=table))
+    assert isinstance(state, TableState)
+    seats = {seat: _Seat(entries[job.entry_at(seat)]) for seat in SEATS}
+    exec_faults: dict[Seat, Counter[str]] = {}
+    watch = _Watch(conn, options, job, table, seats)
+    try:
+        with trio.CancelScope() as scope:
+            async with trio.open_nursery() as nursery:
+                for seat, slot in seats.items():
+                    await _seat_entry(nursery, conn, options, table, seat, slot, exec_faults)
+                await watch.run()
+                # The exec hosts end by themselves after match_ended, once their program
+                # has had its grace to exit; past that they are cut short.
+                scope.deadline = trio.current_time() + 2 * EXIT_GRACE + 1
+    finally:
+        with trio.CancelScope(shield=True):
+            await _stop_processes(seats)
+    faults: dict[Seat, Counter[str]] = {}
+    for seat, slot in seats.items():
+        faults[seat] = slot.faults + exec_faults.get(seat, Counter())
+    assert watch.ended is not None
+    ended = watch.ended
+    winner = None if ended.winner is None else Team(ended.winner)
+    return TableResult(job=job, plays=watch.plays,
+                       penalty={Team(team): value for team, value in ended.penalty.items()},
+                       winner=winner, points=ended.points, faults=faults,
+                       record=_record_of(options.records, table))
+
+
+async def _seat_entry(nursery: trio.Nursery, conn: Connection, options: TableOptions,
+                      table: str, seat: Seat, slot: _Seat,
+                      exec_faults: dict[Seat, Counter[str]]) -> None:
+    entry = slot.entry
+    if entry.kind == "builtin":
+        await conn.request(AddBot(table=table, seat=seat.value, strategy=entry.spec))
+    elif entry.kind == "exec":
+        nursery.start_soon(_host_exec, options, table, seat, entry, exec_faults)
+    else:
+        values = {"host": options.host, "port": str(options.port), "table": table,
+                  "seat": seat.value, "name": entry.name, "password": options.password or ""}
+        env = dict(os.environ)
+        env.update({f"JACKAL_{key.upper()}": value for key, value in values.items()})
+        output = None if options.program_output else subprocess.DEVNULL
+        try:
+            slot.process = await trio.lowlevel.open_process(
+                command_argv(entry.spec, values), env=env, stdin=subprocess.DEVNULL,
+                stdout=output, stderr=output)
+        except OSError as exc:
+            log.warning("table %s seat %s: cannot run %r: %s", table, seat, entry.spec, exc)
+
+
+async def _host_exec(options: TableOptions, table: str, seat: Seat, entry: Entry,
+                     exec_faults: dict[Seat, Counter[str]]) -> None:
+    """One seat of an ``exec:`` entry, as ``jackal bot --exec`` plays it."""
+    program = ExecProgram(entry.spec, startup_seconds=options.start_seconds)
+    try:
+        await program.start()
+    except OSError as exc:
+        log.warning("table %s seat %s: cannot run %r: %s", table, seat, entry.spec, exc)
+        return  # the seat stays empty: the director seats a substitute (no_show)
+    session = SeatSession(options.host, options.port, name=entry.name, table=table,
+                          seat=seat, password=options.password, client="jackal-tournament")
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(session.run)
+            result = await play_exec_match(session, program, move_seconds=options.move_seconds)
+            exec_faults[seat] = result.faults
+            nursery.cancel_scope.cancel()
+    except ClientError as exc:
+        log.warning("table %s seat %s: %s", table, seat, exc)
+    finally:
+        await program.kill()
+
+
+async def _stop_processes(seats: Mapping[Seat, _Seat]) -> None:
+    """Give every ``cmd:`` process :data:`EXIT_GRACE` to exit after the match, then kill."""
+    with trio.move_on_after(EXIT_GRACE):
+        for slot in seats.values():
+            if slot.process is not None:
+                await slot.process.wait()
+    for slot in seats.values():
+        if slot.process is not None and slot.process.returncode is None:
+            slot.process.kill()
+            await slot.process.wait()
+
+
+def _record_of(directory: Path | None, table: str) -> str | None:
+    """The newest record file of ``table`` in ``directory`` (named ``STAMP-TABLE-HEX``)."""
+    if directory is None:
+        return None
+    found = sorted(directory.glob(f"*-{table}-*.jsonl"), key=lambda path: path.stat().st_mtime)
+    return found[-1].name if found else None
+
+
+class _Watch:
+    """The spectator side of a director: follows the table until ``match_ended``."""
+
+    def __init__(self, conn: Connection, options: TableOptions, job: TableJob, table: str,
+                 seats: dict[Seat, _Seat]) -> None:
+        self.conn = conn
+        self.options = options
+        self.job = job
+        self.table = table
+        self.seats = seats
+        self.deal = 0
+        self.plays: list[tuple[Seat, Card]] = []
+        self.ended: DealEnded | None = None
+        now = trio.current_time()
+        self.start_deadline: float | None = now + options.start_seconds
+        self.turn: Seat | None = None
+        self.move_deadline: float | None = None
+        # Nothing at all for this long means the table is stuck for good.
+        self.stall_limit = (options.start_seconds + options.hold_seconds
+                            + 4 * options.move_seconds + 30.0)
+        self.last_news = now
+
+    async def run(self) -> None:
+        while True:
+            deadline = min(d for d in (self.start_deadline, self.move_deadline,
+                                       self.last_news + self.stall_limit) if d is not None)
+            with trio.move_on_at(deadline):
+                event = await self.conn.next_event()
+                self.last_news = trio.current_time()
+                if isinstance(event, MatchEnded):
+                    if self.ended is None:
+                        raise TableFailed(f"table {self.table}: the match ended without "
+                                          "deal 1")
+                    return
+                await self._on(event)
+                continue
+            await self._on_deadline(trio.current_time())
+
+    async def _on(self, event: object) -> None:
+        match event:
+            case PlayerJoined(seat=seat):
+                self.seats[Seat(seat)].joined = True
+            case PlayerReady(seat=seat):
+                self.seats[Seat(seat)].ready = True
+            case PlayerLeft(seat=seat):
+                slot = self.seats[Seat(seat)]
+                slot.joined = slot.ready = False
+                # A program stopped for missing the start: once its hold has ended, the
+                # substitute sits in. (During the match the server's takeover bot does.)
+                if self.deal == 0 and self.start_deadline is None:
+                    await self._sit_in(Seat(seat), slot.cause)
+            case BotTakeover(seat=seat):
+                slot = self.seats[Seat(seat)]
+                slot.substitute = slot.cause
+            case PlayerBack(seat=seat):
+                self.seats[Seat(seat)].substitute = None
+            case DealStarted(deal=deal):
+                self.deal = deal
+                self.start_deadline = None
+            case Turn(seat=seat):
+                self._turn(Seat(seat))
+            case Played(seat=seat, card=card):
+                played = Seat(seat)
+                slot = self.seats[played]
+                if self.deal == 1:
+                    self.plays.append((played, Card.parse(card)))
+                    if slot.substitute is not None:
+                        slot.faults[slot.substitute] += 1
+                if played is self.turn:
+                    self.turn = self.move_deadline = None
+            case DealEnded(deal=1):
+                assert isinstance(event, DealEnded)
+                self.ended = event
+            case _:
+                pass
+
+    def _turn(self, seat: Seat) -> None:
+        slot = self.seats[seat]
+        self.turn = seat
+        # Only a cmd: client needs the director's clock: the exec host times its own
+        # program, and the server times its own bots.
+        watched = slot.entry.kind == "cmd" and slot.substitute is None and (
+            slot.process is not None and slot.process.returncode is None)
+        self.move_deadline = trio.current_time() + self.options.move_seconds if watched \
+            else None
+
+    async def _on_deadline(self, now: float) -> None:
+        if now >= self.last_news + self.stall_limit:
+            raise TableFailed(f"table {self.table}: nothing happened for "
+                              f"{self.stall_limit:g}s")
+        if self.move_deadline is not None and now >= self.move_deadline:
+            seat = self.turn
+            assert seat is not None
+            slot = self.seats[seat]
+            log.warning("table %s seat %s (%s): no move within %gs; stopping it, the "
+                        "substitute plays the seat", self.table, seat, slot.entry.name,
+                        self.options.move_seconds)
+            self.move_deadline = None
+            slot.cause = "timeout"
+            if slot.process is not None and slot.process.returncode is None:
+                slot.process.kill()
+        if self.start_deadline is not None and now >= self.start_deadline:
+            self.start_deadline = None
+            for seat, slot in self.seats.items():
+                if slot.entry.kind == "builtin" or (slot.joined and slot.ready):
+                    continue
+                log.warning("table %s seat %s (%s): did not take its seat within %gs; a "
+                            "substitute sits in", self.table, seat, slot.entry.name,
+                            self.options.start_seconds)
+                slot.cause = "no_show"
+                if slot.process is not None and slot.process.returncode is None:
+                    slot.process.kill()  # when its hold ends, player_left seats the substitute
+                if not slot.joined:
+                    await self._sit_in(seat, "no_show")
+
+    async def _sit_in(self, seat: Seat, why: str) -> None:
+        """Seat the substitute in an empty seat for good; its moves are ``why`` faults."""
+        slot = self.seats[seat]
+        try:
+            await self.conn.request(AddBot(table=self.table, seat=seat.value,
+                                           strategy=self.options.substitute))
+        except ServerError as exc:  # e.g. the program took the seat after all
+            log.warning("table %s seat %s: no substitute: %s", self.table, seat, exc)
+            return
+        slot.substitute = why
+        slot.joined = slot.ready = True

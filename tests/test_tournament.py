@@ -1,0 +1,229 @@
+"""``jackal tournament``: duplicate tournaments between strategies and bot programs.
+
+Everything runs for real: the CLI in a subprocess with its embedded server, the example
+stdin/stdout bot and a deliberately broken program as exec entries, the example TCP bot
+and a hanging client as cmd entries. The standings are then checked against a scoring
+of the server's record files done here from scratch with the game engine (the records'
+plays replayed through ``Deal``), not with the tournament's own code.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jackal.bots.arena import wilson_interval
+from jackal.bots.counts import optimum_pair, rank_counts
+from jackal.bots.greedy import greedy_keep
+from jackal.bots.tournament import (
+    TableJob,
+    board_deal,
+    command_argv,
+    parse_entry,
+    schedule,
+)
+from jackal.game.cards import Card
+from jackal.game.deal import Deal
+from jackal.game.errors import MalformedInput
+from jackal.game.scoring import team_penalty
+from jackal.game.seats import SEATS, Seat, Team
+
+PY = sys.executable
+ROOT = Path(__file__).resolve().parent.parent
+RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]  # the run_jackal fixture
+
+#: An exec entry that misbehaves on purpose: on its 1st play it names a card it does
+#: not hold; at N and E it hangs on its 2nd play, at S and W it crashes on its 3rd (so
+#: every table has one of each); started again by the host, it then plays properly.
+BROKEN = """\
+import json, sys, time
+for line in sys.stdin:
+    turn = json.loads(line)
+    if turn.get("type") != "your_turn":
+        continue
+    hand, play = turn["hand"], turn["play"]
+    if play == 1:
+        print(next(r + s for s in "SHDC" for r in "A23456789TJQK" if r + s not in hand),
+              flush=True)
+    elif play == 2 and turn["seat"] in "NE":
+        time.sleep(120)
+    elif play == 3 and turn["seat"] in "SW":
+        sys.exit(3)
+    else:
+        print(hand[-1], flush=True)
+"""
+
+#: A full protocol client that takes its seat, says ready and then never plays.
+HANGING_CLIENT = """\
+import json, socket, sys, time
+host, port, table, seat = sys.argv[1:5]
+link = socket.create_connection((host, int(port)))
+def send(**message):
+    link.sendall((json.dumps(message) + "\\n").encode())
+send(type="hello", name="hang")
+send(type="join", table=table, seat=seat)
+send(type="ready")
+while link.recv(65536):
+    pass
+"""
+
+
+def _rescore(records: Path) -> tuple[dict[str, dict[str, Any]], list[tuple[int, str, str]]]:
+    """Per entry: boards, VP, wins and penalties, from the record files alone.
+
+    Who sat where is read from each record's seat lines (a server-side bot is its
+    strategy, a program its player name); deal 1 is replayed with the engine.
+    """
+    totals: dict[str, dict[str, Any]] = defaultdict(lambda: defaultdict(int))
+    tables = []
+    for path in sorted(records.glob("*.jsonl")):
+        events = [json.loads(line) for line in path.read_text().splitlines()]
+        seats: dict[str, str] = {}
+        deal: Deal | None = None
+        seed = events[0]["seed"]
+        for event in events:
+            if event["event"] == "seat" and event["kind"] != "empty":
+                seats[event["seat"]] = event["strategy"] or event["name"]
+            elif event["event"] == "deal" and event["number"] == 1:
+                deal = Deal.from_seed(event["seed"], Seat(event["dealer"]))
+            elif event["event"] == "play" and deal is not None and not deal.is_over:
+                deal.play(Card.parse(event["card"]), Seat(event["seat"]))
+        assert deal is not None and deal.is_over, path
+        result = deal.result()
+        entry = {Team.NS: seats["N"], Team.EW: seats["E"]}
+        assert seats["S"] == entry[Team.NS] and seats["W"] == entry[Team.EW]
+        tables.append((seed, entry[Team.NS], entry[Team.EW]))
+        for team in (Team.NS, Team.EW):
+            mine = totals[entry[team]]
+            mine["boards"] += 1
+            mine["wins"] += result.winner is team
+            mine["vp"] += result.points if result.winner is team else 0
+            mine["penalty"] += result.penalty(team)
+            first, second = (deal.dealt_hand(seat) for seat in team.seats)
+            mine["greedy"] += team_penalty([*greedy_keep(first), *greedy_keep(second)])
+            mine["optimum"] += optimum_pair(rank_counts(first), rank_counts(second))
+    return totals, tables
+
+
+def test_a_tournament_with_a_broken_entry_completes_and_its_records_rescore(
+        tmp_path: Path, run_jackal: RunJackal) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text(BROKEN)
+    results, records = tmp_path / "results.json", tmp_path / "records"
+    names = ["random", "greedy", "beginner", "expert"]
+    done = run_jackal(
+        "tournament", *(f"--entry={name}={name}" for name in names),
+        f"--entry=stdin=exec:{PY} {ROOT / 'examples' / 'stdin_bot.py'}",
+        f"--entry=broken=exec:{PY} {broken}",
+        "--boards", "1", "--seed", "40", "--jobs", "4", "--move-seconds", "2",
+        "--results", str(results), "--records", str(records), timeout=170)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(results.read_text())
+    standings = {row["name"]: row for row in report["standings"]}
+    everyone = [*names, "stdin", "broken"]
+    assert set(standings) == set(everyone)
+    assert [row["rank"] for row in report["standings"]] == list(range(1, 7))
+
+    totals, tables = _rescore(records)
+    # Duplicate: every pair on board 1 (seed 41) once each way round, nothing else.
+    expected = {(41, a, b) for a in everyone for b in everyone if a != b}
+    assert sorted(tables) == sorted(expected)
+    for name in everyone:
+        row, mine = standings[name], totals[name]
+        assert row["boards"] == mine["boards"] == 10
+        assert row["vp"] == mine["vp"]
+        assert row["vp_per_board"] == pytest.approx(mine["vp"] / 10, abs=1e-4)
+        assert row["win_rate"] == pytest.approx(mine["wins"] / 10, abs=1e-4)
+        low, high = wilson_interval(mine["wins"], 10)
+        assert row["win_rate_ci95"] == pytest.approx([low, high], abs=1e-4)
+        gap = mine["greedy"] - mine["optimum"]
+        assert row["efficiency"] == pytest.approx(
+            (mine["greedy"] - mine["penalty"]) / gap, abs=1e-4)
+    by_vp = sorted(everyone, key=lambda n: -standings[n]["vp_per_board"])
+    assert [standings[n]["vp_per_board"] for n in by_vp] == [
+        row["vp_per_board"] for row in report["standings"]]
+
+    # Each of the broken entry's 20 seats lied once; at each of its 10 tables one seat
+    # hung and one crashed. The fallback played every such move; nobody else faulted.
+    assert standings["broken"]["fault_kinds"] == {"crash": 10, "garbage": 20, "timeout": 10}
+    assert standings["broken"]["faults"] == 40
+    for name in ["stdin", *names]:
+        assert standings[name]["faults"] == 0, standings[name]
+    assert "expert" in done.stdout and "broken" in done.stdout
+    assert not report["failures"]
+
+
+def test_cmd_entries_get_their_seat_and_a_hanging_one_is_substituted(
+        tmp_path: Path, run_jackal: RunJackal) -> None:
+    hanging = tmp_path / "hanging.py"
+    hanging.write_text(HANGING_CLIENT)
+    results, records = tmp_path / "results.json", tmp_path / "records"
+    minimal = ROOT / "examples" / "minimal_bot.py"
+    done = run_jackal(
+        "tournament",
+        "--entry", f"mini=cmd:{PY} {minimal} --host {{host}} --port {{port}} "
+                   "--table {table} --seat {seat}",
+        "--entry", f"hang=cmd:{PY} {hanging} {{host}} {{port}} {{table}} {{seat}}",
+        "--entry", f"absent=cmd:{PY} -c 'import time; time.sleep(60)'",
+        "--boards", "1", "--seed", "3", "--jobs", "4", "--move-seconds", "2",
+        "--start-seconds", "8", "--results", str(results), "--records", str(records),
+        "-q", timeout=170)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(results.read_text())
+    standings = {row["name"]: row for row in report["standings"]}
+    assert {name: row["boards"] for name, row in standings.items()} == {
+        "mini": 4, "hang": 4, "absent": 4}
+    assert standings["mini"]["faults"] == 0, standings["mini"]
+    # The hanging client loses each seat at its first turn, the absent one never sits:
+    # their 2 seats x 8 plays at 4 tables are all played by the substitute.
+    assert standings["hang"]["fault_kinds"] == {"timeout": 64}
+    assert standings["absent"]["fault_kinds"] == {"no_show": 64}
+    for table in report["tables"]:
+        assert len(table["plays"]) == 32
+        assert (records / table["record"]).is_file()
+    assert sum(1 for _ in records.glob("*.jsonl")) == 6
+
+
+def test_the_schedule_pairs_everyone_on_the_same_boards_both_ways() -> None:
+    jobs = schedule(["a", "b", "c"], boards=2, seed=10)
+    assert len(jobs) == 3 * 2 * 2
+    assert [job.number for job in jobs] == list(range(1, 13))
+    assert {(job.board, job.seed) for job in jobs} == {(1, 11), (2, 12)}
+    pairs = Counter((job.board, job.ns, job.ew) for job in jobs)
+    assert all(count == 1 for count in pairs.values())
+    assert (1, "a", "b") in pairs and (1, "b", "a") in pairs
+    # Both tables of a board get the same deal: the same hands, the same dealer.
+    one, two = (board_deal(TableJob(0, 1, 11, "a", "b")), board_deal(TableJob(1, 1, 11, "b", "a")))
+    assert one.dealer is two.dealer
+    assert all(one.dealt_hand(seat) == two.dealt_hand(seat) for seat in SEATS)
+
+
+def test_entries_are_parsed_and_checked() -> None:
+    assert parse_entry("ex=expert").conventions == "advanced"
+    entry = parse_entry("js=exec:node examples/stdin_bot.js")
+    assert (entry.kind, entry.spec, entry.conventions) == (
+        "exec", "node examples/stdin_bot.js", "none")
+    assert parse_entry("c=cmd:bot {host}", "beginner").conventions == "beginner"
+    for bad in ("expert", "=expert", "x=", "x=nosuch", "x=exec:", "a b=expert"):
+        with pytest.raises(MalformedInput):
+            parse_entry(bad)
+    with pytest.raises(MalformedInput):
+        schedule(["a", "a"], 1, 0)
+    assert command_argv("x {host}:{port} '{table} {seat}' {other}", {
+        "host": "h", "port": "1", "table": "t1", "seat": "N"}) == [
+        "x", "h:1", "t1 N", "{other}"]
+
+
+def test_bad_options_exit_2_with_one_line(run_jackal: RunJackal) -> None:
+    done = run_jackal("tournament", "--entry", "a=expert", "--entry", "b=nosuch")
+    assert done.returncode == 2
+    assert done.stderr.startswith("jackal tournament: entry 'b'")
+    done = run_jackal("tournament", "--entry", "a=expert", "--entry", "b=greedy",
+                      "--server", "127.0.0.1:1", "--records", "x")
+    assert done.returncode == 2 and "--records" in done.stderr

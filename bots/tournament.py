@@ -193,9 +193,6 @@ class TableResult:
     def team_of(self, name: str) -> Team:
         return Team.NS if self.job.ns == name else Team.EW
 
-    def dealt(self, seat: Seat) -> tuple[Card, ...]:
-        return board_deal(self.job).dealt_hand(seat)
-
     def as_json(self) -> dict[str, Any]:
         return {
             "table": self.job.number,

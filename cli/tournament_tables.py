@@ -48,7 +48,7 @@ from ..client.exec_host import ExecProgram, play_exec_match
 from ..client.session import SeatSession
 from ..game.cards import Card
 from ..game.conventions import BUILTIN_CARDS, ConventionCard, resolve_card
-from ..game.seats import SEATS, Seat, Team
+from ..game.seats import SEATS, Seat
 from ..protocol.messages import (
     AddBot,
     BotTakeover,
@@ -167,10 +167,8 @@ async def _direct(conn: Connection, options: TableOptions, job: TableJob,
         faults[seat] = slot.faults + exec_faults.get(seat, Counter())
     assert watch.ended is not None
     ended = watch.ended
-    winner = None if ended.winner is None else Team(ended.winner)
-    return TableResult(job=job, plays=watch.plays,
-                       penalty={Team(team): value for team, value in ended.penalty.items()},
-                       winner=winner, points=ended.points, faults=faults,
+    return TableResult(job=job, plays=watch.plays, penalty=dict(ended.penalty),
+                       winner=ended.winner, points=ended.points, faults=faults,
                        record=_record_of(options.records, table))
 
 
@@ -179,7 +177,7 @@ async def _seat_entry(nursery: trio.Nursery, conn: Connection, options: TableOpt
                       exec_faults: dict[Seat, Counter[str]]) -> None:
     entry = slot.entry
     if entry.kind == "builtin":
-        await conn.request(AddBot(table=table, seat=seat.value, strategy=entry.spec))
+        await conn.request(AddBot(table=table, seat=seat, strategy=entry.spec))
     elif entry.kind == "exec":
         nursery.start_soon(_host_exec, options, table, seat, entry, exec_faults)
     else:
@@ -280,34 +278,33 @@ class _Watch:
     async def _on(self, event: object) -> None:
         match event:
             case PlayerJoined(seat=seat):
-                self.seats[Seat(seat)].joined = True
+                self.seats[seat].joined = True
             case PlayerReady(seat=seat):
-                self.seats[Seat(seat)].ready = True
+                self.seats[seat].ready = True
             case PlayerLeft(seat=seat):
-                slot = self.seats[Seat(seat)]
+                slot = self.seats[seat]
                 slot.joined = slot.ready = False
                 # A program stopped for missing the start: once its hold has ended, the
                 # substitute sits in. (During the match the server's takeover bot does.)
                 if self.deal == 0 and self.start_deadline is None:
-                    await self._sit_in(Seat(seat), slot.cause)
+                    await self._sit_in(seat, slot.cause)
             case BotTakeover(seat=seat):
-                slot = self.seats[Seat(seat)]
+                slot = self.seats[seat]
                 slot.substitute = slot.cause
             case PlayerBack(seat=seat):
-                self.seats[Seat(seat)].substitute = None
+                self.seats[seat].substitute = None
             case DealStarted(deal=deal):
                 self.deal = deal
                 self.start_deadline = None
             case Turn(seat=seat):
-                self._turn(Seat(seat))
+                self._turn(seat)
             case Played(seat=seat, card=card):
-                played = Seat(seat)
-                slot = self.seats[played]
+                slot = self.seats[seat]
                 if self.deal == 1:
-                    self.plays.append((played, Card.parse(card)))
+                    self.plays.append((seat, card))
                     if slot.substitute is not None:
                         slot.faults[slot.substitute] += 1
-                if played is self.turn:
+                if seat is self.turn:
                     self.turn = self.move_deadline = None
             case DealEnded(deal=1):
                 assert isinstance(event, DealEnded)
@@ -358,7 +355,7 @@ class _Watch:
         """Seat the substitute in an empty seat for good; its moves are ``why`` faults."""
         slot = self.seats[seat]
         try:
-            await self.conn.request(AddBot(table=self.table, seat=seat.value,
+            await self.conn.request(AddBot(table=self.table, seat=seat,
                                            strategy=self.options.substitute))
         except ServerError as exc:  # e.g. the program took the seat after all
             log.warning("table %s seat %s: no substitute: %s", self.table, seat, exc)

@@ -34,7 +34,9 @@ from jackal.game.errors import MalformedInput
 from jackal.game.scoring import team_penalty
 from jackal.game.seats import SEATS, Seat, Team
 
-PY = sys.executable
+#: The programs are started with -I -S (no site packages): they need only the standard
+#: library, and start several times faster, which keeps the tests lean.
+PY = f"{sys.executable} -I -S"
 ROOT = Path(__file__).resolve().parent.parent
 RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]  # the run_jackal fixture
 

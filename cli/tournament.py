@@ -183,10 +183,9 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
           ) -> tuple[list[TableResult], list[str]]:
     import trio
 
-    from ..client.connection import ClientError
     from ..server.config import ServerConfig
     from ..server.listener import serve
-    from .tournament_tables import TableFailed, TableOptions, play_table
+    from .tournament_tables import TableOptions, play_table
 
     by_name = {entry.name: entry for entry in entries}
     results: list[TableResult] = []
@@ -217,9 +216,9 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
             async def one(job: TableJob) -> None:
                 try:
                     result = await play_table(options, job, by_name)
-                except (TableFailed, ClientError) as exc:
+                except Exception as exc:  # one broken table must not end the tournament
                     failures.append(f"table {job.number} (board {job.board}, {job.ns} v "
-                                    f"{job.ew}) not finished: {exc}")
+                                    f"{job.ew}) not finished: {_describe(exc)}")
                 else:
                     results.append(result)
                     if progress is not None:
@@ -236,6 +235,13 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
     trio.run(main)
     results.sort(key=lambda result: result.job.number)
     return results, failures
+
+
+def _describe(exc: BaseException) -> str:
+    """What went wrong, without the nursery wrapping (the first leaf of a group)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return str(exc) or type(exc).__name__
 
 
 def _progress(total: int) -> Callable[[TableResult], None]:

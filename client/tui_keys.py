@@ -213,36 +213,36 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
     @kb.add("up", filter=lobby)
     def lobby_up(event: KeyPressEvent) -> None:
         """Select the previous table."""
-        state.lobby_move(-1)
+        state.lobby.move(-1)
 
     @kb.add("down", filter=lobby)
     def lobby_down(event: KeyPressEvent) -> None:
         """Select the next table."""
-        state.lobby_move(1)
+        state.lobby.move(1)
 
     @kb.add("enter", filter=lobby)
     def lobby_join(event: KeyPressEvent) -> None:
         """Join the selected table."""
-        state.lobby_join()
+        state.lobby.join()
 
     @kb.add("s", filter=lobby)
     def lobby_watch(event: KeyPressEvent) -> None:
         """Watch the selected table."""
-        state.lobby_spectate()
+        state.lobby.spectate()
 
     @kb.add("c", filter=lobby)
     def lobby_create(event: KeyPressEvent) -> None:
         """Create a table."""
-        state.lobby_create()
+        state.lobby.create()
 
     @kb.add("b", filter=lobby)
     def lobby_bot(event: KeyPressEvent) -> None:
         """Add a server-side bot to the selected table."""
-        state.lobby_add_bot()
+        state.lobby.add_bot()
 
     @kb.add("g", filter=lobby)
     def lobby_refresh(event: KeyPressEvent) -> None:
         """Refresh the table list."""
-        state.lobby_refresh()
+        state.lobby.refresh()
 
     return kb

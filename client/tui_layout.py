@@ -157,7 +157,7 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     out: StyleAndTextTuples = [("class:header", left.ljust(width)),
                                (status_style, f" {status} "), ("", "\n")]
     if state.mode is Mode.LOBBY:
-        out.append(("", f" {len(state.tables)} table(s) on the server\n"))
+        out.append(("", f" {len(state.lobby.tables)} table(s) on the server\n"))
         return out
     mine = _team_of_you(state)
     out.append(("", " Score "))
@@ -395,17 +395,17 @@ def render_footer(state: TuiState) -> StyleAndTextTuples:
 
 def render_lobby(state: TuiState) -> StyleAndTextTuples:
     """The list of tables with their seats; the selected one in reverse video."""
-    if not state.tables:
+    if not state.lobby.tables:
         return [("", "\n No tables yet: press c to create one, g to refresh.\n")]
     out: StyleAndTextTuples = [("class:title", f" {'table':<10} {'name':<20} {'target':>6}  "
                                                f"{'status':<13} seats N / E / S / W\n")]
-    for i, info in enumerate(state.tables):
+    for i, info in enumerate(state.lobby.tables):
         seats = " / ".join((info.seats.get(s) or "-")[:8] for s in SEATS)
         line = (f" {info.table[:10]:<10} {info.name[:20]:<20} {info.target:>6}  "
                 f"{info.status[:13]:<13} {seats}")
         if info.spectators:
             line += f"  ({info.spectators} watching)"
-        out.append(("class:cursor" if i == state.lobby_cursor else "", line))
+        out.append(("class:cursor" if i == state.lobby.cursor else "", line))
         out.append(("", "\n"))
     return out
 

@@ -2,12 +2,12 @@
 
 :class:`LobbyState` holds the table list and the selection, and the lobby's actions
 (join, watch, create, add a bot, refresh). :class:`~jackal.client.tui_state.TuiState`
-inherits it, so the key bindings and the layout reach everything through the one state
-object; in return TuiState provides the three helpers declared at the top of the class
-(``say``, ``send``, ``open_prompt``). Like the rest of the state, nothing here does I/O:
-what must go to the server is queued with ``send``, including the two intents defined
-here (:class:`JoinSeat`, :class:`SpectateTable`), which the network task turns into
-several messages.
+owns one as ``state.lobby`` and hands it the three things it needs from the rest of the
+client at construction (``say``, ``send``, ``open_prompt``), so this module knows nothing
+of the TUI state and the key bindings and layout reach the lobby through its owner. Like
+the rest of the state, nothing here does I/O: what must go to the server is queued with
+``send``, including the two intents defined here (:class:`JoinSeat`,
+:class:`SpectateTable`), which the network task turns into several messages.
 
 The add-bot prompt lives here too: the lobby uses it for the selected table, and the
 table screen for its own table while it waits for players.
@@ -17,16 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..game.errors import MalformedInput
 from ..game.seats import Seat
 from ..protocol import messages as m
 
-if TYPE_CHECKING:
-    from .tui_state import Outgoing
-
-__all__ = ["JoinSeat", "LobbyState", "SpectateTable", "free_seats"]
+__all__ = ["JoinSeat", "LobbyState", "OpenPrompt", "SpectateTable", "free_seats"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +41,18 @@ class SpectateTable:
     table: str
 
 
+#: What the lobby queues for the network task: a message, or one of the two intents above.
+LobbyOutgoing = m.ClientMessage | JoinSeat | SpectateTable
+
+
+class OpenPrompt(Protocol):
+    """Open a one-line text entry; ``on_submit`` gets the text and returns an error to
+    show (the prompt stays open) or None (it closes)."""
+
+    def __call__(self, label: str, on_submit: Callable[[str], str | None], *,
+                 max_len: int = 200) -> None: ...
+
+
 def free_seats(info: m.TableInfo) -> list[str]:
     """The names of the seats nobody holds at a listed table ("E", "S" ...)."""
     return [seat for seat, who in info.seats.items() if who is None]
@@ -53,26 +62,22 @@ def free_seats(info: m.TableInfo) -> list[str]:
 class LobbyState:
     """The table list and the lobby's actions; see the module docstring."""
 
+    #: Show a line on the message line, with a style ("info", "error" ...).
+    say: Callable[[str, str], None]
+    #: Queue a message or intent for the network task.
+    send: Callable[[LobbyOutgoing], None]
+    open_prompt: OpenPrompt
     tables: list[m.TableInfo] = field(default_factory=list)
-    lobby_cursor: int = 0
-
-    if TYPE_CHECKING:  # provided by TuiState, which inherits this class
-
-        def say(self, text: str, style: str = "info") -> None: ...
-
-        def send(self, msg: Outgoing) -> None: ...
-
-        def open_prompt(self, label: str, on_submit: Callable[[str], str | None], *,
-                        max_len: int = 200) -> None: ...
+    cursor: int = 0
 
     def set_tables(self, tables: Sequence[m.TableInfo]) -> None:
         """A fresh table list from the server; the selection stays on the list."""
         self.tables = list(tables)
-        self.lobby_cursor = min(self.lobby_cursor, max(len(self.tables) - 1, 0))
+        self.cursor = min(self.cursor, max(len(self.tables) - 1, 0))
 
     def selected_table(self) -> m.TableInfo | None:
-        if 0 <= self.lobby_cursor < len(self.tables):
-            return self.tables[self.lobby_cursor]
+        if 0 <= self.cursor < len(self.tables):
+            return self.tables[self.cursor]
         return None
 
     def _selected_or_say(self, missing: str = "No table selected.") -> m.TableInfo | None:
@@ -82,14 +87,14 @@ class LobbyState:
             self.say(missing, "error")
         return info
 
-    def lobby_move(self, step: int) -> None:
+    def move(self, step: int) -> None:
         if self.tables:
-            self.lobby_cursor = (self.lobby_cursor + step) % len(self.tables)
+            self.cursor = (self.cursor + step) % len(self.tables)
 
-    def lobby_refresh(self) -> None:
+    def refresh(self) -> None:
         self.send(m.ListTables())
 
-    def lobby_join(self) -> None:
+    def join(self) -> None:
         """Enter in the lobby: ask which seat, then join the selected table."""
         info = self._selected_or_say("No table selected: press c to create one.")
         if info is None:
@@ -105,20 +110,20 @@ class LobbyState:
             if seat is not None and seat.value not in free:
                 return f"{seat} is taken; free: {' '.join(free) or 'none'}."
             self.send(JoinSeat(info.table, seat))
-            self.say(f"Joining {info.name}...")
+            self.say(f"Joining {info.name}...", "info")
             return None
 
         self.open_prompt(f"Seat at {info.name} (free: {' '.join(free) or 'none'}; "
                          f"Enter = any): ", join, max_len=1)
 
-    def lobby_spectate(self) -> None:
+    def spectate(self) -> None:
         info = self._selected_or_say()
         if info is None:
             return
         self.send(SpectateTable(info.table))
-        self.say(f"Watching {info.name}...")
+        self.say(f"Watching {info.name}...", "info")
 
-    def lobby_create(self) -> None:
+    def create(self) -> None:
         """c in the lobby: name, target and the two convention cards, one prompt each."""
         answers: dict[str, str] = {}
         steps = [("name", "New table name (Enter = default): "),
@@ -149,14 +154,14 @@ class LobbyState:
 
         ask(0)
 
-    def lobby_add_bot(self) -> None:
+    def add_bot(self) -> None:
         """b in the lobby: put a server-side bot in a free seat of the selected table."""
         info = self._selected_or_say()
         if info is None:
             return
-        self._bot_prompt(info.table, free_seats(info), refresh=True)
+        self.bot_prompt(info.table, free_seats(info), refresh=True)
 
-    def _bot_prompt(self, table: str, free: list[str], *, refresh: bool) -> None:
+    def bot_prompt(self, table: str, free: list[str], *, refresh: bool) -> None:
         """Ask for "seat [strategy]" and add that bot to ``table``; ``refresh`` asks for
         the table list again afterwards (the lobby shows it)."""
         if not free:

@@ -10,8 +10,8 @@ How it works: :class:`TuiState` is plain data plus small methods, with no I/O.
   network: whatever must be sent is appended to :attr:`TuiState.outbox` and
   :attr:`TuiState.wake` is called, and the network task drains the outbox.
 - The layout reads this object each time it draws.
-- The lobby screen's part (the table list and its actions) is inherited from
-  :class:`~jackal.client.tui_lobby.LobbyState`.
+- The lobby screen's part (the table list and its actions) is a
+  :class:`~jackal.client.tui_lobby.LobbyState` the state owns as :attr:`TuiState.lobby`.
 
 A choice that cannot be legal (not your turn, not in your hand, not a card at all) is
 explained in :attr:`TuiState.notice` and never queued, so the server only ever sees plays
@@ -103,11 +103,12 @@ class Prompt:
 
 
 @dataclass
-class TuiState(LobbyState):
+class TuiState:
     """Everything the terminal client shows; see the module docstring.
 
-    The lobby's table list and its actions (``lobby_join``, ``lobby_create`` ...) are
-    inherited from :class:`~jackal.client.tui_lobby.LobbyState`.
+    The lobby's table list and its actions (``lobby.join``, ``lobby.create`` ...) live in
+    :attr:`lobby`, which reports back through this state's ``say``, ``send`` and
+    ``open_prompt``.
     """
 
     mode: Mode = Mode.TABLE
@@ -135,6 +136,10 @@ class TuiState(LobbyState):
     outbox: deque[Outgoing] = field(default_factory=deque)
     wake: Callable[[], None] = field(default=lambda: None)
     quit_requested: bool = False
+    lobby: LobbyState = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.lobby = LobbyState(say=self.say, send=self.send, open_prompt=self.open_prompt)
 
     # ====================================================================== reading
     # The table itself lives in the mirror; these read it under the names the layout uses.
@@ -269,7 +274,7 @@ class TuiState(LobbyState):
                 self.add_log(f"{self.seat_label(seat)} answers: {text}", "answer")
                 self.say(f"{seat} answered: {text}")
             case m.Tables(tables=tables):
-                self.set_tables(tables)
+                self.lobby.set_tables(tables)
             case m.TableCreated(table=table, name=name):
                 self.add_log(f"Created table {name} ({table}).", "good")
                 self.say(f"Table {name} created: Enter joins it, b adds bots.")
@@ -594,4 +599,4 @@ class TuiState(LobbyState):
             self.say("Bots can be added only while the table waits for players.", "error")
             return
         free = [s.value for s in SEATS if self.mirror.seats[s].kind == "empty"]
-        self._bot_prompt(self.table, free, refresh=False)
+        self.lobby.bot_prompt(self.table, free, refresh=False)

@@ -31,8 +31,6 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
 KNOWN_CROSSINGS: frozenset[tuple[str, str]] = frozenset()
 #: Known cycles (each a strongly connected set of modules, sorted), likewise shrinking only.
 KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset({
-    # Issue 10 item 5: TuiState(LobbyState) with TYPE_CHECKING stubs (h2-knowledge).
-    ("client.tui_lobby", "client.tui_state"),
     # Issue 10 item 5: Table(Disclosure) with TYPE_CHECKING stubs; the table owning a
     # disclosure object removes it (h1-protocol, not landed yet).
     ("server.disclosure", "server.table"),

@@ -308,7 +308,7 @@ async def create_table(app: TuiApp, pipe: PipeInput, *answers: str) -> None:
     await drawn(app, "New table name")
     for answer in answers:
         pipe.send_text(answer + "\r")
-    await until(lambda: len(app.state.tables) == 1, "the new table")
+    await until(lambda: len(app.state.lobby.tables) == 1, "the new table")
 
 
 async def answer_bot_prompt(app: TuiApp, pipe: PipeInput, answer: str) -> None:
@@ -327,9 +327,10 @@ def test_the_lobby_creates_fills_and_joins_a_table() -> None:
             assert app.state.mode is Mode.LOBBY
             await create_table(app, pipe, "club night", "500", "", "none")
             await drawn(app, "club night")
-            assert app.state.tables[0].target == 500
+            assert app.state.lobby.tables[0].target == 500
             await answer_bot_prompt(app, pipe, "N random")  # a bot from the lobby...
-            await until(lambda: app.state.tables[0].seats.get(Seat.N) is not None, "a bot at N")
+            await until(lambda: app.state.lobby.tables[0].seats.get(Seat.N) is not None,
+                        "a bot at N")
             pipe.send_text("\r")
             await drawn(app, "Seat at club night (free: E S W")
             pipe.send_text("s\r")
@@ -402,7 +403,7 @@ def test_spectating_from_the_lobby_shows_a_bots_only_table() -> None:
                 await answer_bot_prompt(app, pipe, seat)  # the default strategy
 
                 def listed(s: str = seat) -> bool:
-                    return app.state.tables[0].seats.get(Seat(s)) is not None
+                    return app.state.lobby.tables[0].seats.get(Seat(s)) is not None
 
                 await until(listed, f"a bot at {seat}")
             pipe.send_text("s")

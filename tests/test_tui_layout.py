@@ -112,7 +112,7 @@ def test_result_panel_shows_groups_penalties_and_points() -> None:
 
 def test_lobby_lists_tables_with_the_selection() -> None:
     state = lobby_state()
-    state.lobby_move(1)
+    state.lobby.move(1)
     fragments = render_lobby(state)
     selected = [frag[1] for frag in fragments if "cursor" in frag[0]]
     assert len(selected) == 1 and "two" in selected[0]

@@ -283,7 +283,7 @@ def submit(state: TuiState, text: str) -> None:
 
 def test_lobby_join_asks_for_a_free_seat() -> None:
     state = lobby_state()
-    state.lobby_join()
+    state.lobby.join()
     submit(state, "N")  # taken
     assert state.prompt is not None and "N is taken" in state.prompt.hint
     state.prompt_backspace()
@@ -293,7 +293,7 @@ def test_lobby_join_asks_for_a_free_seat() -> None:
 
 def test_lobby_create_table_and_add_bot() -> None:
     state = lobby_state()
-    state.lobby_create()
+    state.lobby.create()
     submit(state, "friday")
     submit(state, "zero")  # not a number: refused
     assert state.prompt is not None and "positive" in state.prompt.hint
@@ -306,8 +306,8 @@ def test_lobby_create_table_and_add_bot() -> None:
                       conventions_ew="none"),
         m.ListTables()]
     state.outbox.clear()
-    state.lobby_move(1)
-    state.lobby_add_bot()
+    state.lobby.move(1)
+    state.lobby.add_bot()
     submit(state, "E random")
     assert state.outbox[0] == m.AddBot(table="t2", seat=Seat.E, strategy="random")
 

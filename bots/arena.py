@@ -11,6 +11,10 @@ pair would have scored (greedy ignores everything but its own dealt cards, so it
 computed directly) and the full-information optimum (``optimum_pair``); from those
 comes the information efficiency (greedy - side) / (greedy - optimum), taken over
 the sums so one deal where greedy is already optimal cannot divide by zero.
+
+One deal (its configuration, seeding and outcome) is :mod:`jackal.bots.arena_deal`,
+shared with the Dask runner :mod:`jackal.bots.arena_cluster`, which ``run_arena``
+imports only when a scheduler is given; the names are re-exported here.
 """
 
 from __future__ import annotations
@@ -18,19 +22,11 @@ from __future__ import annotations
 import math
 import multiprocessing
 from collections.abc import Callable, Generator, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from ..game.conventions import ConventionCard, resolve_card
-from ..game.deal import Deal
-from ..game.rng import derive_seed
-from ..game.scoring import team_penalty
-from ..game.seats import SEATS, Team
-from .base import View, accept_choice
-from .cards import default_conventions
-from .counts import optimum_pair, rank_counts
-from .greedy import greedy_keep
-from .registry import make_strategy
+from ..game.conventions import ConventionCard
+from .arena_deal import ARENA_STREAM, ArenaConfig, DealOutcome, arena_deal_seed, play_deal
 
 __all__ = [
     "ARENA_STREAM",
@@ -44,103 +40,6 @@ __all__ = [
     "summarise",
     "wilson_interval",
 ]
-
-#: Sub-stream of ``derive_seed`` for arena deals (keeps them apart from match deals).
-ARENA_STREAM = 0xA7E4A
-
-
-@dataclass(frozen=True)
-class ArenaConfig:
-    """One arena run. ``ns``/``ew`` are strategy specs; conventions are card specs."""
-
-    ns: str
-    ew: str
-    deals: int
-    seed: int = 0
-    duplicate: bool = False
-    ns_conventions: str | None = None
-    ew_conventions: str | None = None
-
-    def cards(self) -> tuple[ConventionCard, ConventionCard]:
-        """The two sides' cards: the flags, else the strategies' defaults."""
-        return (resolve_card(self.ns_conventions or default_conventions(self.ns)),
-                resolve_card(self.ew_conventions or default_conventions(self.ew)))
-
-
-@dataclass
-class DealOutcome:
-    """One played deal, from the point of view of the two configured sides.
-
-    ``side_team[k]`` is the team side k (0 = the ``--ns`` strategy) sat as.
-    """
-
-    index: int
-    swapped: bool
-    penalty: tuple[int, int]
-    greedy: tuple[int, int]
-    optimum: tuple[int, int]
-    points: tuple[int, int]
-    record: dict[str, Any] = field(default_factory=dict)
-
-
-def arena_deal_seed(seed: int, index: int) -> int:
-    """The shuffle seed of deal ``index`` of an arena run with ``seed``."""
-    return derive_seed(seed, ARENA_STREAM, index)
-
-
-def play_deal(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard],
-              index: int, swapped: bool = False) -> DealOutcome:
-    """Play deal ``index`` (sides swapped if asked) and score it for both sides."""
-    shuffle = arena_deal_seed(config.seed, index)
-    dealer = SEATS[index % 4]
-    deal = Deal.from_seed(shuffle, dealer)
-    specs = (config.ew, config.ns) if swapped else (config.ns, config.ew)
-    team_cards = {Team.NS: cards[1] if swapped else cards[0],
-                  Team.EW: cards[0] if swapped else cards[1]}
-    players = {seat: make_strategy(specs[seat.ordinal % 2],
-                                   derive_seed(config.seed, index, seat.ordinal, int(swapped)))
-               for seat in SEATS}
-    while (seat := deal.turn) is not None:
-        view = View.from_deal(deal, seat, conventions=team_cards, deal_number=index + 1)
-        answer = players[seat].choose(view)
-        card = accept_choice(answer, view.hand)
-        if card is None:  # a measurement must not hide a broken strategy behind a fallback
-            raise RuntimeError(f"strategy {specs[seat.ordinal % 2]!r} at {seat} "
-                               f"returned {answer!r}, not in its hand")
-        deal.play(card, seat)
-    result = deal.result()
-    by_team: dict[Team, tuple[int, int, int, int]] = {}
-    for team in (Team.NS, Team.EW):
-        first, second = team.seats
-        dealt = deal.dealt_hand(first), deal.dealt_hand(second)
-        won = result.points if result.winner is team else 0
-        by_team[team] = (
-            result.penalty(team),
-            team_penalty([*greedy_keep(dealt[0]), *greedy_keep(dealt[1])]),
-            optimum_pair(rank_counts(dealt[0]), rank_counts(dealt[1])),
-            won,
-        )
-    order = (Team.EW, Team.NS) if swapped else (Team.NS, Team.EW)
-    pick = [by_team[team] for team in order]
-    record = {
-        "deal": index,
-        "swapped": swapped,
-        "seed": shuffle,
-        "dealer": dealer.value,
-        "strategies": {"NS": specs[0], "EW": specs[1]},
-        "conventions": {"NS": team_cards[Team.NS].name, "EW": team_cards[Team.EW].name},
-        "hands": {seat.value: [str(c) for c in deal.dealt_hand(seat)] for seat in SEATS},
-        "plays": [[seat.value, str(card)] for seat, card in deal.history],
-        "kept": {seat.value: [str(c) for c in deal.kept(seat)] for seat in SEATS},
-        "penalties": {"NS": result.penalty(Team.NS), "EW": result.penalty(Team.EW)},
-        "winner": result.winner.value if result.winner else None,
-        "points": result.points,
-    }
-    return DealOutcome(
-        index=index, swapped=swapped,
-        penalty=(pick[0][0], pick[1][0]), greedy=(pick[0][1], pick[1][1]),
-        optimum=(pick[0][2], pick[1][2]), points=(pick[0][3], pick[1][3]), record=record,
-    )
 
 
 def _jobs_of(config: ArenaConfig) -> list[tuple[int, bool]]:

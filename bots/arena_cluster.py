@@ -53,7 +53,7 @@ import dask.config
 from distributed import Client, Future, LocalCluster, as_completed
 
 from ..game.conventions import ConventionCard
-from .arena import ArenaConfig, DealOutcome, play_deal
+from .arena_deal import ArenaConfig, DealOutcome, play_deal
 
 __all__ = [
     "LOCAL",

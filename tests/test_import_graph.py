@@ -34,9 +34,6 @@ KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset({
     # Issue 10 item 5: Table(Disclosure) with TYPE_CHECKING stubs; the table owning a
     # disclosure object removes it (h1-protocol, not landed yet).
     ("server.disclosure", "server.table"),
-    # The arena imports its Dask runner for --scheduler, which imports the arena's deal
-    # runner back (issue 15, h5-dask).
-    ("bots.arena", "bots.arena_cluster"),
 })
 
 

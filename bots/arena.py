@@ -61,19 +61,12 @@ def _work(job: tuple[int, bool]) -> DealOutcome:
     return play_deal(_WORKER[0], _WORKER[1], *job)
 
 
-def run_arena(config: ArenaConfig, jobs: int = 1,
-              scheduler: str | None = None) -> Generator[DealOutcome, None, None]:
+def run_arena(config: ArenaConfig, jobs: int = 1) -> Generator[DealOutcome, None, None]:
     """Play every deal of ``config``; yields outcomes in deal order.
 
     ``jobs`` > 1 spreads deals over that many worker processes (stdlib
-    multiprocessing); results are identical to a single-process run. With a Dask
-    ``scheduler`` (an address, or ``local`` for a LocalCluster of ``jobs`` workers)
-    the deals run on that cluster instead and arrive in the order they finish.
+    multiprocessing); results are identical to a single-process run.
     """
-    if scheduler is not None:
-        from .arena_cluster import run_on_cluster  # needs the optional cluster extra
-        yield from run_on_cluster(config, scheduler, workers=jobs)
-        return
     cards = config.cards()
     work = _jobs_of(config)
     if jobs <= 1 or len(work) < 2:
@@ -168,11 +161,10 @@ def summarise(config: ArenaConfig, outcomes: Iterable[DealOutcome],
 
 
 def collect(config: ArenaConfig, jobs: int = 1,
-            progress: Callable[[DealOutcome], None] | None = None,
-            scheduler: str | None = None) -> list[DealOutcome]:
+            progress: Callable[[DealOutcome], None] | None = None) -> list[DealOutcome]:
     """Run the arena to the end, calling ``progress`` after each deal."""
     outcomes = []
-    for outcome in run_arena(config, jobs, scheduler):
+    for outcome in run_arena(config, jobs):
         outcomes.append(outcome)
         if progress is not None:
             progress(outcome)

@@ -44,7 +44,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
@@ -151,7 +151,8 @@ def _threads(client: Client) -> int:
 
 
 def run_batches(client: Client, config: ArenaConfig, cards: Cards | None = None,
-                batch: int | None = None, window: int | None = None) -> Iterator[DealOutcome]:
+                batch: int | None = None,
+                window: int | None = None) -> Generator[DealOutcome, None, None]:
     """Play ``config`` on ``client``'s cluster; yields outcomes as their batches finish.
 
     The order is that of completion, not of deals. ``batch`` fixes the batch size
@@ -206,7 +207,7 @@ def local_cluster(workers: int | None = None) -> LocalCluster:
 
 
 def run_on_cluster(config: ArenaConfig, scheduler: str, workers: int | None = None,
-                   batch: int | None = None) -> Iterator[DealOutcome]:
+                   batch: int | None = None) -> Generator[DealOutcome, None, None]:
     """Play ``config`` on the Dask cluster at ``scheduler`` (an address, or ``local``).
 
     ``local`` starts a LocalCluster of ``workers`` single-threaded worker processes

@@ -116,8 +116,14 @@ def _play(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard], job
                 records.write(json.dumps(outcome.record) + "\n")
             yield outcome
 
+    if scheduler is None:
+        outcomes = run_arena(config, jobs)
+    else:
+        from ..bots.arena_cluster import run_on_cluster  # the optional cluster extra
+
+        outcomes = run_on_cluster(config, scheduler, workers=jobs)
     # closing: an interrupted run still shuts down its worker pool or cluster at once.
-    with closing(run_arena(config, jobs, scheduler)) as source:
+    with closing(outcomes) as source:
         if not show_bar:
             return summarise(config, written(source), cards)
         from prompt_toolkit.shortcuts import ProgressBar

@@ -13,8 +13,8 @@ comes the information efficiency (greedy - side) / (greedy - optimum), taken ove
 the sums so one deal where greedy is already optimal cannot divide by zero.
 
 One deal (its configuration, seeding and outcome) is :mod:`jackal.bots.arena_deal`,
-shared with the Dask runner :mod:`jackal.bots.arena_cluster`, which ``run_arena``
-imports only when a scheduler is given; the names are re-exported here.
+shared with the Dask runner :mod:`jackal.bots.arena_cluster` (which ``jackal arena
+--scheduler`` uses instead of ``run_arena``); the names are re-exported here.
 """
 
 from __future__ import annotations

@@ -1,12 +1,15 @@
 """``jackal play``: the terminal client.
 
 With no arguments: a match at S against server-side bots, on a server started inside
-this process. With ``--server HOST:PORT``: that server's lobby.
+this process. With ``--server HOST:PORT``: that server's lobby, or with ``--table`` that
+table directly. On a server, seat tokens are saved in the user's state folder (see
+:mod:`jackal.cli.paths`), so a client started again takes its seat back.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import sys
@@ -36,9 +39,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "game against bots")
     parser.add_argument("--password", help="the server's password, if it has one")
     parser.add_argument("--name", default=os.environ.get("USER") or "you",
-                        help="your name at the table (default: $USER)")
-    parser.add_argument("--seat", default="S", type=_seat,
-                        help="your seat in the built-in game: N, E, S or W (default S)")
+                        help="your name at the table (default: $USER, else 'you')")
+    parser.add_argument("--table", metavar="ID",
+                        help="with --server: go straight to this table, without the lobby "
+                             "(e.g. t3)")
+    parser.add_argument("--seat", default=None, type=_seat,
+                        help="your seat: N, E, S or W (built-in game: default S; with "
+                             "--table: default any free seat)")
     parser.add_argument("--partner", metavar="STRATEGY", default=None,
                         help="your partner's strategy (default: the best built in)")
     parser.add_argument("--opponents", metavar="STRATEGY", default=None,
@@ -54,6 +61,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seed of the match's deals (reproducible games)")
     parser.add_argument("--symbols", action="store_true",
                         help="draw suits as symbols instead of the letters S H D C")
+    parser.add_argument("--bot-pause", type=float, default=0.8, metavar="SECONDS",
+                        help="built-in game: a bot waits this long before each card, so "
+                             "a round can be followed (default 0.8; 0 for none)")
+    parser.add_argument("--confirm", action="store_true",
+                        help="ask before a card is played: Enter again plays it")
+    parser.add_argument("--no-bell", dest="bell", action="store_false",
+                        help="do not ring the terminal bell when it becomes your turn")
     parser.add_argument("--log", metavar="FILE", default=None,
                         help="write a debug log of the client (and built-in server) here")
 
@@ -93,7 +107,9 @@ def run(args: argparse.Namespace) -> int:
     from ..bots.registry import load_strategy
     from ..client.connection import parse_address
     from ..client.embedded import EmbeddedGame, best_strategy
+    from ..client.seat_store import SeatStore
     from ..client.tui_app import PlayOptions, run_tui
+    from .paths import seats_dir
 
     partner = args.partner or best_strategy()
     opponents = args.opponents or best_strategy()
@@ -108,6 +124,9 @@ def run(args: argparse.Namespace) -> int:
     except MalformedInput as exc:  # CardError is one
         print(f"jackal play: bad convention card: {exc}", file=sys.stderr)
         return 2
+    if args.table and not args.server:
+        print("jackal play: --table needs --server HOST:PORT", file=sys.stderr)
+        return 2
     server = None
     if args.server:
         try:
@@ -116,21 +135,28 @@ def run(args: argparse.Namespace) -> int:
             print(f"jackal play: {exc}", file=sys.stderr)
             return 2
     _quiet_logging(args.log)
-    game = EmbeddedGame(name=args.name[:32] or "you", seat=args.seat, partner=partner,
+    game = EmbeddedGame(name=args.name[:32] or "you", seat=args.seat or Seat.S,
+                        partner=partner,
                         opponents=opponents, conventions=ours, their_conventions=theirs,
                         target=args.target, seed=args.seed)
     return run_tui(PlayOptions(game=game, server=server, password=args.password,
-                               symbols=args.symbols, start_server=start_embedded_server))
+                               symbols=args.symbols, table=args.table, seat=args.seat,
+                               bell=args.bell, confirm=args.confirm,
+                               store=SeatStore(seats_dir()) if server else None,
+                               start_server=functools.partial(
+                                   start_embedded_server, bot_pause=max(0.0, args.bot_pause))))
 
 
-async def start_embedded_server(nursery: trio.Nursery) -> int:
-    """Start the embedded game's server on 127.0.0.1 port 0 in ``nursery``; its port."""
+async def start_embedded_server(nursery: trio.Nursery, bot_pause: float = 0.0) -> int:
+    """Start the embedded game's server on 127.0.0.1 port 0 in ``nursery``; its port.
+    ``bot_pause``: seconds a bot waits before each card, so the player can follow."""
     from ..client.embedded import BETWEEN_DEALS_SECONDS
     from ..server.config import ServerConfig
     from ..server.listener import serve
 
     config = ServerConfig(host="127.0.0.1", port=0,
-                          between_deals_seconds=BETWEEN_DEALS_SECONDS)
+                          between_deals_seconds=BETWEEN_DEALS_SECONDS,
+                          bot_pause_seconds=bot_pause)
     port: int = await nursery.start(serve, config)
     return port
 

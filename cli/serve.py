@@ -73,6 +73,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--takeover-strategy", default=defaults.takeover_strategy,
                         help="strategy of the bot that takes over an abandoned seat "
                              f"(default {defaults.takeover_strategy})")
+    parser.add_argument("--turn-seconds", type=float, default=None, metavar="SECONDS",
+                        help="per-play time limit of human seats: when it runs out the "
+                             "substitute plays that one card and the seat stays the "
+                             "player's (default: no clock; a table may set its own)")
+    parser.add_argument("--bot-pause", type=float, default=0.8, metavar="SECONDS",
+                        help="a server-side bot waits this long before each card while "
+                             "people are at its table, so a round can be followed "
+                             "(default 0.8; 0 for none)")
     parser.add_argument("--quiet", action="store_true", help="log warnings and errors only")
 
 
@@ -102,6 +110,9 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_connections=args.max_connections, max_tables=args.max_tables,
         rate_per_second=args.rate,
         rate_burst=max(args.rate, 10.0), takeover_strategy=args.takeover_strategy,
+        bot_pause_seconds=max(0.0, args.bot_pause),
+        turn_seconds=args.turn_seconds if args.turn_seconds and args.turn_seconds > 0
+        else None,
     )
 
 

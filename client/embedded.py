@@ -63,8 +63,10 @@ class EmbeddedGame:
         ours, theirs = self.conventions, self.their_conventions
         ns, ew = (ours, theirs) if self.seat.team.value == "NS" else (theirs, ours)
         seed = None if self.seed is None else self.seed + match - 1
-        return CreateTable(name=f"{self.name}'s game" if match == 1 else
-                           f"{self.name}'s game {match}", target=self.target, seed=seed,
+        # Without a name of their own ($USER unset) the player is "you": "Your game".
+        title = "Your game" if self.name == "you" else f"{self.name}'s game"
+        return CreateTable(name=title if match == 1 else f"{title} {match}",
+                           target=self.target, seed=seed,
                            conventions_ns=ns, conventions_ew=ew)
 
     def bots(self) -> dict[Seat, str]:

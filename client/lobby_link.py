@@ -23,8 +23,7 @@ What the owner sees:
 from __future__ import annotations
 
 import math
-import random
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import trio
 
@@ -32,22 +31,13 @@ from ..protocol.messages import ClientMessage, Hello, ServerMessage
 from .connection import ClientError, Connection, ConnectionLost, ServerError
 from .session import Backoff
 
-__all__ = ["LinkStatus", "LobbyLink", "backoff_delays"]
+__all__ = ["LinkStatus", "LobbyLink"]
 
 #: Refusals of a hello that may pass by themselves (trying again later can help).
 _PASSING = frozenset({"server_full", "rate_limited", "timeout", "internal"})
 
 #: ``on_status(status, detail, retry_in)``
 LinkStatus = Callable[[str, str, "float | None"], None]
-
-
-def backoff_delays(policy: Backoff) -> Iterator[float]:
-    """Waits before each attempt: ``initial`` doubling up to ``maximum``, each with +-20%
-    jitter, so clients that lost the same server do not all knock at the same instant."""
-    delay = policy.initial
-    while True:
-        yield delay * random.uniform(0.8, 1.2)
-        delay = min(delay * 2, policy.maximum)
 
 
 class LobbyLink:
@@ -85,7 +75,7 @@ class LobbyLink:
         hello (so a caller may :meth:`request` at once). Raises ``ServerError`` when the
         server refuses the hello."""
         self._task_status = task_status
-        delays = backoff_delays(self._backoff)
+        delays = self._backoff.delays()
         reason = ""
         while True:
             try:
@@ -93,7 +83,7 @@ class LobbyLink:
             except ConnectionLost as exc:
                 reason = exc.reason
             else:
-                delays = backoff_delays(self._backoff)  # a good connection resets the backoff
+                delays = self._backoff.delays()  # a good connection resets the backoff
                 try:
                     await self._serve(conn)
                     reason = conn.lost_reason or "the connection closed"

@@ -111,6 +111,9 @@ class TableMirror:
     seats: dict[Seat, SeatView] = field(default_factory=lambda: {s: SeatView() for s in SEATS})
     you: Seat | None = None
     knowledge: TableKnowledge = field(default_factory=_no_deal_yet)
+    #: The cards the rows on the table were played under (the declared cards as the deal
+    #: started): a card declared between deals applies to the next deal only.
+    played_under: dict[Team, ConventionCard] = field(default_factory=dict)
     last_deal: DealEnded | None = None
     winner: Team | None = None
 
@@ -198,6 +201,7 @@ class TableMirror:
                                         conventions=known.conventions, scores=known.scores,
                                         target=known.target)
                 self.knowledge = self._for_you(public, hand)
+                self.played_under = dict(known.conventions)
                 self.status = "playing"
                 self.last_deal = None
             case Played(seat=seat, card=card, index=index):
@@ -266,7 +270,7 @@ class TableMirror:
         self.status = state.status
         self.seats = {
             info.seat: SeatView(name=info.name, kind=info.kind, connected=info.connected,
-                                      ready=info.ready)
+                                ready=info.ready, bot=info.substitute)
             for info in state.seats
         }
         for seat in SEATS:
@@ -279,6 +283,8 @@ class TableMirror:
             conventions=dict(state.conventions),
             scores=_teams(state.scores), target=state.target)
         self.knowledge = self._for_you(public, state.hand)
+        self.played_under = dict(state.conventions if state.deal_conventions is None
+                                 else state.deal_conventions)
         if state.status != "over":
             self.winner = None
 

@@ -25,12 +25,16 @@ table is made and joined; ``table=None`` and no ``create`` makes one with defaul
 just before sitting down, e.g. to fill a table you created); ``conventions`` (a card spec --
 built-in name or ``ConventionCard`` -- declared for your partnership before ready);
 ``password``; ``auto_ready`` (default True: send ``ready`` when seated and again after
-each deal); ``reconnect`` (a :class:`Backoff`); ``client`` (sent in hello).
+each deal); ``reconnect`` (a :class:`Backoff`); ``client`` (sent in hello); ``token`` (a
+token saved from an earlier run: the session starts by reclaiming that seat, and ``run``
+raises ``ServerError`` ``bad_token`` if the server no longer holds it).
 
 ``session.status`` is a :class:`Status`: "connecting" -> "connected" -> ("reconnecting"
 -> "connected")* -> "lost" | "closed"; every change is reported through
 ``on_status(status, detail)`` (called in the trio thread; keep it quick, e.g.
-``app.invalidate()``). After a drop the session reconnects with exponential backoff and
+``app.invalidate()``); ``on_retry(delay, reason)`` is called before every reconnection
+attempt with the seconds until it (for a countdown). After a drop the session reconnects
+with exponential backoff and
 reclaims the seat by ``hello`` with the saved ``token``; the reclaim's ``table_state``
 resets the mirror (and is delivered through ``events()``), so no play is lost. A
 ``server_shutdown`` is treated the same way, since a server restarted on its records
@@ -50,7 +54,7 @@ import contextlib
 import logging
 import math
 import random
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -112,15 +116,13 @@ class Backoff:
     #: Give up after this many seconds without a connection (the server holds a seat 120 s).
     give_up_after: float = 130.0
 
-    def delays(self) -> AsyncIterator[float]:
-        return _delays(self)
-
-
-async def _delays(policy: Backoff) -> AsyncIterator[float]:
-    delay = policy.initial
-    while True:
-        yield delay * random.uniform(0.8, 1.2)
-        delay = min(delay * 2, policy.maximum)
+    def delays(self) -> Iterator[float]:
+        """Waits before each attempt: ``initial`` doubling up to ``maximum``, each with
+        +-20% jitter, so clients that lost the same server do not all knock at once."""
+        delay = self.initial
+        while True:
+            yield delay * random.uniform(0.8, 1.2)
+            delay = min(delay * 2, self.maximum)
 
 
 StatusCallback = Callable[[Status, str], None]
@@ -158,6 +160,8 @@ class SeatSession:
         client: str = "jackal-client",
         on_status: StatusCallback | None = None,
         request_timeout: float = 30.0,
+        token: str | None = None,
+        on_retry: Callable[[float, str], None] | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -173,8 +177,11 @@ class SeatSession:
         self._client = client
         self._on_status = on_status
         self._timeout = request_timeout
-        self.token: str | None = None
+        #: The seat's secret. Given to the constructor, the session starts by reclaiming
+        #: the seat it names (a client restarted with a saved token) instead of joining.
+        self.token: str | None = token
         self.conn: Connection | None = None
+        self._on_retry = on_retry
         #: The table as of the last event handed out by :meth:`events`.
         self.mirror = TableMirror()
         # The session's own copy, current with the connection (ahead of ``mirror`` while the
@@ -208,7 +215,10 @@ class SeatSession:
         try:
             with self._cancel:
                 conn = await self._connect()
-                await self._take_seat(conn)
+                if self.token is not None:
+                    await self._reclaim_seat(conn)
+                else:
+                    await self._take_seat(conn)
                 started = True
                 task_status.started()
                 await self._serve(conn)
@@ -304,6 +314,13 @@ class SeatSession:
         if self._on_status is not None:
             self._on_status(status, detail)
 
+    def _announce_retry(self, delay: float, reason: str) -> None:
+        """Say when the next attempt comes (every attempt, so a countdown can be drawn)."""
+        if self.status is not Status.RECONNECTING:
+            self._set_status(Status.RECONNECTING, reason)
+        if self._on_retry is not None:
+            self._on_retry(delay, reason)
+
     async def _connect(self) -> Connection:
         conn = await Connection.open(self.host, self.port)
         self.conn = conn
@@ -336,6 +353,19 @@ class SeatSession:
         if self._conventions is not None:
             await conn.request(Conventions(card=self._conventions), timeout=self._timeout)
         self._set_status(Status.CONNECTED, f"seated at {self.seat} of table {self.table}")
+        if self.auto_ready:
+            await self._ready_on(conn)
+
+    async def _reclaim_seat(self, conn: Connection) -> None:
+        """First connection with a saved token: hello with it, and the seat is ours again
+        (``bad_token`` raises ``ServerError``: the server no longer holds it)."""
+        reply = await self._hello(conn, self.token)
+        if reply.seat is None or reply.table is None:
+            raise SessionLost("the server took the token but gave no seat back")
+        self.table, self.seat = reply.table, Seat(reply.seat)
+        # The reclaim's table_state follows as an event; mirror it before going on.
+        await self._pump_until(conn, lambda msg: isinstance(msg, TableState))
+        self._set_status(Status.CONNECTED, f"reclaimed {self.seat} of table {self.table}")
         if self.auto_ready:
             await self._ready_on(conn)
 
@@ -412,10 +442,11 @@ class SeatSession:
         """Reconnect with backoff and reclaim the seat with the token."""
         deadline = trio.current_time() + self._backoff.give_up_after
         last = "no attempt"
-        async for delay in self._backoff.delays():
+        for delay in self._backoff.delays():
             if trio.current_time() + delay > deadline:
                 raise SessionLost(f"gave up reconnecting after {self._backoff.give_up_after:g}s"
                                   f" ({last})")
+            self._announce_retry(delay, last)
             await trio.sleep(delay)
             try:
                 conn = await Connection.open(self.host, self.port)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,11 +32,14 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
+from ..game.seats import Seat
 from ..protocol import messages as m
 from .connection import ClientError, Connection, ConnectionLost, ServerError
 from .embedded import EmbeddedGame
+from .lobby_link import LobbyLink
 from .mirror import TableMirror
-from .session import SeatSession, SessionLost, Status
+from .seat_store import SavedSeat, SeatStore, server_key
+from .session import Backoff, SeatSession, SessionLost, Status
 from .tui_keys import create_key_bindings
 from .tui_layout import STYLE, build_layout
 from .tui_lobby import JoinSeat, SpectateTable
@@ -62,6 +66,16 @@ class PlayOptions:
     password: str | None = None
     #: Suit symbols instead of letters.
     symbols: bool = False
+    #: On a server: go straight to this table (no lobby first), at ``seat`` if given.
+    table: str | None = None
+    seat: Seat | None = None
+    #: Where seat tokens are saved, so a restarted client takes its seat back (None:
+    #: nowhere; the embedded game never saves: its server ends with the process).
+    store: SeatStore | None = None
+    #: Ring the terminal bell when it becomes your turn.
+    bell: bool = True
+    #: Ask before a card is played (a second Enter sends it).
+    confirm: bool = False
 
 
 class TuiApp:
@@ -70,12 +84,16 @@ class TuiApp:
     def __init__(self, options: PlayOptions, *, input: Input | None = None,
                  output: Output | None = None) -> None:
         self.options = options
-        self.state = TuiState(mode=Mode.TABLE if options.server is None else Mode.LOBBY)
+        self.state = TuiState(mode=Mode.TABLE if options.server is None else Mode.LOBBY,
+                              bell=options.bell, confirm=options.confirm,
+                              on_server=options.server is not None)
         server = "" if options.server is None else f"{options.server[0]}:{options.server[1]}"
         self.app: Application[int] = Application(
             layout=build_layout(self.state, symbols=options.symbols, server=server),
             key_bindings=create_key_bindings(self.state), style=STYLE, full_screen=True,
-            mouse_support=True, input=input, output=output)
+            mouse_support=True, input=input, output=output,
+            # Countdowns (the next reconnect attempt, a turn's clock) tick on screen.
+            refresh_interval=0.5)
         self._token: trio.lowlevel.TrioToken | None = None
         self._wakeup = trio.Event()
         self._cancel: trio.CancelScope | None = None
@@ -83,6 +101,9 @@ class TuiApp:
         self.port: int | None = None
         self.session: SeatSession | None = None
         self.failure: BaseException | None = None
+        self.link: LobbyLink | None = None
+        #: The table we watch as a spectator (watched again after a reconnect).
+        self._watching: str | None = None
 
     # ------------------------------------------------------------------ the two loops
 
@@ -122,6 +143,7 @@ class TuiApp:
         with trio.CancelScope() as self._cancel:
             try:
                 async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._tick)
                     if self.options.server is None:
                         start = self.options.start_server
                         if start is None:
@@ -132,12 +154,21 @@ class TuiApp:
                         await self._embedded_loop("127.0.0.1", port)
                     else:
                         host, port = self.options.server
-                        await self._lobby_loop(host, port)
+                        await self._server_loop(host, port)
                     nursery.cancel_scope.cancel()
             except Exception as exc:  # shown on the screen, never as a traceback
                 reason = _describe(exc)
                 self._show_lost(reason, f"Stopped: {reason}. Ctrl-Q quits.")
                 await trio.sleep_forever()
+
+    async def _tick(self) -> None:
+        """While a turn's clock runs, redraw twice a second (the time left, and the
+        warning's bell when it comes)."""
+        while True:
+            await trio.sleep(0.5)
+            if self.state.clock is not None:
+                self.state.clock_warning()
+                self._redraw()
 
     def _wake(self) -> None:
         token = self._token
@@ -147,11 +178,26 @@ class TuiApp:
             token.run_sync_soon(self._wakeup.set)
 
     def _redraw(self) -> None:
+        if self.state.bell_due:
+            self.state.bell_due = False
+            output = self.app.output
+            output.bell()
+            output.flush()
         self.app.invalidate()
 
     def _on_status(self, status: Status, detail: str) -> None:
         self.state.set_status(status.value, detail)
         self._redraw()
+
+    def _on_retry(self, delay: float, reason: str) -> None:
+        self.state.set_status(Status.RECONNECTING.value, reason, delay)
+        self._redraw()
+
+    def _on_link_status(self, status: str, detail: str, retry_in: float | None) -> None:
+        # While seated, the header shows the seat's link; the lobby's comes back quietly.
+        if self.session is None:
+            self.state.set_status(status, detail, retry_in)
+            self._redraw()
 
     def _show_lost(self, reason: str, message: str) -> None:
         """The server or the seat is gone for good: the header shows ``reason``, the
@@ -193,10 +239,13 @@ class TuiApp:
 
     # ------------------------------------------------------------------ a seat
 
-    async def _play_seat(self, session: SeatSession) -> Outgoing | None:
+    async def _play_seat(self, session: SeatSession, *,
+                         raise_refusal: bool = False) -> Outgoing | None:
         """Play at ``session``'s seat until the match ends and the player asks for what is
         next (returned), or the seat is lost (None). Bots the session adds show up in the
-        ``table_state`` it gets on joining."""
+        ``table_state`` it gets on joining. With ``raise_refusal``, a server that refuses
+        the seat (a stale saved token, a taken seat) raises ``ServerError``, so the caller
+        can decide what next; otherwise the screen says so."""
         state = self.state
         self.session = session
         # Our own mirror, fed from the session's events (which the session has already
@@ -204,38 +253,80 @@ class TuiApp:
         state.mirror = TableMirror()
         state.questions_to_me.clear()
         result: list[Outgoing | None] = [None]
-        async with trio.open_nursery() as nursery:
-            try:
-                await nursery.start(session.run)
-            except ClientError as exc:
-                self._show_lost(_describe(exc), f"Could not take the seat: {_describe(exc)}")
-                nursery.cancel_scope.cancel()
-                return None
-            state.mode = Mode.TABLE
-            self._redraw()
-            await self._request(session.request, m.Ready())
-
-            async def pump() -> None:
+        try:
+            async with trio.open_nursery() as nursery:
                 try:
-                    async for event in session.events():
-                        state.apply(event)
-                        self._redraw()
-                except SessionLost as exc:
-                    self._show_lost(str(exc), f"The seat is lost: {exc}")
-
-            async def send() -> None:
-                while True:
-                    item = await self._next_outgoing()
-                    if isinstance(item, PlayAgain | JoinSeat | SpectateTable):
-                        result[0] = item
+                    await nursery.start(session.run)
+                except ClientError as exc:
+                    if raise_refusal and isinstance(exc, ServerError):
                         nursery.cancel_scope.cancel()
-                        return
-                    await self._request(session.request, item)
+                        raise
+                    self._show_lost(_describe(exc),
+                                    f"Could not take the seat: {_describe(exc)}")
+                    nursery.cancel_scope.cancel()
+                    return None
+                self._save_seat(session)
+                state.mode = Mode.TABLE
+                self._redraw()
+                await self._request(session.request, m.Ready())
 
-            nursery.start_soon(pump)
-            nursery.start_soon(send)
+                async def pump() -> None:
+                    try:
+                        async for event in session.events():
+                            state.apply(event)
+                            if isinstance(event, m.MatchEnded):
+                                self._forget_seat(session)
+                            self._redraw()
+                    except SessionLost as exc:
+                        # With endless retries, only a refusal ends a session: the
+                        # server no longer holds the seat, so its token is worthless.
+                        self._forget_seat(session)
+                        self._show_lost(str(exc), f"The seat is lost: {exc}")
+
+                async def send() -> None:
+                    while True:
+                        item = await self._next_outgoing()
+                        if isinstance(item, PlayAgain | JoinSeat | SpectateTable):
+                            result[0] = item
+                            nursery.cancel_scope.cancel()
+                            return
+                        if isinstance(item, m.Leave):
+                            self._forget_seat(session)
+                        await self._request(session.request, item)
+
+                nursery.start_soon(pump)
+                nursery.start_soon(send)
+        finally:
+            self.session = None
         await session.aclose()
         return result[0]
+
+    # ------------------------------------------------------------------ saved seats
+
+    def _store_key(self, session: SeatSession) -> str | None:
+        if self.options.store is None or self.options.server is None:
+            return None
+        return server_key(session.host, session.port)
+
+    def _save_seat(self, session: SeatSession) -> None:
+        key = self._store_key(session)
+        if key is None or session.token is None or session.table is None \
+                or session.seat is None:
+            return
+        try:
+            assert self.options.store is not None
+            self.options.store.save(key, session.table, session.seat.value, session.token,
+                                    name=session.name)
+        except OSError as exc:  # a read-only home must not stop the game
+            self.state.add_log(f"Could not save the seat token: {exc}", "warn")
+
+    def _forget_seat(self, session: SeatSession) -> None:
+        key = self._store_key(session)
+        if key is None or session.table is None or session.seat is None:
+            return
+        with contextlib.suppress(OSError):
+            assert self.options.store is not None
+            self.options.store.forget(key, session.table, session.seat.value)
 
     async def _embedded_loop(self, host: str, port: int) -> None:
         game = self.options.game
@@ -250,76 +341,157 @@ class TuiApp:
                 await trio.sleep_forever()  # the screen says why; the player quits
             match += 1
             self.state.log.clear()
+            self.state.deal_history.clear()
             self.state.add_log(f"New match {match}.", "good")
 
-    # ------------------------------------------------------------------ the lobby
+    # ------------------------------------------------------------------ a server
 
-    async def _lobby_loop(self, host: str, port: int) -> None:
+    async def _server_loop(self, host: str, port: int) -> None:
+        """A remote server: a saved or named seat first, then the lobby.
+
+        The lobby link lives beside any seat session, never around it: when it drops it
+        reconnects by itself, and a seat being played goes on regardless.
+        """
         state = self.state
-        conn = await Connection.open(host, port)
-        try:
-            await conn.request(m.Hello(name=self.options.game.name, protocol=1,
-                                       client="jackal-play", password=self.options.password))
-            state.set_status("connected", f"{host}:{port}")
-            await self._request(conn.request, m.ListTables())
-            spectating = False
+        options = self.options
+        link = self.link = LobbyLink(
+            host, port, name=options.game.name, password=options.password,
+            client="jackal-play", on_status=self._on_link_status,
+            on_connected=self._lobby_connected)
+        async with trio.open_nursery() as nursery:
+            try:
+                await nursery.start(link.run)
+            except ServerError as exc:
+                self._show_lost(exc.message, f"The server refused us: {_describe(exc)}. "
+                                "Ctrl-Q quits.")
+                await trio.sleep_forever()
+            nursery.start_soon(self._watch_events, link)
 
-            async def pump() -> None:
-                async for event in conn.events():
-                    if spectating:
-                        state.apply(event)
-                        self._redraw()
+            first = self._first_seat(host, port)
+            if first is not None:
+                await self._seat_then_lobby(host, port, first)
+            else:
+                await self._back_to_lobby(link)
 
             async def refresh() -> None:
                 # Other people create and fill tables too: keep the list fresh.
                 while True:
                     await trio.sleep(LOBBY_REFRESH_SECONDS)
-                    if state.mode is Mode.LOBBY and state.prompt is None:
+                    if state.mode is Mode.LOBBY and state.prompt is None and link.conn:
                         state.send(m.ListTables())
 
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(pump)
-                nursery.start_soon(refresh)
-                while True:
-                    item = await self._next_outgoing()
-                    if isinstance(item, JoinSeat):
-                        spectating = False
-                        await self._seat_from_lobby(host, port, item)
-                        await self._back_to_lobby(conn)
-                    elif isinstance(item, SpectateTable):
-                        reply = await self._request(conn.request, m.Spectate(table=item.table))
-                        if isinstance(reply, m.TableState):
-                            spectating = True
-                            state.apply(reply)
-                    elif isinstance(item, PlayAgain):
-                        if spectating:
-                            spectating = False
-                            await self._request(conn.request, m.Leave())
-                        await self._back_to_lobby(conn)
-                    else:
-                        await self._request(conn.request, item)
-        except ConnectionLost as exc:
-            self._show_lost(exc.reason, f"Lost the server: {exc.reason}. Ctrl-Q quits.")
-            await trio.sleep_forever()
-        finally:
-            with trio.CancelScope(shield=True):
-                await conn.aclose()
+            nursery.start_soon(refresh)
+            while True:
+                item = await self._next_outgoing()
+                if isinstance(item, JoinSeat):
+                    await self._stop_watching(link)
+                    await self._seat_then_lobby(host, port, item)
+                elif isinstance(item, SpectateTable):
+                    reply = await self._request(link.request, m.Spectate(table=item.table))
+                    if isinstance(reply, m.TableState):
+                        self._watching = item.table
+                        state.apply(reply)
+                elif isinstance(item, PlayAgain):
+                    await self._stop_watching(link)
+                    await self._back_to_lobby(link)
+                else:
+                    await self._request(link.request, item)
 
-    async def _seat_from_lobby(self, host: str, port: int, item: JoinSeat) -> None:
-        session = SeatSession(host, port, name=self.options.game.name, table=item.table,
-                              seat=item.seat, password=self.options.password,
-                              auto_ready=False, on_status=self._on_status,
-                              client="jackal-play")
-        nxt = await self._play_seat(session)
+    async def _watch_events(self, link: LobbyLink) -> None:
+        """The lobby link's pushed events matter only while we watch a table."""
+        async for event in link.events():
+            if self._watching is not None and self.session is None:
+                self.state.apply(event)
+                self._redraw()
+
+    async def _lobby_connected(self, conn: Connection) -> None:
+        """Every (re)connection of the lobby link: the table list, and the table we
+        watched, again (the server forgot both with the old connection)."""
+        if self.session is not None:
+            return  # seated: the lobby is refreshed on the way back to it
+        if self._watching is not None:
+            reply = await conn.request(m.Spectate(table=self._watching))
+            self.state.apply(reply)  # the snapshot redraws the table as it is now
+        else:
+            self.state.apply(await conn.request(m.ListTables()))
+        self._redraw()
+
+    async def _stop_watching(self, link: LobbyLink) -> None:
+        if self._watching is not None:
+            self._watching = None
+            await self._request(link.request, m.Leave())
+
+    def _first_seat(self, host: str, port: int) -> JoinSeat | SavedSeat | None:
+        """What to sit at before any lobby: ``--table`` (with its saved token if we have
+        one), else the newest seat saved for this server, if any."""
+        options = self.options
+        store = options.store
+        key = server_key(host, port)
+        seat = None if options.seat is None else options.seat.value
+        if options.table is not None:
+            saved = store.find(key, options.table, seat) if store is not None else None
+            return saved or JoinSeat(options.table, options.seat)
+        found = store.seats(key) if store is not None else []
+        return found[0] if found else None
+
+    async def _seat_then_lobby(self, host: str, port: int,
+                               target: JoinSeat | SavedSeat) -> None:
+        """Play a seat (joined, or reclaimed with a saved token), then back to the lobby
+        (or on to what the player asked for next)."""
+        state = self.state
+        options = self.options
+        while True:
+            if isinstance(target, SavedSeat):
+                session = self._new_session(host, port, table=target.table,
+                                            seat=Seat(target.seat), token=target.token)
+                state.say(f"Taking back your seat {target.seat} at table {target.table}...")
+            else:
+                session = self._new_session(host, port, table=target.table,
+                                            seat=target.seat)
+            try:
+                nxt = await self._play_seat(session, raise_refusal=True)
+            except ServerError as exc:
+                if isinstance(target, SavedSeat) and exc.code == "bad_token":
+                    # The server no longer holds it (match over, or the server forgot).
+                    if options.store is not None:
+                        options.store.forget(target.server, target.table, target.seat)
+                    state.add_log(f"Your saved seat {target.seat} at table {target.table} "
+                                  "is no longer held.", "warn")
+                    if options.table is not None and target.table == options.table:
+                        target = JoinSeat(options.table, options.seat)
+                        continue
+                else:
+                    state.say(f"Could not take the seat: {_describe(exc)}", "error")
+                    state.add_log(f"Could not take the seat: {_describe(exc)}", "error")
+                nxt = None
+            break
+        if self.link is not None:
+            await self._back_to_lobby(self.link)
         if nxt is not None and not isinstance(nxt, PlayAgain):
             self.state.outbox.appendleft(nxt)
 
-    async def _back_to_lobby(self, conn: Connection) -> None:
+    def _new_session(self, host: str, port: int, *, table: str, seat: Seat | None,
+                     token: str | None = None) -> SeatSession:
+        return SeatSession(host, port, name=self.options.game.name, table=table, seat=seat,
+                           token=token, password=self.options.password, auto_ready=False,
+                           on_status=self._on_status, on_retry=self._on_retry,
+                           client="jackal-play",
+                           # A LAN evening waits for its server however long it takes;
+                           # the player quits with Ctrl-Q.
+                           reconnect=Backoff(give_up_after=math.inf))
+
+    async def _back_to_lobby(self, link: LobbyLink) -> None:
         state = self.state
+        if state.mirror.table is not None:
+            # The old table's story is over: the lobby starts a fresh log.
+            state.log.clear()
+            state.deal_history.clear()
+            state.say("")
         state.mirror = TableMirror()
         state.mode = Mode.LOBBY
-        state.set_status("connected")
-        await self._request(conn.request, m.ListTables())
+        state.set_status(link.status)
+        if link.conn is not None:
+            await self._request(link.request, m.ListTables())
 
 
 def _describe(exc: BaseException) -> str:

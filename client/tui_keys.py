@@ -30,7 +30,7 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
     def overlay(*kinds: Overlay) -> Filter:
         return no_prompt & Condition(lambda: state.overlay in kinds)
 
-    reading_panel = overlay(Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG)
+    reading_panel = overlay(Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG, Overlay.HISTORY)
     free = no_prompt & Condition(lambda: state.overlay is Overlay.NONE)
     table = free & Condition(lambda: state.mode is Mode.TABLE)
     lobby = free & Condition(lambda: state.mode is Mode.LOBBY)
@@ -196,6 +196,11 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
         """Put a bot in a free seat while the table waits for players."""
         state.table_add_bot()
 
+    @kb.add("h", filter=table & nothing_typed)
+    def match_history(event: KeyPressEvent) -> None:
+        """Show the deals of the match so far: penalties, points, the score."""
+        state.show(Overlay.HISTORY)
+
     @kb.add("n", filter=table)
     def ready(event: KeyPressEvent) -> None:
         """Ready / next deal / play again."""
@@ -206,7 +211,7 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
         """Type a card: a rank (A 2-9 T 10 J Q K) then a suit (S H D C or a symbol)."""
         for char in event.data:
             if not state.type_char(char) and char.isprintable():
-                state.say(f"'{char}' is not part of a card here; ? lists the keys.", "error")
+                state.reject_char(char)
 
     # ------------------------------------------------------------------ the lobby
 

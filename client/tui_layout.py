@@ -12,6 +12,8 @@ cursor is reverse video with a caret under it, and whose turn it is has a ``>`` 
 
 from __future__ import annotations
 
+import re
+import textwrap
 from collections.abc import Callable
 
 from prompt_toolkit.filters import Condition
@@ -78,6 +80,7 @@ STYLE = Style.from_dict({
     "log.error": "ansired",
     "log.answer": "ansimagenta bold",
     "footer": "reverse",
+    "newest": "ansiyellow bold",
     "title": "bold underline",
     "dim": "ansibrightblack",
 })
@@ -95,9 +98,18 @@ KEY_HELP: dict[str, list[tuple[str, str]]] = {
         ("r", "reply to a question an opponent asked you"),
         ("c", "show both partnerships' convention cards"),
         ("l", "show the whole event log"),
+        ("h", "the match so far: every deal's penalties and points"),
         ("n", "ready / next deal / play again; spectating: back to the lobby"),
         ("b", "before the match: put a bot in a free seat ('E random')"),
         ("Esc", "clear what you typed, close a panel"),
+    ],
+    "Under the cards": [
+        ("7s", "promises a pair of sevens (as the partnership's card says)"),
+        ("7s?", "the same, or a spare high card with nothing to promise"),
+        ("+7 / -7", "answers partner: holds a seven / holds none"),
+        ("-", "a signal card that promises nothing (an edge rank)"),
+        (".", "a free discard: no meaning"),
+        ("*", "marks the newest card on the table"),
     ],
     "Ask panel": [
         ("Left / Right", "previous / next opponent card"),
@@ -149,7 +161,7 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     elif server:
         left += f"  {server}"
     status = {"connected": "connected", "connecting": "connecting...",
-              "reconnecting": "RECONNECTING...", "lost": "DISCONNECTED",
+              "reconnecting": f"RECONNECTING ({state.retry_text()})", "lost": "DISCONNECTED",
               "closed": "closed"}.get(state.status, state.status)
     status_style = "class:header.status.ok" if state.status in ("connected", "connecting") \
         else "class:header.status.bad"
@@ -177,6 +189,8 @@ def render_rows(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
     mirror = state.mirror
     out: StyleAndTextTuples = []
     target = state.ask_target if state.overlay is Overlay.ASK else None
+    history = state.history() if mirror.status == "playing" else []
+    newest = (history[-1][0], len(mirror.rows[history[-1][0]])) if history else None
     for seat in state.play_order:
         info = mirror.seats[seat]
         turn = mirror.turn is seat and mirror.status == "playing"
@@ -195,7 +209,9 @@ def render_rows(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
             if target == (seat, i):
                 style += " class:cursor"
             out.append((style, card_text(card, symbols)))
-            out.append(("", " " * (5 - len(card_text(card, symbols)))))
+            mark = "*" if newest == (seat, i) else ""
+            out.append(("class:newest", mark))
+            out.append(("", " " * (5 - len(card_text(card, symbols)) - len(mark))))
         out.append(("", "\n"))
         declared = mirror.conventions.get(seat.team)
         sub = f"    {seat.team} {declared.name if declared else ''}"
@@ -230,10 +246,16 @@ def render_turn(state: TuiState) -> StyleAndTextTuples:
         return [("", " Deal over: n for the next deal.")]
     if mirror.turn is None:
         return [("", " ...")]
+    clock = state.clock_text()
     if state.my_turn:
         play = len(mirror.rows[mirror.turn]) + 1
-        return [("class:turn", f" Your turn: your {ordinal(play)} card of 8.")]
-    return [("", f" Waiting for {state.seat_label(mirror.turn)}.")]
+        out: StyleAndTextTuples = [("class:turn", f" Your turn: your {ordinal(play)} card of 8.")]
+        if clock:
+            out.append(("class:notice.error" if state.clock_warning() else "class:dim",
+                        f"  {clock}"))
+        return out
+    return [("", f" Waiting for {state.seat_label(mirror.turn)}."
+                 + (f"  {clock}" if clock else ""))]
 
 
 def render_hand(state: TuiState, symbols: bool = False,
@@ -310,16 +332,63 @@ def render_message(state: TuiState) -> StyleAndTextTuples:
     return out
 
 
-def render_log(state: TuiState) -> StyleAndTextTuples:
-    """The event log, newest at the bottom (the window scrolls to it)."""
+_CARD_IN_TEXT = re.compile(r"\b([A2-9TJQK])([SHDC])\b")
+
+
+def log_text(text: str, symbols: bool = False) -> str:
+    """A log line as shown: with ``symbols``, the cards in it drawn with suit symbols."""
+    if not symbols:
+        return text
+    return _CARD_IN_TEXT.sub(lambda found: found.group(1) + SUIT_SYMBOLS[found.group(2)], text)
+
+
+def render_log(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
+    """The event log, newest at the bottom (the window scrolls to it); long lines are
+    wrapped at word boundaries."""
     out: StyleAndTextTuples = []
     lines = list(state.log)
+    width = max(_width() - 2, 20)
     for i, line in enumerate(lines):
         if i == len(lines) - 1:
             out.append(("[SetCursorPosition]", ""))
-        out.append((f"class:log.{line.style}" if line.style else "", " " + line.text))
+        wrapped = wrap_words(log_text(line.text, symbols), width, indent="   ")
+        out.append((f"class:log.{line.style}" if line.style else "", " " + wrapped))
         if i < len(lines) - 1:
             out.append(("", "\n"))
+    return out
+
+
+def wrap_words(text: str, width: int, indent: str = "  ") -> str:
+    """``text`` wrapped by word to ``width`` columns (continuation lines indented), so
+    nothing is cut mid-word and nothing runs past a border."""
+    if len(text) <= width:
+        return text
+    return "\n".join(textwrap.wrap(text, width=width, subsequent_indent=indent,
+                                    break_on_hyphens=False)) or text
+
+
+def _wrap_fragments(fragments: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
+    """Word-wrap formatted text to ``width`` columns, keeping each fragment's style."""
+    out: StyleAndTextTuples = []
+    column = 0
+    for fragment in fragments:
+        style, text = fragment[0], fragment[1]
+        for k, line in enumerate(text.split("\n")):
+            if k:
+                out.append(("", "\n"))
+                column = 0
+            for word in re.findall(r"\S+\s*|\s+", line):
+                bare = len(word.rstrip())
+                if column and column + bare > width:
+                    out.append(("", "\n  "))
+                    column = 2
+                while column + len(word.rstrip()) > width:  # a word longer than a line
+                    room = max(width - column, 1)
+                    out.append((style, word[:room]))
+                    out.append(("", "\n"))
+                    word, column = word[room:], 0
+                out.append((style, word))
+                column += len(word)
     return out
 
 
@@ -386,8 +455,32 @@ def render_footer(state: TuiState) -> StyleAndTextTuples:
     elif state.mode is Mode.LOBBY:
         text = " Up/Down table  Enter join  s watch  c create  b bot  g refresh  ? keys  ^Q quit"
     else:
-        text = " arrows/type+Enter play  e ask  r reply  c cards  l log  n next  ? keys  ^Q quit"
-    return [("class:footer", text.ljust(_width()))]
+        text = " " + "  ".join(_table_keys(state)) + "  ? keys  ^Q quit"
+    return [("class:footer", text[:_width()].ljust(_width()))]
+
+
+def _table_keys(state: TuiState) -> list[str]:
+    """The table keys that do something right now, most useful first."""
+    status = state.table_status
+    if state.you is None:  # watching
+        return ["e meaning", "c cards", "l log", "h deals", "n lobby"]
+    keys: list[str] = []
+    if status == "playing":
+        keys.append("arrows/type+Enter play" if state.my_turn else "e ask")
+        if state.my_turn:
+            keys.append("e ask")
+    if state.questions_to_me:
+        keys.append("r reply")
+    if status == "waiting":
+        keys += ["n ready", "b bot"]
+    elif status == "between_deals":
+        keys.append("n next deal")
+    elif status == "over":
+        keys.append("n lobby" if state.on_server else "n play again")
+    keys += ["c cards", "l log"]
+    if state.deal_history:
+        keys.append("h deals")
+    return keys
 
 
 # ==================================================================== lobby
@@ -445,13 +538,13 @@ def describe_card(card: ConventionCard) -> list[str]:
     return lines
 
 
-def render_overlay(state: TuiState) -> StyleAndTextTuples:
+def render_overlay(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
     """The content of the open panel."""
     overlay = state.overlay
     out: StyleAndTextTuples = []
     if overlay is Overlay.HELP:
         sections = ("Lobby", "Anywhere") if state.mode is Mode.LOBBY else \
-            ("Table", "Ask panel", "Anywhere")
+            ("Table", "Anywhere", "Under the cards", "Ask panel")
         for section in sections:
             keys = KEY_HELP[section]
             out.append(("class:title", f"{section}\n"))
@@ -473,18 +566,40 @@ def render_overlay(state: TuiState) -> StyleAndTextTuples:
                 out.append(("", f"  {line}\n"))
     elif overlay is Overlay.LOG:
         for entry in list(state.log):
-            out.append((f"class:log.{entry.style}" if entry.style else "", entry.text + "\n"))
+            out.append((f"class:log.{entry.style}" if entry.style else "",
+                        log_text(entry.text, symbols) + "\n"))
     elif overlay is Overlay.ASK:
         out.extend(_render_ask(state))
+    elif overlay is Overlay.HISTORY:
+        out.extend(_render_history(state))
     elif overlay is Overlay.QUIT:
         out.append(("class:title", "Leave the match?\n\n"))
-        out.append(("", "Your seat is held for a while, and a bot may take it over.\n\n"))
+        if state.on_server:
+            out.append(("", "Your seat is held for a while (a bot plays it after that); "
+                            "jackal play --server takes it back.\n\n"))
+        else:
+            out.append(("", "The game ends with it.\n\n"))
         out.append(("class:score", "y"))
         out.append(("", ": quit    "))
         out.append(("class:score", "n"))
         out.append(("", " / Esc: keep playing"))
-    if state.panel_scroll and overlay in (Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG):
+    # The frame's inner width: wrap by word here rather than let the window cut words.
+    out = _wrap_fragments(out, max(_width() - 8, 20))
+    if state.panel_scroll and overlay in (Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG,
+                                          Overlay.HISTORY):
         out = _drop_lines(out, state.panel_scroll)
+    return out
+
+
+def _render_history(state: TuiState) -> StyleAndTextTuples:
+    """Every deal of the match seen so far, with the running score."""
+    if not state.deal_history:
+        return [("", "No deal has been scored yet.")]
+    out: StyleAndTextTuples = [("class:title", " deal  dealer  penalty NS-EW  winner  points"
+                                               "  score NS-EW\n")]
+    for deal, dealer, p_ns, p_ew, winner, points, s_ns, s_ew in state.deal_history:
+        out.append(("", f" {deal:>4}  {dealer:^6}  {p_ns:>7}-{p_ew:<5}  "
+                        f"{winner or 'tie':^6}  {points:>6}  {s_ns:>5}-{s_ew}\n"))
     return out
 
 
@@ -532,7 +647,7 @@ def _drop_lines(fragments: StyleAndTextTuples, count: int) -> StyleAndTextTuples
 def _overlay_title(state: TuiState) -> str:
     return {Overlay.HELP: "Keys", Overlay.CONVENTIONS: "Convention cards",
             Overlay.LOG: "Event log", Overlay.ASK: "What does it mean?",
-            Overlay.QUIT: "Quit"}.get(state.overlay, "")
+            Overlay.QUIT: "Quit", Overlay.HISTORY: "The match so far"}.get(state.overlay, "")
 
 
 def _width() -> int:
@@ -568,7 +683,7 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
         Window(text(lambda: render_turn(state)), height=1),
         Window(text(lambda: render_hand(state, symbols, click)), height=2),
     ])
-    log = Window(text(lambda: render_log(state)), wrap_lines=True,
+    log = Window(text(lambda: render_log(state, symbols)), wrap_lines=True,
                  height=Dimension(min=1, weight=1))
     result = Window(text(lambda: render_result(state, symbols)), height=7)
     body = HSplit([
@@ -584,7 +699,7 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
         Window(text(lambda: render_footer(state)), height=1),
     ])
     def panel() -> Frame:
-        return Frame(Window(text(lambda: render_overlay(state)), wrap_lines=True),
+        return Frame(Window(text(lambda: render_overlay(state, symbols)), wrap_lines=True),
                      title=lambda: _overlay_title(state))
 
     small = (Overlay.ASK, Overlay.QUIT)
@@ -593,12 +708,43 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
     # Fixed margins rather than the panels' preferred sizes: panels then use what the
     # terminal has and redraw sensibly on resize. The small ones sit over the log, so
     # the rows (with the card being asked about highlighted) stay in view.
-    root = FloatContainer(body, floats=[
+    screen = FloatContainer(body, floats=[
         Float(ConditionalContainer(panel(), filter=big_panel), top=2, bottom=1, left=2, right=2),
         Float(ConditionalContainer(panel(), filter=small_panel), height=8, bottom=1, left=2,
               right=2),
     ])
+    # Below the smallest size the screen fits, say so instead of cutting it up.
+    fits = Condition(lambda: all(have >= need for have, need in zip(_size(), MIN_SIZE,
+                                                                   strict=True)))
+    root = HSplit([
+        ConditionalContainer(screen, filter=fits),
+        ConditionalContainer(Window(text(render_too_small)), filter=~fits),
+    ])
     return Layout(root)
+
+
+#: The smallest terminal (columns, rows) the table screen fits: a row label and eight
+#: cards across, and header, rows, hand, message, a deal's result and footer down.
+MIN_SIZE = (66, 23)
+
+
+def _size() -> tuple[int, int]:
+    try:
+        from prompt_toolkit.application.current import get_app_or_none
+        app = get_app_or_none()
+        if app is not None:
+            size = app.output.get_size()
+            return size.columns, size.rows
+    except Exception:  # drawing must not fail because the size is unknown
+        pass
+    return 80, 24
+
+
+def render_too_small() -> StyleAndTextTuples:
+    columns, rows = _size()
+    return [("class:notice.error", wrap_words(
+        f"The terminal is {columns}x{rows}; Jackal needs at least {MIN_SIZE[0]}x"
+        f"{MIN_SIZE[1]}. Make it larger, or Ctrl-Q quits.", max(columns - 1, 10)))]
 
 
 def screen_text(app_screen: object) -> str:

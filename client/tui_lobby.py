@@ -69,11 +69,18 @@ class LobbyState:
     open_prompt: OpenPrompt
     tables: list[m.TableInfo] = field(default_factory=list)
     cursor: int = 0
+    #: A table we just created: selected as soon as the list shows it ("Enter joins it").
+    select_when_listed: str | None = None
 
     def set_tables(self, tables: Sequence[m.TableInfo]) -> None:
-        """A fresh table list from the server; the selection stays on the list."""
+        """A fresh table list from the server; the selection stays on the list (or moves
+        to the table we just created)."""
         self.tables = list(tables)
         self.cursor = min(self.cursor, max(len(self.tables) - 1, 0))
+        ids = [info.table for info in self.tables]
+        if self.select_when_listed in ids:
+            self.cursor = ids.index(self.select_when_listed)
+            self.select_when_listed = None
 
     def selected_table(self) -> m.TableInfo | None:
         if 0 <= self.cursor < len(self.tables):

@@ -23,7 +23,9 @@ def explain_card(mirror: TableMirror, seat: Seat,
     """The meaning of ``seat``'s ``index``-th card under its partnership's declared card,
     as (text, data); None when there is no card there or no explanation available."""
     row = mirror.rows[seat]
-    card = mirror.conventions.get(seat.team)
+    # The card in force when it was played (a new one declared between deals applies to
+    # the next deal only).
+    card = mirror.played_under.get(seat.team) or mirror.conventions.get(seat.team)
     if card is None or not 1 <= index <= len(row):
         return None
     try:

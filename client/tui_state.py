@@ -21,6 +21,8 @@ notice too.
 
 from __future__ import annotations
 
+import math
+import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -70,6 +72,7 @@ class Overlay(Enum):
     LOG = "log"
     ASK = "ask"
     QUIT = "quit"
+    HISTORY = "history"
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,30 @@ class TuiState:
     #: "connecting", "connected", "reconnecting", "lost", "closed".
     status: str = "connecting"
     status_detail: str = ""
+    #: While reconnecting: when the next attempt comes (``time.monotonic()``).
+    retry_at: float | None = None
+    #: The turn's clock, when the table has one: the seat and when its time runs out
+    #: (``time.monotonic()``); None when no clock runs.
+    clock: tuple[Seat, float] | None = None
+    #: On a server (not the built-in game): "n" after a match goes back to the lobby,
+    #: and quitting leaves a held seat behind.
+    on_server: bool = False
+    #: Ask "Play 7H?" and wait for a second Enter before a card is sent (``--confirm``).
+    confirm: bool = False
+    #: The card waiting for that second Enter.
+    confirming: Card | None = None
+    #: The last typed character was refused: Enter then plays nothing.
+    rejected: bool = False
+    #: Every deal of the match seen so far: (deal, dealer, penalty NS, penalty EW,
+    #: winner or None, points, score NS, score EW).
+    deal_history: list[tuple[int, str, int, int, str | None, int, int, int]] = field(
+        default_factory=list)
+    #: What the substitute last did at our seat, until we play again ourselves.
+    substitute_note: str = ""
+    #: The table's per-play limit in seconds, when it has a clock.
+    clock_limit: float | None = None
+    #: The warning before our time runs out was given (bell) for this turn.
+    _warned_for: tuple[Seat, float] | None = None
     #: The table as the server describes it (the client library's mirror, as in
     #: ``jackal bot``), fed by :meth:`apply`.
     mirror: TableMirror = field(default_factory=TableMirror)
@@ -137,6 +164,11 @@ class TuiState:
     wake: Callable[[], None] = field(default=lambda: None)
     quit_requested: bool = False
     lobby: LobbyState = field(init=False, repr=False, compare=False)
+    #: Ring the terminal bell when it becomes our turn (``--no-bell`` turns it off).
+    bell: bool = True
+    #: A bell is due; the application rings it when it next draws, and clears this.
+    bell_due: bool = False
+    _rung_for: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         self.lobby = LobbyState(say=self.say, send=self.send, open_prompt=self.open_prompt)
@@ -185,9 +217,18 @@ class TuiState:
 
     @property
     def in_match(self) -> bool:
-        """A match is under way at our seat (quitting then needs a confirmation)."""
+        """A match is under way at our seat and we are connected to it (quitting then
+        needs a confirmation; while reconnecting Ctrl-Q quits at once: the seat is held
+        and its token saved either way)."""
         return self.you is not None and self.table_status in ("playing", "between_deals") \
-            and self.status not in ("lost", "closed")
+            and self.status not in ("lost", "closed", "reconnecting")
+
+    def retry_text(self) -> str:
+        """"next try in 3s" while a reconnection attempt is scheduled, else "trying"."""
+        if self.retry_at is None:
+            return "trying"
+        left = self.retry_at - time.monotonic()
+        return f"next try in {math.ceil(left)}s" if left > 0.05 else "trying"
 
     def sorted_hand(self) -> list[Card]:
         """The hand sorted by rank, then suit (spades, hearts, diamonds, clubs)."""
@@ -227,21 +268,28 @@ class TuiState:
         """Update from one server message (a reply or a pushed event)."""
         changed = self.mirror.apply(msg)
         match msg:
-            case m.TableState():
+            case m.TableState(turn=turn, turn_left=left, turn_seconds=limit):
                 self.awaiting_play = None
+                self.confirming = None
+                if self.mode is not Mode.TABLE or self.notice_style == "info":
+                    self.say("")  # "Joining...", "Taking back...": done now
                 self.mode = Mode.TABLE
                 self._clamp_cursor()
+                self._set_clock(turn, left, limit)
             case m.DealStarted(deal=deal, dealer=dealer, first=first):
                 self.awaiting_play = None
+                self.confirming = None
                 self.cursor = 0
+                self.say("")  # whatever it said ("Joining...", "Ready...") is over
                 if self.overlay is Overlay.ASK:
                     self.overlay = Overlay.NONE
                 self.add_log(f"Deal {deal}: {dealer} deals, {first} plays first.", "good")
                 if self.my_turn:
-                    self.say("Your turn: pick a card (arrows + Enter, or type it).")
-            case m.Turn():
+                    self._your_turn()
+            case m.Turn(seat=seat, seconds=seconds):
+                self._set_clock(seat, seconds, seconds)
                 if self.my_turn:
-                    self.say("Your turn: pick a card (arrows + Enter, or type it).")
+                    self._your_turn()
             case m.Played() if changed:
                 self._log_played(msg)
             case m.DealEnded():
@@ -276,6 +324,7 @@ class TuiState:
             case m.Tables(tables=tables):
                 self.lobby.set_tables(tables)
             case m.TableCreated(table=table, name=name):
+                self.lobby.select_when_listed = table
                 self.add_log(f"Created table {name} ({table}).", "good")
                 self.say(f"Table {name} created: Enter joins it, b adds bots.")
             case m.ServerShutdown(reason=reason):
@@ -285,8 +334,53 @@ class TuiState:
             case _:
                 pass  # welcome, pong, ok, help, joined: nothing to show
 
+    def _set_clock(self, seat: str | None, seconds: float | None,
+                   limit: float | None) -> None:
+        self.clock = None if seat is None or seconds is None \
+            else (Seat(seat), time.monotonic() + seconds)
+        self.clock_limit = limit
+
+    def clock_left(self) -> float | None:
+        """Seconds left on the turn's clock (None when no clock runs)."""
+        if self.clock is None or self.table_status != "playing":
+            return None
+        return max(0.0, self.clock[1] - time.monotonic())
+
+    def clock_warning(self) -> bool:
+        """Our own time is nearly up: a third of the limit or 10 seconds, whichever is
+        less. The first time it is, the bell rings (if on)."""
+        left = self.clock_left()
+        if left is None or self.clock is None or self.clock[0] is not self.you \
+                or not self.my_turn:
+            return False
+        limit = self.clock_limit or left
+        if left > min(10.0, limit / 3):
+            return False
+        if self._warned_for != self.clock:
+            self._warned_for = self.clock
+            self.bell_due = self.bell
+        return True
+
+    def clock_text(self) -> str:
+        """"12s left" on a clocked turn; the warning when our own time is nearly up."""
+        left = self.clock_left()
+        if left is None:
+            return ""
+        if self.clock_warning():
+            return (f"Hurry: {math.ceil(left)}s left, then a substitute plays this card "
+                    "for you.")
+        return f"{math.ceil(left)}s left"
+
     def _log_played(self, msg: m.Played) -> None:
         seat = msg.seat
+        if msg.by is not None and seat is self.you:
+            why = "your time ran out" if msg.by == "clock" else "you were away"
+            self.substitute_note = f"the substitute played {msg.card} for you: {why}"
+            self.add_log(f"The substitute played {msg.card} for you ({why}).", "warn")
+            self.say(self.substitute_note[0].upper() + self.substitute_note[1:] + "; the seat "
+                     "is still yours.", "error")
+        elif seat is self.you:
+            self.substitute_note = ""
         if seat is self.you:
             self.awaiting_play = None
             self._clamp_cursor()
@@ -299,9 +393,25 @@ class TuiState:
             extra = ": " + meaning[0].split(": ", 1)[-1] if meaning else ""
         self.add_log(f"{self.who(seat)} played {msg.card} ({ordinal(msg.index)}){extra}")
         if self.my_turn:
+            self._your_turn()
+
+    def _your_turn(self) -> None:
+        """It became our turn: say so, and ring once per turn (if the bell is on)."""
+        if self.substitute_note:  # keep telling what happened while we were not playing
+            self.say(f"Your turn ({self.substitute_note}).", "error")
+        else:
             self.say("Your turn: pick a card (arrows + Enter, or type it).")
+        turn = (self.mirror.deal, sum(len(row) for row in self.rows.values()))
+        if self.bell and turn != self._rung_for:
+            self._rung_for = turn
+            self.bell_due = True
 
     def _apply_deal_ended(self, msg: m.DealEnded) -> None:
+        dealer = self.mirror.dealer.value if self.mirror.dealer is not None else "?"
+        entry = (msg.deal, dealer, msg.penalty.get(Team.NS, 0), msg.penalty.get(Team.EW, 0),
+                 None if msg.winner is None else msg.winner.value, msg.points,
+                 msg.scores.get(Team.NS, 0), msg.scores.get(Team.EW, 0))
+        self.deal_history = [e for e in self.deal_history if e[0] != msg.deal] + [entry]
         self._clamp_cursor()
         if msg.winner is None:
             outcome = f"Deal {msg.deal} tied at {msg.penalty.get(Team.NS)}: nobody scores."
@@ -331,8 +441,10 @@ class TuiState:
         self.say(f"Server: {message} [{code}]", "error")
         self.add_log(f"Server refused: {message} [{code}]", "error")
 
-    def set_status(self, status: str, detail: str = "") -> None:
-        """Connection status from the network task (connected / reconnecting / lost)."""
+    def set_status(self, status: str, detail: str = "", retry_in: float | None = None) -> None:
+        """Connection status from the network task (connected / reconnecting / lost);
+        ``retry_in``: seconds until the next reconnection attempt."""
+        self.retry_at = None if retry_in is None else time.monotonic() + retry_in
         if status != self.status:
             text = {"connected": "Connected.", "reconnecting": "Connection lost: reconnecting...",
                     "lost": "Disconnected.", "closed": "Closed."}.get(status, status)
@@ -371,12 +483,14 @@ class TuiState:
         if self.hand:
             self.cursor = (self.cursor + step) % len(self.hand)
             self.typed = ""
+            self.rejected = False
 
     def select(self, position: int) -> None:
         """Put the cursor on the ``position``-th card of the sorted hand."""
         if 0 <= position < len(self.hand):
             self.cursor = position
             self.typed = ""
+            self.rejected = False
 
     def type_char(self, char: str) -> bool:
         """Add a character to the card being typed; False if it cannot belong to a card."""
@@ -390,6 +504,7 @@ class TuiState:
             allowed = typed[-1] not in SUIT_CHARS and low in SUIT_CHARS
         if not allowed:
             return False
+        self.rejected = False
         self.typed += char
         # Follow a fully typed card with the cursor, so Enter and the eye agree.
         try:
@@ -405,12 +520,28 @@ class TuiState:
         self.typed = self.typed[:-1]
 
     def clear_input(self) -> None:
-        """Escape on the table: forget the typed text and the message."""
+        """Escape on the table: forget the typed text, a card waiting for its confirmation
+        and the message."""
         self.typed = ""
+        self.rejected = False
+        self.confirming = None
         self.say("")
 
+    def reject_char(self, char: str) -> None:
+        """A key that cannot be part of a card: say so; what was typed is void, and the
+        next Enter plays nothing (the player meant something, but not this card)."""
+        self.typed = ""
+        self.rejected = True
+        self.confirming = None
+        self.say(f"'{char}' is not part of a card here; ? lists the keys.", "error")
+
     def submit(self) -> None:
-        """Enter on the table: play the typed card, or the card under the cursor."""
+        """Enter on the table: play the typed card, or the card under the cursor. After a
+        refused key it plays nothing (only clears the refusal)."""
+        if self.rejected:
+            self.rejected = False
+            self.say("Nothing played. Type a card or use the arrows, then Enter.", "error")
+            return
         if self.typed:
             text, self.typed = self.typed, ""
             try:
@@ -458,6 +589,11 @@ class TuiState:
         if problem is not None:
             self.say(problem, "error")
             return
+        if self.confirm and self.confirming != card:
+            self.confirming = card
+            self.say(f"Play {card}? Enter plays it, Esc chooses again.")
+            return
+        self.confirming = None
         self.awaiting_play = card
         self.say(f"Playing {card}...")
         self.send(m.Play(card=card))
@@ -471,7 +607,7 @@ class TuiState:
                 self.say("Back to the lobby...")
         elif self.table_status == "over":
             self.send(PlayAgain())
-            self.say("Setting up a new match...")
+            self.say("Back to the lobby..." if self.on_server else "Setting up a new match...")
         elif self.table_status == "playing":
             self.say("The deal is under way.", "error")
         else:

@@ -26,7 +26,8 @@ HELP_ENTRIES: tuple[HelpEntry, ...] = (
     HelpEntry("create_table", "open a new table (you are not seated); every field is optional, "
                               "cards by name or inline",
               '{"type":"create_table","name":"evening","target":300,"seed":7,'
-              '"conventions_ns":"beginner","conventions_ew":"advanced","bot_takeover":true}'),
+              '"conventions_ns":"beginner","conventions_ew":"advanced","bot_takeover":true,'
+              '"turn_seconds":60}'),
     HelpEntry("join", "sit at a table, in \"seat\" N/E/S/W or any free one; keep the token",
               '{"type":"join","table":"t1","seat":"N"}'),
     HelpEntry("spectate", "watch a table without seeing anyone's hand",

@@ -95,6 +95,9 @@ class CreateTable(_Client, tag="create_table"):
     conventions_ew: CardSpec | None = None
     #: When a disconnected player's hold runs out, a server-side bot plays the seat.
     bot_takeover: bool = True
+    #: Per-play time limit of the human seats in seconds; 0 turns the clock off; absent:
+    #: the server's default (``jackal serve --turn-seconds``, off unless set).
+    turn_seconds: Annotated[float, msgspec.Meta(ge=0, le=86400)] | None = None
 
 
 class Join(_Client, tag="join"):
@@ -258,12 +261,14 @@ class Joined(_Reply, tag="joined"):
     token: str
 
 
-class SeatInfo(msgspec.Struct):
+class SeatInfo(msgspec.Struct, omit_defaults=True):
     seat: Seat
     name: str | None
     kind: Literal["empty", "human", "bot"]
     connected: bool
     ready: bool
+    #: A human seat that a bot plays for now (its player is away): the bot's strategy.
+    substitute: str | None = None
 
 
 class TableState(_Reply, tag="table_state"):
@@ -284,6 +289,13 @@ class TableState(_Reply, tag="table_state"):
     rows: dict[Seat, list[Card]]
     you: Seat | None = None
     hand: list[Card] | None = None
+    #: The cards the current (between deals: the last) deal was played under, when a
+    #: partnership has declared another since; its cards are explained under these.
+    deal_conventions: dict[Team, ConventionCard] | None = None
+    #: The table's per-play clock in seconds (absent: none), and the seconds left on the
+    #: current turn's clock when this snapshot was made.
+    turn_seconds: float | None = None
+    turn_left: float | None = None
 
 
 class DealStarted(_Server, tag="deal_started"):
@@ -295,7 +307,12 @@ class DealStarted(_Server, tag="deal_started"):
 
 
 class Turn(_Server, tag="turn"):
+    """Server: ``seat`` plays next. ``seconds``: the table has a clock and this human seat
+    must play within that many seconds of this message, or the substitute plays one card
+    for it (absent: no clock runs)."""
+
     seat: Seat
+    seconds: float | None = None
 
 
 class RowInfo(msgspec.Struct):
@@ -328,9 +345,13 @@ class YourTurn(_Server, tag="your_turn"):
 
 
 class Played(_Reply, tag="played"):
+    """Server: a card was played. ``by`` is set when a bot played a human's seat:
+    ``substitute`` (the player is away) or ``clock`` (the player's time ran out)."""
+
     seat: Seat
     card: Card
     index: int
+    by: Literal["substitute", "clock"] | None = None
 
 
 class GroupInfo(msgspec.Struct):

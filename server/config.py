@@ -54,7 +54,15 @@ class ServerConfig:
     send_queue: int = 512
     #: Longest a server-side bot may think before a fallback card is played for it.
     bot_think_seconds: float = 5.0
+    #: A server-side bot waits this long before each card while a human is at the table,
+    #: so people can follow a round (``jackal serve`` and ``jackal play`` set a pause;
+    #: tests keep 0).
+    bot_pause_seconds: float = 0.0
     #: Bot decisions running at once in worker threads.
     bot_threads: int = 2
-    #: Strategy of the bot that takes over a seat whose hold ran out.
-    takeover_strategy: str = "random"
+    #: The substitute: the strategy that plays a seat whose hold ran out (or whose player
+    #: left mid-match), and one card for a player whose clock ran out. It reads the
+    #: partnership's declared convention card, so partner is not misled.
+    takeover_strategy: str = "expert"
+    #: Default per-play time limit of human seats (None: no clock); tables may set their own.
+    turn_seconds: float | None = None

@@ -62,6 +62,7 @@ class Disclosure:
     if TYPE_CHECKING:  # provided by Table
         seats: dict[Seat, SeatSlot]
         conventions: dict[Team, ConventionCard]
+        deal_conventions: dict[Team, ConventionCard]
         questions: dict[str, PendingQuestion]
         status: Status
         match: Match
@@ -104,7 +105,9 @@ class Disclosure:
             raise ProtocolError(ErrorCode.NOT_PLAYED,
                                 f"field 'index': {seat} has played {len(row)} card(s), "
                                 f"not {index}")
-        meaning = explain_play(self.conventions[seat.team], deal.history, seat, index)
+        # Under the card in force when it was played: between deals a partnership may
+        # already have declared a new one for the next deal.
+        meaning = explain_play(self.deal_conventions[seat.team], deal.history, seat, index)
         return row[index - 1], meaning.text, dict(meaning.data)
 
     def ask(self, peer: Peer, target: Seat, text: str, index: int | None,

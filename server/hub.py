@@ -262,13 +262,13 @@ class Hub:
                 self._spectate(session, msg)
             case AddBot():
                 table = self.lobby.get(msg.table)
-                self.send(table.add_bot(session, msg.seat, msg.strategy, msg.id), table)
+                self.send(table.add_bot(session, msg.seat, msg.strategy, msg.id, now), table)
             case Leave():
                 table, out = self.lobby.leave(session, msg.id)
                 self.send(out, table)
             case Ready():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.ready(session, msg.id), table)
+                self.send(table.ready(session, msg.id, now), table)
             case Play():
                 table, _seat = self.lobby.seated(session)
                 self.send(table.play(session, msg.card, now, msg.id), table)
@@ -316,7 +316,7 @@ class Hub:
         name = table.seats[seat].name or msg.name
         session.conn.accept_hello(name)
         session.deliver(HelloOk(id=msg.id, name=name, table=table.id, seat=seat))
-        self.send(self.lobby.reclaim(session, table, seat), table)
+        self.send(self.lobby.reclaim(session, table, seat, trio.current_time()), table)
         log.info("connection #%d %s reclaimed %s at table %s", session.number, session.address,
                  seat, table.id)
 
@@ -335,7 +335,8 @@ class Hub:
             seed=msg.seed if msg.seed is not None else self.lobby.random_seed(),
             bot_takeover=msg.bot_takeover, hold_seconds=self.config.hold_seconds,
             between_deals_seconds=self.config.between_deals_seconds,
-            takeover_strategy=self.config.takeover_strategy)
+            takeover_strategy=self.config.takeover_strategy,
+            turn_seconds=_clock(msg.turn_seconds, self.config.turn_seconds))
         record = None
         if self.config.records_dir is not None:
             record = RecordFile.create(self.config.records_dir, table_id)
@@ -441,10 +442,23 @@ class Hub:
         slot = table.seats[seat]
         strategy = slot.strategy or self.config.takeover_strategy
         version = table.version
+        pause = self.config.bot_pause_seconds
+        if pause > 0 and table.clock_due is not seat and any(
+                s.peer is not None for s in table.humans):
+            # A pause so the people at the table can follow the round card by card.
+            await trio.sleep(pause)
+            if table.version != version or table.bot_turn() is not seat:
+                return
         card = await self.bots.choose(table.id, seat, strategy, table.bot_view(seat))
         if table.version != version or table.bot_turn() is not seat:
             return  # the table moved on while the bot thought (e.g. its player came back)
         self.send(table.bot_play(seat, card, trio.current_time()), table)
+
+
+def _clock(asked: float | None, default: float | None) -> float | None:
+    """A table's per-play clock: what ``create_table`` asked (0: none), else the server's."""
+    chosen = default if asked is None else asked
+    return chosen if chosen else None
 
 
 def _same(given: str, expected: str) -> bool:

@@ -134,14 +134,15 @@ class Lobby:
         del self._at[peer]
         return table, out
 
-    def reclaim(self, peer: Peer, table: Table, seat: Seat) -> Outbox:
+    def reclaim(self, peer: Peer, table: Table, seat: Seat,
+                now: float | None = None) -> Outbox:
         """``peer`` proved it owns ``seat`` (by its token); a connection holding the seat
         until now loses it and is at no table any more."""
         old = table.seats[seat].peer
         if old is not None and old is not peer:
             self._at.pop(old, None)
         self._stop_watching(peer, unless=table)
-        out = table.reclaim(peer, seat)
+        out = table.reclaim(peer, seat, now)
         self._at[peer] = table
         return out
 

@@ -98,6 +98,8 @@ class TableEvent(_Event, tag="table"):
     hold_seconds: Seconds
     between_deals_seconds: Seconds
     takeover_strategy: Strategy = "random"
+    #: The per-play clock of human seats in seconds (None: no clock).
+    turn_seconds: Annotated[float, msgspec.Meta(gt=0, le=86400)] | None = None
 
 
 class ConventionsEvent(_Event, tag="conventions"):
@@ -130,11 +132,15 @@ class DealEvent(_Event, tag="deal"):
 
 
 class PlayEvent(_Event, tag="play"):
-    """One card played; ``index`` is its place in the seat's row (1..8)."""
+    """One card played; ``index`` is its place in the seat's row (1..8); ``by``: who played
+    it: ``player`` (over the seat's connection), ``bot`` (a bot seat), ``substitute``
+    (the bot playing a human's seat while they are away) or ``clock`` (the substitute's
+    one card when the player's time ran out)."""
 
     seat: Seat
     card: CardText
     index: Annotated[int, msgspec.Meta(ge=1, le=8)]
+    by: Literal["player", "bot", "substitute", "clock"] | None = None
 
 
 class ResultEvent(_Event, tag="result"):

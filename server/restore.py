@@ -156,4 +156,5 @@ def _options(state: MatchReplay) -> TableOptions:
     return TableOptions(name=head.name, target=head.target, seed=head.seed,
                         bot_takeover=head.bot_takeover, hold_seconds=head.hold_seconds,
                         between_deals_seconds=head.between_deals_seconds,
-                        takeover_strategy=head.takeover_strategy)
+                        takeover_strategy=head.takeover_strategy,
+                        turn_seconds=head.turn_seconds)

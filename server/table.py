@@ -106,6 +106,7 @@ __all__ = ["Outbox", "Peer", "SeatSlot", "Status", "Table", "TableOptions"]
 
 Status = Literal["waiting", "playing", "between_deals", "over"]
 SeatKind = Literal["empty", "human", "bot"]
+PlayedBy = Literal["player", "bot", "substitute", "clock"]
 DEFAULT_CONVENTIONS = "beginner"
 
 
@@ -130,7 +131,11 @@ class TableOptions:
     bot_takeover: bool = True
     hold_seconds: float = 120.0
     between_deals_seconds: float = 30.0
-    takeover_strategy: str = "random"
+    #: The substitute: the strategy that plays a human's seat while they are away, or
+    #: one card for them when their clock runs out.
+    takeover_strategy: str = "expert"
+    #: Per-play time limit of a human seat in seconds (None: no clock).
+    turn_seconds: float | None = None
 
 
 @dataclass
@@ -181,6 +186,8 @@ class Table(Disclosure):
         self.conventions: dict[Team, ConventionCard] = {team: default for team in TEAMS}
         if conventions:
             self.conventions.update(conventions)
+        #: The cards the current (or, between deals, the last) deal is played under.
+        self.deal_conventions: dict[Team, ConventionCard] = dict(self.conventions)
         self.status: Status = "waiting"
         self.last_deal: Deal | None = None
         self.between_deadline: float | None = None
@@ -189,6 +196,12 @@ class Table(Disclosure):
         self.recorder = recorder
         #: Bumped on every change a bot decision depends on, so a stale decision is dropped.
         self.version = 0
+        #: The latest time any action or tick was given (deadlines start from it).
+        self.now = 0.0
+        #: The turn's clock: when the human seat to play runs out of time.
+        self.turn_deadline: float | None = None
+        #: The seat whose clock ran out: the substitute plays this one card for it.
+        self.clock_due: Seat | None = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -203,7 +216,8 @@ class Table(Disclosure):
                                 seed=opts.seed, bot_takeover=opts.bot_takeover,
                                 hold_seconds=opts.hold_seconds,
                                 between_deals_seconds=opts.between_deals_seconds,
-                                takeover_strategy=opts.takeover_strategy))
+                                takeover_strategy=opts.takeover_strategy,
+                                turn_seconds=opts.turn_seconds))
         for team in TEAMS:
             self._record(ConventionsEvent(team=team, card=self.conventions[team]))
 
@@ -334,7 +348,10 @@ class Table(Disclosure):
     def _turn(self, turn: Seat) -> Outbox:
         """``turn`` to everyone, and ``your_turn`` to the player at that seat (a seat a
         server-side bot plays has no connection to send it to)."""
-        out = self.broadcast(Turn(seat=turn))
+        # The clock starts now for a human seat when the table has one: ``turn`` and
+        # ``your_turn`` say how long it has.
+        seconds = self._arm_clock()
+        out = self.broadcast(Turn(seat=turn, seconds=seconds))
         peer = self.seats[turn].peer
         if peer is None:
             return out
@@ -342,8 +359,9 @@ class Table(Disclosure):
         return out if private is None else [*out, (peer, private)]
 
     def add_bot(self, requester: Peer, seat: Seat, strategy: str,
-                req_id: MessageId | None = None) -> Outbox:
+                req_id: MessageId | None = None, now: float | None = None) -> Outbox:
         """Put a server-side bot in an empty seat."""
+        self._tick_clock(now)
         if strategy not in STRATEGIES:
             known = ", ".join(sorted(STRATEGIES))
             raise ProtocolError(ErrorCode.UNKNOWN_STRATEGY,
@@ -362,8 +380,10 @@ class Table(Disclosure):
         out += self.broadcast(PlayerJoined(seat=seat, name=slot.name, kind="bot"))
         return out + self._maybe_start()
 
-    def leave(self, peer: Peer, req_id: MessageId | None = None) -> Outbox:
+    def leave(self, peer: Peer, req_id: MessageId | None = None,
+              now: float | None = None) -> Outbox:
         """Stop spectating, or give up the seat (see the module notes for mid-match)."""
+        self._tick_clock(now)
         out: Outbox = [(peer, Ok(id=req_id, request="leave"))]
         if peer in self.spectators:
             del self.spectators[peer]
@@ -378,6 +398,7 @@ class Table(Disclosure):
             slot.kind, slot.name, slot.strategy = "bot", f"{strategy} bot", strategy
             slot.ready = True
             self._record_seat(slot)
+            self._stop_clock_of(slot.seat)
             out += self.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
             out += self.broadcast(BotTakeover(seat=slot.seat, strategy=strategy),
                                    skip=peer)
@@ -386,8 +407,11 @@ class Table(Disclosure):
         out += self.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
         return out
 
-    def ready(self, peer: Peer, req_id: MessageId | None = None) -> Outbox:
-        """Mark the sender ready; may start the match or the next deal."""
+    def ready(self, peer: Peer, req_id: MessageId | None = None,
+              now: float | None = None) -> Outbox:
+        """Mark the sender ready; may start the match or the next deal (whose clock, if
+        the table has one, starts at ``now``)."""
+        self._tick_clock(now)
         slot = self._require_seat(peer)
         out: Outbox = [(peer, Ok(id=req_id, request="ready"))]
         if self.status in ("waiting", "between_deals") and not slot.ready:
@@ -403,6 +427,7 @@ class Table(Disclosure):
 
     def disconnect(self, peer: Peer, now: float) -> Outbox:
         """``peer``'s connection is gone: stop spectating, or hold its seat."""
+        self._tick_clock(now)
         self.spectators.pop(peer, None)
         seat = self.seat_of(peer)
         if seat is None:
@@ -427,8 +452,10 @@ class Table(Disclosure):
                 found = slot.seat
         return found
 
-    def reclaim(self, peer: Peer, seat: Seat) -> Outbox:
-        """``peer`` proved it owns ``seat``: give the seat back to it."""
+    def reclaim(self, peer: Peer, seat: Seat, now: float | None = None) -> Outbox:
+        """``peer`` proved it owns ``seat``: give the seat back to it (a player back from
+        a substitute on their own turn gets a full clock from ``now``)."""
+        self._tick_clock(now)
         slot = self.seats[seat]
         out: Outbox = []
         old = slot.peer
@@ -445,6 +472,8 @@ class Table(Disclosure):
         slot.peer, slot.held_until, slot.takeover = peer, None, False
         if was_bot:
             slot.strategy = None
+            # Back from a substitute on their own turn: a fresh clock for the player.
+            self._arm_clock()
         self.version += 1
         out += self.state_for(peer, seat)
         winner = self.match.winner
@@ -462,10 +491,14 @@ class Table(Disclosure):
                  if slot.held_until is not None and not slot.takeover]
         if self.between_deadline is not None:
             times.append(self.between_deadline)
+        if self.turn_deadline is not None:
+            times.append(self.turn_deadline)
         return min(times) if times else None
 
     def tick(self, now: float) -> Outbox:
-        """Act on every deadline that has passed: holds running out, the next deal."""
+        """Act on every deadline that has passed: holds running out, the next deal, a
+        turn's clock."""
+        self._tick_clock(now)
         out: Outbox = []
         for slot in self.seats.values():
             if slot.held_until is None or slot.takeover or slot.held_until > now:
@@ -481,6 +514,7 @@ class Table(Disclosure):
             elif self.options.bot_takeover:
                 slot.takeover = True
                 slot.strategy = self.options.takeover_strategy
+                self._stop_clock_of(slot.seat)
                 self.version += 1
                 out += self.broadcast(BotTakeover(seat=slot.seat,
                                                    strategy=slot.strategy))
@@ -488,7 +522,49 @@ class Table(Disclosure):
                 slot.held_until = None  # keep holding for good: the table waits
         if self.between_deadline is not None and now >= self.between_deadline:
             out += self._start_deal()
+        deal = self.match.deal
+        if self.turn_deadline is not None and now >= self.turn_deadline \
+                and self.status == "playing" and deal is not None and deal.turn is not None:
+            # Time is up: the substitute plays this one card (see bot_turn); the seat
+            # stays the player's, and their next turn has its own clock.
+            self.turn_deadline = None
+            self.clock_due = deal.turn
+            self.version += 1
         return out
+
+    # ------------------------------------------------------------------ the clock
+
+    def _tick_clock(self, now: float | None) -> None:
+        if now is not None:
+            self.now = max(self.now, now)
+
+    def _arm_clock(self) -> float | None:
+        """Start the clock of the seat to play if it is a human's (and the table has
+        one); returns the seconds it has."""
+        self.clock_due = None
+        self.turn_deadline = None
+        limit = self.options.turn_seconds
+        deal = self.match.deal
+        if not limit or self.status != "playing" or deal is None or deal.turn is None:
+            return None
+        if self.seats[deal.turn].bot_controlled:
+            return None
+        self.turn_deadline = self.now + limit
+        return limit
+
+    def _stop_clock_of(self, seat: Seat) -> None:
+        """``seat`` is now played by a bot: a clock running for it stops."""
+        deal = self.match.deal
+        if deal is not None and deal.turn is seat:
+            self.turn_deadline = None
+            self.clock_due = None
+
+    def turn_left(self) -> float | None:
+        """Seconds left on the current turn's clock (None without one)."""
+        if self.turn_deadline is None:
+            return None
+        return max(0.0, self.turn_deadline - self.now)
+
 
     # ------------------------------------------------------------------ the match
 
@@ -511,6 +587,7 @@ class Table(Disclosure):
     def _start_deal(self) -> Outbox:
         self.between_deadline = None
         deal = self.match.start_deal()
+        self.deal_conventions = dict(self.conventions)
         self.status = "playing"
         self.version += 1
         number = self.match.deal_number
@@ -525,12 +602,14 @@ class Table(Disclosure):
     def play(self, peer: Peer, card: Card, now: float,
              req_id: MessageId | None = None) -> Outbox:
         """The sender plays ``card`` from its own hand."""
+        self._tick_clock(now)
         slot = self._require_seat(peer)
         return self._apply_play(slot.seat, card, now, req_id, peer)
 
     def bot_play(self, seat: Seat, card: Card, now: float) -> Outbox:
-        """A server-side bot's card for ``seat`` (which must be bot-controlled)."""
-        if not self.seats[seat].bot_controlled:
+        """A server-side bot's card for ``seat`` (bot-controlled, or out of time)."""
+        self._tick_clock(now)
+        if not self.seats[seat].bot_controlled and self.clock_due is not seat:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, f"seat {seat} is not played by a bot")
         return self._apply_play(seat, card, now, None, None)
 
@@ -544,16 +623,32 @@ class Table(Disclosure):
         except IllegalAction as exc:
             raise ProtocolError(exc.code, str(exc)) from None
         self.version += 1
-        self._record(PlayEvent(seat=seat, card=str(card), index=index))
+        by = self._played_by(seat, player)
+        self.clock_due = None
+        self._record(PlayEvent(seat=seat, card=str(card), index=index, by=by))
         # One shared message for everyone but the player, whose copy carries the id.
-        public = Played(seat=seat, card=card, index=index)
+        public = Played(seat=seat, card=card, index=index,
+                        by="clock" if by == "clock" else "substitute" if by == "substitute"
+                        else None)
         own = Played(id=req_id, seat=seat, card=card, index=index)
         out: Outbox = [(peer, own if peer is player else public) for peer, _ in self.audience()]
         if deal.is_over:
+            self.turn_deadline = None
             return out + self._end_deal(now)
         turn = deal.turn
         assert turn is not None
         return out + self._turn(turn)
+
+    def _played_by(self, seat: Seat, player: Peer | None) -> PlayedBy:
+        """Who made a play: the seat's ``player`` over its connection, a ``bot`` seat, the
+        ``substitute`` playing a human's seat while they are away, or the substitute's
+        one card when the player's ``clock`` ran out."""
+        if player is not None:
+            return "player"
+        slot = self.seats[seat]
+        if slot.kind == "bot":
+            return "bot"
+        return "substitute" if slot.takeover else "clock"
 
     def _end_deal(self, now: float) -> Outbox:
         deal = self.match.deal
@@ -585,11 +680,14 @@ class Table(Disclosure):
         return out
 
     def bot_turn(self) -> Seat | None:
-        """The seat a server-side bot must play for now, if any."""
+        """The seat a server-side bot must play for now, if any (a bot seat, a seat its
+        substitute plays, or a seat whose clock ran out)."""
         deal = self.match.deal
         if self.status != "playing" or deal is None or deal.turn is None:
             return None
-        return deal.turn if self.seats[deal.turn].bot_controlled else None
+        if self.seats[deal.turn].bot_controlled or self.clock_due is deal.turn:
+            return deal.turn
+        return None
 
     def bot_view(self, seat: Seat) -> View:
         """What a bot playing ``seat`` may see: its own hand and public facts."""
@@ -603,8 +701,13 @@ class Table(Disclosure):
         return views.TableSnapshot(
             table=self.id, name=self.name, status=self.status, target=self.match.target,
             seats=tuple(SeatInfo(seat=slot.seat, name=slot.name, kind=slot.kind,
-                                 connected=slot.connected, ready=slot.ready)
+                                 connected=slot.connected, ready=slot.ready,
+                                 substitute=slot.strategy
+                                 if slot.kind == "human" and slot.takeover else None)
                         for slot in (self.seats[seat] for seat in SEATS)),
             spectators=len(self.spectators), conventions=self.conventions,
             scores=self.match.scores, deal_number=self.match.deal_number,
-            deal=live if live is not None else self.last_deal, live=live is not None)
+            deal=live if live is not None else self.last_deal, live=live is not None,
+            deal_conventions=None if self.deal_conventions == self.conventions
+            else dict(self.deal_conventions),
+            turn_seconds=self.options.turn_seconds, turn_left=self.turn_left())

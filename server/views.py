@@ -63,6 +63,11 @@ class TableSnapshot:
     deal: Deal | None
     #: True while ``deal`` is being played (hands are shown only then).
     live: bool
+    #: The cards ``deal`` was played under, when a partnership has declared another since.
+    deal_conventions: Mapping[Team, ConventionCard] | None = None
+    #: The table's per-play clock, and the seconds left on the current turn's clock.
+    turn_seconds: float | None = None
+    turn_left: float | None = None
 
 
 def _cards(cards: tuple[Card, ...] | list[Card]) -> list[Card]:
@@ -109,6 +114,10 @@ def table_state(snap: TableSnapshot, you: Seat | None, *,
         rows=rows,
         you=you,
         hand=hand,
+        deal_conventions=None if snap.deal_conventions is None else {
+            team: snap.deal_conventions[team] for team in TEAMS},
+        turn_seconds=snap.turn_seconds,
+        turn_left=snap.turn_left,
     )
 
 
@@ -131,6 +140,7 @@ def your_turn(snap: TableSnapshot, you: Seat) -> YourTurn | None:
         conventions={team: known.conventions[team].name for team in TEAMS},
         scores={team: known.scores[team] for team in TEAMS},
         target=known.target,
+        deadline=snap.turn_left,
     )
 
 

@@ -33,7 +33,8 @@ def tmux_play(tmp_path: Path) -> Iterator[Tmux]:
     if TMUX is None:
         pytest.skip("tmux is not installed")
     session = Tmux([sys.executable, "-m", "jackal.cli.main", "play", "--seed", "5",
-                    "--partner", "random", "--opponents", "random", "--name", "ada"],
+                    "--partner", "random", "--opponents", "random", "--name", "ada",
+                    "--bot-pause", "0"],
                    tmp_path)
     try:
         yield session

@@ -71,8 +71,11 @@ def _for_type(t: mi.Type) -> st.SearchStrategy[Any]:
             low = ge if ge is not None else (gt + 1 if gt is not None else INT64[0])
             high = le if le is not None else (lt - 1 if lt is not None else INT64[1])
             return st.integers(low, high)
-        case mi.FloatType():
-            return st.floats(allow_nan=False, allow_infinity=False)
+        case mi.FloatType(ge=ge, le=le, gt=gt, lt=lt):
+            return st.floats(min_value=ge if ge is not None else gt,
+                             max_value=le if le is not None else lt,
+                             exclude_min=gt is not None, exclude_max=lt is not None,
+                             allow_nan=False, allow_infinity=False)
         case mi.StrType(min_length=lo, max_length=hi):
             return st.text(min_size=lo or 0, max_size=min(hi if hi is not None else 40, 40))
         case mi.LiteralType(values=values):

@@ -162,11 +162,12 @@ async def test_leave_mid_match_is_player_left_then_bot_takeover() -> None:
         assert got[-1]["seat"] == "E"
 
 
-def test_only_three_numbers_may_have_a_fraction() -> None:
-    says("Numbers are integers (JSON numbers without a fraction or exponent), except three "
-         "that are durations in seconds and may have a fraction: `retry_after` of an "
-         "`error`, `seconds` of `player_gone` and `deadline` of `your_turn`")
-    # The published schema (cards are text there); no client message has a float either.
+def test_only_durations_may_have_a_fraction() -> None:
+    says("Numbers are integers (JSON numbers without a fraction or exponent), except the "
+         "durations in seconds, which may have a fraction: `retry_after` of an `error`, "
+         "`seconds` of `player_gone` and of `turn`, `deadline` of `your_turn`, and the "
+         "clock's `turn_seconds` (also in `create_table`) and `turn_left`")
+    # The published schema (cards are text there), client and server messages alike.
     components = json_schema()["$defs"]
     floats = set()
 
@@ -185,7 +186,7 @@ def test_only_three_numbers_may_have_a_fraction() -> None:
                 walk(item, name)
 
     walk(components, "")
-    assert floats == {"retry_after", "seconds", "deadline"}
+    assert floats == {"retry_after", "seconds", "deadline", "turn_seconds", "turn_left"}
 
 
 def test_protocol_help_names_every_field_of_every_message() -> None:

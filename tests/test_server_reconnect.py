@@ -109,7 +109,7 @@ async def test_hold_runs_out_then_a_bot_takes_over_and_hands_back(
                     await north.send(type="play", card=north.hand.pop(0))
                 elif msg["type"] == "bot_takeover":
                     takeover = msg
-        assert takeover["seat"] == "S" and takeover["strategy"] == "random"
+        assert takeover["seat"] == "S" and takeover["strategy"] == "expert"
         assert 119 <= trio.current_time() - start <= 125
         back = await RawClient.connect(port, "pS2")
         await back.hello(token=token)

@@ -39,6 +39,8 @@ def test_play_again_deals_new_cards_from_a_given_seed() -> None:
     assert first.target == second.target == 120
     assert first.name == "ada's game" and second.name == "ada's game 2"
     assert EmbeddedGame().create_table(3).seed is None
+    # Nobody named ($USER unset): not "you's game".
+    assert EmbeddedGame(name="you").create_table(1).name == "Your game"
 
 
 def parse(*argv: str) -> argparse.Namespace:
@@ -49,7 +51,9 @@ def parse(*argv: str) -> argparse.Namespace:
 
 def test_options_and_defaults() -> None:
     args = parse()
-    assert args.seat is Seat.S and args.target == 300 and args.server is None
+    # No seat given: S in the built-in game, any free seat at a --table.
+    assert args.seat is None and args.target == 300 and args.server is None
+    assert args.table is None and args.bell and not args.confirm
     assert args.conventions == "beginner" and args.partner is None
     args = parse("--seat", "w", "--target", "50", "--seed", "9", "--symbols")
     assert args.seat is Seat.W and args.target == 50 and args.seed == 9 and args.symbols

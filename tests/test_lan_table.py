@@ -1,0 +1,135 @@
+"""The table's side of a LAN evening, without sockets: the per-play clock, who played a
+card (records and ``played``), who plays a seat, and explanations under the card in
+force when a card was played (server and client)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jackal.client.mirror import TableMirror
+from jackal.client.tui_meaning import explain_card
+from jackal.game.explain import explain_play
+from jackal.game.seats import SEATS, Seat
+from jackal.protocol.messages import Played, ServerMessage, TableState, Turn
+from jackal.server import views
+from jackal.server.table import Table, TableOptions
+from test_server_table import FakePeer as Peer
+
+
+def _deliver(out: list[tuple[Any, ServerMessage]]) -> None:
+    for peer, msg in out:
+        peer.deliver(msg)
+
+
+def _table(**options: Any) -> tuple[Table, dict[Seat, Peer], list[Any]]:
+    """Four humans seated and ready at a table with ``options``; the match started."""
+    records: list[Any] = []
+    table = Table("t1", TableOptions(name="lan", target=1000, seed=4, **options),
+                  recorder=records.append)
+    peers = {seat: Peer(seat.value) for seat in SEATS}
+    for seat, peer in peers.items():
+        _deliver(table.join(peer, peer.name, seat)[1])
+    for peer in peers.values():
+        _deliver(table.ready(peer, now=0.0))
+    assert table.status == "playing"
+    return table, peers, records
+
+
+def _turn_seat(table: Table) -> Seat:
+    deal = table.match.deal
+    assert deal is not None and deal.turn is not None
+    return deal.turn
+
+
+def _play_lowest(table: Table, peers: dict[Seat, Peer], now: float) -> None:
+    seat = _turn_seat(table)
+    deal = table.match.deal
+    assert deal is not None
+    _deliver(table.play(peers[seat], min(deal.hand(seat)), now))
+
+
+def test_a_turn_carries_its_clock_and_time_up_hands_one_card_to_the_substitute() -> None:
+    table, peers, records = _table(turn_seconds=30.0)
+    first = _turn_seat(table)
+    turns = [m for m in peers[first].got if isinstance(m, Turn)]
+    assert turns[-1].seconds == 30.0 and table.next_deadline() == 30.0
+    state = views.table_state(table.snapshot(), first)
+    assert (state.turn_seconds, state.turn_left) == (30.0, 30.0)
+    # Nothing happens before the deadline...
+    _deliver(table.tick(29.0))
+    assert table.bot_turn() is None
+    # ...and at it, the substitute must play this one card for the seat.
+    _deliver(table.tick(30.0))
+    assert table.bot_turn() is first
+    view = table.bot_view(first)
+    _deliver(table.bot_play(first, min(view.hand), 31.0))
+    played = [m for m in peers[first.partner].got if isinstance(m, Played)][-1]
+    assert (played.seat, played.by) == (first, "clock")
+    assert records[-1].by == "clock"
+    # The seat is still the player's; the next seat has a fresh clock of its own.
+    slot = table.seats[first]
+    assert slot.kind == "human" and not slot.takeover and slot.peer is peers[first]
+    assert table.bot_turn() is None and table.next_deadline() == 61.0
+    # A play in time stops the clock and is the player's own.
+    _play_lowest(table, peers, 40.0)
+    assert records[-1].by == "player"
+    assert table.next_deadline() == 70.0
+
+
+def test_no_clock_unless_the_table_has_one() -> None:
+    table, peers, _ = _table()
+    first = _turn_seat(table)
+    assert [m for m in peers[first].got if isinstance(m, Turn)][-1].seconds is None
+    assert table.next_deadline() is None
+    _deliver(table.tick(10_000.0))
+    assert table.bot_turn() is None
+
+
+def test_the_substitute_of_a_player_who_is_away_is_shown_and_gives_the_seat_back() -> None:
+    table, peers, records = _table(hold_seconds=5.0, takeover_strategy="expert",
+                                   turn_seconds=30.0)
+    away = _turn_seat(table)
+    _deliver(table.disconnect(peers[away], now=1.0))
+    _deliver(table.tick(6.0))
+    assert table.bot_turn() is away
+    # Everyone sees who plays the seat now (and a substitute has no clock).
+    info = {i.seat: i for i in views.table_state(table.snapshot(), None).seats}
+    assert info[away].substitute == "expert" and info[away].kind == "human"
+    assert table.turn_deadline is None
+    _deliver(table.bot_play(away, min(table.bot_view(away).hand), 7.0))
+    assert records[-1].by == "substitute"
+    assert [m for m in peers[away.partner].got if isinstance(m, Played)][-1].by == \
+        "substitute"
+    # The player comes back: the seat is theirs again, nobody substitutes.
+    _deliver(table.reclaim(peers[away], away, now=8.0))
+    info = {i.seat: i for i in views.table_state(table.snapshot(), None).seats}
+    assert info[away].substitute is None
+
+
+def test_cards_are_explained_under_the_card_they_were_played_under() -> None:
+    table, peers, _ = _table()
+    mirror = TableMirror()
+    watcher = Peer("watcher")
+    _deliver(table.spectate(watcher))
+    # Play a whole deal (32 cards), then NS declare another card for the next deal.
+    for number in range(32):
+        _play_lowest(table, peers, float(number))
+    assert table.status == "between_deals"
+    n_first = table.explain(Seat.N, 1)
+    _deliver(table.set_conventions(peers[Seat.N], "none"))
+    assert table.conventions[Seat.N.team].name == "none"
+    assert table.explain(Seat.N, 1) == n_first  # the server: as it was played
+    deal = table.last_deal
+    assert deal is not None  # (and the new card would have read it otherwise)
+    assert explain_play(table.conventions[Seat.N.team], deal.history, Seat.N, 1).text \
+        != n_first[1]
+    # The client, from the events and from a fresh snapshot, says the same.
+    for msg in watcher.got:
+        mirror.apply(msg)
+    expected = (n_first[1], n_first[2])
+    assert explain_card(mirror, Seat.N, 1) == expected
+    fresh = TableMirror()
+    snapshot = views.table_state(table.snapshot(), None)
+    assert isinstance(snapshot, TableState) and snapshot.deal_conventions is not None
+    fresh.apply(snapshot)
+    assert explain_card(fresh, Seat.N, 1) == expected

@@ -1,0 +1,196 @@
+"""A LAN evening that survives real life, with the real ``jackal serve`` and real
+``jackal play`` clients in real terminals (tmux): a server SIGKILLed and started again,
+a client killed and started again, a network cut, and a player who does not play while
+a clock runs. Kept lean: target 1 (one deal is usually the match), fast bots, short
+holds."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lan_proxy import ProxyThread
+from lan_support import JACKAL, TIMEOUT, TMUX, ServerProcess, Tmux, create_table
+
+pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+
+HUMAN_SEATS = ("N", "S")
+
+
+@pytest.fixture
+def clients() -> Iterator[list[Tmux]]:
+    """The terminals a test opens; all closed at the end."""
+    opened: list[Tmux] = []
+    yield opened
+    for terminal in opened:
+        terminal.close()
+
+
+def open_client(clients: list[Tmux], tmp: Path, name: str, server: str,
+                *extra: str) -> Tmux:
+    """``jackal play --server`` in a terminal of its own. Each player has a state folder
+    of their own, as on their own laptop."""
+    terminal = Tmux([*JACKAL, "play", "--server", server, "--name", name, "--no-bell",
+                     *extra], tmp, name=name,
+                    env={"XDG_STATE_HOME": str(tmp / f"state-{name}")})
+    clients.append(terminal)
+    return terminal
+
+
+def header(screen: str) -> str:
+    return screen.splitlines()[0] if screen else ""
+
+
+def human_turns(players: list[Tmux], until: Callable[[], bool], what: str,
+                timeout: float = 3 * TIMEOUT) -> None:
+    """Play like a patient human: Enter (the lowest card) whenever a screen says it is
+    that player's turn, n after a deal; until ``until()``."""
+    deadline = time.monotonic() + timeout
+    while not until():
+        for player in players:
+            screen = player.screen()
+            if "Your turn" in screen:
+                player.keys("Enter")
+            elif "Press n when ready" in screen:
+                player.keys("n")
+        if time.monotonic() > deadline:
+            shown = "\n\n".join(p.screen() for p in players)
+            raise AssertionError(f"timed out waiting for {what}; screens:\n{shown}")
+        time.sleep(0.15)
+
+
+def plays(server: ServerProcess) -> list[dict[str, Any]]:
+    return [e for e in server.record_events() if e["event"] == "play"]
+
+
+def match_over(server: ServerProcess) -> bool:
+    return any(e["event"] == "match_end" for e in server.record_events())
+
+
+# --------------------------------------------------------------------------- the tests
+
+
+def test_both_clients_come_back_after_the_server_is_killed_and_finish_the_match(
+        tmp_path: Path, clients: list[Tmux]) -> None:
+    server = ServerProcess(tmp_path, "--hold-seconds", "20", "--between-deals", "1",
+                           "--bot-pause", "0")
+    try:
+        table = create_table(server.port, {"E": "greedy", "W": "greedy"}, target=1, seed=3)
+        address = f"127.0.0.1:{server.port}"
+        players = [open_client(clients, tmp_path, name, address, "--table", table,
+                               "--seat", seat)
+                   for name, seat in zip(("ann", "sam"), HUMAN_SEATS, strict=True)]
+        for player, seat in zip(players, HUMAN_SEATS, strict=True):
+            player.wait(lambda s, seat=seat: f"{seat} " in s and "(you)" in s, "the table")
+
+        # Mid-deal: both humans have played a card or more.
+        def humans_played(count: int) -> Callable[[], bool]:
+            return lambda: all(sum(1 for p in plays(server) if p["seat"] == seat) >= count
+                               for seat in HUMAN_SEATS)
+
+        human_turns(players, humans_played(2), "two plays by each human")
+        before = len(plays(server))
+        server.kill()
+        for player in players:
+            player.wait(lambda s: "RECONNECTING" in header(s), "RECONNECTING")
+        server.start()  # same port, same records: the match is restored
+        for player in players:
+            player.wait(lambda s: "connected" in header(s), "the client to come back")
+        human_turns(players, lambda: match_over(server), "the end of the match")
+        for player in players:
+            player.wait(lambda s: "Match over" in s, "the end on the screen")
+        after = [p for p in plays(server)[before:] if p["seat"] in HUMAN_SEATS]
+        assert after, "no human play after the restart"
+        # Every human play after the restart came from the human, over the connection.
+        assert {p.get("by") for p in after} == {"player"}, after
+    finally:
+        server.stop()
+
+
+def test_a_killed_client_takes_its_seat_back_from_the_saved_token(
+        tmp_path: Path, clients: list[Tmux]) -> None:
+    server = ServerProcess(tmp_path, "--bot-pause", "0")
+    try:
+        table = create_table(server.port, {"N": "random", "E": "random", "W": "random"},
+                             target=1, seed=5)
+        address = f"127.0.0.1:{server.port}"
+        first = open_client(clients, tmp_path, "kim", address, "--table", table,
+                            "--seat", "S")
+        human_turns([first], lambda: any(p["seat"] == "S" for p in plays(server)),
+                    "kim's first play")
+        first.kill_program()
+        # Started again with only the server: the saved token takes the seat back.
+        again = open_client(clients, tmp_path, "kim", address)
+        again.wait(lambda s: "S kim (you)" in s and "connected" in header(s),
+                   "the seat taken back")
+        human_turns([again], lambda: match_over(server), "the end of the match")
+        s_plays = [p for p in plays(server) if p["seat"] == "S"]
+        assert len(s_plays) == 8 and {p.get("by") for p in s_plays} == {"player"}
+        # The match is over: the saved seat is gone from the state folder.
+        again.wait(lambda s: "Match over" in s, "the end on the screen")
+        saved = tmp_path / "state-kim" / "jackal" / "seats.json"
+        assert table not in saved.read_text()
+    finally:
+        server.stop()
+
+
+def test_a_client_comes_back_after_a_short_network_cut(tmp_path: Path,
+                                                        clients: list[Tmux]) -> None:
+    server = ServerProcess(tmp_path, "--bot-pause", "0")
+    try:
+        table = create_table(server.port, {"N": "random", "S": "random", "W": "random"},
+                             target=1, seed=7)
+        with ProxyThread(server.port) as proxy:
+            player = open_client(clients, tmp_path, "eve", f"127.0.0.1:{proxy.port}",
+                                 "--table", table, "--seat", "E")
+            human_turns([player], lambda: any(p["seat"] == "E" for p in plays(server)),
+                        "eve's first play")
+            proxy.cut()
+            screen = player.wait(lambda s: "RECONNECTING" in header(s), "RECONNECTING")
+            assert "next try in" in screen or "trying" in screen
+            time.sleep(1.0)  # a short blip: a few attempts fail
+            proxy.restore()
+            player.wait(lambda s: "connected" in header(s), "the client to come back")
+            human_turns([player], lambda: match_over(server), "the end of the match")
+        e_plays = [p for p in plays(server) if p["seat"] == "E"]
+        assert len(e_plays) == 8 and {p.get("by") for p in e_plays} == {"player"}
+    finally:
+        server.stop()
+
+
+def test_the_clock_warns_then_a_substitute_plays_one_card_and_the_seat_stays(
+        tmp_path: Path, clients: list[Tmux]) -> None:
+    server = ServerProcess(tmp_path, "--bot-pause", "0", "--turn-seconds", "3")
+    try:
+        table = create_table(server.port, {"N": "random", "E": "random", "S": "random"},
+                             target=1, seed=9)
+        player = open_client(clients, tmp_path, "wes", f"127.0.0.1:{server.port}",
+                             "--table", table, "--seat", "W")
+        player.wait(lambda s: "Your turn" in s, "wes's turn")
+        player.wait(lambda s: "s left" in s, "the time left")
+        player.wait(lambda s: "Hurry" in s, "the warning")
+        screen = player.wait(lambda s: re.search(r"substitute played \w\w for you", s)
+                             is not None, "the substitute's card")
+        assert "W wes (you)" in screen
+        by_clock = [p for p in plays(server) if p["seat"] == "W"]
+        assert [p.get("by") for p in by_clock] == ["clock"]
+        # The seat is still wes's: the next turn is theirs to play.
+        human_turns([player], lambda: any(p.get("by") == "player" for p in plays(server)
+                                          if p["seat"] == "W"), "wes's own play")
+    finally:
+        server.stop()
+
+
+def test_a_terminal_too_small_for_the_table_says_so(tmp_path: Path,
+                                                    clients: list[Tmux]) -> None:
+    small = Tmux([*JACKAL, "play", "--bot-pause", "0", "--no-bell"], tmp_path, name="small",
+                 width=60, height=18)
+    clients.append(small)
+    screen = small.wait(lambda s: "needs at least" in s, "the size notice")
+    assert "60x18" in screen
+    small.keys("C-q")  # quitting still works
+    small.wait(lambda s: "Leave the match?" in s or small.status_file.exists(), "the quit")

@@ -41,6 +41,11 @@ def open_client(clients: list[Tmux], tmp: Path, name: str, server: str,
     return terminal
 
 
+def shows(text: str) -> Callable[[str], bool]:
+    """A screen check: ``text`` is on the screen."""
+    return lambda screen: text in screen
+
+
 def header(screen: str) -> str:
     return screen.splitlines()[0] if screen else ""
 
@@ -85,7 +90,7 @@ def test_both_clients_come_back_after_the_server_is_killed_and_finish_the_match(
                                "--seat", seat)
                    for name, seat in zip(("ann", "sam"), HUMAN_SEATS, strict=True)]
         for player, seat in zip(players, HUMAN_SEATS, strict=True):
-            player.wait(lambda s, seat=seat: f"{seat} " in s and "(you)" in s, "the table")
+            player.wait(shows(f"{seat} {'ann' if seat == 'N' else 'sam'} (you)"), "the table")
 
         # Mid-deal: both humans have played a card or more.
         def humans_played(count: int) -> Callable[[], bool]:

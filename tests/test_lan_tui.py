@@ -10,7 +10,8 @@ from jackal.client.tui_state import Overlay, PlayAgain, TuiState
 from jackal.game.seats import SEATS, Seat, Team
 from jackal.protocol import messages as m
 from jackal.server.table import Table
-from test_lan_table import Peer, _deliver, _table
+from test_lan_table import _deliver, _table
+from test_server_table import FakePeer as Peer
 
 
 def _text(fragments: Any) -> str:

@@ -43,7 +43,8 @@ def tmux_play(tmp_path: Path) -> Iterator[Tmux]:
 
 
 def test_jackal_play_under_tmux(tmux_play: Tmux) -> None:
-    text = tmux_play.wait(lambda s: "Your turn" in s or "Waiting for" in s, "the table")
+    text = tmux_play.wait(lambda s: ("Your turn" in s or "Waiting for" in s)
+                          and "dealt when" not in s, "the table and the dealt hand")
     lines = text.splitlines()
     assert len(lines) <= 24
     for label in ("S ada (you)", "N random bot", "E random bot", "W random bot"):

@@ -1,16 +1,18 @@
 """Disclosure at a table: convention cards, explanations and private questions.
 
-A mixin of :class:`~jackal.server.table.Table` (kept apart so each module stays small);
-the behaviour decisions are listed in ``table.py``'s docstring. Everything here uses
+Each table owns one :class:`Disclosure` object, which holds the partnerships' cards and
+the open questions and reads the rest of the table through the small
+:class:`DisclosingTable` protocol (so this module does not import the table). The
+behaviour decisions are listed in ``table.py``'s docstring. Everything here uses
 only public information: explanations come from the partnership's declared card and
 the plays made so far, and a bot's answer is its card's explanation, never its hand.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..bots.host import answer_question
 from ..game.cards import Card
@@ -30,11 +32,9 @@ from ..protocol.messages import (
     ServerMessage,
 )
 from .record_events import ConventionsEvent, RecordEvent
+from .seating import Outbox, Peer, SeatSlot, Status
 
-if TYPE_CHECKING:
-    from .table import Outbox, Peer, SeatSlot, Status
-
-__all__ = ["Disclosure", "PendingQuestion", "resolve_conventions"]
+__all__ = ["DisclosingTable", "Disclosure", "PendingQuestion", "resolve_conventions"]
 
 
 @dataclass
@@ -56,43 +56,53 @@ def resolve_conventions(spec: str | ConventionCard, field: str = "card") -> Conv
         raise ProtocolError(ErrorCode.BAD_CONVENTIONS, f"field '{field}': {exc}") from None
 
 
+class DisclosingTable(Protocol):
+    """What disclosure reads of the table that owns it (and ``version``, which it bumps)."""
+
+    seats: dict[Seat, SeatSlot]
+    #: The cards the current (or last) deal is played under; the table sets them per deal.
+    deal_conventions: dict[Team, ConventionCard]
+    status: Status
+    match: Match
+    last_deal: Deal | None
+    version: int
+
+    def require_seat(self, peer: Peer) -> SeatSlot: ...
+    def seat_of(self, peer: Peer) -> Seat | None: ...
+    def broadcast(self, msg: ServerMessage, *, skip: Peer | None = None) -> Outbox: ...
+    def record(self, event: RecordEvent) -> None: ...
+
+
 class Disclosure:
-    """Convention, explanation and question handling for :class:`Table`."""
+    """Convention cards, explanations and questions at one table."""
 
-    if TYPE_CHECKING:  # provided by Table
-        seats: dict[Seat, SeatSlot]
-        conventions: dict[Team, ConventionCard]
-        deal_conventions: dict[Team, ConventionCard]
-        questions: dict[str, PendingQuestion]
-        status: Status
-        match: Match
-        last_deal: Deal | None
-        version: int
-        _question_ids: Iterator[int]
-
-        def _require_seat(self, peer: Peer) -> SeatSlot: ...
-        def seat_of(self, peer: Peer) -> Seat | None: ...
-        def broadcast(self, msg: ServerMessage, *, skip: Peer | None = None) -> Outbox: ...
-        def _record(self, event: RecordEvent) -> None: ...
+    def __init__(self, table: DisclosingTable,
+                 conventions: dict[Team, ConventionCard]) -> None:
+        self._table = table
+        #: The cards declared for the next deal (``deal_conventions`` on the table: in force).
+        self.conventions = conventions
+        self.questions: dict[str, PendingQuestion] = {}
+        self._question_ids = itertools.count(1)
 
     def set_conventions(self, peer: Peer, spec: str | ConventionCard,
                         req_id: MessageId | None = None) -> Outbox:
         """The sender declares its partnership's convention card."""
-        slot = self._require_seat(peer)
-        if self.status not in ("waiting", "between_deals"):
+        slot = self._table.require_seat(peer)
+        if self._table.status not in ("waiting", "between_deals"):
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
                                 "conventions may change only before the first deal or "
                                 "between deals")
         card = resolve_conventions(spec)
         team = slot.seat.team
         self.conventions[team] = card
-        self.version += 1
-        self._record(ConventionsEvent(team=team, card=card))
+        self._table.version += 1
+        self._table.record(ConventionsEvent(team=team, card=card))
         out: Outbox = [(peer, Ok(id=req_id, request="conventions"))]
-        return out + self.broadcast(ConventionsChanged(team=team, card=card))
+        return out + self._table.broadcast(ConventionsChanged(team=team, card=card))
 
     def _explained_deal(self) -> Deal | None:
-        return self.match.deal if self.match.deal is not None else self.last_deal
+        deal = self._table.match.deal
+        return deal if deal is not None else self._table.last_deal
 
     def explain(self, seat: Seat, index: int) -> tuple[Card, str, dict[str, Any]]:
         """The meaning of ``seat``'s ``index``-th card under its partnership's card."""
@@ -107,16 +117,16 @@ class Disclosure:
                                 f"not {index}")
         # Under the card in force when it was played: between deals a partnership may
         # already have declared a new one for the next deal.
-        meaning = explain_play(self.deal_conventions[seat.team], deal.history, seat, index)
+        meaning = explain_play(self._table.deal_conventions[seat.team], deal.history, seat, index)
         return row[index - 1], meaning.text, dict(meaning.data)
 
     def ask(self, peer: Peer, target: Seat, text: str, index: int | None,
             req_id: MessageId | None = None) -> Outbox:
         """A free-text question from a seated player to an opponent."""
-        asker = self._require_seat(peer).seat
+        asker = self._table.require_seat(peer).seat
         if target.team is asker.team:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "you may only ask an opponent")
-        slot = self.seats[target]
+        slot = self._table.seats[target]
         if not slot.bot_controlled and slot.peer is None:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the player at {target} is away")
         qid = f"q{next(self._question_ids)}"
@@ -140,7 +150,7 @@ class Disclosure:
     def _asking_side(self, asker: Seat, msg: ServerMessage) -> Outbox:
         out: Outbox = []
         for seat in asker.team.seats:
-            peer = self.seats[seat].peer
+            peer = self._table.seats[seat].peer
             if peer is not None:
                 out.append((peer, msg))
         return out
@@ -148,7 +158,7 @@ class Disclosure:
     def answer(self, peer: Peer, qid: str, text: str,
                req_id: MessageId | None = None) -> Outbox:
         """The asked player answers; only the asking side hears it."""
-        seat = self.seat_of(peer)
+        seat = self._table.seat_of(peer)
         pending = self.questions.get(qid)
         if seat is None or pending is None or pending.target is not seat:
             raise ProtocolError(ErrorCode.NO_SUCH_QUESTION,
@@ -158,6 +168,7 @@ class Disclosure:
         return out + self._asking_side(pending.asker, AnswerMessage(
             question=qid, question_text=pending.text, seat=seat, text=text))
 
-    def _drop_questions(self, seat: Seat) -> None:
+    def drop_questions(self, seat: Seat) -> None:
+        """Forget the open questions ``seat`` asked or was asked (it left the table)."""
         for qid in [q for q, p in self.questions.items() if seat in (p.asker, p.target)]:
             del self.questions[qid]

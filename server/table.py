@@ -57,10 +57,9 @@ Behaviour decisions (for docs/PROTOCOL.md):
 from __future__ import annotations
 
 import hmac
-import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal
 
 from ..bots.base import View
 from ..bots.registry import STRATEGIES
@@ -100,23 +99,15 @@ from .record_events import (
     TableEvent,
     result_event,
 )
+from .seating import Outbox, Peer, SeatSlot, Status
 from .tokens import new_token
 
 __all__ = ["Outbox", "Peer", "SeatSlot", "Status", "Table", "TableOptions"]
 
-Status = Literal["waiting", "playing", "between_deals", "over"]
-SeatKind = Literal["empty", "human", "bot"]
 PlayedBy = Literal["player", "bot", "substitute", "clock"]
 DEFAULT_CONVENTIONS = "beginner"
 
 
-class Peer(Protocol):
-    """Whoever can receive messages: in the server, one client connection."""
-
-    def deliver(self, msg: ServerMessage) -> None: ...
-
-
-Outbox = list[tuple[Peer, ServerMessage]]
 #: Receives one record event per thing that happens (before the messages about it go out).
 Recorder = Callable[[RecordEvent], None]
 
@@ -138,40 +129,12 @@ class TableOptions:
     turn_seconds: float | None = None
 
 
-@dataclass
-class SeatSlot:
-    """One seat: who sits there, whether they are here, and who plays for them."""
+class Table:
+    """A table: four seats, spectators, the match, and the rules of who may do what.
 
-    seat: Seat
-    kind: SeatKind = "empty"
-    name: str | None = None
-    peer: Peer | None = None
-    token_hash: str | None = None
-    ready: bool = False
-    #: Bot seats: the strategy; human seats: the takeover bot's, while it plays.
-    strategy: str | None = None
-    #: A disconnected human's seat is held until this time.
-    held_until: float | None = None
-    #: A server-side bot plays this human seat (the hold ran out).
-    takeover: bool = False
-
-    @property
-    def connected(self) -> bool:
-        return self.kind == "bot" or self.peer is not None
-
-    @property
-    def bot_controlled(self) -> bool:
-        return self.kind == "bot" or (self.kind == "human" and self.takeover)
-
-    def clear(self) -> None:
-        """Make the seat empty."""
-        self.kind = "empty"
-        self.name = self.peer = self.token_hash = self.strategy = self.held_until = None
-        self.ready = self.takeover = False
-
-
-class Table(Disclosure):
-    """A table: four seats, spectators, the match, and the rules of who may do what."""
+    Convention cards, explanations and questions are its :attr:`disclosure` object's;
+    the table hands those requests on to it.
+    """
 
     def __init__(self, table_id: str, options: TableOptions,
                  conventions: dict[Team, ConventionCard] | None = None,
@@ -183,19 +146,18 @@ class Table(Disclosure):
         self.seats: dict[Seat, SeatSlot] = {seat: SeatSlot(seat) for seat in SEATS}
         self.spectators: dict[Peer, None] = {}  # insertion-ordered set
         default = builtin_card(DEFAULT_CONVENTIONS)
-        self.conventions: dict[Team, ConventionCard] = {team: default for team in TEAMS}
+        cards: dict[Team, ConventionCard] = {team: default for team in TEAMS}
         if conventions:
-            self.conventions.update(conventions)
+            cards.update(conventions)
         #: The cards the current (or, between deals, the last) deal is played under.
-        self.deal_conventions: dict[Team, ConventionCard] = dict(self.conventions)
+        self.deal_conventions: dict[Team, ConventionCard] = dict(cards)
         self.status: Status = "waiting"
         self.last_deal: Deal | None = None
         self.between_deadline: float | None = None
-        self.questions: dict[str, PendingQuestion] = {}
-        self._question_ids = itertools.count(1)
         self.recorder = recorder
         #: Bumped on every change a bot decision depends on, so a stale decision is dropped.
         self.version = 0
+        self.disclosure = Disclosure(self, cards)
         #: The latest time any action or tick was given (deadlines start from it).
         self.now = 0.0
         #: The turn's clock: when the human seat to play runs out of time.
@@ -205,25 +167,54 @@ class Table(Disclosure):
 
     # ------------------------------------------------------------------ helpers
 
-    def _record(self, event: RecordEvent) -> None:
+    def record(self, event: RecordEvent) -> None:
         if self.recorder is not None:
             self.recorder(event)
+
+    # ------------------------------------------------------------------ disclosure
+    # Conventions, explanations and questions are the disclosure object's; these hand the
+    # requests on so callers see one table.
+
+    @property
+    def conventions(self) -> dict[Team, ConventionCard]:
+        return self.disclosure.conventions
+
+    @property
+    def questions(self) -> dict[str, PendingQuestion]:
+        return self.disclosure.questions
+
+    def set_conventions(self, peer: Peer, spec: str | ConventionCard,
+                        req_id: MessageId | None = None) -> Outbox:
+        return self.disclosure.set_conventions(peer, spec, req_id)
+
+    def explain(self, seat: Seat, index: int) -> tuple[Card, str, dict[str, Any]]:
+        return self.disclosure.explain(seat, index)
+
+    def ask(self, peer: Peer, target: Seat, text: str, index: int | None,
+            req_id: MessageId | None = None) -> Outbox:
+        return self.disclosure.ask(peer, target, text, index, req_id)
+
+    def answer(self, peer: Peer, qid: str, text: str,
+               req_id: MessageId | None = None) -> Outbox:
+        return self.disclosure.answer(peer, qid, text, req_id)
+
+    # ------------------------------------------------------------------ records
 
     def record_header(self) -> None:
         """Write the table's options and conventions (once, when it is created)."""
         opts = self.options
-        self._record(TableEvent(table=self.id, name=opts.name, target=opts.target,
-                                seed=opts.seed, bot_takeover=opts.bot_takeover,
-                                hold_seconds=opts.hold_seconds,
-                                between_deals_seconds=opts.between_deals_seconds,
-                                takeover_strategy=opts.takeover_strategy,
+        self.record(TableEvent(table=self.id, name=opts.name, target=opts.target,
+                               seed=opts.seed, bot_takeover=opts.bot_takeover,
+                               hold_seconds=opts.hold_seconds,
+                               between_deals_seconds=opts.between_deals_seconds,
+                               takeover_strategy=opts.takeover_strategy,
                                 turn_seconds=opts.turn_seconds))
         for team in TEAMS:
-            self._record(ConventionsEvent(team=team, card=self.conventions[team]))
+            self.record(ConventionsEvent(team=team, card=self.conventions[team]))
 
     def _record_seat(self, slot: SeatSlot) -> None:
-        self._record(SeatEvent(seat=slot.seat, kind=slot.kind, name=slot.name,
-                               token_hash=slot.token_hash, strategy=slot.strategy))
+        self.record(SeatEvent(seat=slot.seat, kind=slot.kind, name=slot.name,
+                              token_hash=slot.token_hash, strategy=slot.strategy))
 
     @classmethod
     def resume(cls, table_id: str, options: TableOptions,
@@ -271,7 +262,7 @@ class Table(Disclosure):
                 return slot.seat
         return None
 
-    def _require_seat(self, peer: Peer) -> SeatSlot:
+    def require_seat(self, peer: Peer) -> SeatSlot:
         seat = self.seat_of(peer)
         if seat is None:
             raise ProtocolError(ErrorCode.NOT_SEATED, f"you have no seat at table {self.id}")
@@ -388,8 +379,8 @@ class Table(Disclosure):
         if peer in self.spectators:
             del self.spectators[peer]
             return out
-        slot = self._require_seat(peer)
-        self._drop_questions(slot.seat)
+        slot = self.require_seat(peer)
+        self.disclosure.drop_questions(slot.seat)
         in_match = self.status in ("playing", "between_deals")
         slot.clear()
         self.version += 1
@@ -412,7 +403,7 @@ class Table(Disclosure):
         """Mark the sender ready; may start the match or the next deal (whose clock, if
         the table has one, starts at ``now``)."""
         self._tick_clock(now)
-        slot = self._require_seat(peer)
+        slot = self.require_seat(peer)
         out: Outbox = [(peer, Ok(id=req_id, request="ready"))]
         if self.status in ("waiting", "between_deals") and not slot.ready:
             slot.ready = True
@@ -574,7 +565,7 @@ class Table(Disclosure):
         if any(slot.kind == "empty" or (slot.kind == "human" and not slot.ready)
                for slot in self.seats.values()):
             return []
-        self._record(MatchStart())
+        self.record(MatchStart())
         return self._start_deal()
 
     def _maybe_next_deal_now(self) -> Outbox:
@@ -592,7 +583,7 @@ class Table(Disclosure):
         self.version += 1
         number = self.match.deal_number
         assert deal.seed is not None  # a match's deals are always dealt from a seed
-        self._record(DealEvent(number=number, dealer=deal.dealer, seed=deal.seed))
+        self.record(DealEvent(number=number, dealer=deal.dealer, seed=deal.seed))
         out: Outbox = [(peer, views.deal_started(deal, number, seat))
                        for peer, seat in self.audience()]
         turn = deal.turn
@@ -603,7 +594,7 @@ class Table(Disclosure):
              req_id: MessageId | None = None) -> Outbox:
         """The sender plays ``card`` from its own hand."""
         self._tick_clock(now)
-        slot = self._require_seat(peer)
+        slot = self.require_seat(peer)
         return self._apply_play(slot.seat, card, now, req_id, peer)
 
     def bot_play(self, seat: Seat, card: Card, now: float) -> Outbox:
@@ -625,7 +616,7 @@ class Table(Disclosure):
         self.version += 1
         by = self._played_by(seat, player)
         self.clock_due = None
-        self._record(PlayEvent(seat=seat, card=str(card), index=index, by=by))
+        self.record(PlayEvent(seat=seat, card=str(card), index=index, by=by))
         # One shared message for everyone but the player, whose copy carries the id.
         public = Played(seat=seat, card=card, index=index,
                         by="clock" if by == "clock" else "substitute" if by == "substitute"
@@ -657,12 +648,12 @@ class Table(Disclosure):
         result = self.match.finish_deal()
         self.last_deal = deal
         ended = views.deal_ended(deal, number, result, self.match.scores)
-        self._record(result_event(number, result, self.match.scores))
+        self.record(result_event(number, result, self.match.scores))
         out = self.broadcast(ended)
         winner = self.match.winner
         if winner is not None:
             self.status = "over"
-            self._record(MatchEnd(winner=winner, scores=dict(self.match.scores)))
+            self.record(MatchEnd(winner=winner, scores=dict(self.match.scores)))
             for slot in self.seats.values():
                 # A player who is away (its seat held or played by a bot) may still come
                 # back to see the end: hold the seat once more, then the table goes.

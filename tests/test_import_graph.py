@@ -30,11 +30,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
 #: that no longer occurs fails the test, so the list can only shrink.
 KNOWN_CROSSINGS: frozenset[tuple[str, str]] = frozenset()
 #: Known cycles (each a strongly connected set of modules, sorted), likewise shrinking only.
-KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset({
-    # Issue 10 item 5: Table(Disclosure) with TYPE_CHECKING stubs; the table owning a
-    # disclosure object removes it (h1-protocol, not landed yet).
-    ("server.disclosure", "server.table"),
-})
+KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset()
 
 
 def _module_name(path: Path) -> str:

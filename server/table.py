@@ -208,7 +208,7 @@ class Table:
                                hold_seconds=opts.hold_seconds,
                                between_deals_seconds=opts.between_deals_seconds,
                                takeover_strategy=opts.takeover_strategy,
-                                turn_seconds=opts.turn_seconds))
+                               turn_seconds=opts.turn_seconds))
         for team in TEAMS:
             self.record(ConventionsEvent(team=team, card=self.conventions[team]))
 

@@ -33,6 +33,7 @@ from jackal.game.deal import Deal
 from jackal.game.errors import MalformedInput
 from jackal.game.scoring import team_penalty
 from jackal.game.seats import SEATS, Seat, Team
+from lan_support import ServerProcess
 
 #: The programs are started with -I -S (no site packages): they need only the standard
 #: library, and start several times faster, which keeps the tests lean.
@@ -229,3 +230,24 @@ def test_bad_options_exit_2_with_one_line(run_jackal: RunJackal) -> None:
     done = run_jackal("tournament", "--entry", "a=expert", "--entry", "b=greedy",
                       "--server", "127.0.0.1:1", "--records", "x")
     assert done.returncode == 2 and "--records" in done.stderr
+
+
+def test_a_tournament_on_an_existing_server_with_a_password(
+        tmp_path: Path, run_jackal: RunJackal) -> None:
+    server = ServerProcess(tmp_path, "--password", "sesame", "--quiet")
+    try:
+        results = tmp_path / "results.json"
+        done = run_jackal("tournament", "--entry", "r=random", "--entry", "g=greedy",
+                          "--server", f"127.0.0.1:{server.port}", "--password", "sesame",
+                          "--boards", "2", "--seed", "5", "--results", str(results), "-q")
+        assert done.returncode == 0, done.stderr
+        report = json.loads(results.read_text())
+        assert [row["boards"] for row in report["standings"]] == [4, 4]
+        assert {(t["board"], t["seed"], t["ns"]) for t in report["tables"]} == {
+            (1, 6, "r"), (1, 6, "g"), (2, 7, "r"), (2, 7, "g")}
+        # The tables were the server's: its records hold them, one file each.
+        seeds = sorted(json.loads(path.read_text().splitlines()[0])["seed"]
+                       for path in server.records.glob("*.jsonl"))
+        assert seeds == [6, 6, 7, 7]
+    finally:
+        server.stop()

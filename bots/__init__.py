@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 from .base import Strategy, StrategyFactory, View
-from .registry import STRATEGIES, load_strategy, make_strategy
+from .registry import (
+    STRATEGIES,
+    load_strategy,
+    make_strategy,
+    seat_filler,
+    substitute_strategy,
+)
 
-__all__ = ["STRATEGIES", "Strategy", "StrategyFactory", "View", "load_strategy", "make_strategy"]
+__all__ = ["STRATEGIES", "Strategy", "StrategyFactory", "View", "load_strategy", "make_strategy",
+           "seat_filler", "substitute_strategy"]

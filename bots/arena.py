@@ -6,11 +6,13 @@ the deal number and the seat, so a run is reproducible and does not depend on ho
 the deals are split over worker processes. With ``duplicate`` every deal is played
 a second time with the two strategies swapping seats.
 
-For each side and deal the arena also computes, on the same hands, what a greedy
-pair would have scored (greedy ignores everything but its own dealt cards, so it is
-computed directly) and the full-information optimum (``optimum_pair``); from those
-comes the information efficiency (greedy - side) / (greedy - optimum), taken over
-the sums so one deal where greedy is already optimal cannot divide by zero.
+For each side and deal the arena also computes, on the same hands, the yardstick's
+two references (:mod:`yardstick`): the no-signal baseline keep and the
+full-information optimum; from those comes the information efficiency
+(baseline - side) / (baseline - optimum) as a ratio of means, with its 95% interval.
+It also audits every signal against the dealt hands (:func:`jackal.game.honesty.audit`)
+and counts, per side, the avoidable false signals (a false card while an honest one
+was in hand), to hold against what the side's card declares.
 
 One deal (its configuration, seeding and outcome) is :mod:`jackal.bots.arena_deal`,
 shared with the Dask runner :mod:`jackal.bots.arena_cluster` (which ``jackal arena
@@ -22,11 +24,13 @@ from __future__ import annotations
 import math
 import multiprocessing
 from collections.abc import Callable, Generator, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..game.conventions import ConventionCard
+from ..game.honesty import Tally
 from .arena_deal import ARENA_STREAM, ArenaConfig, DealOutcome, arena_deal_seed, play_deal
+from .yardstick import EfficiencySums
 
 __all__ = [
     "ARENA_STREAM",
@@ -103,9 +107,12 @@ class SideSummary:
     ties: int
     win_rate: float
     win_rate_ci95: tuple[float, float]
-    greedy_penalty: float
+    baseline_penalty: float
     optimum_penalty: float
     efficiency: float | None
+    efficiency_ci95: tuple[float, float] | None = None
+    #: The side's signals over the run: meaningful plays and avoidable false ones, per kind.
+    signals: Tally = field(default_factory=Tally.empty)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -118,10 +125,15 @@ class SideSummary:
             "ties": self.ties,
             "win_rate": round(self.win_rate, 4),
             "win_rate_ci95": [round(x, 4) for x in self.win_rate_ci95],
-            "greedy_penalty": round(self.greedy_penalty, 3),
+            "baseline_penalty": round(self.baseline_penalty, 3),
             "optimum_penalty": round(self.optimum_penalty, 3),
             "information_efficiency": (None if self.efficiency is None
                                        else round(self.efficiency, 4)),
+            "information_efficiency_ci95": (None if self.efficiency_ci95 is None
+                                            else [round(x, 4) for x in self.efficiency_ci95]),
+            "signals": {kind: {"plays": self.signals.plays[kind],
+                               "avoidable_false": self.signals.avoidable[kind]}
+                        for kind in self.signals.plays},
         }
 
 
@@ -134,28 +146,36 @@ def summarise(config: ArenaConfig, outcomes: Iterable[DealOutcome],
     """
     names = cards or config.cards()
     n = 0
-    sums = [[0] * 6, [0] * 6]  # per side: penalty, greedy, optimum, wins, ties, points
+    sums = [[0] * 4, [0] * 4]  # per side: penalty, wins, ties, points
+    yardsticks = (EfficiencySums(), EfficiencySums())
+    references = [[0, 0], [0, 0]]  # per side: baseline, optimum
+    signals = (Tally.empty(), Tally.empty())
     for o in outcomes:
         n += 1
         for k, side in enumerate(sums):
             side[0] += o.penalty[k]
-            side[1] += o.greedy[k]
-            side[2] += o.optimum[k]
-            side[3] += o.penalty[k] < o.penalty[1 - k]
-            side[4] += o.penalty[k] == o.penalty[1 - k]
-            side[5] += o.points[k]
+            side[1] += o.penalty[k] < o.penalty[1 - k]
+            side[2] += o.penalty[k] == o.penalty[1 - k]
+            side[3] += o.points[k]
+            yardsticks[k].add(o.penalty[k], o.baseline[k], o.optimum[k])
+            references[k][0] += o.baseline[k]
+            references[k][1] += o.optimum[k]
+            signals[k].add(o.signals[k])
     sides = []
     for k, strategy in enumerate((config.ns, config.ew)):
-        penalty, greedy, optimum, wins, ties, points = sums[k]
+        penalty, wins, ties, points = sums[k]
+        eff = yardsticks[k].result()
         sides.append(SideSummary(
             strategy=strategy, conventions=names[k].name, deals=n,
             mean_penalty=penalty / n if n else 0.0,
             victory_points_per_deal=points / n if n else 0.0,
             wins=wins, ties=ties, win_rate=wins / n if n else 0.0,
             win_rate_ci95=wilson_interval(wins, n),
-            greedy_penalty=greedy / n if n else 0.0,
-            optimum_penalty=optimum / n if n else 0.0,
-            efficiency=(greedy - penalty) / (greedy - optimum) if greedy != optimum else None,
+            baseline_penalty=references[k][0] / n if n else 0.0,
+            optimum_penalty=references[k][1] / n if n else 0.0,
+            efficiency=None if eff is None else eff.value,
+            efficiency_ci95=None if eff is None else (eff.low, eff.high),
+            signals=signals[k],
         ))
     return sides[0], sides[1]
 

@@ -7,8 +7,10 @@ it lives apart from both so that neither runner imports the other.
 Each deal ``i`` of a run is shuffled from ``derive_seed(seed, ARENA_STREAM, i)`` and
 dealt by ``SEATS[i % 4]``; every seat gets a fresh strategy seeded from the run seed,
 the deal number and the seat, so a run is reproducible and does not depend on where
-the deals are played. For each side the outcome also carries what a greedy pair and
-the full-information optimum would have kept on the same hands.
+the deals are played. For each side the outcome also carries the yardstick's two
+references on the same hands (:mod:`yardstick`: the no-signal baseline and the
+full-information optimum) and an audit of the side's signals against its dealt hands
+(:func:`jackal.game.honesty.audit`: avoidable false signals, per kind).
 """
 
 from __future__ import annotations
@@ -18,14 +20,13 @@ from typing import Any
 
 from ..game.conventions import ConventionCard, resolve_card
 from ..game.deal import Deal
+from ..game.honesty import Tally, audit
 from ..game.rng import derive_seed
-from ..game.scoring import team_penalty
 from ..game.seats import SEATS, Team
 from .base import View, accept_choice
 from .cards import default_conventions
-from .counts import optimum_pair, rank_counts
-from .greedy import greedy_keep
 from .registry import make_strategy
+from .yardstick import baseline_penalty, optimum_penalty
 
 __all__ = ["ARENA_STREAM", "ArenaConfig", "DealOutcome", "arena_deal_seed", "play_deal"]
 
@@ -61,10 +62,13 @@ class DealOutcome:
     index: int
     swapped: bool
     penalty: tuple[int, int]
-    greedy: tuple[int, int]
+    #: The no-signal baseline's penalty on the same hands (see :mod:`yardstick`).
+    baseline: tuple[int, int]
     optimum: tuple[int, int]
     points: tuple[int, int]
     record: dict[str, Any] = field(default_factory=dict)
+    #: Each side's signals in this deal, audited against its dealt hands.
+    signals: tuple[Tally, Tally] = field(default_factory=lambda: (Tally.empty(), Tally.empty()))
 
 
 def arena_deal_seed(seed: int, index: int) -> int:
@@ -100,12 +104,13 @@ def play_deal(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard],
         won = result.points if result.winner is team else 0
         by_team[team] = (
             result.penalty(team),
-            team_penalty([*greedy_keep(dealt[0]), *greedy_keep(dealt[1])]),
-            optimum_pair(rank_counts(dealt[0]), rank_counts(dealt[1])),
+            baseline_penalty(*dealt),
+            optimum_penalty(*dealt),
             won,
         )
     order = (Team.EW, Team.NS) if swapped else (Team.NS, Team.EW)
     pick = [by_team[team] for team in order]
+    tallies = audit({seat: deal.dealt_hand(seat) for seat in SEATS}, deal.history, team_cards)
     record = {
         "deal": index,
         "swapped": swapped,
@@ -119,9 +124,11 @@ def play_deal(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard],
         "penalties": {"NS": result.penalty(Team.NS), "EW": result.penalty(Team.EW)},
         "winner": result.winner.value if result.winner else None,
         "points": result.points,
+        "false_signals": {team.value: tallies[team].avoidable for team in (Team.NS, Team.EW)},
     }
     return DealOutcome(
         index=index, swapped=swapped,
-        penalty=(pick[0][0], pick[1][0]), greedy=(pick[0][1], pick[1][1]),
+        penalty=(pick[0][0], pick[1][0]), baseline=(pick[0][1], pick[1][1]),
         optimum=(pick[0][2], pick[1][2]), points=(pick[0][3], pick[1][3]), record=record,
+        signals=(tallies[order[0]], tallies[order[1]]),
     )

@@ -9,7 +9,8 @@ a card of the rank partner promised and a spare high card when it holds none.
 As reader it keeps what partner's signals make valuable: every statement partner
 made (see :mod:`signals`) is taken at face value, a promise in the fallback class at
 half weight, and the five it plans to keep minimise the team penalty that follows.
-Everything else is the greedy player's thinking. It never bluffs.
+Everything else is the greedy player's thinking. It never bluffs: whatever it
+prefers, it plays an honest card whenever it holds one (:mod:`faithful`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..game.seats import Seat
 from .base import View
 from .cards import NONE
 from .counts import COST, best_own_keep, rank_counts
+from .faithful import allowed_cards
 from .signals import is_fallback, statements
 
 __all__ = ["BeginnerStrategy", "partner_weights", "plan_costs", "stated_counts"]
@@ -87,10 +89,15 @@ class BeginnerStrategy:
         play = view.play_number
         rule = convention.rule(play) if play <= len(convention.plays) else None
         if isinstance(rule, Promise):
-            return self._promise(view, convention, rule, counts, loss)
-        if isinstance(rule, Answer):
-            return self._answer(view, convention, rule, counts, loss)
-        return _cheapest(hand, loss)
+            card = self._promise(view, convention, rule, counts, loss)
+        elif isinstance(rule, Answer):
+            card = self._answer(view, convention, rule, counts, loss)
+        else:
+            card = _cheapest(hand, loss)
+        allowed = allowed_cards(view)
+        # The card's letter wins over "spare": e.g. a pair to show whose only signal card
+        # is one we would rather keep must still be shown (or another pair shown).
+        return card if card in allowed else _cheapest(allowed, loss)
 
     @staticmethod
     def _loss(counts: list[int], card: Card, costs: Sequence[Sequence[float]],

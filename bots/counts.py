@@ -26,10 +26,11 @@ __all__ = [
     "rank_counts",
 ]
 
-#: COST[rank][count] for count 0..8 (a team can hold at most 4, but sums of two
-#: partners' hypothetical counts are looked up too).
+#: COST[rank][count] for count 0..10 (a team can hold at most 4, but sums of
+#: hypothetical counts are looked up too: up to five kept cards plus a promise of
+#: four, or two partners' five each).
 COST: tuple[tuple[int, ...], ...] = tuple(
-    tuple(group_penalty(rank, min(count, 4)) if rank else 0 for count in range(9))
+    tuple(group_penalty(rank, min(count, 4)) if rank else 0 for count in range(11))
     for rank in range(14)
 )
 

@@ -14,10 +14,13 @@ Each decision:
    partner's sampled hand) exactly, all at once (:mod:`search`). A discard's value is
    the weighted mean penalty over the samples (the same samples for every candidate).
 3. **Speak.** Under our card some plays are statements. An honest promise of a new
-   pair earns a bonus, scaled by the chance partner can join it; false statements pay
-   a price; the card chosen minimises value plus price. So we tell the truth unless
-   the honest card is too expensive, and the reader (partner, thinking the same way)
-   discounts statements accordingly.
+   pair earns a bonus, scaled by the chance partner can join it; the card chosen
+   minimises value plus that price among the honest cards (:mod:`jackal.game.honesty`).
+   Only when our card declares a tolerance for false signals of this kind, and the
+   best honest card costs clearly more than the best card overall (more than
+   :func:`deviation_threshold` of the declared rate), does it play a false card; so it
+   deviates no more often than the card discloses, and under a card with no tolerance
+   only when no honest card exists. The reader trusts partner as far as the card says.
 
 With perfect knowledge of partner's hand this search reaches the full-information
 optimum on 99% of the gap (measured), so what limits the expert is information: the
@@ -34,23 +37,41 @@ import numpy as np
 import numpy.typing as npt
 
 from ..game.cards import Card
-from ..game.conventions import Answer, ConventionCard, Promise
+from ..game.conventions import Answer, ConventionCard, Promise, Tolerance
 from ..game.explain import promise_of
 from .base import View
 from .cards import NONE
 from .counts import rank_counts
+from .faithful import tolerance_now, verdict_for
 from .inference import Trust, partner_belief
 from .search import keep_values
 from .signals import is_fallback, statements
 
-__all__ = ["ExpertParams", "ExpertStrategy"]
+__all__ = ["ExpertParams", "ExpertStrategy", "deviation_threshold"]
+
+
+def deviation_threshold(rate: float) -> float:
+    """How much more (penalty points, as the expert values discards) the best honest card
+    must cost than the best card overall before the expert plays a false one, under a
+    declared tolerance ``rate``.
+
+    Calibrated in the arena so that the share of false signals stays well below the
+    declared rate: at a rate of 0.1 the honest card has to cost 8 points more, and the
+    expert then deviated on about 3 to 5% of its meaningful plays (seeds 1 and 7).
+    Infinite for no tolerance.
+    """
+    if rate <= 0:
+        return float("inf")
+    return 0.8 / rate
 
 
 @dataclass(frozen=True)
 class ExpertParams:
     """Tuning of the expert (penalty points unless said otherwise)."""
 
-    samples: int = 160
+    #: Partner hands drawn per decision: 96 measured within 0.005 of 160 in efficiency
+    #: at well under half the time (docs/CONVENTIONS.md).
+    samples: int = 96
     #: Reward for an honest promise of a pair not promised before.
     promise_bonus: float = 9.0
     #: Share of that reward when the card may also read as "nothing".
@@ -65,9 +86,28 @@ class ExpertParams:
     #: is worth more where partner is likely to be able to join it).
     support_scaled: bool = True
     #: Weight of a sample in which partner threw a "nothing" card (or a false high
-    #: promise) while it could have shown a new pair (see ``unshown_weights``).
-    unshown_weight: float = 0.3
-    trust: Trust = field(default_factory=Trust)
+    #: promise) while it could have shown a new pair (see ``unshown_weights``), for a
+    #: partner who keeps to the card; raised by the card's declared tolerance.
+    unshown_weight: float = 0.05
+    #: How far to believe partner's statements under a card with no tolerance (a false
+    #: statement then only comes when partner held no honest card).
+    #: A fallback-class card often honestly means "nothing new", so its promise is
+    #: only evidence (about 4 to 1), not a near-certainty.
+    trust: Trust = field(default_factory=lambda: Trust(false_weight=0.02,
+                                                        ambiguous_weight=0.25))
+
+    def trust_for(self, card: ConventionCard) -> Trust:
+        """Trust in partner under ``card``: doubt grows with the declared tolerance.
+
+        At a declared rate of 0.1 this gives the weights once tuned for a partner who
+        broke the card about that often (0.04 for a false firm statement).
+        """
+        rate = max(card.tolerance.promise.rate, card.tolerance.answer.rate)
+        return Trust(false_weight=max(self.trust.false_weight, 0.4 * rate),
+                     ambiguous_weight=max(self.trust.ambiguous_weight, rate))
+
+    def unshown_for(self, card: ConventionCard) -> float:
+        return min(1.0, max(self.unshown_weight, 3 * card.tolerance.promise.rate))
 
 
 class ExpertStrategy:
@@ -75,9 +115,12 @@ class ExpertStrategy:
 
     name = "expert"
 
-    def __init__(self, seed: int = 0, params: ExpertParams | None = None) -> None:
+    def __init__(self, seed: int = 0, params: ExpertParams | None = None,
+                 rng: np.random.Generator | None = None) -> None:
         self.params = params or ExpertParams()
-        self._rng = np.random.default_rng(seed & 0xFFFFFFFFFFFFFFFF)
+        # All randomness comes from the builder: its seed (any size, e.g. 128 bits from
+        # ``secrets``) or its generator. Nothing here is fixed or shared between bots.
+        self._rng = rng if rng is not None else np.random.default_rng(seed % (1 << 128))
 
     def choose(self, view: View) -> Card:
         hand = view.hand
@@ -89,37 +132,50 @@ class ExpertStrategy:
         values = self.discard_values(view, samples, weights)
         support = (weights @ (samples >= 1)) / weights.sum()
         extra = self.signal_prices(view, convention, support)
-        return min(hand, key=lambda card: (round(values[card % 13 + 1] + extra.get(card, 0.0), 6),
-                                           -(card % 13), -card))
+        score = {card: values[card % 13 + 1] + extra.get(card, 0.0) for card in hand}
+
+        def best(cards: tuple[Card, ...]) -> Card:
+            return min(cards, key=lambda card: (round(score[card], 6), -(card % 13), -card))
+
+        found = verdict_for(view)
+        choice = best(hand)
+        if found.meaningful and found.avoidable(choice):
+            honest = best(found.allowed)
+            allowed = tolerance_now(view, found) or Tolerance()
+            if score[honest] - score[choice] <= deviation_threshold(allowed.rate):
+                choice = honest
+        return choice
 
     def partner_samples(self, view: View, convention: ConventionCard) -> npt.NDArray[np.int64]:
         """Partner's hand, as rank counts [samples, 14], drawn from the exact posterior."""
-        belief = partner_belief(view, convention, self.params.trust)
+        belief = partner_belief(view, convention, self.params.trust_for(convention))
         return belief.sample(self._rng, self.params.samples)
 
     def unshown_weights(self, view: View, convention: ConventionCard,
                         samples: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         """Per-sample weights for what partner did *not* show.
 
-        A card on a promise play that promised nothing, or a high card whose promise is
-        false in a sample, is unlikely if in that sample partner could have shown a new
-        pair instead (it held the pair and a card of the signalling rank): such samples
-        get the factor ``unshown_weight``. This is not a per-rank statement, so it
-        weights the samples drawn from the exact per-rank posterior instead.
+        A card on a promise play that promised nothing, or a fallback-class card whose
+        promise is false in a sample, says "nothing new to promise"
+        (:mod:`jackal.game.honesty`). It is unlikely if in that sample partner could
+        have promised a rank it had not named before (it held ``count`` of it besides a
+        card naming it): such samples get the factor ``unshown_for(card)``. This is not
+        a per-rank statement, so it weights the samples drawn from the exact per-rank
+        posterior instead.
         """
         weights = np.ones(samples.shape[0])
-        factor = self.params.unshown_weight
-        if factor == 1.0:
+        factor = self.params.unshown_for(convention)
+        if factor >= 1.0:
             return weights
         who = view.partner
         history = view.history
-        shown: set[int] = set()
+        named: set[int] = set()
         for said in statements(convention, history, who):
             rule = convention.rule(said.play)
             if not isinstance(rule, Promise):
                 continue
             if not (said.nothing or said.ambiguous):
-                shown.add(said.rank)
+                named.add(said.rank)
                 continue
             later = rank_counts(card for seat, card in history[said.time + 1:] if seat is who)
             then = samples + np.array(later, dtype=np.int64)
@@ -128,14 +184,15 @@ class ExpertStrategy:
             could = np.zeros(samples.shape[0], dtype=bool)
             for rank in range(1, 14):
                 signal = rank - rule.offset
-                if rank in shown or signal == rank or not 1 <= signal <= 13:
+                if rank in named or not 1 <= signal <= 13:
                     continue
-                could |= (before[:, rank] >= rule.count) & (before[:, signal] >= 1)
+                need = rule.count + (1 if signal == rank else 0)
+                could |= (before[:, rank] >= need) & (before[:, signal] >= 1)
             false = (np.ones(samples.shape[0], dtype=bool) if said.nothing
                      else then[:, said.rank] < said.at_least)
             weights *= np.where(false & could, factor, 1.0)
             if not said.nothing:
-                shown.add(said.rank)
+                named.add(said.rank)
         return weights
 
     def discard_values(self, view: View, samples: npt.NDArray[np.int64],

@@ -2,10 +2,10 @@
 
 At the start it picks the five of its 13 dealt cards with the lowest penalty on their
 own (a triple and a pair cost nothing; otherwise pairs and low singles), and then
-discards everything else, most expensive first. Ties between equally cheap fives go
-to the lower ranks, which cost less if partner cannot match them. The choice depends
-on the dealt hand only, so the arena can compute a greedy pair's penalty on any deal
-without playing it (``greedy_keep``).
+discards everything else, most expensive first, among the cards its partnership's
+card allows (it never gives a false signal when an honest card is in hand). Ties
+between equally cheap fives go to the lower ranks, which cost less if partner cannot
+match them. With no card the choice depends on the dealt hand only (``greedy_keep``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from ..game.cards import Card
 from ..game.deal import KEEP
 from .base import View
 from .counts import COST, best_own_keep, cards_for_keep, rank_counts
+from .faithful import allowed_cards
 
 __all__ = ["GreedyStrategy", "greedy_keep"]
 
@@ -42,7 +43,9 @@ class GreedyStrategy:
     def choose(self, view: View) -> Card:
         dealt = [*view.hand, *view.row(view.seat)]
         keep = set(greedy_keep(dealt))
-        spare = [card for card in view.hand if card not in keep]
-        if not spare:  # only if someone else played this seat badly before us
-            spare = list(view.hand)
+        # Under a card, only honest cards (when there are any): greedy never lies.
+        allowed = allowed_cards(view)
+        spare = [card for card in allowed if card not in keep]
+        if not spare:  # a card we meant to keep, or someone else played this seat before
+            spare = list(allowed)
         return max(spare, key=lambda card: (card % 13, card))

@@ -1,4 +1,8 @@
-"""The ``random`` strategy: any card, uniformly, from a seeded generator."""
+"""The ``random`` strategy: any card its card allows, uniformly, from a seeded generator.
+
+The generator is seeded by whoever builds the strategy (the factory's ``seed``); a
+server seeds it from an unpredictable source, the arena from the run's seed.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,11 @@ import random
 
 from ..game.cards import Card
 from .base import View
+from .faithful import allowed_cards
 
 
 class RandomStrategy:
-    """Plays a uniformly random card from its hand."""
+    """Plays a uniformly random card among those its partnership's card allows."""
 
     name = "random"
 
@@ -17,4 +22,4 @@ class RandomStrategy:
         self._rng = random.Random(seed)
 
     def choose(self, view: View) -> Card:
-        return self._rng.choice(view.hand)
+        return self._rng.choice(allowed_cards(view))

@@ -5,19 +5,22 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ..game.conventions import ConventionCard
 from ..game.errors import MalformedInput
 from .base import Strategy, StrategyFactory
+from .baseline import BaselineStrategy
 from .beginner import BeginnerStrategy
 from .expert import ExpertStrategy
 from .greedy import GreedyStrategy
 from .random_bot import RandomStrategy
 
-__all__ = ["STRATEGIES", "load_strategy", "make_strategy"]
+__all__ = ["STRATEGIES", "load_strategy", "make_strategy", "seat_filler", "substitute_strategy"]
 
 #: Built-in strategies by name.
 STRATEGIES: dict[str, StrategyFactory] = {
     "random": RandomStrategy,
     "greedy": GreedyStrategy,
+    "baseline": BaselineStrategy,
     "beginner": BeginnerStrategy,
     "expert": ExpertStrategy,
 }
@@ -60,3 +63,25 @@ def _seeded(factory: Any) -> StrategyFactory:
 def make_strategy(spec: str, seed: int = 0) -> Strategy:
     """Build the strategy named by ``spec`` with ``seed``."""
     return load_strategy(spec)(seed)
+
+
+def substitute_strategy(card: ConventionCard | None = None) -> str:
+    """The strategy name for a seat that needs a bot under its partnership's ``card``.
+
+    For the substitute of a missing player and the default of ``add_bot``: a strategy
+    that keeps to every card ``jackal conventions check`` accepts (never deviating more
+    than the card declares) and plays it strongly. Today that is ``expert`` for every
+    card: it reads and speaks any card's rules, and it measured strongest under each
+    built-in card (docs/BOTS.md). Kept a function of the card so that a card-specific
+    choice can be made here, in one place, without touching the server.
+    """
+    del card  # every valid card: see the docstring
+    return "expert"
+
+
+def seat_filler(card: ConventionCard | None, seed: int) -> Strategy:
+    """A ready strategy for a seat under ``card``: :func:`substitute_strategy`, built
+    with ``seed``. A server passes an unpredictable seed (``secrets.randbits(128)``) so
+    that no opponent can replay the bot's randomness; the arena passes its run's seed.
+    """
+    return make_strategy(substitute_strategy(card), seed)

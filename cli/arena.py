@@ -4,7 +4,8 @@
     jackal arena --ns expert --ew greedy --deals 100000 --scheduler tcp://host:8786
 
 Reports, per side, the mean team penalty, victory points per deal, the deal win rate
-with its 95% Wilson interval and the information efficiency. A progress bar is shown
+with its 95% Wilson interval and the information efficiency with its 95% interval
+(the yardstick is defined in docs/BOTS.md). A progress bar is shown
 on a terminal; piped output gets a plain summary; ``--json`` prints one JSON object.
 """
 
@@ -151,15 +152,23 @@ def _as_text(config: ArenaConfig, ns_side: SideSummary, ew_side: SideSummary, pl
     mode = ", duplicate" if config.duplicate else ""
     lines = [f"{played} deals played (seed {config.seed}{mode}) in {elapsed:.1f} s", ""]
     lines.append(f"{'':30}{'mean pen':>9}{'VP/deal':>9}{'win rate (95% CI)':>24}"
-                 f"{'greedy':>8}{'optimum':>9}{'info eff':>9}")
+                 f"{'baseline':>9}{'optimum':>9}{'info eff (95% CI)':>22}")
     for label, side in (("--ns", ns_side), ("--ew", ew_side)):
         name = f"{label} {side.strategy} [{side.conventions}]"
         low, high = side.win_rate_ci95
-        eff = "n/a" if side.efficiency is None else f"{side.efficiency:.3f}"
+        eff = "n/a"
+        if side.efficiency is not None and side.efficiency_ci95 is not None:
+            eff = (f"{side.efficiency:.3f} ({side.efficiency_ci95[0]:.3f}-"
+                   f"{side.efficiency_ci95[1]:.3f})")
         lines.append(f"{name[:30]:30}{side.mean_penalty:9.2f}"
                      f"{side.victory_points_per_deal:9.2f}"
                      f"{side.win_rate:>10.3f} ({low:.3f}-{high:.3f})"
-                     f"{side.greedy_penalty:8.2f}{side.optimum_penalty:9.2f}{eff:>9}")
-    lines.append(f"(ties: {ns_side.ties}; efficiency = (greedy - side) / (greedy - optimum) "
-                 f"on the same hands)")
+                     f"{side.baseline_penalty:9.2f}{side.optimum_penalty:9.2f}{eff:>22}")
+    for label, side in (("--ns", ns_side), ("--ew", ew_side)):
+        said = ", ".join(f"{side.signals.avoidable[kind]} of {side.signals.plays[kind]} {kind}s"
+                         for kind in side.signals.plays if side.signals.plays[kind])
+        if said:
+            lines.append(f"{label} avoidable false signals: {said}")
+    lines.append(f"(ties: {ns_side.ties}; efficiency = (baseline - side) / (baseline - optimum), "
+                 f"means over the same hands; see docs/BOTS.md)")
     return "\n".join(lines)

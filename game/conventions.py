@@ -12,6 +12,13 @@ eight plays. Rules come from a small declarative vocabulary:
   a card of the rank partner promised, a high card means I hold none".
 - :class:`NoMeaning` -- a plain discard.
 
+A card may also declare, per kind of rule, its partnership's :class:`Tolerance` for
+false signals: how often (at most a share ``rate`` of that kind's meaningful plays) and
+when (in words) a player may knowingly play a card whose statement is false although
+an honest card was in hand. The default is none: a player then breaks a rule only when
+no honest card exists. The rules require every agreement to be disclosed, and this is
+one (see :mod:`jackal.game.honesty` for what "honest" means exactly).
+
 Every signal is thus a statement about how many cards of one rank its player holds
 *right after the play*, which is what lets bots reason about them exactly
 (see :mod:`jackal.game.explain`).
@@ -47,6 +54,8 @@ __all__ = [
     "MAX_NAME",
     "MAX_NOTES",
     "MAX_OFFSET",
+    "MAX_RATE",
+    "MAX_WHEN",
     "PLAYS",
     "Answer",
     "CardError",
@@ -54,6 +63,8 @@ __all__ = [
     "NoMeaning",
     "Promise",
     "Rule",
+    "Tolerance",
+    "Tolerances",
     "builtin_card",
     "card_from_json",
     "card_from_toml",
@@ -71,6 +82,10 @@ MAX_OFFSET = 12
 MAX_NAME = 32
 MAX_DESCRIPTION = 200
 MAX_NOTES = 4000
+#: A declared tolerance for false signals may not exceed one play in two: beyond that
+#: a statement would be false more often than true and mean nothing.
+MAX_RATE = 0.5
+MAX_WHEN = 200
 
 
 class CardError(MalformedInput):
@@ -116,6 +131,40 @@ class NoMeaning(_RuleBase, tag="none", frozen=True):
 Rule = Promise | Answer | NoMeaning
 
 
+class Tolerance(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """How often, and when, a player may knowingly break one kind of rule.
+
+    ``rate`` bounds the share of that kind's meaningful plays on which the player plays
+    a false card while an honest one was in hand (0 = never); ``when`` says in words
+    in which situations it happens ("the honest card costs too much").
+    """
+
+    rate: float = 0.0
+    when: str = ""
+
+    def words(self) -> str:
+        """"may deviate when ... (about 1 in 20)", or "" for no tolerance."""
+        if self.rate <= 0:
+            return ""
+        when = f" when {self.when}" if self.when else ""
+        return f"may deviate{when} (about 1 in {max(2, round(1 / self.rate))})"
+
+
+class Tolerances(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A card's tolerance for false signals, one per kind of rule that says something."""
+
+    promise: Tolerance = Tolerance()
+    answer: Tolerance = Tolerance()
+
+    def of(self, rule: Rule) -> Tolerance | None:
+        """The tolerance that applies to plays under ``rule`` (None for a free discard)."""
+        if isinstance(rule, Promise):
+            return self.promise
+        if isinstance(rule, Answer):
+            return self.answer
+        return None
+
+
 class ConventionCard(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A partnership's declared agreements, one rule per play number 1..8."""
 
@@ -125,6 +174,8 @@ class ConventionCard(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     notes: str = ""
     #: Ranks up to and including this are "low"; above it, "high". Beginner: 7.
     low_max: int = 7
+    #: How often and when the partnership may knowingly give a false signal (default: never).
+    tolerance: Tolerances = Tolerances()
 
     def __post_init__(self) -> None:
         # Raised during decoding, msgspec turns this into a ValidationError (keeping ours
@@ -164,6 +215,12 @@ def validate_card(card: ConventionCard) -> ConventionCard:
     _check_text("name", card.name, MAX_NAME, one_line=True)
     _check_text("description", card.description, MAX_DESCRIPTION, one_line=True)
     _check_text("notes", card.notes, MAX_NOTES, one_line=False)
+    for kind in ("promise", "answer"):
+        allowed: Tolerance = getattr(card.tolerance, kind)
+        if not 0 <= allowed.rate <= MAX_RATE:  # also refuses NaN
+            raise CardError(f"tolerance.{kind}.rate",
+                            f"must be 0..{MAX_RATE} (a share of plays; got {allowed.rate})")
+        _check_text(f"tolerance.{kind}.when", allowed.when, MAX_WHEN, one_line=True)
     if not 1 <= card.low_max <= 12:
         raise CardError("low_max", f"must be 1..12 (the highest low rank; got {card.low_max})")
     if len(card.plays) != PLAYS:
@@ -302,6 +359,13 @@ def card_to_toml(card: ConventionCard) -> str:
     ]
     if card.notes:
         lines.append(f"notes = {_toml_string(card.notes, multiline=True)}")
+    tables = [(kind, allowed) for kind in ("promise", "answer")
+              if (allowed := getattr(card.tolerance, kind)) != Tolerance()]
+    if tables:
+        lines.append("")
+        lines.append("[tolerance]  # how often and when a false signal may be given on purpose")
+        lines += [f"{kind} = {{ rate = {allowed.rate!r}, when = {_toml_string(allowed.when)} }}"
+                  for kind, allowed in tables]
     return "\n".join(lines) + "\n"
 
 

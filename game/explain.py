@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import Card
-from .conventions import PLAYS, Answer, ConventionCard, NoMeaning, Promise
+from .conventions import PLAYS, Answer, ConventionCard, NoMeaning, Promise, Tolerance
 from .errors import IllegalAction, MalformedInput
 from .seats import Seat, Team
 
@@ -35,6 +35,7 @@ __all__ = [
     "answer_rank",
     "describe_card",
     "describe_rule",
+    "describe_tolerance",
     "explain_play",
     "is_fallback_side",
     "ordinal",
@@ -229,7 +230,9 @@ class Meaning:
 
     ``data["kind"]`` is "promise" (with rank, count, may_be_fallback), "answer" (with
     to_play, partner_card, rank, holds, partner_may_be_fallback) or "none" (with reason);
-    every kind also carries rule, play, card and low.
+    every kind also carries rule, play, card and low. Promises and answers also carry
+    ``may_deviate``: the card's declared tolerance for false signals of that kind (a
+    share of plays, 0 for none).
     """
 
     seat: Seat
@@ -237,6 +240,12 @@ class Meaning:
     card: Card
     text: str
     data: dict[str, Any]
+
+
+def _deviation(allowed: Tolerance) -> str:
+    """"; may deviate when ... (about 1 in 20)" for a declared tolerance, else ""."""
+    words = allowed.words()
+    return f"; {words}" if words else ""
 
 
 def _edge_reason(rank_played: int, offset: int) -> str:
@@ -273,10 +282,12 @@ def explain_play(card: ConventionCard, history: History, seat: Seat, index: int)
             if fallback:
                 text += f"; {unneeded}"
         else:
-            data.update(kind="promise", rank=target, count=rule.count)
+            data.update(kind="promise", rank=target, count=rule.count,
+                        may_deviate=card.tolerance.promise.rate)
             text = f"{head}: promises {_amount(rule.count, target)}"
             if fallback:
                 text += f", or {_nothing_word(rule.count)} ({unneeded})"
+            text += _deviation(card.tolerance.promise)
         return Meaning(seat, index, played, text, data)
 
     if isinstance(rule, Answer):
@@ -295,7 +306,7 @@ def explain_play(card: ConventionCard, history: History, seat: Seat, index: int)
             reason = f"it answers {about}, which promised nothing"
             data.update(kind="none", reason=reason)
             return Meaning(seat, index, played, f"{head}: no meaning ({reason})", data)
-        data.update(kind="answer", rank=target, holds=low)
+        data.update(kind="answer", rank=target, holds=low, may_deviate=card.tolerance.answer.rate)
         what = "holds a card" if low else "holds no card"
         text = (f"{head} ({'low' if low else 'high'}): {what} of partner's promised rank, "
                 f"{rank_word(target)} (answering {about}")
@@ -303,7 +314,7 @@ def explain_play(card: ConventionCard, history: History, seat: Seat, index: int)
             promised = card.rule(rule.play)
             assert isinstance(promised, Promise)  # guaranteed by validate_card
             text += f", which may also have meant {_nothing_word(promised.count)}"
-        return Meaning(seat, index, played, text + ")", data)
+        return Meaning(seat, index, played, text + ")" + _deviation(card.tolerance.answer), data)
 
     assert isinstance(rule, NoMeaning)
     data.update(kind="none", reason="a free discard")
@@ -353,6 +364,22 @@ def describe_rule(card: ConventionCard, play: int) -> str:
     return "no meaning: a free discard."
 
 
+def describe_tolerance(card: ConventionCard) -> list[str]:
+    """The card's tolerance for false signals, one line per kind of rule, in words."""
+    kinds = {"promise": ("Promises", Promise), "answer": ("Answers", Answer)}
+    lines = ["False signals:"]
+    for kind, (word, rule_type) in kinds.items():
+        if not any(isinstance(rule, rule_type) for rule in card.plays):
+            continue
+        allowed: Tolerance = getattr(card.tolerance, kind)
+        if allowed.rate > 0:
+            lines.append(f"- {word}: {allowed.words()}; at most {allowed.rate:.3g} of them.")
+        else:
+            lines.append(f"- {word}: kept honest; a false one only when no honest card is "
+                         f"in hand.")
+    return lines if len(lines) > 1 else []
+
+
 def describe_card(card: ConventionCard) -> str:
     """The whole card as a person reads it: name, boundary, each play's rule, notes.
 
@@ -364,6 +391,10 @@ def describe_card(card: ConventionCard) -> str:
     # Wrapped for an 80-column terminal, continuation lines under the rule's first word.
     lines += [textwrap.fill(f"Play {play}: {describe_rule(card, play)}", width=WRAP,
                             subsequent_indent=" " * 8) for play in range(1, PLAYS + 1)]
+    tolerance = describe_tolerance(card)
+    if tolerance:
+        lines += ["", *(textwrap.fill(line, width=WRAP, subsequent_indent="  ")
+                        for line in tolerance)]
     if card.notes.strip():
         lines += ["", "Notes:", *(f"  {line}" if line else "" for line in
                                   card.notes.strip("\n").splitlines())]

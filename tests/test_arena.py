@@ -80,14 +80,17 @@ def test_duplicate_outcomes_follow_the_side_not_the_seat() -> None:
         assert outcome.penalty == (penalties[teams[0].value], penalties[teams[1].value])
 
 
-def test_greedy_against_greedy_has_zero_efficiency() -> None:
-    # The arena's greedy baseline is computed without playing; a played greedy pair
-    # must land exactly on it, which checks the two agree.
-    config = ArenaConfig(ns="greedy", ew="greedy", deals=30, seed=8)
-    ns_side, ew_side = summarise(config, collect(config))
+def test_baseline_against_baseline_has_zero_efficiency() -> None:
+    # The arena's baseline is computed without playing; a played baseline pair must
+    # land exactly on it on every deal, which checks the two agree.
+    config = ArenaConfig(ns="baseline", ew="baseline", deals=30, seed=8)
+    outcomes = collect(config)
+    assert all(o.penalty == o.baseline for o in outcomes)
+    ns_side, ew_side = summarise(config, outcomes)
     assert ns_side.efficiency == 0.0 and ew_side.efficiency == 0.0
-    assert ns_side.mean_penalty == ns_side.greedy_penalty
-    assert ns_side.optimum_penalty < ns_side.greedy_penalty
+    assert ns_side.efficiency_ci95 == (0.0, 0.0)
+    assert ns_side.mean_penalty == ns_side.baseline_penalty
+    assert ns_side.optimum_penalty < ns_side.baseline_penalty
     assert ns_side.wins + ew_side.wins + ns_side.ties == 30
 
 

@@ -83,12 +83,13 @@ def test_expert_keeps_partners_promised_rank() -> None:
 
 
 def test_expert_beats_greedy_over_a_seeded_sample() -> None:
-    # Measured on 2,000 deals: about 36 points of mean penalty better than greedy. On
-    # these 40 deals we ask for a third of that, far inside the seeded sample's margin.
-    config = ArenaConfig(ns="expert", ew="greedy", deals=40, seed=77)
+    # Measured on 2,000 deals: about 35 points of mean penalty better than greedy and
+    # 30 better than the baseline. On these 24 deals we ask for a third of that, far
+    # inside the seeded sample's margin.
+    config = ArenaConfig(ns="expert", ew="greedy", deals=24, seed=77)
     expert, greedy = summarise(config, collect(config))
     assert expert.mean_penalty < greedy.mean_penalty - 10
-    assert expert.mean_penalty < expert.greedy_penalty - 10
+    assert expert.mean_penalty < expert.baseline_penalty - 10
     assert expert.efficiency is not None and expert.efficiency > 0.2
     assert expert.wins > greedy.wins
 

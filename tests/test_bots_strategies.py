@@ -9,11 +9,29 @@ from jackal.bots.greedy import GreedyStrategy, greedy_keep
 from jackal.game.deal import Deal
 from jackal.game.seats import SEATS, Seat
 
-DEALS = {"random": 40, "greedy": 40, "beginner": 40, "expert": 12}
+DEALS = {"random": 40, "greedy": 40, "baseline": 40, "beginner": 40, "expert": 6}
 
 
-def test_all_four_strategies_are_registered() -> None:
-    assert {"random", "greedy", "beginner", "expert"} <= set(STRATEGIES)
+def test_all_built_in_strategies_are_registered() -> None:
+    assert {"random", "greedy", "baseline", "beginner", "expert"} <= set(STRATEGIES)
+
+
+def test_a_seat_needing_a_bot_gets_a_faithful_strong_strategy_seeded_by_its_builder() -> None:
+    from jackal.bots import seat_filler, substitute_strategy
+    from jackal.game.conventions import BUILTIN_CARDS
+
+    for card in (None, *BUILTIN_CARDS.values()):
+        assert substitute_strategy(card) == "expert"
+    # A server seeds a filler from ``secrets`` (128 bits); the same seed replays the
+    # same choices, so the arena stays reproducible, and nothing else seeds it.
+    big = (1 << 127) + 12345
+    deal = Deal.from_seed(9, Seat.N)
+    cards = {team: BUILTIN_CARDS["beginner"] for team in (Seat.N.team, Seat.E.team)}
+    view = View(seat=deal.turn or Seat.E, hand=deal.hand(deal.turn or Seat.E), history=(),
+                dealer=Seat.N, conventions=cards)
+    first = seat_filler(BUILTIN_CARDS["beginner"], big)
+    again = seat_filler(BUILTIN_CARDS["beginner"], big)
+    assert first.choose(view) == again.choose(view)
 
 
 @pytest.mark.parametrize("name", sorted(DEALS))

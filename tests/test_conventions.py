@@ -8,6 +8,7 @@ from typing import Literal
 
 import msgspec
 import pytest
+from card_gen import valid_cards
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jackal.game import MalformedInput
@@ -157,7 +158,8 @@ def _cards(draw: st.DrawFn) -> ConventionCard:
                                        "\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f\r"),
                          max_size=200))
     return ConventionCard(name=name, description=draw(_text), notes=notes,
-                          low_max=draw(st.integers(1, 12)), plays=tuple(plays))
+                          low_max=draw(st.integers(1, 12)), plays=tuple(plays),
+                          tolerance=draw(valid_cards()).tolerance)
 
 
 @settings(max_examples=150, deadline=None)

@@ -1,0 +1,157 @@
+"""Which cards tell the truth: honest and false signals under a convention card.
+
+A play under a card is a statement about the player's hand right after it (see
+:mod:`jackal.game.explain`). Given the hand the player holds *before* the play, each
+card of it is either honest or false:
+
+- **promise** of ``count`` cards of rank p: a card that names p is honest if the player
+  still holds at least ``count`` of p after playing it. A card that names no rank (off
+  the end of A..K), or a card of the rule's fallback class whose promise is false,
+  says "nothing to promise"; that is honest only if no card of the hand would truly
+  promise a rank this player has not named on an earlier promise play (repeating a pair
+  already shown tells partner nothing new, so it is never required);
+- **answer** about partner's promised rank p: a low card is honest if the player still
+  holds a card of p after it, a high card if it holds none (when partner's card named
+  no rank, every card is honest);
+- a free discard is always honest.
+
+A false card is an **avoidable** false signal when an honest card was in the hand.
+Bots keep to their card through :func:`verdict`; tests and audits count with it.
+This module reads a hand, so it runs only where that hand is known (a bot's own seat,
+or after the deal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from .cards import Card
+from .conventions import PLAYS, Answer, ConventionCard, Promise
+from .explain import answer_rank
+from .seats import Seat, Team
+
+__all__ = ["Tally", "Verdict", "audit", "verdict"]
+
+History = Sequence[tuple[Seat, Card]]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The honest cards of a hand for the play about to be made.
+
+    ``kind`` is the rule's kind ("promise", "answer") or "none" when the play carries no
+    meaning (then every card is honest).
+    """
+
+    kind: Literal["promise", "answer", "none"]
+    honest: frozenset[Card]
+    hand: tuple[Card, ...]
+
+    @property
+    def meaningful(self) -> bool:
+        return self.kind != "none"
+
+    def is_false(self, card: Card) -> bool:
+        return card not in self.honest
+
+    def avoidable(self, card: Card) -> bool:
+        """Whether playing ``card`` is a false signal although an honest card was in hand."""
+        return card not in self.honest and bool(self.honest)
+
+    @property
+    def allowed(self) -> tuple[Card, ...]:
+        """The cards a player with no tolerance may play: the honest ones, else any."""
+        honest = tuple(card for card in self.hand if card in self.honest)
+        return honest or self.hand
+
+
+def _after(counts: list[int], card: Card, rank: int) -> int:
+    """Cards of ``rank`` left after playing ``card`` from a hand with ``counts``."""
+    return counts[rank] - (1 if card.rank == rank else 0)
+
+
+def verdict(card: ConventionCard, hand: Sequence[Card], history: History, seat: Seat) -> Verdict:
+    """Which cards of ``hand`` are honest for ``seat``'s next play after ``history``."""
+    cards = tuple(Card(c) for c in hand)
+    play = sum(1 for who, _ in history if who is seat) + 1
+    if play > PLAYS:
+        return Verdict("none", frozenset(cards), cards)
+    rule = card.rule(play)
+    counts = [0] * 14
+    for c in cards:
+        counts[c.rank] += 1
+    if isinstance(rule, Promise):
+        named: set[int] = set()
+        mine = [c for who, c in history if who is seat]
+        for index, played in enumerate(mine, start=1):
+            earlier = card.rule(index)
+            if isinstance(earlier, Promise):
+                rank = earlier.promised_rank(played.rank)
+                if rank is not None:
+                    named.add(rank)
+        true = {c for c in cards if (rank := rule.promised_rank(c.rank)) is not None
+                and _after(counts, c, rank) >= rule.count}
+        news = any(rule.promised_rank(c.rank) not in named for c in true)
+        honest = set(true)
+        if not news:  # "nothing to promise" is true: fallback-class and no-rank cards
+            fallback_low = rule.fallback == "low"
+            honest |= {c for c in cards if rule.promised_rank(c.rank) is None
+                       or card.is_low(c.rank) == fallback_low}
+        return Verdict("promise", frozenset(honest), cards)
+    if isinstance(rule, Answer):
+        rank = answer_rank(card, history, seat, play)
+        if rank is None:  # partner's card named no rank: this play means nothing
+            return Verdict("none", frozenset(cards), cards)
+        honest = {c for c in cards
+                  if card.is_low(c.rank) == (_after(counts, c, rank) >= 1)}
+        return Verdict("answer", frozenset(honest), cards)
+    return Verdict("none", frozenset(cards), cards)
+
+
+@dataclass
+class Tally:
+    """One partnership's signals over some deals, per kind ("promise", "answer").
+
+    ``plays`` counts meaningful plays, ``false`` those whose card was false, and
+    ``avoidable`` the false ones made while an honest card was in hand.
+    """
+
+    plays: dict[str, int]
+    false: dict[str, int]
+    avoidable: dict[str, int]
+
+    @classmethod
+    def empty(cls) -> Tally:
+        zero = {"promise": 0, "answer": 0}
+        return cls(dict(zero), dict(zero), dict(zero))
+
+    def add(self, other: Tally) -> None:
+        for mine, theirs in ((self.plays, other.plays), (self.false, other.false),
+                             (self.avoidable, other.avoidable)):
+            for kind, count in theirs.items():
+                mine[kind] = mine.get(kind, 0) + count
+
+
+def audit(dealt: Mapping[Seat, Sequence[Card]], history: History,
+          conventions: Mapping[Team, ConventionCard]) -> dict[Team, Tally]:
+    """Every partnership's honest and false signals in one deal, from the dealt hands.
+
+    Partnerships without a card in ``conventions`` are left out.
+    """
+    hands = {seat: list(cards) for seat, cards in dealt.items()}
+    tallies = {team: Tally.empty() for team in conventions}
+    for time, (seat, played) in enumerate(history):
+        card = conventions.get(seat.team)
+        if card is not None:
+            found = verdict(card, hands[seat], history[:time], seat)
+            if found.meaningful:
+                tally = tallies[seat.team]
+                tally.plays[found.kind] += 1
+                if found.is_false(played):
+                    tally.false[found.kind] += 1
+                    if found.avoidable(played):
+                        tally.avoidable[found.kind] += 1
+        hands[seat].remove(played)
+    return tallies

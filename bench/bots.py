@@ -1,19 +1,23 @@
-"""Decision-time benchmark for a bot strategy (default: the expert).
+"""Decision-time benchmark for a bot strategy (default: the expert), per convention card.
 
 Plays seeded arena deals with the strategy on one side (greedy opponents by
-default) and times every ``choose`` call the strategy makes. Prints one JSON object
-with the median, mean, 95th percentile and worst time per card in milliseconds.
+default) under each card asked for, and times every ``choose`` call the strategy
+makes. Prints one JSON object per card with the median, mean, 95th percentile and
+worst time per decision in milliseconds, both wall-clock (``*_ms``) and the CPU time
+this process spent on the decision (``cpu_*_ms``).
 
-    python bench/bots.py [--strategy expert] [--against greedy] [--deals 100] [--seed 1]
+    python bench/bots.py [--strategy expert] [--cards advanced,beginner] [--against greedy]
+                         [--deals 100] [--seed 1]
 
-The strategy uses its default convention card (``advanced`` for the expert), as in
-``jackal arena``.
+Wall-clock times rise when other work shares the CPU (the load average is printed);
+the CPU times do not, so they are the bot's own cost when the machine is busy.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import sys
@@ -28,11 +32,13 @@ from jackal.game.rng import derive_seed
 from jackal.game.seats import SEATS, Team
 
 
-def time_decisions(strategy: str, against: str, deals: int, seed: int) -> list[float]:
-    """Seconds taken by each of ``strategy``'s decisions over ``deals`` deals (side NS)."""
-    cards = {Team.NS: resolve_card(default_conventions(strategy)),
-             Team.EW: resolve_card(default_conventions(against))}
+def time_decisions(strategy: str, card: str, against: str, deals: int,
+                   seed: int) -> tuple[list[float], list[float]]:
+    """Wall-clock and CPU seconds of each of ``strategy``'s decisions over ``deals``
+    deals (side NS)."""
+    cards = {Team.NS: resolve_card(card), Team.EW: resolve_card(default_conventions(against))}
     times: list[float] = []
+    cpu: list[float] = []
     for index in range(deals):
         deal = Deal.from_seed(arena_deal_seed(seed, index), SEATS[index % 4])
         players = {seat: make_strategy(strategy if seat.team is Team.NS else against,
@@ -41,36 +47,50 @@ def time_decisions(strategy: str, against: str, deals: int, seed: int) -> list[f
         while (seat := deal.turn) is not None:
             view = View(seat=seat, hand=deal.hand(seat), history=deal.history,
                         dealer=deal.dealer, conventions=cards, deal_number=index + 1)
-            started = time.perf_counter()
-            card = players[seat].choose(view)
+            started, started_cpu = time.perf_counter(), time.process_time()
+            card_played = players[seat].choose(view)
             if seat.team is Team.NS:
                 times.append(time.perf_counter() - started)
-            deal.play(card, seat)
-    return times
+                cpu.append(time.process_time() - started_cpu)
+            deal.play(card_played, seat)
+    return times, cpu
+
+
+def _figures(prefix: str, seconds: list[float]) -> dict[str, float]:
+    ms = sorted(t * 1000 for t in seconds)
+    return {
+        f"{prefix}median_ms": round(statistics.median(ms), 3),
+        f"{prefix}mean_ms": round(statistics.fmean(ms), 3),
+        f"{prefix}p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 3),
+        f"{prefix}worst_ms": round(ms[-1], 3),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--strategy", default="expert")
+    parser.add_argument("--cards", default="advanced,beginner",
+                        help="comma-separated convention cards (names or files)")
     parser.add_argument("--against", default="greedy")
     parser.add_argument("--deals", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    times = sorted(time_decisions(args.strategy, args.against, args.deals, args.seed))
-    ms = [t * 1000 for t in times]
-    print(json.dumps({
-        "strategy": args.strategy,
-        "against": args.against,
-        "deals": args.deals,
-        "seed": args.seed,
-        "decisions": len(ms),
-        "median_ms": round(statistics.median(ms), 3),
-        "mean_ms": round(statistics.fmean(ms), 3),
-        "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 3),
-        "worst_ms": round(ms[-1], 3),
-        "python": platform.python_version(),
-        "machine": platform.machine(),
-    }))
+    for card in args.cards.split(","):
+        times, cpu = time_decisions(args.strategy, card, args.against, args.deals, args.seed)
+        print(json.dumps({
+            "strategy": args.strategy,
+            "card": card,
+            "against": args.against,
+            "deals": args.deals,
+            "seed": args.seed,
+            "decisions": len(times),
+            **_figures("", times),
+            **_figures("cpu_", cpu),
+            "load_average_1min": round(os.getloadavg()[0], 2),
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "machine": platform.machine(),
+        }), flush=True)
     return 0
 
 

@@ -13,7 +13,7 @@ eight plays. Rules come from a small declarative vocabulary:
 - :class:`NoMeaning` -- a plain discard.
 
 A card may also declare, per kind of rule, its partnership's :class:`Tolerance` for
-false signals: how often (at most a share ``rate`` of that kind's meaningful plays) and
+false signals: how often (at most one in ``one_in`` of that kind's meaningful plays) and
 when (in words) a player may knowingly play a card whose statement is false although
 an honest card was in hand. The default is none: a player then breaks a rule only when
 no honest card exists. The rules require every agreement to be disclosed, and this is
@@ -54,7 +54,7 @@ __all__ = [
     "MAX_NAME",
     "MAX_NOTES",
     "MAX_OFFSET",
-    "MAX_RATE",
+    "MAX_ONE_IN",
     "MAX_WHEN",
     "PLAYS",
     "Answer",
@@ -82,9 +82,10 @@ MAX_OFFSET = 12
 MAX_NAME = 32
 MAX_DESCRIPTION = 200
 MAX_NOTES = 4000
-#: A declared tolerance for false signals may not exceed one play in two: beyond that
-#: a statement would be false more often than true and mean nothing.
-MAX_RATE = 0.5
+#: A declared tolerance for false signals is "at most one play in N", N in 2..MAX_ONE_IN
+#: (0 for none): beyond one in two a statement would be false more often than true. An
+#: integer, as every number of a card is (the protocol's numbers are integers).
+MAX_ONE_IN = 1000
 MAX_WHEN = 200
 
 
@@ -134,20 +135,25 @@ Rule = Promise | Answer | NoMeaning
 class Tolerance(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """How often, and when, a player may knowingly break one kind of rule.
 
-    ``rate`` bounds the share of that kind's meaningful plays on which the player plays
-    a false card while an honest one was in hand (0 = never); ``when`` says in words
-    in which situations it happens ("the honest card costs too much").
+    The player plays a false card while an honest one was in hand on at most one in
+    ``one_in`` of that kind's meaningful plays (0 = never); ``when`` says in words in
+    which situations it happens ("the honest card costs too much").
     """
 
-    rate: float = 0.0
+    one_in: int = 0
     when: str = ""
+
+    @property
+    def rate(self) -> float:
+        """The largest share of plays that may deviate (0.0 for none)."""
+        return 1.0 / self.one_in if self.one_in else 0.0
 
     def words(self) -> str:
         """"may deviate when ... (about 1 in 20)", or "" for no tolerance."""
-        if self.rate <= 0:
+        if not self.one_in:
             return ""
         when = f" when {self.when}" if self.when else ""
-        return f"may deviate{when} (about 1 in {max(2, round(1 / self.rate))})"
+        return f"may deviate{when} (about 1 in {self.one_in})"
 
 
 class Tolerances(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -217,9 +223,10 @@ def validate_card(card: ConventionCard) -> ConventionCard:
     _check_text("notes", card.notes, MAX_NOTES, one_line=False)
     for kind in ("promise", "answer"):
         allowed: Tolerance = getattr(card.tolerance, kind)
-        if not 0 <= allowed.rate <= MAX_RATE:  # also refuses NaN
-            raise CardError(f"tolerance.{kind}.rate",
-                            f"must be 0..{MAX_RATE} (a share of plays; got {allowed.rate})")
+        if allowed.one_in != 0 and not 2 <= allowed.one_in <= MAX_ONE_IN:
+            raise CardError(f"tolerance.{kind}.one_in",
+                            f"must be 0 (never) or 2..{MAX_ONE_IN} (at most one play in that "
+                            f"many; got {allowed.one_in})")
         _check_text(f"tolerance.{kind}.when", allowed.when, MAX_WHEN, one_line=True)
     if not 1 <= card.low_max <= 12:
         raise CardError("low_max", f"must be 1..12 (the highest low rank; got {card.low_max})")
@@ -364,7 +371,7 @@ def card_to_toml(card: ConventionCard) -> str:
     if tables:
         lines.append("")
         lines.append("[tolerance]  # how often and when a false signal may be given on purpose")
-        lines += [f"{kind} = {{ rate = {allowed.rate!r}, when = {_toml_string(allowed.when)} }}"
+        lines += [f"{kind} = {{ one_in = {allowed.one_in}, when = {_toml_string(allowed.when)} }}"
                   for kind, allowed in tables]
     return "\n".join(lines) + "\n"
 

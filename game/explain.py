@@ -231,8 +231,8 @@ class Meaning:
     ``data["kind"]`` is "promise" (with rank, count, may_be_fallback), "answer" (with
     to_play, partner_card, rank, holds, partner_may_be_fallback) or "none" (with reason);
     every kind also carries rule, play, card and low. Promises and answers also carry
-    ``may_deviate``: the card's declared tolerance for false signals of that kind (a
-    share of plays, 0 for none).
+    ``deviates_one_in``: the card's declared tolerance for false signals of that kind
+    (at most one play in that many; 0 for none).
     """
 
     seat: Seat
@@ -283,7 +283,7 @@ def explain_play(card: ConventionCard, history: History, seat: Seat, index: int)
                 text += f"; {unneeded}"
         else:
             data.update(kind="promise", rank=target, count=rule.count,
-                        may_deviate=card.tolerance.promise.rate)
+                        deviates_one_in=card.tolerance.promise.one_in)
             text = f"{head}: promises {_amount(rule.count, target)}"
             if fallback:
                 text += f", or {_nothing_word(rule.count)} ({unneeded})"
@@ -306,7 +306,8 @@ def explain_play(card: ConventionCard, history: History, seat: Seat, index: int)
             reason = f"it answers {about}, which promised nothing"
             data.update(kind="none", reason=reason)
             return Meaning(seat, index, played, f"{head}: no meaning ({reason})", data)
-        data.update(kind="answer", rank=target, holds=low, may_deviate=card.tolerance.answer.rate)
+        data.update(kind="answer", rank=target, holds=low,
+                    deviates_one_in=card.tolerance.answer.one_in)
         what = "holds a card" if low else "holds no card"
         text = (f"{head} ({'low' if low else 'high'}): {what} of partner's promised rank, "
                 f"{rank_word(target)} (answering {about}")
@@ -372,8 +373,9 @@ def describe_tolerance(card: ConventionCard) -> list[str]:
         if not any(isinstance(rule, rule_type) for rule in card.plays):
             continue
         allowed: Tolerance = getattr(card.tolerance, kind)
-        if allowed.rate > 0:
-            lines.append(f"- {word}: {allowed.words()}; at most {allowed.rate:.3g} of them.")
+        if allowed.one_in:
+            lines.append(f"- {word}: {allowed.words()}; never more than 1 in "
+                         f"{allowed.one_in} of them.")
         else:
             lines.append(f"- {word}: kept honest; a false one only when no honest card is "
                          f"in hand.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 from jackal.game.conventions import (
-    MAX_RATE,
+    MAX_ONE_IN,
     Answer,
     ConventionCard,
     NoMeaning,
@@ -16,7 +16,7 @@ from jackal.game.conventions import (
 one_line = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=60)
 promises = st.builds(Promise, offset=st.integers(-12, 12), count=st.integers(1, 4),
                      fallback=st.sampled_from(["high", "low"]))
-tolerances = st.builds(Tolerance, rate=st.one_of(st.just(0.0), st.floats(0.0, MAX_RATE)),
+tolerances = st.builds(Tolerance, one_in=st.one_of(st.just(0), st.integers(2, MAX_ONE_IN)),
                        when=one_line)
 
 

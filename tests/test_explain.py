@@ -91,7 +91,7 @@ def test_first_card_high_promises_pair_below_or_no_pair() -> None:
     assert text(N, 1) == "1st card 8H: promises a pair of 7s, or no pair (an unneeded high card)"
     assert data(N, 1) == {"kind": "promise", "rule": "promise", "play": 1, "card": "8H",
                           "low": False, "rank": 7, "count": 2, "may_be_fallback": True,
-                          "may_deviate": 0.0}
+                          "deviates_one_in": 0}
 
 
 def test_first_card_low_is_a_firm_promise() -> None:
@@ -136,7 +136,7 @@ def test_fourth_card_low_answers_a_possible_no_pair_high_card() -> None:
     assert data(S, 4) == {"kind": "answer", "rule": "answer", "play": 4, "card": "3C",
                           "low": True, "to_play": 1, "partner_card": "8H", "rank": 7,
                           "holds": True, "partner_may_be_fallback": True,
-                          "may_deviate": 0.0}
+                          "deviates_one_in": 0}
 
 
 def test_fourth_card_answers_firm_promises() -> None:

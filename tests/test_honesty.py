@@ -41,7 +41,7 @@ def plays(*made: tuple[Seat, str | Card]) -> list[tuple[Seat, Card]]:
             for seat, card in made]
 
 
-def with_tolerance(card: ConventionCard, promise: float = 0.0, answer: float = 0.0,
+def with_tolerance(card: ConventionCard, promise: int = 0, answer: int = 0,
                    when: str = "the honest card costs too much") -> ConventionCard:
     return ConventionCard(name=card.name, plays=card.plays, description=card.description,
                           notes=card.notes, low_max=card.low_max,
@@ -115,42 +115,45 @@ def test_free_discards_are_always_honest() -> None:
 
 
 def test_tolerance_round_trips_and_is_validated() -> None:
-    card = with_tolerance(builtin_card("advanced"), promise=0.05, answer=0.0)
+    card = with_tolerance(builtin_card("advanced"), promise=20, answer=0)
     assert card_from_toml(card_to_toml(card)) == card
     assert card_from_json(card_to_json(card)) == card
     assert "[tolerance]" in card_to_toml(card)
     assert "[tolerance]" not in card_to_toml(BEGINNER)  # none declared: nothing written
     with pytest.raises(CardError) as bad:
-        with_tolerance(BEGINNER, promise=0.7)
-    assert bad.value.field == "tolerance.promise.rate"
+        with_tolerance(BEGINNER, promise=1)  # every play: the statement would mean nothing
+    assert bad.value.field == "tolerance.promise.one_in"
     with pytest.raises(CardError) as bad:
-        with_tolerance(BEGINNER, answer=float("nan"))
-    assert bad.value.field == "tolerance.answer.rate"
+        with_tolerance(BEGINNER, answer=-3)
+    assert bad.value.field == "tolerance.answer.one_in"
     with pytest.raises(CardError) as bad:
-        with_tolerance(BEGINNER, promise=0.1, when="two\nlines")
+        card_from_json(card_to_json(BEGINNER)[:-1] + ', "tolerance": {"promise": {"one_in": 0.5}}}')
+    assert bad.value.field.startswith("tolerance.promise.one_in")
+    with pytest.raises(CardError) as bad:
+        with_tolerance(BEGINNER, promise=10, when="two\nlines")
     assert bad.value.field == "tolerance.promise.when"
-    text = card_to_toml(BEGINNER) + '\n[tolerance]\npromise = { rate = 0.1, often = 1 }\n'
+    text = card_to_toml(BEGINNER) + '\n[tolerance]\npromise = { one_in = 10, often = 1 }\n'
     with pytest.raises(CardError, match=r"tolerance\.promise\.often"):
         card_from_toml(text)
 
 
 def test_explanations_and_the_card_in_words_state_the_tolerance() -> None:
-    card = with_tolerance(BEGINNER, promise=0.05)
+    card = with_tolerance(BEGINNER, promise=20)
     made = plays((N, "8H"), (E, "2S"), (S, "3C"), (W, "4S"))
     meaning = explain_play(card, made, N, 1)
     assert meaning.text == ("1st card 8H: promises a pair of 7s, or no pair (an unneeded "
                             "high card); may deviate when the honest card costs too much "
                             "(about 1 in 20)")
-    assert meaning.data["may_deviate"] == 0.05
+    assert meaning.data["deviates_one_in"] == 20
     # Answers declare no tolerance here: their explanation says nothing more.
     made += plays((N, "9C"), (E, "5S"), (S, "6S"), (W, "7S"),
                   (N, "TC"), (E, "8S"), (S, "9S"), (W, "TS"),
                   (N, "JC"), (E, "JS"), (S, "2C"), (W, "QS"))
     answer = explain_play(card, made, S, 4)
-    assert "deviate" not in answer.text and answer.data["may_deviate"] == 0.0
+    assert "deviate" not in answer.text and answer.data["deviates_one_in"] == 0
     words = " ".join(describe_card(card).split())  # unwrapped
     assert "- Promises: may deviate when the honest card costs too much (about 1 in 20); " \
-           "at most 0.05 of them." in words
+           "never more than 1 in 20 of them." in words
     assert "- Answers: kept honest; a false one only when no honest card is in hand." in words
 
 
@@ -163,7 +166,7 @@ def test_conventions_show_prints_the_tolerance() -> None:
     for kind, word in (("promise", "Promises"), ("answer", "Answers")):
         allowed = getattr(card.tolerance, kind)
         line = next(line for line in done.stdout.splitlines() if line.startswith(f"- {word}"))
-        assert (allowed.words() in line) if allowed.rate else ("kept honest" in line)
+        assert (allowed.words() in line) if allowed.one_in else ("kept honest" in line)
 
 
 # ----------------------------------------------------------------------------- the bots

@@ -42,7 +42,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from server_load import HOST, ServerProcess, _raise_fd_limit
+from server_load import HOST, ServerProcess, _raise_fd_limit, fresh_records_dir
 
 FRESH_HOST = "127.0.0.2"
 NON_READERS = 100
@@ -55,7 +55,7 @@ LIST = b'{"type":"list_tables"}\n'
 
 def jackal_serve(extra: Sequence[str]) -> ServerProcess:
     return ServerProcess([sys.executable, "-m", "jackal.cli.main", "serve", "--host", HOST,
-                          "--port", "0", "--quiet", *extra])
+                          "--port", "0", "--records", fresh_records_dir(), "--quiet", *extra])
 
 
 def serve_options() -> str:

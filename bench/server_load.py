@@ -49,6 +49,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -884,12 +885,25 @@ def _raise_fd_limit() -> None:
 SERVER_DEFAULTS = ("--rate", "1000000", "--quiet")
 
 
+#: Every server of a run keeps its match records (as ``jackal serve`` does by default) in
+#: a folder of its own under this one, removed when the benchmark exits: never in the
+#: user's records folder, where the next server started would restore them all.
+_RECORDS_ROOT: tempfile.TemporaryDirectory[str] | None = None
+
+
+def fresh_records_dir() -> str:
+    global _RECORDS_ROOT
+    if _RECORDS_ROOT is None:
+        _RECORDS_ROOT = tempfile.TemporaryDirectory(prefix="jackal-bench-")
+    return tempfile.mkdtemp(dir=_RECORDS_ROOT.name)
+
+
 def jackal_argv(extra: Sequence[str], profile: str | None) -> list[str]:
     head = [sys.executable]
     if profile:
         head += ["-m", "cProfile", "-o", profile]
     return [*head, "-m", "jackal.cli.main", "serve", "--host", HOST, "--port", "0",
-            *SERVER_DEFAULTS, *extra]
+            "--records", fresh_records_dir(), *SERVER_DEFAULTS, *extra]
 
 
 def baseline_argv() -> list[str]:

@@ -2,10 +2,11 @@
 
 It does the least a four-player table server must do on the network, and nothing else:
 connections come in groups of four, and every line one member sends is relayed to all
-four members. No JSON, no game, no hidden information, no records. It is built the way
-the Jackal server is built (one task per connection reading, one writer task per
-connection draining a bounded queue), so the ratio of the two throughputs is the price
-of everything Jackal adds on top of moving lines around.
+four members. No JSON, no game, no hidden information, no records. It moves bytes the
+way the Jackal server does, with the very same code: one task per connection reading,
+and each connection's outgoing bytes bounded and written by the server's one flusher
+(``jackal.server.outgoing``). So the ratio of the two throughputs is the price of
+everything Jackal adds on top of moving lines around, not of a different transport.
 
 Wire (plain text, one line each):
 - a client's first line is ``join GROUP`` (any token); when the group's fourth member
@@ -24,38 +25,27 @@ import signal
 import sys
 
 import trio
+from jackal.server.outgoing import Flusher, Outgoing
 
 GROUP_SIZE = 4
 MAX_LINE = 65536
-QUEUE_SIZE = 256
+SEND_BUFFER = 256 * 1024
 
 
 class Member:
-    """One connection: its stream and its bounded outgoing queue."""
+    """One connection: its stream and its outgoing bytes (bounded, written by the flusher)."""
 
-    def __init__(self, stream: trio.SocketStream) -> None:
+    def __init__(self, stream: trio.SocketStream, flusher: Flusher) -> None:
         self.stream = stream
-        self.send_q, self.recv_q = trio.open_memory_channel[bytes](QUEUE_SIZE)
+        self.gone = False
+        self.out = Outgoing(stream, SEND_BUFFER, flusher, self._lost)
+
+    def _lost(self) -> None:
+        self.gone = True
 
     def push(self, data: bytes) -> bool:
         """Queue ``data`` without waiting; False when this member stopped reading."""
-        try:
-            self.send_q.send_nowait(data)
-        except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
-            return False
-        return True
-
-    async def writer(self) -> None:
-        """Drain the queue into the socket, batching whatever is already waiting."""
-        async with self.recv_q:
-            async for data in self.recv_q:
-                chunks = [data]
-                while True:
-                    try:
-                        chunks.append(self.recv_q.receive_nowait())
-                    except (trio.WouldBlock, trio.EndOfChannel):
-                        break
-                await self.stream.send_all(b"".join(chunks))
+        return not self.gone and self.out.push(data)
 
 
 class Groups:
@@ -80,15 +70,15 @@ class Groups:
                 del self.groups[name]
 
 
-async def handle(stream: trio.SocketStream, groups: Groups) -> None:
+async def handle(stream: trio.SocketStream, groups: Groups, flusher: Flusher) -> None:
     """Serve one connection until it closes."""
-    member = Member(stream)
+    member = Member(stream, flusher)
     group: list[Member] | None = None
     name = b""
     buffer = b""
     try:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(member.writer)
+            nursery.start_soon(member.out.drain)
             while True:
                 data = await stream.receive_some(65536)
                 if not data:
@@ -111,7 +101,7 @@ async def handle(stream: trio.SocketStream, groups: Groups) -> None:
     finally:
         if group is not None:
             groups.leave(name, member)
-        member.send_q.close()
+        member.out.detach()
         await stream.aclose()
 
 
@@ -119,14 +109,17 @@ async def serve(host: str, port: int, *,
                 task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
     """Listen on ``host:port``; report the bound port through ``task_status``."""
     groups = Groups()
+    flusher = Flusher()
     listeners = await trio.open_tcp_listeners(port, host=host, backlog=4096)
     bound = listeners[0].socket.getsockname()[1]
-    task_status.started(bound)
 
     async def handler(stream: trio.SocketStream) -> None:
-        await handle(stream, groups)
+        await handle(stream, groups, flusher)
 
-    await trio.serve_listeners(handler, listeners)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(flusher.run)
+        task_status.started(bound)
+        await trio.serve_listeners(handler, listeners)
 
 
 async def _main(host: str, port: int) -> None:

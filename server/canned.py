@@ -1,0 +1,48 @@
+"""Replies that never change, encoded once for the whole server.
+
+The ``help`` reply is the same list for everyone (about 2 KiB); only the ``id`` it echoes
+differs. So it is encoded once, and each answer is two pieces: the shared body, one
+``bytes`` object that every connection's outgoing queue refers to (no copy), and a few
+bytes of tail carrying the id. A client asking for ``help`` a thousand times costs the
+server a thousand small tails, not a thousand copies of the list.
+
+The splice relies on the encoder writing ``id`` last: that is checked when the reply is
+built, and if it ever stops being true the reply is simply encoded per request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+
+from ..protocol.codec import encode
+from ..protocol.help import help_reply
+from ..protocol.messages import MessageId, ServerMessage
+
+__all__ = ["HELP", "CannedReply"]
+
+_encode_value = msgspec.json.Encoder().encode
+
+
+class CannedReply:
+    """A reply encoded once; :meth:`parts` gives the pieces for one request's ``id``."""
+
+    def __init__(self, build: Callable[[MessageId | None], ServerMessage]) -> None:
+        self._build = build
+        self._plain = encode(build(None))
+        self._open = self._plain[:-2]  # without the closing "}\n"
+        self._spliceable = (self._plain.endswith(b"}\n")
+                            and encode(build(0)) == self._open + b',"id":0}\n')
+
+    def parts(self, msg_id: MessageId | None) -> tuple[bytes, ...]:
+        """The reply to a request with ``msg_id``, as pieces to send one after another."""
+        if msg_id is None:
+            return (self._plain,)
+        if not self._spliceable:
+            return (encode(self._build(msg_id)),)
+        return (self._open, b',"id":' + _encode_value(msg_id) + b"}\n")
+
+
+#: The answer to ``{"type":"help"}``.
+HELP = CannedReply(help_reply)

@@ -3,11 +3,11 @@
 Each figure is measured against a ``jackal serve --port 0`` subprocess (its memory and CPU
 read from /proc), with the server's default limits unless ``--server-arg`` says otherwise:
 
-1. ``help_spam``: 100 connections that never say hello and never read send ``help``
-   requests under the rate limit (bursts of 100, a little over half a second apart) for
-   ``--seconds``. Reported: the server's resident memory before, at the end and its peak,
-   the kernel's TCP buffer memory (``/proc/net/sockstat``), and how many of the
-   connections the server hung up on.
+1. ``help_spam``: 100 connections (from four addresses) that never say hello and never
+   read send ``help`` requests under the rate limit (bursts of 100, a little over half a
+   second apart) for ``--seconds``. Reported: the server's resident memory before, at
+   the end and its peak, the kernel's TCP buffer memory (``/proc/net/sockstat``), and
+   how many of the connections the server hung up on.
 2. ``lobby_spam``: the same with 100 hello'd connections sending ``list_tables`` while the
    lobby is full (``--lobby-tables`` tables, 1,000 by default as the server allows).
 3. ``newline_flood``: a legitimate client pings every 20 ms; its ping round trip
@@ -35,14 +35,13 @@ import json
 import math
 import multiprocessing as mp
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from server_load import HOST, ServerProcess, _raise_fd_limit, fresh_records_dir
+from server_load import HOST, ServerProcess, _raise_fd_limit, fresh_records_dir, serve_help
 
 FRESH_HOST = "127.0.0.2"
 NON_READERS = 100
@@ -56,12 +55,6 @@ LIST = b'{"type":"list_tables"}\n'
 def jackal_serve(extra: Sequence[str]) -> ServerProcess:
     return ServerProcess([sys.executable, "-m", "jackal.cli.main", "serve", "--host", HOST,
                           "--port", "0", "--records", fresh_records_dir(), "--quiet", *extra])
-
-
-def serve_options() -> str:
-    """``jackal serve --help``: which limits this server version has."""
-    return subprocess.run([sys.executable, "-m", "jackal.cli.main", "serve", "--help"],
-                          capture_output=True, text=True, check=False).stdout
 
 
 def tcp_memory_kib() -> int:
@@ -198,8 +191,15 @@ def spam_without_reading(server: ServerProcess, socks: list[socket.socket], requ
     }
 
 
+def spread(number: int) -> str:
+    """A source address for the ``number``-th of many connections: four addresses, so
+    the server's per-address limit does not refuse them (a real attacker has several)."""
+    return f"127.0.1.{number % 4 + 1}"
+
+
 def help_spam(port: int, server: ServerProcess, seconds: float) -> dict[str, Any]:
-    with closing_all([connect(port, rcvbuf=4096) for _ in range(NON_READERS)]) as socks:
+    with closing_all([connect(port, source=spread(n), rcvbuf=4096)
+                      for n in range(NON_READERS)]) as socks:
         report = spam_without_reading(server, socks, HELP, seconds)
     report["answers_again_after_s"] = answers_again_after(port)
     return report
@@ -240,7 +240,8 @@ def fill_lobby(port: int, tables: int) -> int:
 def lobby_spam(port: int, server: ServerProcess, seconds: float, tables: int
                ) -> dict[str, Any]:
     created = fill_lobby(port, tables)
-    with closing_all([connect(port, rcvbuf=4096) for _ in range(NON_READERS)]) as socks:
+    with closing_all([connect(port, source=spread(n), rcvbuf=4096)
+                      for n in range(NON_READERS)]) as socks:
         for number, sock in enumerate(socks):
             sock.sendall(b'{"type":"hello","name":"lurker%d"}\n' % number)
         report = spam_without_reading(server, socks, LIST, seconds)
@@ -451,7 +452,7 @@ def progress(figures: dict[str, Any]) -> dict[str, Any]:
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
-    options = serve_options()
+    options = serve_help()
     extra = list(args.server_arg)
     # Filling the lobby from one address needs more tables per connection than a
     # player would: lift that limit (when this server version has one), not the others.

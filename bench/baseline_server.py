@@ -3,9 +3,9 @@
 It does the least a four-player table server must do on the network, and nothing else:
 connections come in groups of four, and every line one member sends is relayed to all
 four members. No JSON, no game, no hidden information, no records. It moves bytes the
-way the Jackal server does, with the very same code: one task per connection reading,
-and each connection's outgoing bytes bounded and written by the server's one flusher
-(``jackal.server.outgoing``). So the ratio of the two throughputs is the price of
+way the Jackal server does, with the very same code (``jackal.server.transport``): one
+task per connection reading its socket directly, and each connection's outgoing bytes
+bounded and written by the server's one flusher. So the ratio of the two throughputs is the price of
 everything Jackal adds on top of moving lines around, not of a different transport.
 
 Wire (plain text, one line each):
@@ -25,7 +25,7 @@ import signal
 import sys
 
 import trio
-from jackal.server.outgoing import Flusher, Outgoing
+from jackal.server.transport import Flusher, Outgoing, read_some
 
 GROUP_SIZE = 4
 MAX_LINE = 65536
@@ -38,9 +38,10 @@ class Member:
     def __init__(self, stream: trio.SocketStream, flusher: Flusher) -> None:
         self.stream = stream
         self.gone = False
-        self.out = Outgoing(stream, SEND_BUFFER, flusher, self._lost)
+        self.out = Outgoing(stream, SEND_BUFFER, flusher, self)
 
-    def _lost(self) -> None:
+    def lost(self) -> None:
+        """A write failed: the peer is gone."""
         self.gone = True
 
     def push(self, data: bytes) -> bool:
@@ -77,25 +78,22 @@ async def handle(stream: trio.SocketStream, groups: Groups, flusher: Flusher) ->
     name = b""
     buffer = b""
     try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(member.out.drain)
-            while True:
-                data = await stream.receive_some(65536)
-                if not data:
-                    break
-                buffer += data
-                if len(buffer) > MAX_LINE and b"\n" not in buffer:
-                    break
-                *lines, buffer = buffer.split(b"\n")
-                for line in lines:
-                    if group is None:
-                        name = line.partition(b" ")[2].strip()
-                        group = groups.join(name, member)
-                        continue
-                    out = line + b"\n"
-                    for other in group:
-                        other.push(out)
-            nursery.cancel_scope.cancel()
+        while True:
+            data = await read_some(stream, 65536)
+            if not data:
+                break
+            buffer += data
+            if len(buffer) > MAX_LINE and b"\n" not in buffer:
+                break
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                if group is None:
+                    name = line.partition(b" ")[2].strip()
+                    group = groups.join(name, member)
+                    continue
+                out = line + b"\n"
+                for other in group:
+                    other.push(out)
     except (trio.BrokenResourceError, trio.ClosedResourceError):
         pass
     finally:

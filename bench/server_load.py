@@ -865,7 +865,17 @@ def measure_paced(args: argparse.Namespace) -> dict[str, Any]:
 def server_capacity_args(tables: int) -> list[str]:
     """``jackal serve`` options that let one load generator hold ``tables`` tables."""
     connections = tables * 4
-    return ["--max-connections", str(connections + 100), "--max-tables", str(tables + 10)]
+    capacity = ["--max-connections", str(connections + 100), "--max-tables", str(tables + 10)]
+    # Every client comes from 127.0.0.1: lift the per-address limit where the server has one.
+    if "--max-per-address" in serve_help():
+        capacity += ["--max-per-address", str(connections + 100)]
+    return capacity
+
+
+def serve_help() -> str:
+    """``jackal serve --help`` (which options this version of the server has)."""
+    return subprocess.run([sys.executable, "-m", "jackal.cli.main", "serve", "--help"],
+                          capture_output=True, text=True, check=False).stdout
 
 
 def _raise_fd_limit() -> None:

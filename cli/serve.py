@@ -63,11 +63,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-connections", type=int, default=defaults.max_connections,
                         help=f"refuse connections beyond this (default "
                              f"{defaults.max_connections})")
+    parser.add_argument("--max-per-address", type=int, default=defaults.max_per_address,
+                        help=f"refuse connections beyond this many from one address "
+                             f"(default {defaults.max_per_address})")
     parser.add_argument("--max-tables", type=int, default=defaults.max_tables,
                         help=f"most tables at once (default {defaults.max_tables})")
+    parser.add_argument("--max-tables-per-connection", type=int,
+                        default=defaults.max_tables_per_connection,
+                        help=f"most open tables one connection may have created "
+                             f"(default {defaults.max_tables_per_connection})")
+    parser.add_argument("--unattended-seconds", type=float,
+                        default=defaults.unattended_seconds,
+                        help=f"stop a table where no person plays and nobody watches after "
+                             f"this long (default {defaults.unattended_seconds:g})")
     parser.add_argument("--rate", type=float, default=defaults.rate_per_second,
                         help=f"messages per second allowed per connection, with bursts "
-                             f"of one second's worth (default {defaults.rate_per_second:g})")
+                             f"of one second's worth (default {defaults.rate_per_second:g}); "
+                             f"a higher rate also lets a connection have more replies unsent")
     parser.add_argument("--max-line", type=int, default=defaults.max_line,
                         help=f"longest accepted line in bytes (default {defaults.max_line})")
     parser.add_argument("--takeover-strategy", default=defaults.takeover_strategy,
@@ -102,17 +114,25 @@ def _home_relative(path: Path) -> str:
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
     """The server settings the command line asks for."""
+    defaults = ServerConfig()
+    burst = max(args.rate, 10.0)
     return ServerConfig(
         host=args.host, port=args.port, records_dir=_records(args), password=args.password,
         max_line=args.max_line, hold_seconds=args.hold_seconds,
         between_deals_seconds=args.between_deals, ping_interval=args.ping_interval,
         ping_timeout=args.ping_timeout, hello_timeout=args.hello_timeout,
-        max_connections=args.max_connections, max_tables=args.max_tables,
-        rate_per_second=args.rate,
-        rate_burst=max(args.rate, 10.0), takeover_strategy=args.takeover_strategy,
+        max_connections=args.max_connections, max_per_address=args.max_per_address,
+        max_tables=args.max_tables, max_tables_per_connection=args.max_tables_per_connection,
+        unattended_seconds=args.unattended_seconds,
+        rate_per_second=args.rate, rate_burst=burst,
+        # A burst's replies must fit unsent (a KiB per token at most, see the session).
+        send_buffer=max(defaults.send_buffer, int(burst) * 1024 + 64 * 1024),
+        takeover_strategy=args.takeover_strategy,
         bot_pause_seconds=max(0.0, args.bot_pause),
         turn_seconds=args.turn_seconds if args.turn_seconds and args.turn_seconds > 0
         else None,
+        # A process of its own: tune the collector for thousands of connections.
+        tune_gc=True,
     )
 
 

@@ -116,6 +116,8 @@ class TableMirror:
     played_under: dict[Team, ConventionCard] = field(default_factory=dict)
     last_deal: DealEnded | None = None
     winner: Team | None = None
+    #: The table's creator chose its seed (and so may know every hand).
+    seeded: bool = False
 
     # ------------------------------------------------------------------ reading
 
@@ -268,6 +270,7 @@ class TableMirror:
         self.table = state.table
         self.name = state.name
         self.status = state.status
+        self.seeded = state.seeded
         self.seats = {
             info.seat: SeatView(name=info.name, kind=info.kind, connected=info.connected,
                                 ready=info.ready, bot=info.substitute)

@@ -158,6 +158,8 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
         deal = f"deal {mirror.deal}" if mirror.deal else "before the first deal"
         dealer = f"  dealer {mirror.dealer}" if mirror.dealer else ""
         left += f"  |  {deal}{dealer}  |  target {mirror.target}"
+        if mirror.seeded:
+            left += "  |  SEEDED: its creator can know every hand"
     elif server:
         left += f"  {server}"
     status = {"connected": "connected", "connecting": "connecting...",
@@ -169,7 +171,10 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     out: StyleAndTextTuples = [("class:header", left.ljust(width)),
                                (status_style, f" {status} "), ("", "\n")]
     if state.mode is Mode.LOBBY:
-        out.append(("", f" {len(state.lobby.tables)} table(s) on the server\n"))
+        shown = len(state.lobby.tables)
+        total = state.lobby.tables_total
+        more = f" (the first {shown} shown)" if total > shown else ""
+        out.append(("", f" {max(total, shown)} table(s) on the server{more}\n"))
         return out
     mine = _team_of_you(state)
     out.append(("", " Score "))
@@ -498,6 +503,8 @@ def render_lobby(state: TuiState) -> StyleAndTextTuples:
                 f"{info.status[:13]:<13} {seats}")
         if info.spectators:
             line += f"  ({info.spectators} watching)"
+        if info.seeded:
+            line += "  SEEDED"
         out.append(("class:cursor" if i == state.lobby.cursor else "", line))
         out.append(("", "\n"))
     return out

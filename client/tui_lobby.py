@@ -72,10 +72,14 @@ class LobbyState:
     #: A table we just created: selected as soon as the list shows it ("Enter joins it").
     select_when_listed: str | None = None
 
-    def set_tables(self, tables: Sequence[m.TableInfo]) -> None:
+    #: Tables on the server (the list holds the first page of them).
+    tables_total: int = 0
+
+    def set_tables(self, tables: Sequence[m.TableInfo], total: int | None = None) -> None:
         """A fresh table list from the server; the selection stays on the list (or moves
         to the table we just created)."""
         self.tables = list(tables)
+        self.tables_total = max(total or 0, len(self.tables))
         self.cursor = min(self.cursor, max(len(self.tables) - 1, 0))
         ids = [info.table for info in self.tables]
         if self.select_when_listed in ids:

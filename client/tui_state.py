@@ -321,8 +321,8 @@ class TuiState:
             case m.AnswerMessage(seat=seat, text=text):
                 self.add_log(f"{self.seat_label(seat)} answers: {text}", "answer")
                 self.say(f"{seat} answered: {text}")
-            case m.Tables(tables=tables):
-                self.lobby.set_tables(tables)
+            case m.Tables(tables=tables, total=total):
+                self.lobby.set_tables(tables, total)
             case m.TableCreated(table=table, name=name):
                 self.lobby.select_when_listed = table
                 self.add_log(f"Created table {name} ({table}).", "good")

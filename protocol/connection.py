@@ -84,6 +84,9 @@ class _Connection:
     def __init__(self, role: Role, max_line: int) -> None:
         self._machine = StateMachine(role)
         self._queue = _LineQueue(max_line)
+        #: Bytes of the line the last ``next_message`` read (a server charges big lines
+        #: more of the sender's rate limit).
+        self.last_line_size = 0
 
     @property
     def state(self) -> ConnState:
@@ -99,6 +102,12 @@ class _Connection:
         """Bytes buffered for an unfinished line."""
         return self._queue.buffer.pending
 
+    def take_blank_lines(self) -> int:
+        """Blank lines received (and skipped) since the last call."""
+        buffer = self._queue.buffer
+        count, buffer.blank_lines = buffer.blank_lines, 0
+        return count
+
     def receive_data(self, data: bytes | bytearray) -> None:
         """Feed bytes from the socket; ``b""`` means the peer closed its side. Never raises.
 
@@ -111,10 +120,12 @@ class _Connection:
         if self.state in (ConnState.MUST_CLOSE, ConnState.CLOSED):
             return None
         try:
-            return self._queue.pop()
+            line = self._queue.pop()
         except RemoteProtocolError:
             self._machine.move(Move.BROKEN_FRAMING)
             raise
+        self.last_line_size = len(line) if line is not None else 0
+        return line
 
     def close(self) -> None:
         """We are closing (idempotent): nothing more is read or sent."""

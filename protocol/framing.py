@@ -24,12 +24,14 @@ DEFAULT_MAX_LINE = 65536
 class LineBuffer:
     """Split a byte stream into lines ending in ``\\n`` (``\\r\\n`` accepted).
 
-    Blank (whitespace-only) lines are skipped. A line longer than ``max_line`` bytes (not
-    counting its terminator) raises a fatal ``line_too_long`` :class:`RemoteProtocolError`; the
-    buffer is then dead (the stream has lost its framing) and every later feed raises again.
+    Blank (whitespace-only) lines are skipped, and counted in :attr:`blank_lines` (a
+    server charges them to the sender's rate limit: no input is free). A line longer than
+    ``max_line`` bytes (not counting its terminator) raises a fatal ``line_too_long``
+    :class:`RemoteProtocolError`; the buffer is then dead (the stream has lost its framing)
+    and every later feed raises again.
     """
 
-    __slots__ = ("_buf", "_failed", "max_line")
+    __slots__ = ("_buf", "_failed", "blank_lines", "max_line")
 
     def __init__(self, max_line: int = DEFAULT_MAX_LINE) -> None:
         if max_line < 1:
@@ -37,6 +39,8 @@ class LineBuffer:
         self.max_line = max_line
         self._buf = bytearray()
         self._failed: RemoteProtocolError | None = None
+        #: Blank lines skipped so far (the caller may reset it).
+        self.blank_lines = 0
 
     @property
     def pending(self) -> int:
@@ -82,6 +86,8 @@ class LineBuffer:
             line = bytes(buf[start:end])
             if line.strip():
                 out.append(line)
+            else:
+                self.blank_lines += 1
             start = nl + 1
         del buf[:start]
         if self._too_long(len(buf), buf[-1:]):

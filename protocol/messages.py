@@ -82,7 +82,10 @@ class Pong(_Client, tag="pong"):
 
 
 class ListTables(_Client, tag="list_tables"):
-    """Client: asks for the lobby; answered with ``tables``."""
+    """Client: asks for the lobby; answered with ``tables``, one page of it: the tables
+    from ``offset`` on (0, the first, by default), as many as the server sends at once."""
+
+    offset: Annotated[int, msgspec.Meta(ge=0)] = 0
 
 
 class CreateTable(_Client, tag="create_table"):
@@ -240,12 +243,17 @@ class TableInfo(msgspec.Struct):
     kinds: dict[Seat, Literal["empty", "human", "held", "bot"]]
     status: str
     spectators: int = 0
+    #: The creator chose the match seed, so the creator can know every hand.
+    seeded: bool = False
 
 
 class Tables(_Reply, tag="tables"):
-    """Server: the lobby."""
+    """Server: one page of the lobby. ``total`` tables in all; ``next`` is the ``offset``
+    that asks for the following page (absent on the last one)."""
 
     tables: list[TableInfo]
+    total: int
+    next: int | None = None
 
 
 class TableCreated(_Reply, tag="table_created"):
@@ -287,6 +295,8 @@ class TableState(_Reply, tag="table_state"):
     first: Seat | None
     turn: Seat | None
     rows: dict[Seat, list[Card]]
+    #: The creator chose the match seed, so the creator can know every hand (always sent).
+    seeded: bool
     you: Seat | None = None
     hand: list[Card] | None = None
     #: The cards the current (between deals: the last) deal was played under, when a

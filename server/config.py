@@ -40,8 +40,22 @@ class ServerConfig:
     hello_timeout: float = 30.0
     #: More simultaneous connections than this get ``server_full`` and are closed.
     max_connections: int = 2000
+    #: ...and so do more than this from one address (one client cannot take them all).
+    max_per_address: int = 50
+    #: Wrong passwords answered per address and minute (all its connections together)...
+    password_guesses_per_minute: float = 10.0
+    #: ...with this many at once; beyond, ``hello`` gets ``rate_limited`` unchecked.
+    password_guess_burst: float = 5.0
     #: Most tables at once (``create_table`` answers ``server_full`` beyond it).
     max_tables: int = 1000
+    #: Most tables one connection may have created that are still open.
+    max_tables_per_connection: int = 10
+    #: A table where no person sits (connected) and nobody watches stops after this long.
+    unattended_seconds: float = 300.0
+    #: Tables per ``tables`` reply (``list_tables`` pages through the lobby).
+    lobby_page: int = 100
+    #: Unanswered questions one player may have asked at a time.
+    max_open_questions: int = 3
     #: A table nobody has sat at or watched for this long before its match is removed.
     idle_table_seconds: float = 600.0
     #: Token bucket per connection: sustained messages per second...
@@ -50,8 +64,8 @@ class ServerConfig:
     rate_burst: float = 200.0
     #: This many rate-limited messages in a row close the connection (a flood).
     flood_limit: int = 100
-    #: Messages queued for one connection before it counts as not reading and is dropped.
-    send_queue: int = 512
+    #: Unsent bytes one connection may have before it counts as not reading and is dropped.
+    send_buffer: int = 256 * 1024
     #: Longest a server-side bot may think before a fallback card is played for it.
     bot_think_seconds: float = 5.0
     #: A server-side bot waits this long before each card while a human is at the table,
@@ -66,3 +80,6 @@ class ServerConfig:
     takeover_strategy: str = "expert"
     #: Default per-play time limit of human seats (None: no clock); tables may set their own.
     turn_seconds: float | None = None
+    #: Tune the garbage collector for this process and freeze what start-up left alive
+    #: (:mod:`.gctune`); ``jackal serve`` does, a server inside another program does not.
+    tune_gc: bool = False

@@ -34,7 +34,12 @@ from ..protocol.messages import (
 from .record_events import ConventionsEvent, RecordEvent
 from .seating import Outbox, Peer, SeatSlot, Status
 
-__all__ = ["DisclosingTable", "Disclosure", "PendingQuestion", "resolve_conventions"]
+__all__ = ["MAX_OPEN_QUESTIONS", "DisclosingTable", "Disclosure", "PendingQuestion",
+           "resolve_conventions"]
+
+#: Unanswered questions one player may have open at once (more is ``not_allowed``); all
+#: of them expire when the deal ends, answered or not.
+MAX_OPEN_QUESTIONS = 3
 
 
 @dataclass
@@ -129,6 +134,11 @@ class Disclosure:
         slot = self._table.seats[target]
         if not slot.bot_controlled and slot.peer is None:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the player at {target} is away")
+        open_now = sum(1 for pending in self.questions.values() if pending.asker is asker)
+        if not slot.bot_controlled and open_now >= MAX_OPEN_QUESTIONS:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED,
+                                f"you have {open_now} unanswered questions; wait for an "
+                                f"answer (they expire when the deal ends)")
         qid = f"q{next(self._question_ids)}"
         question = Question(question=qid, seat=target, text=text, asker=asker, index=index)
         receipt = Question(id=req_id, question=qid, seat=target, text=text, asker=asker,
@@ -167,6 +177,10 @@ class Disclosure:
         out: Outbox = [(peer, Ok(id=req_id, request="answer"))]
         return out + self._asking_side(pending.asker, AnswerMessage(
             question=qid, question_text=pending.text, seat=seat, text=text))
+
+    def expire_questions(self) -> None:
+        """The deal is over: questions about it that were not answered expire."""
+        self.questions.clear()
 
     def drop_questions(self, seat: Seat) -> None:
         """Forget the open questions ``seat`` asked or was asked (it left the table)."""

@@ -30,10 +30,20 @@ Behaviour decisions (for docs/PROTOCOL.md):
   table; joining or watching a table stops watching the previous one.
 - Unexpected exceptions answer ``internal`` (logged) and leave the connection open; a
   bug inside one table's task closes that table only (``internal`` to everyone at it).
-- ``create_table`` beyond ``max_tables`` gets ``server_full``. A table leaves the lobby
-  when its match is over, nobody is at it any more and no seat is held for a player who
-  was away at the end (so they can reclaim it to see the end), or when nobody has sat at or
-  watched it for ``idle_table_seconds`` before its match started.
+- ``create_table`` beyond ``max_tables`` gets ``server_full``, and beyond
+  ``max_tables_per_connection`` tables created by the same connection that are still
+  open ``not_allowed``. A table leaves the lobby when its match is over, nobody is at it
+  any more and no seat is held for a player who was away at the end (so they can
+  reclaim it to see the end); when nobody has sat at or watched it for
+  ``idle_table_seconds`` before its match started; or when seats are taken but nobody
+  attends it (no person seated and connected, nobody watching) for
+  ``unattended_seconds``, whatever its status: bots do not play on for nobody, and the
+  record is closed so a restart does not bring the table back.
+- With a server password, wrong passwords are also limited per address (all its
+  connections together): past ``password_guess_burst`` at once and
+  ``password_guesses_per_minute``, a ``hello`` with a password gets ``rate_limited``
+  (with ``retry_after``) without being checked.
+- A connection's requests cost its rate limit by size too (see :mod:`.session`).
 - Without ``seed`` a table gets a random 63-bit match seed (kept in the records).
 """
 
@@ -50,7 +60,6 @@ from ..game.conventions import ConventionCard
 from ..game.seats import Seat, Team
 from ..protocol.codec import encode
 from ..protocol.errors import ErrorCode, ProtocolError
-from ..protocol.help import help_reply
 from ..protocol.messages import (
     FEATURES,
     PROTOCOL_VERSION,
@@ -81,14 +90,18 @@ from ..protocol.messages import (
     Welcome,
 )
 from .bots import BotPool
+from .canned import HELP
 from .config import ServerConfig
 from .disclosure import resolve_conventions
+from .keepalive import Keepalive
 from .lobby import Lobby
+from .ratelimit import AddressLimits, host_of, retry_hint
 from .record_events import Closed
 from .records import RecordFile
 from .restore import restore_tables
 from .session import Session
 from .table import Outbox, Table, TableOptions
+from .transport import Flusher
 
 __all__ = ["Hub", "server_version"]
 
@@ -113,6 +126,20 @@ class Hub:
         self.lobby = Lobby()
         self.bots = BotPool(config.bot_threads, config.bot_think_seconds)
         self.sessions: dict[Session, None] = {}
+        # Built once: looking the version up costs milliseconds, for every connection.
+        self._welcome = Welcome(protocol=PROTOCOL_VERSION, server="jackal",
+                                version=server_version(),
+                                hint='send {"type":"help"} for the list of messages',
+                                features=list(FEATURES))
+        #: The one task that writes every connection's outgoing bytes.
+        self.flusher = Flusher()
+        #: The one task that keeps every connection's timers.
+        self.keepalive = Keepalive()
+        self.addresses = AddressLimits(config.max_per_address,
+                                       config.password_guesses_per_minute / 60.0,
+                                       config.password_guess_burst)
+        #: Who created each open table (for ``max_tables_per_connection``).
+        self._creators: dict[Table, Session] = {}
         #: Each table's own record: only the table that owns a record writes or closes it.
         self.records: dict[Table, RecordFile] = {}
         self._wake: dict[str, trio.Event] = {}
@@ -128,6 +155,8 @@ class Hub:
     def start(self, nursery: trio.Nursery) -> None:
         """Restore unfinished matches (with a records dir) and start table tasks there."""
         self._nursery = nursery
+        nursery.start_soon(self.flusher.run)
+        nursery.start_soon(self.keepalive.run)
         if self.config.records_dir is None:
             return
         for table, record in restore_tables(self.config.records_dir, trio.current_time()):
@@ -145,9 +174,7 @@ class Hub:
         return self._numbers
 
     def welcome(self) -> Welcome:
-        return Welcome(protocol=PROTOCOL_VERSION, server="jackal", version=server_version(),
-                       hint='send {"type":"help"} for the list of messages',
-                       features=list(FEATURES))
+        return self._welcome
 
     # ------------------------------------------------------------------ delivery
 
@@ -191,7 +218,8 @@ class Hub:
 
     def connection_closed(self, session: Session) -> None:
         """A connection ended: hold its seat or stop its watching."""
-        self.sessions.pop(session, None)
+        if self.sessions.pop(session, False) is None:
+            self.addresses.release(host_of(session.address))
         if not self.sessions and self._all_gone is not None:
             self._all_gone.set()
         reason = session.dropped_reason or "closed"
@@ -245,7 +273,7 @@ class Hub:
         """Act on one decoded message (raises ProtocolError for a bad one)."""
         match msg:
             case Help():
-                session.deliver(help_reply(msg.id))
+                session.send_parts(HELP.parts(msg.id))
             case Ping():
                 session.deliver(ServerPong(id=msg.id))
             case Pong():
@@ -253,7 +281,7 @@ class Hub:
             case Hello():
                 self._hello(session, msg)
             case ListTables():
-                session.deliver(Tables(id=msg.id, tables=self.lobby.listing()))
+                self._list_tables(session, msg)
             case CreateTable():
                 self._create_table(session, msg)
             case Join():
@@ -299,10 +327,21 @@ class Hub:
                                 f"field 'protocol': this server speaks protocol "
                                 f"{PROTOCOL_VERSION}, not {msg.protocol}")
         password = self.config.password
-        if password is not None and not _same(msg.password or "", password):
-            session.bad_passwords += 1
-            raise ProtocolError(ErrorCode.BAD_PASSWORD, "wrong or missing password",
-                                fatal=session.bad_passwords >= MAX_BAD_PASSWORDS)
+        if password is not None:
+            host, now = host_of(session.address), trio.current_time()
+            wait = self.addresses.password_wait(host, now)
+            if wait:
+                # Not checked at all: guessing from this address goes no faster than this.
+                hint = retry_hint(wait)
+                session.deliver(Error(id=msg.id, code=ErrorCode.RATE_LIMITED.value,
+                                      message=f"too many wrong passwords from your address; "
+                                              f"wait {hint:.3f} s", retry_after=hint))
+                return
+            if not _same(msg.password or "", password):
+                self.addresses.wrong_password(host, now)
+                session.bad_passwords += 1
+                raise ProtocolError(ErrorCode.BAD_PASSWORD, "wrong or missing password",
+                                    fatal=session.bad_passwords >= MAX_BAD_PASSWORDS)
         if msg.token is None:
             session.conn.accept_hello(msg.name)
             session.deliver(HelloOk(id=msg.id, name=msg.name))
@@ -320,6 +359,14 @@ class Hub:
         log.info("connection #%d %s reclaimed %s at table %s", session.number, session.address,
                  seat, table.id)
 
+    def _list_tables(self, session: Session, msg: ListTables) -> None:
+        """One page of the lobby: whatever its size, the reply stays small."""
+        page = self.config.lobby_page
+        total = len(self.lobby.tables)
+        following = msg.offset + page
+        session.deliver(Tables(id=msg.id, tables=self.lobby.listing(msg.offset, page),
+                               total=total, next=following if following < total else None))
+
     def _create_table(self, session: Session, msg: CreateTable) -> None:
         conventions: dict[Team, ConventionCard] = {}
         if msg.conventions_ns is not None:
@@ -329,6 +376,10 @@ class Hub:
         if len(self.lobby.tables) >= self.config.max_tables:
             raise ProtocolError(ErrorCode.SERVER_FULL,
                                 f"this server already has {self.config.max_tables} tables")
+        if session.tables_created >= self.config.max_tables_per_connection:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED,
+                                f"you already have {session.tables_created} open tables "
+                                f"(at most {self.config.max_tables_per_connection})")
         table_id = self.lobby.new_id()
         options = TableOptions(
             name=msg.name or f"Table {table_id}", target=msg.target,
@@ -336,7 +387,8 @@ class Hub:
             bot_takeover=msg.bot_takeover, hold_seconds=self.config.hold_seconds,
             between_deals_seconds=self.config.between_deals_seconds,
             takeover_strategy=self.config.takeover_strategy,
-            turn_seconds=_clock(msg.turn_seconds, self.config.turn_seconds))
+            turn_seconds=_clock(msg.turn_seconds, self.config.turn_seconds),
+            seeded=msg.seed is not None)
         record = None
         if self.config.records_dir is not None:
             record = RecordFile.create(self.config.records_dir, table_id)
@@ -344,6 +396,8 @@ class Hub:
         if record is not None:
             self.records[table] = record
         table.record_header()
+        session.tables_created += 1
+        self._creators[table] = session
         session.deliver(TableCreated(id=msg.id, table=table.id, name=table.name))
         log.info("table %s %r created by connection #%d (target %d)", table.id, table.name,
                  session.number, msg.target)
@@ -367,17 +421,18 @@ class Hub:
         """The table's own task: timers and server-side bots; then it leaves the lobby.
 
         A table is removed from the lobby when its match is over, nobody is left at
-        it and no seat is held for a player who was away at the end, or when it has
-        waited ``idle_table_seconds`` with nobody at it at all. A bug in one table is
-        logged and closes that table only.
+        it and no seat is held for a player who was away at the end, or when nobody has
+        attended it for ``unattended_seconds``. A bug in one table is logged and closes
+        that table only.
         """
         try:
-            if await self._play(table):
+            abandoned = await self._play(table)
+            if abandoned is None:
                 log.info("table %s: match over, %s wins", table.id, table.match.winner)
                 await self._linger(table)
             else:
-                log.info("table %s: idle, removed", table.id)
-                self._record_closed(table, "idle")
+                log.info("table %s: %s, removed", table.id, abandoned)
+                self._record_closed(table, abandoned)
         except Exception:
             log.exception("table %s failed and is closed", table.id)
             self._record_closed(table, "failed")
@@ -388,6 +443,9 @@ class Hub:
             self._wake.pop(table.id, None)
             self._status_seen.pop(table.id, None)
             self.bots.forget(table.id)
+            creator = self._creators.pop(table, None)
+            if creator is not None:
+                creator.tables_created -= 1
             if self.lobby.tables.get(table.id) is table:
                 del self.lobby.tables[table.id]
             record = self.records.pop(table, None)
@@ -404,29 +462,36 @@ class Hub:
         wake = self._wake[table.id] = trio.Event()
         return wake
 
-    async def _play(self, table: Table) -> bool:
-        """Run the match; False if the table was abandoned before it started."""
-        empty_since: float | None = None
+    async def _play(self, table: Table) -> str | None:
+        """Run the match to its end (None), or until nobody has attended the table for
+        long enough: ``idle`` (nobody ever took a seat, not even a bot, and nobody watches:
+        ``idle_table_seconds``) or ``unattended`` (seats taken, but no person connected
+        and nobody watching: ``unattended_seconds``, whatever the status)."""
+        alone_since: float | None = None
         while table.status != "over":
+            now = trio.current_time()
+            stop: float | None = None
+            if table.attended:
+                alone_since = None
+            else:
+                alone_since = now if alone_since is None else alone_since
+                idle = table.status == "waiting" and table.is_empty
+                stop = alone_since + (self.config.idle_table_seconds if idle
+                                      else self.config.unattended_seconds)
+                if now >= stop:
+                    return "idle" if idle else "unattended"
             wake = self._new_wake(table)
             seat = table.bot_turn()
             if seat is not None:
                 await self._bot_move(table, seat)
                 continue
-            now = trio.current_time()
             deadline = table.next_deadline()
-            if table.status == "waiting" and table.is_empty:
-                empty_since = now if empty_since is None else empty_since
-                idle_end = empty_since + self.config.idle_table_seconds
-                if now >= idle_end:
-                    return False
-                deadline = idle_end if deadline is None else min(deadline, idle_end)
-            else:
-                empty_since = None
+            if stop is not None:
+                deadline = stop if deadline is None else min(deadline, stop)
             with trio.move_on_at(deadline if deadline is not None else math.inf):
                 await wake.wait()
             self.send(table.tick(trio.current_time()), table)
-        return True
+        return None
 
     async def _linger(self, table: Table) -> None:
         """Keep a finished table listed while anyone is still at it, or while a player
@@ -449,7 +514,8 @@ class Hub:
             await trio.sleep(pause)
             if table.version != version or table.bot_turn() is not seat:
                 return
-        card = await self.bots.choose(table.id, seat, strategy, table.bot_view(seat))
+        card = await self.bots.choose(table.id, seat, strategy, table.bot_view(seat),
+                                      attended=table.people_playing)
         if table.version != version or table.bot_turn() is not seat:
             return  # the table moved on while the bot thought (e.g. its player came back)
         self.send(table.bot_play(seat, card, trio.current_time()), table)

@@ -6,8 +6,12 @@ reports the bound port through ``task_status.started(port)`` (tests start it on 
 (cancelled by its caller, by ``jackal serve`` on Ctrl-C/SIGTERM, or by a crash of its
 own) it stops accepting, sends ``server_shutdown`` to every connection after what is
 already queued for it, waits for those to be written (at most ``SHUTDOWN_GRACE``
-seconds), then closes everything. A connection over ``max_connections`` gets ``error``
-``server_full`` and is closed.
+seconds), then closes everything. A connection over ``max_connections``, or over
+``max_per_address`` from its address, gets ``error`` ``server_full`` and is closed.
+
+Once started and restored, the garbage collector is tuned and what is alive is frozen
+(:mod:`.gctune`) when ``config.tune_gc`` says so (``jackal serve`` does); it is put back
+when the server stops.
 
 How: connections and tables run in their own nursery, shielded from the caller's
 cancellation, so they are still alive when the accepting part has been cancelled and
@@ -24,8 +28,10 @@ import trio
 
 from ..protocol.codec import encode
 from ..protocol.errors import ErrorCode, ProtocolError
+from . import gctune
 from .config import ServerConfig
 from .hub import Hub
+from .ratelimit import host_of
 from .session import Session
 
 __all__ = ["SHUTDOWN_GRACE", "serve"]
@@ -57,14 +63,15 @@ async def serve(config: ServerConfig, *,
             return
         if len(hub.sessions) >= config.max_connections:
             log.warning("connection #%d %s refused: server full", number, address)
-            error = ProtocolError(ErrorCode.SERVER_FULL, "the server is full; try later")
-            with trio.move_on_after(1.0):
-                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-                    await stream.send_all(encode(error.to_message()))
-            await stream.aclose()
+            await _refuse(stream, "the server is full; try later")
             return
-        session = Session(stream, number, address, config, hub.handle_message,
-                          hub.connection_closed)
+        if not hub.addresses.admit(host_of(address)):
+            log.warning("connection #%d %s refused: too many from that address", number,
+                        address)
+            await _refuse(stream, f"too many connections from your address (at most "
+                                  f"{config.max_per_address}); try later")
+            return
+        session = Session(stream, number, address, config, hub, hub.flusher, hub.keepalive)
         hub.sessions[session] = None
         log.info("connection #%d from %s", number, address)
         session.deliver(hub.welcome())
@@ -77,8 +84,11 @@ async def serve(config: ServerConfig, *,
         # Connections and tables: cancelled only by us, once they have said goodbye.
         pool_scope = trio.CancelScope(shield=True)
         pool: trio.Nursery = await outer.start(_shielded_nursery, pool_scope)
+        thresholds: tuple[int, int, int] | None = None
         try:
             hub.start(pool)
+            if config.tune_gc:
+                thresholds = gctune.settle()
             # trio.serve_listeners closes the listeners when it is cancelled.
             await outer.start(partial(trio.serve_listeners, handle, listeners,
                                       handler_nursery=pool))
@@ -91,6 +101,17 @@ async def serve(config: ServerConfig, *,
             with trio.CancelScope(shield=True):
                 await hub.shutdown(SHUTDOWN_GRACE)
             pool_scope.cancel()
+            if thresholds is not None:
+                gctune.unsettle(thresholds)
+
+
+async def _refuse(stream: trio.SocketStream, why: str) -> None:
+    """Tell a connection we will not serve it (``server_full``), and close it."""
+    error = ProtocolError(ErrorCode.SERVER_FULL, why)
+    with trio.move_on_after(1.0):
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+            await stream.send_all(encode(error.to_message()))
+    await stream.aclose()
 
 
 async def _shielded_nursery(scope: trio.CancelScope, *,

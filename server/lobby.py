@@ -59,8 +59,12 @@ class Lobby:
             raise ProtocolError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id!r}")
         return table
 
-    def listing(self) -> list[TableInfo]:
-        return [views.table_info(table.snapshot()) for table in self.tables.values()]
+    def listing(self, offset: int = 0, limit: int | None = None) -> list[TableInfo]:
+        """The lobby, or the page of it from ``offset`` with at most ``limit`` tables
+        (tables in the order they were created)."""
+        stop = None if limit is None else offset + limit
+        return [views.table_info(table.snapshot())
+                for table in itertools.islice(self.tables.values(), offset, stop)]
 
     def find_token(self, token: str) -> tuple[Table, Seat] | None:
         """The table and seat a token belongs to (every seat is checked in constant time)."""

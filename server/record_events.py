@@ -100,6 +100,8 @@ class TableEvent(_Event, tag="table"):
     takeover_strategy: Strategy = "random"
     #: The per-play clock of human seats in seconds (None: no clock).
     turn_seconds: Annotated[float, msgspec.Meta(gt=0, le=86400)] | None = None
+    #: The creator chose the seed (records from before this field existed read as False).
+    seeded: bool = False
 
 
 class ConventionsEvent(_Event, tag="conventions"):

@@ -127,6 +127,8 @@ class TableOptions:
     takeover_strategy: str = "expert"
     #: Per-play time limit of a human seat in seconds (None: no clock).
     turn_seconds: float | None = None
+    #: The creator chose the seed, so the creator can know every hand (shown to everyone).
+    seeded: bool = False
 
 
 class Table:
@@ -208,7 +210,7 @@ class Table:
                                hold_seconds=opts.hold_seconds,
                                between_deals_seconds=opts.between_deals_seconds,
                                takeover_strategy=opts.takeover_strategy,
-                               turn_seconds=opts.turn_seconds))
+                               turn_seconds=opts.turn_seconds, seeded=opts.seeded))
         for team in TEAMS:
             self.record(ConventionsEvent(team=team, card=self.conventions[team]))
 
@@ -275,6 +277,18 @@ class Table:
     def is_empty(self) -> bool:
         """Nobody sits here (not even a bot) and nobody watches."""
         return not self.spectators and all(slot.kind == "empty" for slot in self.seats.values())
+
+    @property
+    def people_playing(self) -> bool:
+        """A person sits here and is connected (not a bot, not a held seat)."""
+        return any(slot.kind == "human" and slot.peer is not None
+                   for slot in self.seats.values())
+
+    @property
+    def attended(self) -> bool:
+        """Someone is here: a person playing, or anyone watching. A table nobody attends
+        for ``unattended_seconds`` stops (the hub's rule)."""
+        return bool(self.spectators) or self.people_playing
 
     @property
     def humans(self) -> list[SeatSlot]:
@@ -646,6 +660,7 @@ class Table:
         assert deal is not None
         number = self.match.deal_number
         result = self.match.finish_deal()
+        self.disclosure.expire_questions()
         self.last_deal = deal
         ended = views.deal_ended(deal, number, result, self.match.scores)
         self.record(result_event(number, result, self.match.scores))
@@ -701,4 +716,5 @@ class Table:
             deal=live if live is not None else self.last_deal, live=live is not None,
             deal_conventions=None if self.deal_conventions == self.conventions
             else dict(self.deal_conventions),
-            turn_seconds=self.options.turn_seconds, turn_left=self.turn_left())
+            turn_seconds=self.options.turn_seconds, turn_left=self.turn_left(),
+            seeded=self.options.seeded)

@@ -68,6 +68,8 @@ class TableSnapshot:
     #: The table's per-play clock, and the seconds left on the current turn's clock.
     turn_seconds: float | None = None
     turn_left: float | None = None
+    #: The creator chose the match seed (and so can know every hand).
+    seeded: bool = False
 
 
 def _cards(cards: tuple[Card, ...] | list[Card]) -> list[Card]:
@@ -118,6 +120,7 @@ def table_state(snap: TableSnapshot, you: Seat | None, *,
             team: snap.deal_conventions[team] for team in TEAMS},
         turn_seconds=snap.turn_seconds,
         turn_left=snap.turn_left,
+        seeded=snap.seeded,
     )
 
 
@@ -182,4 +185,5 @@ def table_info(snap: TableSnapshot) -> TableInfo:
                for info in snap.seats},
         status=snap.status,
         spectators=snap.spectators,
+        seeded=snap.seeded,
     )

@@ -39,8 +39,9 @@ from typing import Any
 
 import msgspec
 import trio
-from jackal.protocol.codec import CLIENT_TYPES
+from jackal.protocol.codec import CLIENT_TYPES, encode
 from jackal.protocol.help import HELP_ENTRIES
+from jackal.protocol.messages import Error
 from jackal.server.config import ServerConfig
 from msgspec import inspect as mi
 
@@ -449,12 +450,17 @@ async def test_server_survives_abuse_while_a_table_plays() -> None:
     assert after - before < MEMORY_MARGIN_KIB, (before, after)
 
 
-def test_default_flood_limit_is_reached_before_the_send_queue_overflows() -> None:
+def test_default_flood_limit_is_reached_before_the_send_buffer_overflows() -> None:
     """A flood written in one go is answered with a burst of replies, then flood-limit
-    refusals, all queued before the writer runs: the queue must hold them, or the flooder
-    is dropped as a slow reader without the documented ``rate_limited``."""
+    refusals, all queued before anything is written: the send buffer must hold them, or
+    the flooder is dropped as a slow reader without the documented ``rate_limited``.
+    Every request costs a token per whole KiB of its reply on top of its own, so the
+    replies to a burst come to less than a KiB per token of the burst."""
     config = ServerConfig()
-    assert config.rate_burst + config.flood_limit < config.send_queue
+    refusal = encode(Error(id="x" * 64, code="rate_limited", retry_after=12345.678,
+                           message="too many messages; wait 12345.678 s"))
+    assert (config.rate_burst * 1024 + config.flood_limit * len(refusal)
+            < config.send_buffer)
 
 
 def test_wrong_field_cases_cover_every_field_of_every_message() -> None:

@@ -283,7 +283,7 @@ async def _through_a_session(chunks: list[bytes], max_line: int) -> list[str]:
                           hello_timeout=10_000)
     hub = Hub(config)
     client, server = trio.testing.memory_stream_pair()
-    session = Session(server, 1, "fuzz", config, hub.handle_message, hub.connection_closed)
+    session = Session(server, 1, "fuzz", config, hub, hub.flusher, hub.keepalive)
     hub.sessions[session] = None
     received = bytearray()
     with trio.fail_after(30):

@@ -164,7 +164,7 @@ async def test_keepalive_pings_then_drops_a_silent_client(
 
 async def test_a_client_that_never_reads_is_dropped_without_slowing_others(
         caplog: pytest.LogCaptureFixture) -> None:
-    config = ServerConfig(send_queue=8, rate_per_second=1e6, rate_burst=1e6,
+    config = ServerConfig(send_buffer=4096, rate_per_second=1e6, rate_burst=1e6,
                           between_deals_seconds=0.0, **QUIET)
     async with running_server(config) as port:
         lobby = await RawClient.connect(port, "lobby")
@@ -228,7 +228,7 @@ async def test_a_second_reclaim_takes_the_seat_from_the_first_connection() -> No
 
 async def test_a_dropped_slow_reader_is_told_why_if_it_reads_at_last(
         caplog: pytest.LogCaptureFixture) -> None:
-    config = ServerConfig(send_queue=8, rate_per_second=1e6, rate_burst=1e6, **QUIET)
+    config = ServerConfig(send_buffer=4096, rate_per_second=1e6, rate_burst=1e6, **QUIET)
     async with running_server(config) as port:
         hog = await greeted(port, "hog")
         # Read in one chunk, these ask for more replies than the queue holds at once.

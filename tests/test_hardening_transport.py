@@ -1,4 +1,5 @@
-"""The outgoing path: bounded in bytes, one write for whatever is queued (issues 12 and 16).
+"""Moving bytes: reads, and writes bounded in bytes, one write for whatever is queued
+(issues 12 and 16).
 
 Real TCP sockets on port 0. What is checked: lines arrive whole and in order; everything
 pushed between two flusher rounds goes out in one write; a push that would pass the bound
@@ -9,6 +10,7 @@ last line comes after the line that was being written, never inside it; the cann
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -19,7 +21,7 @@ import trio.testing
 from jackal.protocol.codec import encode
 from jackal.protocol.help import help_reply
 from jackal.server.canned import HELP
-from jackal.server.outgoing import Flusher, Outgoing
+from jackal.server.transport import Flusher, Outgoing, read_some
 
 
 @asynccontextmanager
@@ -42,6 +44,16 @@ async def socket_pair(rcvbuf: int | None = None
         await client.aclose()
 
 
+class Owner:
+    """Notes whether the peer was reported gone."""
+
+    def __init__(self) -> None:
+        self.gone = False
+
+    def lost(self) -> None:
+        self.gone = True
+
+
 async def read_exactly(stream: trio.SocketStream, size: int) -> bytes:
     data = b""
     with trio.fail_after(10):
@@ -56,34 +68,31 @@ async def test_lines_pushed_together_go_out_whole_and_in_order() -> None:
     async with socket_pair() as (server, client), trio.open_nursery() as nursery:
         flusher = Flusher()
         nursery.start_soon(flusher.run)
-        gone: list[bool] = []
-        out = Outgoing(server, 1 << 20, flusher, lambda: gone.append(True))
-        nursery.start_soon(out.drain)
+        owner = Owner()
+        out = Outgoing(server, 1 << 20, flusher, owner)
         lines = [b'{"n":%d}\n' % n for n in range(1000)]
         for line in lines:
             assert out.push(line)
         assert out.unsent == sum(map(len, lines))
         assert await read_exactly(client, out.pushed) == b"".join(lines)
-        assert out.unsent == 0 and not gone
+        assert out.unsent == 0 and not owner.gone
         nursery.cancel_scope.cancel()
 
 
 async def test_everything_queued_between_rounds_is_one_write(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import jackal.server.outgoing as outgoing
-
     writes: list[int] = []
-    real_write = outgoing.os.write
+    real_write = os.write
 
     def counting_write(fd: int, data: bytes) -> int:
         writes.append(len(data))
         return real_write(fd, data)
 
-    monkeypatch.setattr(outgoing.os, "write", counting_write)
+    monkeypatch.setattr(os, "write", counting_write)
     async with socket_pair() as (server, client), trio.open_nursery() as nursery:
         flusher = Flusher()
         nursery.start_soon(flusher.run)
-        out = Outgoing(server, 1 << 20, flusher, lambda: None)
+        out = Outgoing(server, 1 << 20, flusher, Owner())
         for number in range(50):
             out.push(b"line %d\n" % number)
         await read_exactly(client, out.pushed)
@@ -94,7 +103,7 @@ async def test_everything_queued_between_rounds_is_one_write(
 async def test_a_push_past_the_bound_is_refused_and_nothing_is_queued() -> None:
     async with socket_pair() as (server, _client):
         flusher = Flusher()  # not running: nothing is written, everything stays queued
-        out = Outgoing(server, 100, flusher, lambda: None)
+        out = Outgoing(server, 100, flusher, Owner())
         assert out.push(b"x" * 60)
         assert not out.push(b"y" * 41)
         assert out.push(b"z" * 40)
@@ -106,8 +115,7 @@ async def test_a_reader_that_stops_pins_at_most_the_bound() -> None:
     async with socket_pair(rcvbuf=4096) as (server, client), trio.open_nursery() as nursery:
         flusher = Flusher()
         nursery.start_soon(flusher.run)
-        out = Outgoing(server, bound, flusher, lambda: None)
-        nursery.start_soon(out.drain)
+        out = Outgoing(server, bound, flusher, Owner())
         line = b"x" * 999 + b"\n"
         refused_at = None
         for number in range(100_000):
@@ -120,7 +128,6 @@ async def test_a_reader_that_stops_pins_at_most_the_bound() -> None:
         assert out.unsent <= bound
         # The last line after a partly written one: the client sees whole lines only.
         out.push_last(b'{"type":"error","code":"slow_reader"}\n')
-        out.finish()
         received = b""
         with trio.fail_after(10):
             while not received.endswith(b'"slow_reader"}\n'):
@@ -132,16 +139,16 @@ async def test_a_reader_that_stops_pins_at_most_the_bound() -> None:
 
 
 async def test_a_peer_that_went_away_is_reported_once_written_to() -> None:
-    gone: list[bool] = []
+    owner = Owner()
     async with socket_pair() as (server, client), trio.open_nursery() as nursery:
         flusher = Flusher()
         nursery.start_soon(flusher.run)
-        out = Outgoing(server, 1 << 20, flusher, lambda: gone.append(True))
+        out = Outgoing(server, 1 << 20, flusher, owner)
         client.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00"
                                  b"\x00\x00\x00\x00")  # close with a reset
         await client.aclose()
         with trio.fail_after(10):
-            while not gone:
+            while not owner.gone:
                 out.push(b"anyone there?\n")
                 await trio.sleep(0.01)
         assert out.unsent == 0
@@ -153,15 +160,38 @@ async def test_streams_without_a_socket_are_written_by_the_drain_task() -> None:
     async with trio.open_nursery() as nursery:
         flusher = Flusher()
         nursery.start_soon(flusher.run)
-        out = Outgoing(send, 1 << 20, flusher, lambda: None)
-        nursery.start_soon(out.drain)
+        out = Outgoing(send, 1 << 20, flusher, Owner())
         out.push(b"one\n")
         out.push(b"two\n")
         got = b""
         with trio.fail_after(10):
             while got != b"one\ntwo\n":
                 got += await receive.receive_some(100)
-        out.finish()
+        await out.flushed()
+        assert out.unsent == 0
+        nursery.cancel_scope.cancel()
+
+
+async def test_flushed_waits_until_the_backlog_is_written() -> None:
+    async with socket_pair(rcvbuf=4096) as (server, client), trio.open_nursery() as nursery:
+        flusher = Flusher()
+        nursery.start_soon(flusher.run)
+        out = Outgoing(server, 1 << 24, flusher, Owner())
+        out.push(b"x" * (4 << 20) + b"\n")  # more than the kernel buffers take at once
+        await trio.testing.wait_all_tasks_blocked()
+        assert out.unsent > 0
+        done = trio.Event()
+
+        async def wait_flushed() -> None:
+            await out.flushed()
+            done.set()
+
+        nursery.start_soon(wait_flushed)
+        received = 0
+        with trio.fail_after(20):
+            while not done.is_set():
+                received += len(await client.receive_some(1 << 20))
+        assert out.unsent == 0 and received <= out.pushed
         nursery.cancel_scope.cancel()
 
 
@@ -173,3 +203,23 @@ def test_the_canned_help_reply_is_the_encoded_message(msg_id: int | str | None) 
 def test_every_canned_help_reply_shares_one_body() -> None:
     first, second = HELP.parts(1), HELP.parts("two")
     assert first[0] is second[0] and len(first[0]) > 1000 and len(first[1]) < 20
+
+
+async def test_read_some_reads_a_socket_and_reports_its_end() -> None:
+    async with socket_pair() as (server, client):
+        await client.send_all(b"hello\n")
+        assert await read_some(server, 100) == b"hello\n"
+        await client.send_eof()
+        assert await read_some(server, 100) == b""
+
+
+async def test_read_some_reports_a_reset_as_a_broken_stream() -> None:
+    async with socket_pair() as (server, client):
+        client.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00"
+                                 b"\x00\x00\x00\x00")
+        await server.send_all(b"unread\n")  # unread data makes the close a reset
+        await trio.sleep(0.05)
+        await client.aclose()
+        with pytest.raises(trio.BrokenResourceError):
+            while await read_some(server, 100):
+                pass

@@ -581,30 +581,36 @@ class Timeline:
         return due
 
 
-Timers = list[tuple[float, int, "PacedJackalTable | PacedBaselineGroup"]]
+Timers = list[tuple[float, int, "Paced"]]
 
 
-class PacedJackalTable(JackalTable):
-    """A Jackal table whose plays follow a fixed timeline instead of going at once."""
+class Paced:
+    """What both kinds of paced group share: the timeline, waiting for a due slot, and
+    the latency of a play measured from its slot."""
 
-    def __init__(self, index: int, seed: int, result: WorkerResult, window: PacedWindow,
-                 timers: Timers) -> None:
-        # A target nobody reaches: the run ends by the clock, not by the match.
-        super().__init__(index, seed, 1_000_000, result)
+    window: PacedWindow
+    timeline: Timeline
+    timers: Timers
+    due_of: list[float]
+    outstanding: int
+    result: WorkerResult
+
+    def _paced_init(self, window: PacedWindow, phase: float, timers: Timers) -> None:
         self.window = window
-        self.timeline = Timeline(window, self.rng.random() / window.rate)
+        self.timeline = Timeline(window, phase)
         self.timers = timers
-        self.due_of: list[float] = [0.0] * 4
+        self.due_of = [0.0] * 4
         self.outstanding = 0
 
     @property
-    def done(self) -> bool:
+    def paced_done(self) -> bool:
         return self.outstanding == 0 and self.timeline.due >= self.window.stop
 
-    def my_turn(self, seat: int) -> None:
+    def turn_came(self, seat: int) -> None:
+        """``seat`` may play: at once if its slot is due, else when it is."""
         line = self.timeline
         if line.due >= self.window.stop:
-            return  # the run is over for this table
+            return  # the run is over for this group
         line.waiting = seat
         now = time.monotonic()
         if now >= line.due:
@@ -622,9 +628,12 @@ class PacedJackalTable(JackalTable):
         line.waiting = None
         self.due_of[seat] = line.take()
         self.outstanding += 1
-        self.send_play(seat)
+        self.send_paced_play(seat)
 
-    def my_play_came_back(self, seat: int) -> None:
+    def send_paced_play(self, seat: int) -> None:
+        raise NotImplementedError
+
+    def play_came_back(self, seat: int) -> None:
         self.outstanding -= 1
         due = self.due_of[seat]
         if self.window.counts(due):
@@ -632,25 +641,44 @@ class PacedJackalTable(JackalTable):
             self.result.plays += 1
 
 
-class PacedBaselineGroup(BaselineGroup):
+class PacedJackalTable(Paced, JackalTable):
+    """A Jackal table whose plays follow a fixed timeline instead of going at once."""
+
+    def __init__(self, index: int, seed: int, result: WorkerResult, window: PacedWindow,
+                 timers: Timers) -> None:
+        # A target nobody reaches: the run ends by the clock, not by the match.
+        JackalTable.__init__(self, index, seed, 1_000_000, result)
+        self._paced_init(window, self.rng.random() / window.rate, timers)
+
+    @property
+    def done(self) -> bool:
+        return self.paced_done
+
+    def my_turn(self, seat: int) -> None:
+        self.turn_came(seat)
+
+    def send_paced_play(self, seat: int) -> None:
+        self.send_play(seat)
+
+    def my_play_came_back(self, seat: int) -> None:
+        self.play_came_back(seat)
+
+
+class PacedBaselineGroup(Paced, BaselineGroup):
     """Four bare-relay clients passing lines round the group on the same timelines."""
 
     def __init__(self, index: int, result: WorkerResult, window: PacedWindow,
                  timers: Timers) -> None:
-        super().__init__(index, 0, result)
-        self.window = window
-        self.timeline = Timeline(window, random.Random(index).random() / window.rate)
-        self.timers = timers
-        self.due_of: list[float] = [0.0] * 4
-        self.outstanding = 0
+        BaselineGroup.__init__(self, index, 0, result)
+        self._paced_init(window, random.Random(index).random() / window.rate, timers)
         self.next_number = 0
 
     @property
     def done(self) -> bool:
-        return self.outstanding == 0 and self.timeline.due >= self.window.stop
+        return self.paced_done
 
     def go(self) -> None:
-        self._turn(0)
+        self.turn_came(0)
 
     def on_message(self, seat: int, line: bytes) -> None:
         if line == b"start":
@@ -659,36 +687,12 @@ class PacedBaselineGroup(BaselineGroup):
         sender_text, _, number_text = line.partition(b" ")
         sender, number = int(sender_text), int(number_text)
         if sender == seat:
-            self.outstanding -= 1
-            due = self.due_of[seat]
-            if self.window.counts(due):
-                self.result.latencies.append(time.monotonic() - due)
-                self.result.plays += 1
+            self.play_came_back(seat)
         if (number + 1) % 4 == seat:
             self.next_number = number + 1
-            self._turn(seat)
+            self.turn_came(seat)
 
-    def _turn(self, seat: int) -> None:
-        line = self.timeline
-        if line.due >= self.window.stop:
-            return
-        line.waiting = seat
-        now = time.monotonic()
-        if now >= line.due:
-            self.fire(now, from_timer=False)
-        else:
-            heapq.heappush(self.timers, (line.due, id(self), self))
-
-    def fire(self, now: float, *, from_timer: bool = True) -> None:
-        line = self.timeline
-        seat = line.waiting
-        if seat is None or now < line.due:
-            return
-        if from_timer:
-            line.lags.append(now - line.due)
-        line.waiting = None
-        self.due_of[seat] = line.take()
-        self.outstanding += 1
+    def send_paced_play(self, seat: int) -> None:
         self.conns[seat].send(b"%d %d\n" % (seat, self.next_number))
 
 
@@ -742,7 +746,7 @@ def paced_worker_main(kind: str, port: int, indices: list[int], options: dict[st
         go.wait(options["timeout"])
         window.start = start_at.value  # CLOCK_MONOTONIC is one clock for every process
         for group in groups:
-            assert isinstance(group, PacedJackalTable | PacedBaselineGroup)
+            assert isinstance(group, Paced)
             group.timeline = Timeline(window, group.timeline.start)  # phase kept
             if group.seated:
                 group.go()
@@ -752,8 +756,7 @@ def paced_worker_main(kind: str, port: int, indices: list[int], options: dict[st
         late = sum(1 for g in groups if g.seated and not g.done)
         if late:
             result.errors.append(f"{late} groups still waited for replies at the end")
-        lags = [x for g in groups if isinstance(g, PacedJackalTable | PacedBaselineGroup)
-                for x in g.timeline.lags]
+        lags = [x for g in groups if isinstance(g, Paced) for x in g.timeline.lags]
         result.generator_lags = lags
     except Exception as exc:  # a benchmark must report, not die silently
         result.errors.append(f"client process failed: {exc!r}")

@@ -76,6 +76,15 @@ class LineBuffer:
                 raise self._fail()
             buf += data
             return
+        if not data.strip() and not buf.strip():
+            # Nothing but blank lines (a newline flood): count them without a loop in
+            # Python, and keep only the whitespace after the last newline.
+            self.blank_lines += data.count(b"\n")
+            buf.clear()
+            buf += data[data.rfind(b"\n") + 1:]
+            if self._too_long(len(buf), buf[-1:]):
+                raise self._fail()
+            return
         buf += data
         start = 0
         while (nl := buf.find(b"\n", start)) >= 0:

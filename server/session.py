@@ -69,8 +69,9 @@ log = logging.getLogger("jackal.server")
 
 #: How long a closing connection may take to receive its last messages.
 CLOSE_GRACE = 2.0
-#: A read takes at most this much at once.
-_READ_SIZE = 65536
+#: A read takes at most this much at once. Each read is a turn: a client that keeps its
+#: socket full gets this much handled, then everyone else's turn comes.
+_READ_SIZE = 16384
 
 
 class SessionHandler(Protocol):

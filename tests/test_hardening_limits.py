@@ -12,6 +12,8 @@ import pytest
 import trio
 import trio.testing
 from jackal.protocol.codec import encode
+from jackal.protocol.errors import ProtocolError
+from jackal.protocol.framing import LineBuffer
 from jackal.protocol.help import help_reply
 from jackal.server.config import ServerConfig
 from test_server_support import Msg, RawClient, make_bot_clock, running_server
@@ -181,3 +183,11 @@ async def test_wrong_passwords_are_throttled_per_address(
         await trio.sleep(reply["retry_after"])
         assert (await guesser.request(type="hello", name="g", password="sesame")
                 )["type"] == "hello_ok"
+
+
+def test_the_line_buffer_counts_blank_lines_for_the_rate_limit() -> None:
+    buffer = LineBuffer(max_line=10)
+    assert buffer.feed(b"\n" * 65536) == [] and buffer.blank_lines == 65536
+    assert buffer.feed(b' \r\n{"a":1}\n\n') == [b'{"a":1}'] and buffer.blank_lines == 65538
+    with pytest.raises(ProtocolError):  # whitespace is no way around the line cap either
+        buffer.feed(b"\n" + b" " * 20)

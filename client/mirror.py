@@ -270,7 +270,7 @@ class TableMirror:
         self.table = state.table
         self.name = state.name
         self.status = state.status
-        self.seeded = state.seeded
+        self.seeded = bool(state.seeded)
         self.seats = {
             info.seat: SeatView(name=info.name, kind=info.kind, connected=info.connected,
                                 ready=info.ready, bot=info.substitute)

@@ -158,8 +158,6 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
         deal = f"deal {mirror.deal}" if mirror.deal else "before the first deal"
         dealer = f"  dealer {mirror.dealer}" if mirror.dealer else ""
         left += f"  |  {deal}{dealer}  |  target {mirror.target}"
-        if mirror.seeded:
-            left += "  |  SEEDED: its creator can know every hand"
     elif server:
         left += f"  {server}"
     status = {"connected": "connected", "connecting": "connecting...",
@@ -185,6 +183,8 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
                       for team in (Team.NS, Team.EW) if team in mirror.conventions)
     if cards:
         out.append(("class:dim", f"  |  cards {cards} (c)"))
+    if mirror.seeded:  # its creator chose the seed, so may know every hand
+        out.append(("class:header.status.bad", " SEEDED "))
     out.append(("", "\n"))
     return out
 

@@ -21,7 +21,8 @@ HELP_ENTRIES: tuple[HelpEntry, ...] = (
               '{"type":"ping","id":1}'),
     HelpEntry("pong", "answer the server's ping so it knows you are alive",
               '{"type":"pong"}'),
-    HelpEntry("list_tables", "show the lobby: every table, its seats and status",
+    HelpEntry("list_tables", "show the lobby, a page of tables from \"offset\" (0 first): "
+                             "seats, status, seeded",
               '{"type":"list_tables"}'),
     HelpEntry("create_table", "open a new table (you are not seated); every field is optional, "
                               "cards by name or inline",

@@ -85,7 +85,7 @@ class ListTables(_Client, tag="list_tables"):
     """Client: asks for the lobby; answered with ``tables``, one page of it: the tables
     from ``offset`` on (0, the first, by default), as many as the server sends at once."""
 
-    offset: Annotated[int, msgspec.Meta(ge=0)] = 0
+    offset: Annotated[int, msgspec.Meta(ge=0, le=1_000_000)] = 0
 
 
 class CreateTable(_Client, tag="create_table"):
@@ -252,7 +252,8 @@ class Tables(_Reply, tag="tables"):
     that asks for the following page (absent on the last one)."""
 
     tables: list[TableInfo]
-    total: int
+    #: Tables in all (always sent by our server; None from one older than pages).
+    total: int | None = None
     next: int | None = None
 
 
@@ -295,8 +296,6 @@ class TableState(_Reply, tag="table_state"):
     first: Seat | None
     turn: Seat | None
     rows: dict[Seat, list[Card]]
-    #: The creator chose the match seed, so the creator can know every hand (always sent).
-    seeded: bool
     you: Seat | None = None
     hand: list[Card] | None = None
     #: The cards the current (between deals: the last) deal was played under, when a
@@ -306,6 +305,9 @@ class TableState(_Reply, tag="table_state"):
     #: current turn's clock when this snapshot was made.
     turn_seconds: float | None = None
     turn_left: float | None = None
+    #: The creator chose the match seed, so the creator can know every hand. Our server
+    #: always sends true or false; None only from a server older than this field.
+    seeded: bool | None = None
 
 
 class DealStarted(_Server, tag="deal_started"):

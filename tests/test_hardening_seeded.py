@@ -53,9 +53,10 @@ def test_the_terminal_client_shows_a_seeded_table() -> None:
     state = TuiState(mode=Mode.LOBBY)
     state.apply(m.Tables(tables=[
         m.TableInfo(table="t1", name="fair", target=300, status="waiting",
-                    seats=dict.fromkeys(SEATS)),
+                    seats=dict.fromkeys(SEATS), kinds=dict.fromkeys(SEATS, "empty")),
         m.TableInfo(table="t2", name="known", target=300, status="waiting",
-                    seats=dict.fromkeys(SEATS), seeded=True),
+                    seats=dict.fromkeys(SEATS), kinds=dict.fromkeys(SEATS, "empty"),
+                    seeded=True),
     ], total=2))
     lines = "".join(piece[1] for piece in tui_layout.render_lobby(state)).splitlines()
     assert "SEEDED" not in next(line for line in lines if "fair" in line)
@@ -65,6 +66,6 @@ def test_the_terminal_client_shows_a_seeded_table() -> None:
     state.mode = Mode.TABLE
     state.apply(m.TableState(table="t2", name="known", target=300, status="waiting",
                              seats=seats, conventions={}, scores={}, deal=0, dealer=None,
-                             turn=None, rows={}, seeded=True, you=Seat.N))
+                             first=None, turn=None, rows={}, seeded=True, you=Seat.N))
     header = "".join(piece[1] for piece in tui_layout.render_header(state))
     assert "SEEDED" in header

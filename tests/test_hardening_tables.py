@@ -141,8 +141,9 @@ async def test_people_s_tables_are_marked_attended_for_bot_threads(
         for seat in ("N", "E", "W"):
             await lobby.request(type="add_bot", table=people, seat=seat)
         await start_deal([human])
-        await human.wait_type("turn", timeout=30)
-        await trio.sleep(1)
+        # Play S's cards until one of the table's bots has played (whoever leads).
+        await play_out(human, lambda msg: msg["type"] == "played" and msg["seat"] != "S",
+                       timeout=60)
     assert asked[bots_only] == {False}
     assert asked[people] == {True}
 

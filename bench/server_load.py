@@ -416,6 +416,19 @@ class BaselineGroup:
 Group = JackalTable | BaselineGroup
 
 
+def _service(sel: selectors.BaseSelector, groups: Sequence[Group], timeout: float,
+             result: WorkerResult) -> None:
+    """One selector round: flush what can be written, read what came, note early closes."""
+    for key, mask in sel.select(timeout):
+        conn: Conn = key.data
+        if mask & selectors.EVENT_WRITE:
+            conn.flush()
+        if mask & selectors.EVENT_READ and not conn.readable():
+            owner = next((g for g in groups if conn in g.conns), None)
+            if owner is not None and not owner.done:
+                result.errors.append(f"group {owner.index}: connection closed early")
+
+
 def _pump(sel: selectors.BaseSelector, groups: Sequence[Group], until: Callable[[], bool],
           deadline: float, result: WorkerResult) -> None:
     """Run the selector loop until ``until()`` holds or the deadline passes."""
@@ -423,14 +436,7 @@ def _pump(sel: selectors.BaseSelector, groups: Sequence[Group], until: Callable[
         timeout = deadline - time.monotonic()
         if timeout <= 0:
             return
-        for key, mask in sel.select(min(timeout, 1.0)):
-            conn: Conn = key.data
-            if mask & selectors.EVENT_WRITE:
-                conn.flush()
-            if mask & selectors.EVENT_READ and not conn.readable():
-                owner = next((g for g in groups if conn in g.conns), None)
-                if owner is not None and not owner.done:
-                    result.errors.append(f"group {owner.index}: connection closed early")
+        _service(sel, groups, min(timeout, 1.0), result)
 
 
 def worker_main(kind: str, port: int, indices: list[int], options: dict[str, int],
@@ -709,14 +715,7 @@ def _pump_paced(sel: selectors.BaseSelector, groups: Sequence[Group], timers: Ti
         timeout = min(1.0, deadline - now)
         if timers:
             timeout = max(0.0, min(timeout, timers[0][0] - time.monotonic()))
-        for key, mask in sel.select(timeout):
-            conn: Conn = key.data
-            if mask & selectors.EVENT_WRITE:
-                conn.flush()
-            if mask & selectors.EVENT_READ and not conn.readable():
-                owner = next((g for g in groups if conn in g.conns), None)
-                if owner is not None and not owner.done:
-                    result.errors.append(f"group {owner.index}: connection closed early")
+        _service(sel, groups, timeout, result)
 
 
 def paced_worker_main(kind: str, port: int, indices: list[int], options: dict[str, Any],

@@ -20,8 +20,10 @@ Decisions:
 - **Standings.** Per entry, over every board it played (each table counts once):
   victory points won per board (0 for a lost or tied board), the net (won minus
   conceded) per board, the deal win rate with its 95% Wilson interval, and the
-  information efficiency against the full-information optimum on the same hands (the
-  arena's yardstick). Ranked by victory points per board, then net, then name.
+  information efficiency with its 95% interval, measured as the arena measures it
+  (:mod:`jackal.bots.yardstick`: the no-signal baseline and the full-information
+  optimum on the board's hands, a ratio of means). Ranked by victory points per board,
+  then net, then name.
 - **Faults.** A move the entry did not choose itself (the host's fallback or the
   server's substitute played it) is a fault, counted by kind: ``timeout``, ``crash``,
   ``garbage`` (an answer that is not a card of the hand), ``no_show``.
@@ -30,6 +32,7 @@ Decisions:
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import shlex
 from collections import Counter
@@ -41,13 +44,11 @@ from ..game.cards import Card
 from ..game.deal import Deal
 from ..game.errors import MalformedInput
 from ..game.match import deal_seed, first_dealer
-from ..game.scoring import team_penalty
 from ..game.seats import Seat, Team
 from .arena import wilson_interval
 from .cards import default_conventions
-from .counts import optimum_pair, rank_counts
-from .greedy import greedy_keep
 from .registry import STRATEGIES
+from .yardstick import Efficiency, EfficiencySums, baseline_penalty, optimum_penalty
 
 __all__ = [
     "PLACEHOLDERS",
@@ -211,11 +212,10 @@ class TableResult:
 
 
 def _references(result: TableResult, team: Team) -> tuple[int, int]:
-    """The arena's yardstick for ``team`` on this board: (greedy keep, optimum)."""
+    """The yardstick's references for ``team`` on this board: (baseline, optimum)."""
     deal = board_deal(result.job)
     first, second = (deal.dealt_hand(seat) for seat in team.seats)
-    return (team_penalty([*greedy_keep(first), *greedy_keep(second)]),
-            optimum_pair(rank_counts(first), rank_counts(second)))
+    return baseline_penalty(first, second), optimum_penalty(first, second)
 
 
 @dataclass
@@ -229,8 +229,9 @@ class Standing:
     wins: int = 0
     ties: int = 0
     penalty: int = 0
-    greedy: int = 0
+    baseline: int = 0
     optimum: int = 0
+    yardstick: EfficiencySums = field(default_factory=EfficiencySums)
     faults: Counter[str] = field(default_factory=Counter)
 
     @property
@@ -246,10 +247,9 @@ class Standing:
         return self.wins / self.boards if self.boards else 0.0
 
     @property
-    def efficiency(self) -> float | None:
-        """(greedy - penalty) / (greedy - optimum) over the sums; None if undefined."""
-        gap = self.greedy - self.optimum
-        return (self.greedy - self.penalty) / gap if gap else None
+    def efficiency(self) -> Efficiency | None:
+        """The yardstick's efficiency over the boards played; None if undefined."""
+        return self.yardstick.result()
 
     def add(self, result: TableResult) -> None:
         team = result.team_of(self.entry.name)
@@ -262,9 +262,10 @@ class Standing:
         else:
             self.vp_against += result.points
         self.penalty += result.penalty[team]
-        greedy, optimum = _references(result, team)
-        self.greedy += greedy
+        baseline, optimum = _references(result, team)
+        self.baseline += baseline
         self.optimum += optimum
+        self.yardstick.add(result.penalty[team], baseline, optimum)
         for seat in team.seats:
             self.faults.update(result.faults.get(seat, Counter()))
 
@@ -285,12 +286,19 @@ class Standing:
             "win_rate": round(self.win_rate, 4),
             "win_rate_ci95": [round(low, 4), round(high, 4)],
             "mean_penalty": round(self.penalty / boards, 3),
-            "greedy_penalty": round(self.greedy / boards, 3),
+            "baseline_penalty": round(self.baseline / boards, 3),
             "optimum_penalty": round(self.optimum / boards, 3),
-            "efficiency": None if efficiency is None else round(efficiency, 4),
+            "efficiency": None if efficiency is None else round(efficiency.value, 4),
+            "efficiency_ci95": (None if efficiency is None
+                                else [_finite(efficiency.low), _finite(efficiency.high)]),
             "faults": sum(self.faults.values()),
             "fault_kinds": dict(sorted(self.faults.items())),
         }
+
+
+def _finite(bound: float) -> float | None:
+    """An interval bound for JSON: rounded, or None where it is unbounded (one board)."""
+    return round(bound, 4) if math.isfinite(bound) else None
 
 
 def standings(entries: Iterable[Entry], results: Iterable[TableResult]) -> list[Standing]:

@@ -33,6 +33,7 @@ from ..bots.tournament import (
     schedule,
     standings,
 )
+from ..bots.yardstick import Efficiency
 from ..game.errors import MalformedInput
 
 EPILOG = f"""\
@@ -291,20 +292,28 @@ def as_text(ranked: list[Standing], tables: int, boards: int, seed: int,
     lines = [f"{len(ranked)} entries, {boards} boards each way round (seed {seed}): "
              f"{tables} tables in {elapsed:.1f} s", ""]
     lines.append(f"{'#':>2}  {'entry':<16}{'kind':<9}{'boards':>7}{'VP/board':>10}"
-                 f"{'net':>8}{'win rate (95% CI)':>24}{'info eff':>10}{'faults':>8}")
+                 f"{'net':>8}{'win rate (95% CI)':>24}{'info eff (95% CI)':>24}{'faults':>8}")
     for rank, standing in enumerate(ranked, 1):
         low, high = standing.as_json(rank)["win_rate_ci95"]
-        eff = standing.efficiency
         lines.append(
             f"{rank:>2}  {standing.entry.name[:15]:<16}{standing.entry.kind:<9}"
             f"{standing.boards:>7}{standing.vp_per_board:>10.2f}"
             f"{standing.net_per_board:>+8.2f}"
             f"{standing.win_rate:>10.3f} ({low:.3f}-{high:.3f})"
-            f"{'n/a' if eff is None else f'{eff:.3f}':>10}"
+            f"{_efficiency_text(standing.efficiency):>24}"
             f"{sum(standing.faults.values()):>8}")
     lines.append("")
     lines.append("VP/board: victory points won per board played; net: won minus conceded; "
                  "info eff:")
-    lines.append("(greedy - penalty) / (greedy - optimum) on the same hands; faults: moves "
-                 "a fallback or substitute played")
+    lines.append("(baseline - penalty) / (baseline - optimum) on the same hands, as in jackal "
+                 "arena;")
+    lines.append("faults: moves a fallback or substitute played")
     return "\n".join(lines)
+
+
+def _efficiency_text(efficiency: Efficiency | None) -> str:
+    if efficiency is None:
+        return "n/a"
+    if efficiency.deals < 2:  # one board: no interval to give
+        return f"{efficiency.value:.3f}"
+    return f"{efficiency.value:.3f} ({efficiency.low:.3f}-{efficiency.high:.3f})"

@@ -19,8 +19,6 @@ from typing import Any
 
 import pytest
 from jackal.bots.arena import wilson_interval
-from jackal.bots.counts import optimum_pair, rank_counts
-from jackal.bots.greedy import greedy_keep
 from jackal.bots.tournament import (
     TableJob,
     board_deal,
@@ -28,10 +26,10 @@ from jackal.bots.tournament import (
     parse_entry,
     schedule,
 )
+from jackal.bots.yardstick import baseline_penalty, efficiency, optimum_penalty
 from jackal.game.cards import Card
 from jackal.game.deal import Deal
 from jackal.game.errors import MalformedInput
-from jackal.game.scoring import team_penalty
 from jackal.game.seats import SEATS, Seat, Team
 from lan_support import ServerProcess
 
@@ -107,10 +105,11 @@ def _rescore(records: Path) -> tuple[dict[str, dict[str, Any]], list[tuple[int, 
             mine["boards"] += 1
             mine["wins"] += result.winner is team
             mine["vp"] += result.points if result.winner is team else 0
-            mine["penalty"] += result.penalty(team)
             first, second = (deal.dealt_hand(seat) for seat in team.seats)
-            mine["greedy"] += team_penalty([*greedy_keep(first), *greedy_keep(second)])
-            mine["optimum"] += optimum_pair(rank_counts(first), rank_counts(second))
+            # Per board, for the yardstick's ratio of means and its interval.
+            mine.setdefault("penalties", []).append(result.penalty(team))
+            mine.setdefault("baselines", []).append(baseline_penalty(first, second))
+            mine.setdefault("optima", []).append(optimum_penalty(first, second))
     return totals, tables
 
 
@@ -145,9 +144,12 @@ def test_a_tournament_with_a_broken_entry_completes_and_its_records_rescore(
         assert row["win_rate"] == pytest.approx(mine["wins"] / 10, abs=1e-4)
         low, high = wilson_interval(mine["wins"], 10)
         assert row["win_rate_ci95"] == pytest.approx([low, high], abs=1e-4)
-        gap = mine["greedy"] - mine["optimum"]
-        assert row["efficiency"] == pytest.approx(
-            (mine["greedy"] - mine["penalty"]) / gap, abs=1e-4)
+        # The arena's yardstick, on the boards' hands: the same measure as jackal arena.
+        eff = efficiency(mine["penalties"], mine["baselines"], mine["optima"])
+        assert eff is not None
+        assert row["efficiency"] == pytest.approx(eff.value, abs=1e-4)
+        assert row["efficiency_ci95"] == pytest.approx([eff.low, eff.high], abs=1e-4)
+        assert row["baseline_penalty"] == pytest.approx(sum(mine["baselines"]) / 10, abs=1e-3)
     by_vp = sorted(everyone, key=lambda n: -standings[n]["vp_per_board"])
     assert [standings[n]["vp_per_board"] for n in by_vp] == [
         row["vp_per_board"] for row in report["standings"]]

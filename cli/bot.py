@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
     from ..bots.registry import load_strategy
     from ..client.botrunner import play_match
     from ..client.connection import ClientError, ServerError, parse_address
-    from ..client.exec_host import ExecProgram, ExecResult, play_exec_match
-    from ..client.session import SeatSession, SessionLost
+    from ..client.exec_host import EXEC_FEATURES, ExecProgram, ExecResult, play_exec_match
+    from ..client.session import MissingFeatures, SeatSession, SessionLost
     from ..game.conventions import BUILTIN_CARDS, ConventionCard, resolve_card
     from ..protocol.messages import CreateTable
 
@@ -129,7 +129,8 @@ def run(args: argparse.Namespace) -> int:
     session = SeatSession(host, port, name=(args.name or label.rpartition(":")[2])[:32],
                           table=args.table, seat=seat, create=create, bots=bots,
                           conventions=conventions, password=args.password,
-                          client="jackal-bot")
+                          client="jackal-bot",
+                          features=EXEC_FEATURES if program is not None else ())
     log = logging.getLogger("jackal.bot")
 
     async def main() -> int:
@@ -151,6 +152,9 @@ def run(args: argparse.Namespace) -> int:
                 await nursery.start(session.run)
             except ServerError as exc:
                 print(f"jackal bot: the server refused: {exc}", file=sys.stderr)
+                return 2
+            except MissingFeatures as exc:
+                print(f"jackal bot: --exec cannot run here: {exc}", file=sys.stderr)
                 return 2
             except ClientError as exc:
                 print(f"jackal bot: {exc}", file=sys.stderr)

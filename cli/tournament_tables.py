@@ -44,7 +44,7 @@ import trio
 
 from ..bots.tournament import Entry, TableJob, TableResult, command_argv
 from ..client.connection import ClientError, Connection, ServerError
-from ..client.exec_host import ExecProgram, play_exec_match
+from ..client.exec_host import EXEC_FEATURES, ExecProgram, play_exec_match
 from ..client.session import SeatSession
 from ..game.cards import Card
 from ..game.conventions import BUILTIN_CARDS, ConventionCard, resolve_card
@@ -204,7 +204,8 @@ async def _host_exec(options: TableOptions, table: str, seat: Seat, entry: Entry
         log.warning("table %s seat %s: cannot run %r: %s", table, seat, entry.spec, exc)
         return  # the seat stays empty: the director seats a substitute (no_show)
     session = SeatSession(options.host, options.port, name=entry.name, table=table,
-                          seat=seat, password=options.password, client="jackal-tournament")
+                          seat=seat, password=options.password, client="jackal-tournament",
+                          features=EXEC_FEATURES)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(session.run)

@@ -30,6 +30,12 @@ Decisions:
   are skipped, and a line longer than 1 KiB counts as garbage.
 - At the end of the match the program's stdin is closed; it gets 2 s to exit before it is
   killed.
+- The host relies on the server's ``your_turn`` (the program is asked only when one
+  arrives), so it needs a server whose ``welcome.features`` names it
+  (:data:`EXEC_FEATURES`). An older server never sends it and the program would never be
+  asked: the session refuses such a server before taking a seat
+  (:class:`~jackal.client.session.MissingFeatures`), and ``jackal bot --exec`` says so and
+  exits with status 2.
 """
 
 from __future__ import annotations
@@ -52,10 +58,12 @@ from ..protocol.messages import YourTurn
 from .botrunner import BotResult, play_match
 from .session import SeatSession
 
-__all__ = ["ExecProgram", "ExecResult", "ProgramFault", "play_exec_match"]
+__all__ = ["EXEC_FEATURES", "ExecProgram", "ExecResult", "ProgramFault", "play_exec_match"]
 
 log = logging.getLogger("jackal.bot")
 
+#: The ``welcome.features`` a hosted program relies on (pass them to ``SeatSession``).
+EXEC_FEATURES = ("your_turn",)
 #: Longest answer line read from the program; a card is three characters at most.
 MAX_ANSWER = 1024
 #: How long the program gets to exit after its stdin is closed.

@@ -27,7 +27,10 @@ built-in name or ``ConventionCard`` -- declared for your partnership before read
 ``password``; ``auto_ready`` (default True: send ``ready`` when seated and again after
 each deal); ``reconnect`` (a :class:`Backoff`); ``client`` (sent in hello); ``token`` (a
 token saved from an earlier run: the session starts by reclaiming that seat, and ``run``
-raises ``ServerError`` ``bad_token`` if the server no longer holds it).
+raises ``ServerError`` ``bad_token`` if the server no longer holds it); ``features``
+(names from ``welcome.features`` the caller relies on: on a connection whose server lacks
+one, ``run`` raises :class:`MissingFeatures` before saying hello, on the first connection
+or on any reconnection).
 
 ``session.status`` is a :class:`Status`: "connecting" -> "connected" -> ("reconnecting"
 -> "connected")* -> "lost" | "closed"; every change is reported through
@@ -54,7 +57,7 @@ import contextlib
 import logging
 import math
 import random
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -86,7 +89,7 @@ from ..protocol.messages import (
 from .connection import ClientError, Connection, ConnectionLost, ServerError
 from .mirror import TableMirror
 
-__all__ = ["Backoff", "SeatSession", "SessionLost", "Status"]
+__all__ = ["Backoff", "MissingFeatures", "SeatSession", "SessionLost", "Status"]
 
 log = logging.getLogger("jackal.client")
 
@@ -105,6 +108,17 @@ class Status(StrEnum):
 
 class SessionLost(ClientError):
     """The session could not get (or get back) its seat."""
+
+
+class MissingFeatures(ClientError):
+    """The server's ``welcome.features`` lacks something this client relies on: the
+    server is older than the client. Raised before ``hello``, so nothing changed there."""
+
+    def __init__(self, where: str, version: str, missing: Sequence[str]) -> None:
+        self.missing = tuple(missing)
+        super().__init__(f"the server at {where} (jackal {version or 'unknown version'}) "
+                         f"lacks the protocol features {', '.join(self.missing)}: it is "
+                         "older than this client; upgrade the server")
 
 
 @dataclass(frozen=True)
@@ -162,6 +176,7 @@ class SeatSession:
         request_timeout: float = 30.0,
         token: str | None = None,
         on_retry: Callable[[float, str], None] | None = None,
+        features: Collection[str] = (),
     ) -> None:
         self.host = host
         self.port = port
@@ -182,6 +197,8 @@ class SeatSession:
         self.token: str | None = token
         self.conn: Connection | None = None
         self._on_retry = on_retry
+        #: ``welcome.features`` this client relies on; checked on every connection.
+        self._features = tuple(features)
         #: The table as of the last event handed out by :meth:`events`.
         self.mirror = TableMirror()
         # The session's own copy, current with the connection (ahead of ``mirror`` while the
@@ -327,6 +344,13 @@ class SeatSession:
         return conn
 
     async def _hello(self, conn: Connection, token: str | None) -> HelloOk:
+        # Every connection, reconnections included: the server may have been replaced.
+        welcome = conn.welcome
+        offered = set(welcome.features) if welcome is not None else set()
+        missing = [name for name in self._features if name not in offered]
+        if missing:
+            raise MissingFeatures(f"{self.host}:{self.port}",
+                                  "" if welcome is None else welcome.version, missing)
         reply = await conn.request(Hello(name=self.name, protocol=1, client=self._client,
                                          token=token, password=self._password),
                                    timeout=self._timeout)
@@ -455,6 +479,9 @@ class SeatSession:
                 continue
             try:
                 reply = await self._hello(conn, self.token)
+            except MissingFeatures:
+                await conn.aclose()
+                raise
             except ServerError as exc:
                 await conn.aclose()
                 if exc.code in ("bad_token", "bad_password"):

@@ -221,3 +221,41 @@ def test_bots_doc_lists_every_your_turn_field() -> None:
             continue
         documented.update(re.findall(r"`(\w+)`", line.split("|")[1]))
     assert documented == set(YourTurn.__struct_fields__)
+
+
+# What a protocol-1 server from before welcome.features says, and one that lists features
+# but not your_turn: neither ever sends your_turn, so a hosted program would never be asked.
+OLD_WELCOMES = {
+    "no_features": {"type": "welcome", "protocol": 1, "server": "jackal", "version": "0.1.0",
+                    "hint": "send {\"type\":\"help\"} for the list of messages"},
+    "without_your_turn": {"type": "welcome", "protocol": 1, "server": "jackal",
+                          "version": "0.2.0", "hint": "help", "features": ["sync"]},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(OLD_WELCOMES))
+async def test_exec_refuses_a_server_without_your_turn(kind: str, tmp_path: Path) -> None:
+    """A fake server on port 0 whose welcome lacks the your_turn feature: jackal bot
+    --exec says why in one stable line and exits 2, without even saying hello."""
+    heard: list[bytes] = []
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+
+    async def old_server(stream: trio.SocketStream) -> None:
+        await stream.send_all(json.dumps(OLD_WELCOMES[kind]).encode() + b"\n")
+        while data := await stream.receive_some(4096):
+            heard.append(data)
+
+    started = tmp_path / "started"
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, old_server, listeners)
+        done = await run_bot("--server", f"127.0.0.1:{port}", "--exec",
+                             f"{sys.executable} -c 'open(\"{started}\", \"w\")'")
+        nursery.cancel_scope.cancel()
+    version = OLD_WELCOMES[kind]["version"]
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        f"jackal bot: --exec cannot run here: the server at 127.0.0.1:{port} (jackal "
+        f"{version}) lacks the protocol features your_turn: it is older than this client; "
+        "upgrade the server\n")
+    assert b"".join(heard) == b""  # no hello, no table: nothing changed on that server

@@ -30,7 +30,9 @@ Behaviour decisions (for docs/PROTOCOL.md):
   takeover: ``player_back`` to the others, a private ``table_state`` to the player.
   When the match ends, every human seat whose player is away is held once more so the
   player can reclaim it to see the end (``table_state`` with status ``over``, then
-  ``match_ended``); a player who leaves after seeing the end is not held.
+  ``match_ended``); a player who leaves after seeing the end is not held, and since
+  nothing is held no ``player_gone`` is sent after the end (``player_back`` still says
+  that a player reclaimed a seat of the finished table).
 - ``leave`` while seated: before the match the seat is freed; during it the seat goes
   to a takeover bot if the table has ``bot_takeover``, else it is left empty and anyone
   may ``join`` it (the table waits). The leaver's token stops working either way.
@@ -439,11 +441,15 @@ class Table:
             return []
         slot = self.seats[seat]
         slot.peer = None
-        # After the end there is nothing to come back for: the player saw it.
-        slot.held_until = None if self.status == "over" else now + self.options.hold_seconds
+        self.version += 1
+        if self.status == "over":
+            # After the end there is nothing to come back for (the player saw it): the
+            # seat is not held, so no ``player_gone``, whose ``seconds`` promise a hold.
+            slot.held_until = None
+            return []
+        slot.held_until = now + self.options.hold_seconds
         if self.status == "waiting":
             slot.ready = False
-        self.version += 1
         return self.broadcast(PlayerGone(seat=seat,
                                           seconds=self.options.hold_seconds))
 
@@ -470,8 +476,9 @@ class Table:
             out.append((old, ProtocolError(ErrorCode.BAD_TOKEN,
                                            f"seat {seat} was reclaimed by another connection"
                                            ).to_message()))
-            out += self.broadcast(PlayerGone(seat=seat, seconds=self.options.hold_seconds),
-                                  skip=old)
+            if self.status != "over":  # no player_gone after the end (see disconnect)
+                out += self.broadcast(PlayerGone(seat=seat,
+                                                 seconds=self.options.hold_seconds), skip=old)
         self.spectators.pop(peer, None)
         was_bot = slot.takeover
         slot.peer, slot.held_until, slot.takeover = peer, None, False

@@ -7,6 +7,11 @@ connections are accepted and dropped straight away (so a client's reconnect atte
 fail, as they would with the network down). ``cut(silent=True)`` plays the nastier
 kind of blip: nothing is closed, bytes simply stop flowing in both directions (a
 half-open link that only a keepalive notices); ``restore`` then drops those links.
+:meth:`CuttableProxy.blip` resets every link but lets new connections through at once,
+and ``cut_after = b"..."`` cuts every link just after the first client-to-server chunk
+containing those bytes has reached the server, before any reply can come back (a
+request whose answer is lost). ``target`` may be changed to send new connections to
+another port (a server restarted elsewhere).
 
 Run it in a nursery: ``proxy = CuttableProxy(port); await nursery.start(proxy.run)``.
 """
@@ -28,9 +33,12 @@ class CuttableProxy:
         self.target = (target_host, target_port)
         self.port = 0
         self.down = False
-        #: How many connections came in, and how many links were cut.
+        #: How many connections came in, and how many times the links were cut.
         self.accepted = 0
         self.cuts = 0
+        #: See the module docstring: bytes after whose delivery to the server every link
+        #: is cut (once; it is reset to None then).
+        self.cut_after: bytes | None = None
         self._links: set[trio.CancelScope] = set()
         self._flowing = trio.Event()
         self._flowing.set()
@@ -50,6 +58,11 @@ class CuttableProxy:
             self._flowing = trio.Event()
         else:
             self._reset_links()
+
+    def blip(self) -> None:
+        """Reset every link; new connections go through straight away."""
+        self.cut()
+        self.restore()
 
     def restore(self) -> None:
         """The network is back: new connections go through again."""
@@ -79,8 +92,8 @@ class CuttableProxy:
             with trio.CancelScope() as scope:
                 self._links.add(scope)
                 async with trio.open_nursery() as nursery:
-                    nursery.start_soon(self._pump, client, server, nursery.cancel_scope)
-                    nursery.start_soon(self._pump, server, client, nursery.cancel_scope)
+                    nursery.start_soon(self._pump, client, server, nursery.cancel_scope, True)
+                    nursery.start_soon(self._pump, server, client, nursery.cancel_scope, False)
         finally:
             self._links.discard(scope)
             with trio.CancelScope(shield=True):
@@ -88,7 +101,7 @@ class CuttableProxy:
                 await _reset(server)
 
     async def _pump(self, source: trio.SocketStream, sink: trio.SocketStream,
-                    both: trio.CancelScope) -> None:
+                    both: trio.CancelScope, upstream: bool) -> None:
         try:
             while True:
                 data = await source.receive_some(65536)
@@ -96,6 +109,11 @@ class CuttableProxy:
                 if not data:
                     break
                 await sink.send_all(data)
+                if upstream and self.cut_after is not None and self.cut_after in data:
+                    # At once: a reply needs several more scheduling rounds (the server
+                    # reads, answers, and the other pump reads) before it could be relayed.
+                    self.cut_after = None
+                    self.blip()
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             pass
         both.cancel()  # one side gone: close the other too, as a router would

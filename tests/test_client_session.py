@@ -1,8 +1,8 @@
 """SeatSession against the real server over real TCP, including a dropped connection.
 
-To drop a connection the way a network does, the session talks to the server through a
-small TCP relay in the test; killing the relay's links closes both sockets abruptly, and
-the session must reconnect (through the relay again) and reclaim its seat with its token.
+To drop a connection the way a network does, the session talks to the server through the
+tests' TCP proxy (tests/lan_proxy.py); a blip resets both sockets of every link, and the
+session must reconnect (through the proxy again) and reclaim its seat with its token.
 """
 
 from __future__ import annotations
@@ -38,53 +38,7 @@ from jackal.protocol.messages import (
 )
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
-
-
-class Relay:
-    """A TCP relay to ``port`` whose live links can be cut at once."""
-
-    def __init__(self, port: int) -> None:
-        self.target = port
-        self.links: list[tuple[trio.SocketStream, trio.SocketStream]] = []
-        self.accepted = 0
-        #: When set, the first client->server chunk containing it is forwarded to the
-        #: server and then every link is cut, before the server's reply can come back.
-        self.cut_after: bytes | None = None
-        self.cuts = 0
-
-    async def handle(self, client: trio.SocketStream) -> None:
-        self.accepted += 1
-        try:
-            server = await trio.open_tcp_stream("127.0.0.1", self.target)
-        except OSError:  # nothing listens there (yet): the client sees a closed connection
-            await client.aclose()
-            return
-        self.links.append((client, server))
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._pump, client, server, nursery.cancel_scope, True)
-            nursery.start_soon(self._pump, server, client, nursery.cancel_scope, False)
-
-    async def _pump(self, source: trio.SocketStream, sink: trio.SocketStream,
-                    scope: trio.CancelScope, upstream: bool) -> None:
-        try:
-            while data := await source.receive_some(65536):
-                await sink.send_all(data)
-                if upstream and self.cut_after is not None and self.cut_after in data:
-                    self.cut_after = None
-                    self.cuts += 1
-                    await self.kill()
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            pass
-        scope.cancel()
-        for stream in (source, sink):
-            await stream.aclose()
-
-    async def kill(self) -> None:
-        """Cut every live link, both ends."""
-        links, self.links = self.links, []
-        for client, server in links:
-            await client.aclose()
-            await server.aclose()
+from lan_proxy import CuttableProxy
 
 
 @pytest.fixture
@@ -94,16 +48,15 @@ async def server_port(nursery: trio.Nursery) -> AsyncIterator[int]:
     yield port
 
 
-async def start_relay(nursery: trio.Nursery, port: int) -> tuple[Relay, int]:
-    relay = Relay(port)
-    listeners = await nursery.start(trio.serve_tcp, relay.handle, 0)
-    return relay, listeners[0].socket.getsockname()[1]
+async def start_relay(nursery: trio.Nursery, port: int) -> tuple[CuttableProxy, int]:
+    relay = CuttableProxy(port)
+    return relay, await nursery.start(relay.run)
 
 
 class KillingStrategy:
     """Plays at random; when asked for play ``at`` of deal 1, cuts the connection first."""
 
-    def __init__(self, relay: Relay, at: int) -> None:
+    def __init__(self, relay: CuttableProxy, at: int) -> None:
         self.relay = relay
         self.at = at
         self.kills = 0
@@ -112,7 +65,7 @@ class KillingStrategy:
     def choose(self, view: View) -> Card:
         if view.deal_number == 1 and view.play_number == self.at and not self.kills:
             self.kills += 1
-            trio.from_thread.run(self.relay.kill)
+            trio.from_thread.run_sync(self.relay.blip)
         return self.rng.choice(view.hand)
 
 
@@ -162,7 +115,8 @@ async def test_session_reclaims_seat_after_drop_mid_deal(server_port: int,
 
         result = await play_match(session, strategy, on_event=check)
 
-    assert strategy.kills + relay.cuts == 1 and relay.accepted >= 2
+    assert relay.cuts == 1 and strategy.kills == (when == "before_play")
+    assert relay.accepted >= 2
     assert statuses[:3] == [Status.CONNECTED, Status.RECONNECTING, Status.CONNECTED]
     assert statuses[-1] is Status.CLOSED
     assert result.winner is not None and max(result.scores.values()) >= 30
@@ -183,7 +137,7 @@ async def test_reclaim_with_a_bad_token_loses_the_seat(server_port: int,
     with trio.fail_after(10):
         await nursery.start(session.run)
         session.token = "not-the-token"
-        await relay.kill()
+        relay.blip()
         with pytest.raises(SessionLost):
             async for _ in session.events():
                 pass
@@ -248,7 +202,7 @@ async def test_session_reclaims_its_seat_after_a_server_restart(tmp_path: Path,
     async def restart() -> None:
         await restart_now.wait()
         first_server.cancel()  # sends server_shutdown, closes every connection
-        relay.target = await nursery.start(serve, config)
+        relay.target = ("127.0.0.1", await nursery.start(serve, config))
 
     nursery.start_soon(restart)
     statuses: list[tuple[Status, str]] = []

@@ -144,8 +144,11 @@ async def test_people_s_tables_are_marked_attended_for_bot_threads(
         # Play S's cards until one of the table's bots has played (whoever leads).
         await play_out(human, lambda msg: msg["type"] == "played" and msg["seat"] != "S",
                        timeout=60)
-    assert asked[bots_only] == {False}
-    assert asked[people] == {True}
+        # What was asked while the person sat there: once the server stops, the human's
+        # connection goes first and a bot may rightly think for a table nobody attends.
+        seen = {table: set(flags) for table, flags in asked.items()}
+    assert seen[bots_only] == {False}
+    assert seen[people] == {True}
 
 
 async def test_questions_are_capped_per_asker_and_expire_with_the_deal(

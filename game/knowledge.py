@@ -92,9 +92,18 @@ class TableKnowledge:
             return None
         return SEATS[(self.dealer.ordinal + 1 + len(self.history)) % 4]
 
+    def _offset(self, seat: Seat) -> int:
+        """Where ``seat``'s plays start in ``history``: play goes round clockwise from
+        ``first``, one card each, so a seat's plays are every fourth entry from here."""
+        return (seat.ordinal - self.dealer.ordinal - 1) % 4
+
     def row(self, seat: Seat) -> tuple[Card, ...]:
         """The cards ``seat`` has played this deal, in order."""
-        return tuple(card for who, card in self.history if who is seat)
+        return tuple(card for _, card in self.history[self._offset(seat)::4])
+
+    def plays_by(self, seat: Seat) -> int:
+        """How many cards ``seat`` has played this deal."""
+        return len(self.history[self._offset(seat)::4])
 
     @property
     def rows(self) -> dict[Seat, tuple[Card, ...]]:
@@ -133,8 +142,8 @@ class TableKnowledge:
     def _played(self, seat: Seat, card: Card) -> tuple[Self, PlayApplied]:
         history = (*self.history, (seat, card))
         after = dataclasses.replace(self, history=history)
-        index = sum(1 for who, _ in history if who is seat)
-        return after, PlayApplied(seat=seat, card=card, index=index, turn=after.turn)
+        return after, PlayApplied(seat=seat, card=card, index=after.plays_by(seat),
+                                  turn=after.turn)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -170,7 +179,7 @@ class SeatKnowledge(TableKnowledge):
     @property
     def play_number(self) -> int:
         """Which of this seat's eight plays is next (1..8)."""
-        return sum(1 for who, _ in self.history if who is self.seat) + 1
+        return self.plays_by(self.seat) + 1
 
     @property
     def our_card(self) -> ConventionCard | None:

@@ -79,39 +79,43 @@ class DisclosingTable(Protocol):
 
 
 class Disclosure:
-    """Convention cards, explanations and questions at one table."""
+    """Convention cards, explanations and questions at one table.
 
-    def __init__(self, table: DisclosingTable,
-                 conventions: dict[Team, ConventionCard]) -> None:
-        self._table = table
+    The table that owns it passes itself to each call rather than being kept here: a
+    reference back would make the two a cycle, which only the garbage collector could
+    free, and the server freezes what survives the collector (server/gctune.py).
+    """
+
+    def __init__(self, conventions: dict[Team, ConventionCard]) -> None:
         #: The cards declared for the next deal (``deal_conventions`` on the table: in force).
         self.conventions = conventions
         self.questions: dict[str, PendingQuestion] = {}
         self._question_ids = itertools.count(1)
 
-    def set_conventions(self, peer: Peer, spec: str | ConventionCard,
+    def set_conventions(self, table: DisclosingTable, peer: Peer, spec: str | ConventionCard,
                         req_id: MessageId | None = None) -> Outbox:
         """The sender declares its partnership's convention card."""
-        slot = self._table.require_seat(peer)
-        if self._table.status not in ("waiting", "between_deals"):
+        slot = table.require_seat(peer)
+        if table.status not in ("waiting", "between_deals"):
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
                                 "conventions may change only before the first deal or "
                                 "between deals")
         card = resolve_conventions(spec)
         team = slot.seat.team
         self.conventions[team] = card
-        self._table.version += 1
-        self._table.record(ConventionsEvent(team=team, card=card))
+        table.version += 1
+        table.record(ConventionsEvent(team=team, card=card))
         out: Outbox = [(peer, Ok(id=req_id, request="conventions"))]
-        return out + self._table.broadcast(ConventionsChanged(team=team, card=card))
+        return out + table.broadcast(ConventionsChanged(team=team, card=card))
 
-    def _explained_deal(self) -> Deal | None:
-        deal = self._table.match.deal
-        return deal if deal is not None else self._table.last_deal
+    def _explained_deal(self, table: DisclosingTable) -> Deal | None:
+        deal = table.match.deal
+        return deal if deal is not None else table.last_deal
 
-    def explain(self, seat: Seat, index: int) -> tuple[Card, str, dict[str, Any]]:
+    def explain(self, table: DisclosingTable, seat: Seat, index: int
+                ) -> tuple[Card, str, dict[str, Any]]:
         """The meaning of ``seat``'s ``index``-th card under its partnership's card."""
-        deal = self._explained_deal()
+        deal = self._explained_deal(table)
         if deal is None:
             raise ProtocolError(ErrorCode.NO_DEAL, "no deal has been played yet")
         row = deal.row(seat)
@@ -122,16 +126,16 @@ class Disclosure:
                                 f"not {index}")
         # Under the card in force when it was played: between deals a partnership may
         # already have declared a new one for the next deal.
-        meaning = explain_play(self._table.deal_conventions[seat.team], deal.history, seat, index)
+        meaning = explain_play(table.deal_conventions[seat.team], deal.history, seat, index)
         return row[index - 1], meaning.text, dict(meaning.data)
 
-    def ask(self, peer: Peer, target: Seat, text: str, index: int | None,
+    def ask(self, table: DisclosingTable, peer: Peer, target: Seat, text: str, index: int | None,
             req_id: MessageId | None = None) -> Outbox:
         """A free-text question from a seated player to an opponent."""
-        asker = self._table.require_seat(peer).seat
+        asker = table.require_seat(peer).seat
         if target.team is asker.team:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "you may only ask an opponent")
-        slot = self._table.seats[target]
+        slot = table.seats[target]
         if not slot.bot_controlled and slot.peer is None:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the player at {target} is away")
         open_now = sum(1 for pending in self.questions.values() if pending.asker is asker)
@@ -145,37 +149,37 @@ class Disclosure:
                            index=index)
         out: Outbox = [(peer, receipt)]
         if slot.bot_controlled:
-            return out + self._asking_side(asker, AnswerMessage(
+            return out + self._asking_side(table, asker, AnswerMessage(
                 question=qid, question_text=text, seat=target,
-                text=self._bot_answer(target, index)))
+                text=self._bot_answer(table, target, index)))
         assert slot.peer is not None
         self.questions[qid] = PendingQuestion(asker=asker, target=target, text=text)
         return [*out, (slot.peer, question)]
 
-    def _bot_answer(self, seat: Seat, index: int | None) -> str:
-        deal = self._explained_deal()
+    def _bot_answer(self, table: DisclosingTable, seat: Seat, index: int | None) -> str:
+        deal = self._explained_deal(table)
         history = deal.history if deal is not None else ()
         return answer_question(self.conventions[seat.team], seat, history, index)
 
-    def _asking_side(self, asker: Seat, msg: ServerMessage) -> Outbox:
+    def _asking_side(self, table: DisclosingTable, asker: Seat, msg: ServerMessage) -> Outbox:
         out: Outbox = []
         for seat in asker.team.seats:
-            peer = self._table.seats[seat].peer
+            peer = table.seats[seat].peer
             if peer is not None:
                 out.append((peer, msg))
         return out
 
-    def answer(self, peer: Peer, qid: str, text: str,
+    def answer(self, table: DisclosingTable, peer: Peer, qid: str, text: str,
                req_id: MessageId | None = None) -> Outbox:
         """The asked player answers; only the asking side hears it."""
-        seat = self._table.seat_of(peer)
+        seat = table.seat_of(peer)
         pending = self.questions.get(qid)
         if seat is None or pending is None or pending.target is not seat:
             raise ProtocolError(ErrorCode.NO_SUCH_QUESTION,
                                 f"no open question {qid!r} for you")
         del self.questions[qid]
         out: Outbox = [(peer, Ok(id=req_id, request="answer"))]
-        return out + self._asking_side(pending.asker, AnswerMessage(
+        return out + self._asking_side(table, pending.asker, AnswerMessage(
             question=qid, question_text=pending.text, seat=seat, text=text))
 
     def expire_questions(self) -> None:

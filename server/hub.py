@@ -181,17 +181,23 @@ class Hub:
     def send(self, out: Outbox, table: Table | None = None) -> None:
         """Deliver a table's outbox (and wake the table's task if given).
 
-        A message object sent to several recipients is encoded once.
+        A message object sent to several recipients is encoded once, and each connection
+        gets its lines of this outbox as one piece of bytes (a play sends ``played``,
+        ``turn`` and perhaps ``your_turn`` to a seat: one push, not three).
         """
         encoded: dict[int, bytes] = {}
+        lines: dict[Session, bytes] = {}
         for peer, msg in out:
             if isinstance(peer, Session):
                 data = encoded.get(id(msg))
                 if data is None:
                     data = encoded[id(msg)] = encode(msg)
-                peer.send_line(data)
+                queued = lines.get(peer)
+                lines[peer] = data if queued is None else queued + data
             else:
                 peer.deliver(msg)
+        for session, data in lines.items():
+            session.send_line(data)
         if table is not None:
             self.wake(table)
 

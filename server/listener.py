@@ -89,6 +89,7 @@ async def serve(config: ServerConfig, *,
             hub.start(pool)
             if config.tune_gc:
                 thresholds = gctune.settle()
+                pool.start_soon(gctune.young_passes)
             # trio.serve_listeners closes the listeners when it is cancelled.
             await outer.start(partial(trio.serve_listeners, handle, listeners,
                                       handler_nursery=pool))

@@ -161,7 +161,7 @@ class Table:
         self.recorder = recorder
         #: Bumped on every change a bot decision depends on, so a stale decision is dropped.
         self.version = 0
-        self.disclosure = Disclosure(self, cards)
+        self.disclosure = Disclosure(cards)
         #: The latest time any action or tick was given (deadlines start from it).
         self.now = 0.0
         #: The turn's clock: when the human seat to play runs out of time.
@@ -189,18 +189,18 @@ class Table:
 
     def set_conventions(self, peer: Peer, spec: str | ConventionCard,
                         req_id: MessageId | None = None) -> Outbox:
-        return self.disclosure.set_conventions(peer, spec, req_id)
+        return self.disclosure.set_conventions(self, peer, spec, req_id)
 
     def explain(self, seat: Seat, index: int) -> tuple[Card, str, dict[str, Any]]:
-        return self.disclosure.explain(seat, index)
+        return self.disclosure.explain(self, seat, index)
 
     def ask(self, peer: Peer, target: Seat, text: str, index: int | None,
             req_id: MessageId | None = None) -> Outbox:
-        return self.disclosure.ask(peer, target, text, index, req_id)
+        return self.disclosure.ask(self, peer, target, text, index, req_id)
 
     def answer(self, peer: Peer, qid: str, text: str,
                req_id: MessageId | None = None) -> Outbox:
-        return self.disclosure.answer(peer, qid, text, req_id)
+        return self.disclosure.answer(self, peer, qid, text, req_id)
 
     # ------------------------------------------------------------------ records
 
@@ -345,7 +345,7 @@ class Table:
         ``your_turn`` if it is that seat's turn: on joining, on a reclaim and on ``sync``."""
         snap = self.snapshot()
         out: Outbox = [(peer, views.table_state(snap, seat, id=req_id))]
-        turn = views.your_turn(snap, seat) if seat is not None else None
+        turn = views.your_turn(snap.facts, seat) if seat is not None else None
         return out if turn is None else [*out, (peer, turn)]
 
     def sync(self, peer: Peer, req_id: MessageId | None = None) -> Outbox:
@@ -362,7 +362,7 @@ class Table:
         peer = self.seats[turn].peer
         if peer is None:
             return out
-        private = views.your_turn(self.snapshot(), turn)
+        private = views.your_turn(self.deal_facts(), turn)
         return out if private is None else [*out, (peer, private)]
 
     def add_bot(self, requester: Peer, seat: Seat, strategy: str,
@@ -704,24 +704,28 @@ class Table:
 
     def bot_view(self, seat: Seat) -> View:
         """What a bot playing ``seat`` may see: its own hand and public facts."""
-        known = views.knowledge(self.snapshot(), seat)
+        known = views.knowledge(self.deal_facts(), seat)
         assert isinstance(known, View) and self.match.deal is not None
         return known
 
+    def deal_facts(self) -> views.DealFacts:
+        """The deal and the public facts around it, as views cut knowledge from them."""
+        live = self.match.deal
+        return views.DealFacts(
+            deal=live if live is not None else self.last_deal, live=live is not None,
+            deal_number=self.match.deal_number, conventions=self.conventions,
+            scores=self.match.scores, target=self.match.target, turn_left=self.turn_left())
+
     def snapshot(self) -> views.TableSnapshot:
         """The table's facts as views read them (views never get the table itself)."""
-        live = self.match.deal
         return views.TableSnapshot(
-            table=self.id, name=self.name, status=self.status, target=self.match.target,
+            facts=self.deal_facts(), table=self.id, name=self.name, status=self.status,
             seats=tuple(SeatInfo(seat=slot.seat, name=slot.name, kind=slot.kind,
                                  connected=slot.connected, ready=slot.ready,
                                  substitute=slot.strategy
                                  if slot.kind == "human" and slot.takeover else None)
                         for slot in (self.seats[seat] for seat in SEATS)),
-            spectators=len(self.spectators), conventions=self.conventions,
-            scores=self.match.scores, deal_number=self.match.deal_number,
-            deal=live if live is not None else self.last_deal, live=live is not None,
+            spectators=len(self.spectators),
             deal_conventions=None if self.deal_conventions == self.conventions
             else dict(self.deal_conventions),
-            turn_seconds=self.options.turn_seconds, turn_left=self.turn_left(),
-            seeded=self.options.seeded)
+            turn_seconds=self.options.turn_seconds, seeded=self.options.seeded)

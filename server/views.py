@@ -38,36 +38,46 @@ from ..protocol.messages import (
     YourTurn,
 )
 
-__all__ = ["TableSnapshot", "deal_ended", "deal_started", "knowledge", "table_info",
+__all__ = ["DealFacts", "TableSnapshot", "deal_ended", "deal_started", "knowledge", "table_info",
            "table_state", "your_turn"]
 
 
 @dataclass(frozen=True, slots=True)
-class TableSnapshot:
-    """The facts of one table that views are built from (the table makes one with
-    ``Table.snapshot()``); views never see the table itself.
+class DealFacts:
+    """What per-seat knowledge is cut from: the deal and the public facts around it (the
+    table makes one with ``Table.deal_facts()``, cheaply: ``your_turn`` needs one on
+    every play).
 
     ``deal`` is the live deal, or the last one between deals; it is the only part that
     holds secrets, and :func:`knowledge` is where they are cut.
     """
 
-    table: str
-    name: str
-    status: Literal["waiting", "playing", "between_deals", "over"]
-    target: int
-    seats: tuple[SeatInfo, ...]
-    spectators: int
-    conventions: Mapping[Team, ConventionCard]
-    scores: Mapping[Team, int]
-    deal_number: int
     deal: Deal | None
     #: True while ``deal`` is being played (hands are shown only then).
     live: bool
-    #: The cards ``deal`` was played under, when a partnership has declared another since.
-    deal_conventions: Mapping[Team, ConventionCard] | None = None
-    #: The table's per-play clock, and the seconds left on the current turn's clock.
-    turn_seconds: float | None = None
+    deal_number: int
+    conventions: Mapping[Team, ConventionCard]
+    scores: Mapping[Team, int]
+    target: int
+    #: The seconds left on the current turn's clock (None: no clock runs).
     turn_left: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TableSnapshot:
+    """The facts of one table that views are built from (the table makes one with
+    ``Table.snapshot()``); views never see the table itself."""
+
+    facts: DealFacts
+    table: str
+    name: str
+    status: Literal["waiting", "playing", "between_deals", "over"]
+    seats: tuple[SeatInfo, ...]
+    spectators: int
+    #: The cards the deal was played under, when a partnership has declared another since.
+    deal_conventions: Mapping[Team, ConventionCard] | None = None
+    #: The table's per-play clock.
+    turn_seconds: float | None = None
     #: The creator chose the match seed (and so can know every hand).
     seeded: bool = False
 
@@ -76,7 +86,7 @@ def _cards(cards: tuple[Card, ...] | list[Card]) -> list[Card]:
     return list(cards)
 
 
-def knowledge(snap: TableSnapshot, you: Seat | None) -> TableKnowledge | None:
+def knowledge(snap: DealFacts, you: Seat | None) -> TableKnowledge | None:
     """What ``you`` (a spectator: ``None``) may know of the cards, or None before the
     first deal. THE cut: a seat gets its own hand while the deal is live, nobody else's;
     between deals the hands are not resent (``deal_ended`` showed the kept ones)."""
@@ -94,22 +104,23 @@ def knowledge(snap: TableSnapshot, you: Seat | None) -> TableKnowledge | None:
 def table_state(snap: TableSnapshot, you: Seat | None, *,
                 id: MessageId | None = None) -> TableState:
     """A full snapshot for one recipient; ``hand`` only for the recipient's own seat."""
-    known = knowledge(snap, you)
+    facts = snap.facts
+    known = knowledge(facts, you)
     hand: list[Card] | None = None
-    if isinstance(known, SeatKnowledge) and snap.live:
+    if isinstance(known, SeatKnowledge) and facts.live:
         hand = _cards(known.hand)
     rows = {seat: _cards(known.row(seat)) if known else [] for seat in SEATS}
-    turn = known.turn if known is not None and snap.live else None
+    turn = known.turn if known is not None and facts.live else None
     return TableState(
         id=id,
         table=snap.table,
         name=snap.name,
-        target=snap.target,
+        target=facts.target,
         status=snap.status,
         seats=list(snap.seats),
-        conventions={team: snap.conventions[team] for team in TEAMS},
-        scores={team: snap.scores[team] for team in TEAMS},
-        deal=snap.deal_number,
+        conventions={team: facts.conventions[team] for team in TEAMS},
+        scores={team: facts.scores[team] for team in TEAMS},
+        deal=facts.deal_number,
         dealer=known.dealer if known is not None else None,
         first=known.first if known is not None else None,
         turn=turn,
@@ -119,12 +130,12 @@ def table_state(snap: TableSnapshot, you: Seat | None, *,
         deal_conventions=None if snap.deal_conventions is None else {
             team: snap.deal_conventions[team] for team in TEAMS},
         turn_seconds=snap.turn_seconds,
-        turn_left=snap.turn_left,
+        turn_left=facts.turn_left,
         seeded=snap.seeded,
     )
 
 
-def your_turn(snap: TableSnapshot, you: Seat) -> YourTurn | None:
+def your_turn(snap: DealFacts, you: Seat) -> YourTurn | None:
     """Everything ``you`` may know when it is its turn, from its own knowledge (so it
     cannot show more than ``table_state`` would); None when it is not ``you``'s turn."""
     known = knowledge(snap, you)
@@ -135,7 +146,7 @@ def your_turn(snap: TableSnapshot, you: Seat) -> YourTurn | None:
     return YourTurn(
         seat=you,
         deal=known.deal_number,
-        play=len(known.row(you)) + 1,
+        play=known.play_number,
         dealer=known.dealer,
         first=first,
         hand=sorted(known.hand),
@@ -179,7 +190,7 @@ def table_info(snap: TableSnapshot) -> TableInfo:
     return TableInfo(
         table=snap.table,
         name=snap.name,
-        target=snap.target,
+        target=snap.facts.target,
         seats={info.seat: info.name for info in snap.seats},
         kinds={info.seat: "held" if info.kind == "human" and not info.connected else info.kind
                for info in snap.seats},

@@ -8,6 +8,11 @@ task per connection reading its socket directly, and each connection's outgoing 
 bounded and written by the server's one flusher. So the ratio of the two throughputs is the price of
 everything Jackal adds on top of moving lines around, not of a different transport.
 
+With ``--stock`` it moves bytes the stock trio way instead, as the relay issue 16 was
+measured against did: a writer task per connection draining a memory channel with
+``SocketStream.send_all``, and reads through ``SocketStream.receive_some``. Comparing
+with both tells what Jackal's own transport saves and what everything else costs.
+
 Wire (plain text, one line each):
 - a client's first line is ``join GROUP`` (any token); when the group's fourth member
   joins, the server sends ``start`` to all four;
@@ -23,6 +28,8 @@ import argparse
 import contextlib
 import signal
 import sys
+from collections.abc import Awaitable, Callable
+from functools import partial
 
 import trio
 from jackal.server.transport import Flusher, Outgoing, read_some
@@ -30,10 +37,14 @@ from jackal.server.transport import Flusher, Outgoing, read_some
 GROUP_SIZE = 4
 MAX_LINE = 65536
 SEND_BUFFER = 256 * 1024
+#: Lines a stock member may have queued (the stock way bounds lines, not bytes).
+STOCK_QUEUE = 256
 
 
 class Member:
     """One connection: its stream and its outgoing bytes (bounded, written by the flusher)."""
+
+    stock = False
 
     def __init__(self, stream: trio.SocketStream, flusher: Flusher) -> None:
         self.stream = stream
@@ -49,13 +60,47 @@ class Member:
         return not self.gone and self.out.push(data)
 
 
+class StockMember:
+    """One connection, stock trio: a bounded memory channel and a writer task."""
+
+    stock = True
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.send_q, self.recv_q = trio.open_memory_channel[bytes](STOCK_QUEUE)
+
+    def push(self, data: bytes) -> bool:
+        """Queue ``data`` without waiting; False when this member stopped reading."""
+        try:
+            self.send_q.send_nowait(data)
+        except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+            return False
+        return True
+
+    async def writer(self) -> None:
+        """Drain the channel into the socket, joining whatever is already waiting."""
+        async with self.recv_q:
+            async for data in self.recv_q:
+                chunks = [data]
+                while True:
+                    try:
+                        chunks.append(self.recv_q.receive_nowait())
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
+                await self.stream.send_all(b"".join(chunks))
+
+
+#: A member of either kind: both queue with ``push`` and never wait.
+Relaying = Member | StockMember
+
+
 class Groups:
     """Groups of four members, by the name in their ``join`` line."""
 
     def __init__(self) -> None:
-        self.groups: dict[bytes, list[Member]] = {}
+        self.groups: dict[bytes, list[Relaying]] = {}
 
-    def join(self, name: bytes, member: Member) -> list[Member]:
+    def join(self, name: bytes, member: Relaying) -> list[Relaying]:
         group = self.groups.setdefault(name, [])
         group.append(member)
         if len(group) == GROUP_SIZE:
@@ -63,7 +108,7 @@ class Groups:
                 other.push(b"start\n")
         return group
 
-    def leave(self, name: bytes, member: Member) -> None:
+    def leave(self, name: bytes, member: Relaying) -> None:
         group = self.groups.get(name)
         if group is not None and member in group:
             group.remove(member)
@@ -71,15 +116,15 @@ class Groups:
                 del self.groups[name]
 
 
-async def handle(stream: trio.SocketStream, groups: Groups, flusher: Flusher) -> None:
-    """Serve one connection until it closes."""
-    member = Member(stream, flusher)
-    group: list[Member] | None = None
+async def relay(member: Relaying, groups: Groups,
+                read: Callable[[], Awaitable[bytes]]) -> None:
+    """Read lines with ``read`` until the connection ends, relaying each to the group."""
+    group: list[Relaying] | None = None
     name = b""
     buffer = b""
     try:
         while True:
-            data = await read_some(stream, 65536)
+            data = await read()
             if not data:
                 break
             buffer += data
@@ -99,11 +144,34 @@ async def handle(stream: trio.SocketStream, groups: Groups, flusher: Flusher) ->
     finally:
         if group is not None:
             groups.leave(name, member)
+
+
+async def handle(stream: trio.SocketStream, groups: Groups, flusher: Flusher) -> None:
+    """Serve one connection until it closes, on Jackal's transport."""
+    member = Member(stream, flusher)
+    try:
+        await relay(member, groups, partial(read_some, stream, 65536))
+    finally:
         member.out.detach()
         await stream.aclose()
 
 
-async def serve(host: str, port: int, *,
+async def handle_stock(stream: trio.SocketStream, groups: Groups) -> None:
+    """Serve one connection until it closes, the stock trio way."""
+    member = StockMember(stream)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(member.writer)
+            await relay(member, groups, partial(stream.receive_some, 65536))
+            nursery.cancel_scope.cancel()
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        pass
+    finally:
+        member.send_q.close()
+        await stream.aclose()
+
+
+async def serve(host: str, port: int, *, stock: bool = False,
                 task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
     """Listen on ``host:port``; report the bound port through ``task_status``."""
     groups = Groups()
@@ -112,18 +180,22 @@ async def serve(host: str, port: int, *,
     bound = listeners[0].socket.getsockname()[1]
 
     async def handler(stream: trio.SocketStream) -> None:
-        await handle(stream, groups, flusher)
+        if stock:
+            await handle_stock(stream, groups)
+        else:
+            await handle(stream, groups, flusher)
 
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(flusher.run)
+        if not stock:
+            nursery.start_soon(flusher.run)
         task_status.started(bound)
         await trio.serve_listeners(handler, listeners)
 
 
-async def _main(host: str, port: int) -> None:
+async def _main(host: str, port: int, stock: bool) -> None:
     with trio.open_signal_receiver(signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
-            bound = await nursery.start(serve, host, port)
+            bound = await nursery.start(partial(serve, host, port, stock=stock))
             print(f"listening on {host}:{bound}", flush=True)
             async for _ in signals:
                 nursery.cancel_scope.cancel()
@@ -134,9 +206,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=7879)
+    parser.add_argument("--stock", action="store_true",
+                        help="move bytes the stock trio way (a writer task per connection)")
     args = parser.parse_args(argv)
     with contextlib.suppress(KeyboardInterrupt):
-        trio.run(_main, args.host, args.port)
+        trio.run(_main, args.host, args.port, args.stock)
     return 0
 
 

@@ -18,7 +18,10 @@ What it does, in one run:
    same number of connections in groups of four, the same number of plays per group,
    each "play" one line that the server relays to the group, the next client in turn
    answering as soon as the line arrives; and prints Jackal's plays per second divided
-   by the baseline's as ``baseline_ratio``.
+   by the baseline's as ``baseline_ratio``. The baseline moves bytes with Jackal's own
+   transport; then the same again with the relay written the stock trio way (a writer
+   task per connection, ``send_all``: ``baseline_server.py --stock``) as
+   ``stock_relay_ratio``, the kind of relay issue 16 measured against.
 
 The clients are deliberately cheap (a ``selectors`` loop over non-blocking sockets,
 hand-written JSON lines out, ``msgspec`` in) so that on a small machine the measurement
@@ -918,8 +921,9 @@ def jackal_argv(extra: Sequence[str], profile: str | None) -> list[str]:
             "--records", fresh_records_dir(), *SERVER_DEFAULTS, *extra]
 
 
-def baseline_argv() -> list[str]:
-    return [sys.executable, str(BENCH_DIR / "baseline_server.py"), "--host", HOST, "--port", "0"]
+def baseline_argv(stock: bool = False) -> list[str]:
+    argv = [sys.executable, str(BENCH_DIR / "baseline_server.py"), "--host", HOST, "--port", "0"]
+    return [*argv, "--stock"] if stock else argv
 
 
 def measure_round(args: argparse.Namespace) -> dict[str, Any]:
@@ -968,31 +972,41 @@ def measure_round(args: argparse.Namespace) -> dict[str, Any]:
         return report
 
     options["plays"] = max(4, round(jackal.plays / max(1, jackal.done))) if jackal.done else 256
-    baseline_server = ServerProcess(baseline_argv())
-    try:
-        cpu_before = baseline_server.cpu_seconds()
-        baseline = run_clients("baseline", baseline_server.port, args.tables, args.procs, options)
-        baseline_cpu = baseline_server.cpu_seconds() - cpu_before
-    finally:
-        baseline_server.stop()
-    report.update({
-        "baseline_plays_per_group": options["plays"],
-        "baseline_plays_per_s": round(baseline.plays_per_s, 1),
-        "baseline_p50_ms": round(baseline.percentile_ms(0.5), 3),
-        "baseline_p99_ms": round(baseline.percentile_ms(0.99), 3),
-        "baseline_max_ms": round(baseline.percentile_ms(1.0), 3),
-        "baseline_errors": len(baseline.errors) + (args.tables - baseline.done),
-        "baseline_cpu_us_per_play": round(baseline_cpu / baseline.plays * 1e6, 1)
-        if baseline.plays else None,
-        "baseline_ratio": round(jackal.plays_per_s / baseline.plays_per_s, 3)
-        if baseline.plays_per_s else None,
-    })
-    # The same comparison by server CPU per play: less sensitive to whatever else the
-    # machine is doing while the benchmark runs.
-    if report["server_cpu_us_per_play"] and report["baseline_cpu_us_per_play"]:
-        report["baseline_cpu_ratio"] = round(
-            report["baseline_cpu_us_per_play"] / report["server_cpu_us_per_play"], 3)
+    report["baseline_plays_per_group"] = options["plays"]
+    # The bare relay on Jackal's own transport (``baseline_*``: what everything above moving
+    # bytes costs), and the same relay written the stock trio way (``stock_relay_*``: the
+    # kind of relay issue 16 was measured against).
+    for prefix, stock in (("baseline", False), ("stock_relay", True)):
+        report.update(relay_report(prefix, stock, args, options, jackal,
+                                   report["server_cpu_us_per_play"]))
     return report
+
+
+def relay_report(prefix: str, stock: bool, args: argparse.Namespace, options: dict[str, Any],
+                 jackal: RunStats, server_cpu_us_per_play: float | None) -> dict[str, Any]:
+    """Run the same clients against a bare relay; its figures under ``prefix``."""
+    relay_server = ServerProcess(baseline_argv(stock))
+    try:
+        cpu_before = relay_server.cpu_seconds()
+        relay = run_clients(prefix, relay_server.port, args.tables, args.procs, options)
+        relay_cpu = relay_server.cpu_seconds() - cpu_before
+    finally:
+        relay_server.stop()
+    cpu_per_play = round(relay_cpu / relay.plays * 1e6, 1) if relay.plays else None
+    return {
+        f"{prefix}_plays_per_s": round(relay.plays_per_s, 1),
+        f"{prefix}_p50_ms": round(relay.percentile_ms(0.5), 3),
+        f"{prefix}_p99_ms": round(relay.percentile_ms(0.99), 3),
+        f"{prefix}_max_ms": round(relay.percentile_ms(1.0), 3),
+        f"{prefix}_errors": len(relay.errors) + (args.tables - relay.done),
+        f"{prefix}_cpu_us_per_play": cpu_per_play,
+        f"{prefix}_ratio": round(jackal.plays_per_s / relay.plays_per_s, 3)
+        if relay.plays_per_s else None,
+        # The same comparison by server CPU per play: less sensitive to whatever else the
+        # machine is doing while the benchmark runs.
+        f"{prefix}_cpu_ratio": round(cpu_per_play / server_cpu_us_per_play, 3)
+        if cpu_per_play and server_cpu_us_per_play else None,
+    }
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:

@@ -278,6 +278,10 @@ class Hub:
     def dispatch(self, session: Session, msg: ClientMessage, now: float) -> None:
         """Act on one decoded message (raises ProtocolError for a bad one)."""
         match msg:
+            # Cases are tried in order: the message of a busy server's hot path first.
+            case Play():
+                table, _seat = self.lobby.seated(session)
+                self.send(table.play(session, msg.card, now, msg.id), table)
             case Help():
                 session.send_parts(HELP.parts(msg.id))
             case Ping():
@@ -303,9 +307,6 @@ class Hub:
             case Ready():
                 table, _seat = self.lobby.seated(session)
                 self.send(table.ready(session, msg.id, now), table)
-            case Play():
-                table, _seat = self.lobby.seated(session)
-                self.send(table.play(session, msg.card, now, msg.id), table)
             case Conventions():
                 table, _seat = self.lobby.seated(session)
                 self.send(table.set_conventions(session, msg.card, msg.id), table)

@@ -33,6 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``jackal play``."""
     parser.epilog = ("Keys: arrows + Enter or type a card ('7h', 'th') + Enter to play; "
                      "e asks about an opponent's card; c shows the convention cards; "
+                     "x shows the card the expert bot would play and why (the built-in "
+                     "game allows hints; on a server, tables that allow them); "
                      "? lists every key; Ctrl-Q quits.")
     parser.add_argument("--server", metavar="HOST:PORT",
                         help="play on this server (opens its lobby) instead of the built-in "

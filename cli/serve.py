@@ -89,6 +89,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="per-play time limit of human seats: when it runs out the "
                              "substitute plays that one card and the seat stays the "
                              "player's (default: no clock; a table may set its own)")
+    parser.add_argument("--hints", action="store_true",
+                        help="tables allow hints unless created with \"hints\": false: a "
+                             "seated player may ask which card the expert bot would play "
+                             "and why, and everyone at the table is told (default: off; a "
+                             "table may allow them itself)")
     parser.add_argument("--bot-pause", type=float, default=0.8, metavar="SECONDS",
                         help="a server-side bot waits this long before each card while "
                              "people are at its table, so a round can be followed "
@@ -131,6 +136,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         bot_pause_seconds=max(0.0, args.bot_pause),
         turn_seconds=args.turn_seconds if args.turn_seconds and args.turn_seconds > 0
         else None,
+        hints=args.hints,
         # A process of its own: tune the collector for thousands of connections.
         tune_gc=True,
     )

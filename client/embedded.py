@@ -67,7 +67,9 @@ class EmbeddedGame:
         title = "Your game" if self.name == "you" else f"{self.name}'s game"
         return CreateTable(name=title if match == 1 else f"{title} {match}",
                            target=self.target, seed=seed,
-                           conventions_ns=ns, conventions_ew=ew)
+                           conventions_ns=ns, conventions_ew=ew,
+                           # A game of one's own for learning: the hint key works.
+                           hints=True)
 
     def bots(self) -> dict[Seat, str]:
         """Server-side bots for the three other seats."""

@@ -118,6 +118,8 @@ class TableMirror:
     winner: Team | None = None
     #: The table's creator chose its seed (and so may know every hand).
     seeded: bool = False
+    #: Seated players may ask for hints here (everyone is told when one does).
+    hints: bool = False
 
     # ------------------------------------------------------------------ reading
 
@@ -271,6 +273,7 @@ class TableMirror:
         self.name = state.name
         self.status = state.status
         self.seeded = bool(state.seeded)
+        self.hints = bool(state.hints)
         self.seats = {
             info.seat: SeatView(name=info.name, kind=info.kind, connected=info.connected,
                                 ready=info.ready, bot=info.substitute)

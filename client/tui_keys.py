@@ -15,6 +15,7 @@ from __future__ import annotations
 from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from .hint import HINT_KEY
 from .tui_state import Mode, Overlay, TuiState
 
 __all__ = ["create_key_bindings"]
@@ -30,7 +31,8 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
     def overlay(*kinds: Overlay) -> Filter:
         return no_prompt & Condition(lambda: state.overlay in kinds)
 
-    reading_panel = overlay(Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG, Overlay.HISTORY)
+    reading_panel = overlay(Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG, Overlay.HISTORY,
+                            Overlay.HINT)
     free = no_prompt & Condition(lambda: state.overlay is Overlay.NONE)
     table = free & Condition(lambda: state.mode is Mode.TABLE)
     lobby = free & Condition(lambda: state.mode is Mode.LOBBY)
@@ -200,6 +202,11 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
     def match_history(event: KeyPressEvent) -> None:
         """Show the deals of the match so far: penalties, points, the score."""
         state.show(Overlay.HISTORY)
+
+    @kb.add(HINT_KEY, filter=table)
+    def hint(event: KeyPressEvent) -> None:
+        """On your turn, where the table allows it: the expert's card and why."""
+        state.ask_hint()
 
     @kb.add("n", filter=table)
     def ready(event: KeyPressEvent) -> None:

@@ -99,6 +99,7 @@ KEY_HELP: dict[str, list[tuple[str, str]]] = {
         ("c", "show both partnerships' convention cards"),
         ("l", "show the whole event log"),
         ("h", "the match so far: every deal's penalties and points"),
+        ("x", "hint: the expert's card for you, and why (if HINTS)"),
         ("n", "ready / next deal / play again; spectating: back to the lobby"),
         ("b", "before the match: put a bot in a free seat ('E random')"),
         ("Esc", "clear what you typed, close a panel"),
@@ -185,6 +186,8 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
         out.append(("class:dim", f"  |  cards {cards} (c)"))
     if mirror.seeded:  # its creator chose the seed, so may know every hand
         out.append(("class:header.status.bad", " SEEDED "))
+    if mirror.hints:  # seated players may ask the expert; everyone is told
+        out.append(("class:dim", " HINTS (x)"))
     out.append(("", "\n"))
     return out
 
@@ -474,6 +477,8 @@ def _table_keys(state: TuiState) -> list[str]:
         keys.append("arrows/type+Enter play" if state.my_turn else "e ask")
         if state.my_turn:
             keys.append("e ask")
+    if state.my_turn and state.mirror.hints:
+        keys.append("x hint")
     if state.questions_to_me:
         keys.append("r reply")
     if status == "waiting":
@@ -505,6 +510,8 @@ def render_lobby(state: TuiState) -> StyleAndTextTuples:
             line += f"  ({info.spectators} watching)"
         if info.seeded:
             line += "  SEEDED"
+        if info.hints:
+            line += "  HINTS"
         out.append(("class:cursor" if i == state.lobby.cursor else "", line))
         out.append(("", "\n"))
     return out
@@ -579,6 +586,8 @@ def render_overlay(state: TuiState, symbols: bool = False) -> StyleAndTextTuples
         out.extend(_render_ask(state))
     elif overlay is Overlay.HISTORY:
         out.extend(_render_history(state))
+    elif overlay is Overlay.HINT:
+        out.extend(_render_hint(state))
     elif overlay is Overlay.QUIT:
         out.append(("class:title", "Leave the match?\n\n"))
         if state.on_server:
@@ -593,7 +602,7 @@ def render_overlay(state: TuiState, symbols: bool = False) -> StyleAndTextTuples
     # The frame's inner width: wrap by word here rather than let the window cut words.
     out = _wrap_fragments(out, max(_width() - 8, 20))
     if state.panel_scroll and overlay in (Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG,
-                                          Overlay.HISTORY):
+                                          Overlay.HISTORY, Overlay.HINT):
         out = _drop_lines(out, state.panel_scroll)
     return out
 
@@ -607,6 +616,24 @@ def _render_history(state: TuiState) -> StyleAndTextTuples:
     for deal, dealer, p_ns, p_ew, winner, points, s_ns, s_ew in state.deal_history:
         out.append(("", f" {deal:>4}  {dealer:^6}  {p_ns:>7}-{p_ew:<5}  "
                         f"{winner or 'tie':^6}  {points:>6}  {s_ns:>5}-{s_ew}\n"))
+    return out
+
+
+def _render_hint(state: TuiState) -> StyleAndTextTuples:
+    """The last hint: the card, and the reasons one sentence a line."""
+    hint = state.hint
+    if hint is None:
+        return [("", "No hint yet: press x on your turn.")]
+    out: StyleAndTextTuples = [("class:title", f"The {hint.strategy} bot would play "),
+                               (_card_style(hint.card), str(hint.card)), ("", "\n\n")]
+    for sentence in re.split(r"(?<=[.!?]) (?=[A-Z])", hint.text)[1:]:
+        out.append(("", sentence + "\n"))
+    if not hint.honest:
+        out.append(("class:notice.error", "Careful: this card's signal is not true of "
+                                          "your hand.\n"))
+    out.append(("class:dim", "\nAny key closes this panel; the card is then under the "
+                             "cursor and Enter plays it. Everyone at the table was told "
+                             "you took a hint."))
     return out
 
 
@@ -654,7 +681,8 @@ def _drop_lines(fragments: StyleAndTextTuples, count: int) -> StyleAndTextTuples
 def _overlay_title(state: TuiState) -> str:
     return {Overlay.HELP: "Keys", Overlay.CONVENTIONS: "Convention cards",
             Overlay.LOG: "Event log", Overlay.ASK: "What does it mean?",
-            Overlay.QUIT: "Quit", Overlay.HISTORY: "The match so far"}.get(state.overlay, "")
+            Overlay.QUIT: "Quit", Overlay.HISTORY: "The match so far",
+            Overlay.HINT: "Hint"}.get(state.overlay, "")
 
 
 def _width() -> int:

@@ -135,12 +135,14 @@ class LobbyState:
         self.say(f"Watching {info.name}...", "info")
 
     def create(self) -> None:
-        """c in the lobby: name, target and the two convention cards, one prompt each."""
+        """c in the lobby: name, target, the two convention cards and whether players may
+        ask for hints, one prompt each."""
         answers: dict[str, str] = {}
         steps = [("name", "New table name (Enter = default): "),
                  ("target", "Target in victory points (Enter = 300): "),
                  ("ns", "NS convention card (Enter = beginner): "),
-                 ("ew", "EW convention card (Enter = beginner): ")]
+                 ("ew", "EW convention card (Enter = beginner): "),
+                 ("hints", "Allow hints, y/n (Enter = the server's default): ")]
 
         def ask(step: int) -> None:
             key, label = steps[step]
@@ -149,6 +151,8 @@ class LobbyState:
                 text = text.strip()
                 if key == "target" and text and (not text.isdigit() or int(text) < 1):
                     return "The target is a positive whole number."
+                if key == "hints" and text.lower() not in ("", "y", "yes", "n", "no"):
+                    return "Answer y or n (or Enter for the server's default)."
                 answers[key] = text
                 if step + 1 < len(steps):
                     ask(step + 1)
@@ -157,7 +161,9 @@ class LobbyState:
                     name=answers["name"] or None,
                     target=int(answers["target"]) if answers["target"] else 300,
                     conventions_ns=answers["ns"] or "beginner",
-                    conventions_ew=answers["ew"] or "beginner"))
+                    conventions_ew=answers["ew"] or "beginner",
+                    hints=None if not answers["hints"]
+                    else answers["hints"].lower().startswith("y")))
                 self.send(m.ListTables())
                 return None
 

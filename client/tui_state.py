@@ -34,6 +34,7 @@ from ..game.errors import MalformedInput
 from ..game.explain import ordinal
 from ..game.seats import SEATS, Seat, Team
 from ..protocol import messages as m
+from .hint import hint_is_current, notice_text, why_no_hint
 from .mirror import TableMirror
 from .tui_lobby import JoinSeat, LobbyState, SpectateTable
 from .tui_meaning import explain_card
@@ -73,6 +74,7 @@ class Overlay(Enum):
     ASK = "ask"
     QUIT = "quit"
     HISTORY = "history"
+    HINT = "hint"
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,8 @@ class TuiState:
     prompt: Prompt | None = None
     #: The card being asked about: (seat, index 1..8).
     ask_target: tuple[Seat, int] | None = None
+    #: The last hint the server gave our seat (shown again on the same turn).
+    hint: m.HintReply | None = None
     #: Questions the opponents asked us and we have not answered, oldest first.
     questions_to_me: list[m.Question] = field(default_factory=list)
     awaiting_play: Card | None = None
@@ -248,13 +252,14 @@ class TuiState:
         return explain_card(self.mirror, seat, index)
 
     def seat_label(self, seat: Seat) -> str:
-        """"N Alice", "E (empty)", with "(you)" on our own seat."""
+        """"N Alice", "E (empty)", with "(you)" on our own seat ("S you" when our name
+        is "you", not "S you (you)")."""
         info = self.mirror.seats[seat]
         if info.kind == "empty" or not info.name:
             label = f"{seat} (empty)"
         else:
             label = f"{seat} {info.name}"
-        if seat is self.you:
+        if seat is self.you and (info.name or "").lower() != "you":
             label += " (you)"
         return label
 
@@ -314,6 +319,12 @@ class TuiState:
             case m.ConventionsChanged(team=team, card=card):
                 self.add_log(f"{team} play the '{card.name}' convention card (c shows it).",
                              "warn")
+            case m.HintReply():
+                self._apply_hint(msg)
+            case m.HintTaken(seat=seat):
+                mine = seat is self.you
+                self.add_log(notice_text(msg, mine, self.seat_label(seat)),
+                             "" if mine else "warn")
             case m.Explanation(seat=seat, index=index, card=card, text=text):
                 self.add_log(f"{seat}'s {ordinal(index)} card {card}: {text}")
             case m.Question():
@@ -422,6 +433,35 @@ class TuiState:
         self.add_log(outcome, "good")
         if self.you is not None:
             self.say("Deal over. Press n when ready for the next deal.")
+
+    def _apply_hint(self, msg: m.HintReply) -> None:
+        """The server's hint for our seat: put the cursor on its card and show why."""
+        self.hint = msg
+        hand = self.sorted_hand()
+        if msg.card in hand and self.my_turn:
+            self.cursor = hand.index(msg.card)
+            self.typed = ""
+            self.rejected = False
+        self.say(f"Hint: the expert would play {msg.card} (under the cursor: Enter plays "
+                 f"it). x shows why again.")
+        if self.prompt is None:
+            self.overlay = Overlay.HINT
+            self.panel_scroll = 0
+
+    def ask_hint(self) -> None:
+        """x: what would the expert play now, and why? Asked of the server (which tells
+        everyone at the table), or shown again when this turn's hint is known."""
+        problem = why_no_hint(self.mirror)
+        if problem is not None:
+            self.say(problem, "error")
+            return
+        if hint_is_current(self.hint, self.mirror):
+            assert self.hint is not None
+            self._apply_hint(self.hint)
+            return
+        self.hint = None
+        self.say("Asking the expert bot for a hint (everyone at the table will be told)...")
+        self.send(m.Hint())
 
     def _apply_question(self, msg: m.Question) -> None:
         about = f" about their {ordinal(msg.index)} card" if msg.index else ""

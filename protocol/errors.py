@@ -54,6 +54,8 @@ class ErrorCode(StrEnum):
     NO_SUCH_QUESTION = "no_such_question"
     #: ``explain`` of a card not (yet) played in the current or last deal.
     NOT_PLAYED = "not_played"
+    #: ``hint`` at a table that does not allow hints.
+    HINTS_OFF = "hints_off"
     # the server's own fault
     INTERNAL = "internal"
 

@@ -28,7 +28,7 @@ HELP_ENTRIES: tuple[HelpEntry, ...] = (
                               "cards by name or inline",
               '{"type":"create_table","name":"evening","target":300,"seed":7,'
               '"conventions_ns":"beginner","conventions_ew":"advanced","bot_takeover":true,'
-              '"turn_seconds":60}'),
+              '"turn_seconds":60,"hints":true}'),
     HelpEntry("join", "sit at a table, in \"seat\" N/E/S/W or any free one; keep the token",
               '{"type":"join","table":"t1","seat":"N"}'),
     HelpEntry("spectate", "watch a table without seeing anyone's hand",
@@ -52,6 +52,9 @@ HELP_ENTRIES: tuple[HelpEntry, ...] = (
               '{"type":"answer","question":"q1","text":"it promises a pair"}'),
     HelpEntry("sync", "get a fresh table_state of your table (and your_turn on your turn)",
               '{"type":"sync"}'),
+    HelpEntry("hint", "on your turn, where the table allows hints: the expert's card and "
+                      "why (everyone is told you asked)",
+              '{"type":"hint"}'),
 )
 
 

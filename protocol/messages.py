@@ -28,7 +28,7 @@ PROTOCOL_VERSION = 1
 #: The optional features this server has, announced in ``welcome.features`` (see
 #: docs/PROTOCOL.md, "Versions and features"): each names an addition to protocol 1.
 FEATURES = ("your_turn", "sync", "seat_kinds", "question_text", "table_first",
-            "victory_points")
+            "victory_points", "hints")
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
@@ -101,6 +101,9 @@ class CreateTable(_Client, tag="create_table"):
     #: Per-play time limit of the human seats in seconds; 0 turns the clock off; absent:
     #: the server's default (``jackal serve --turn-seconds``, off unless set).
     turn_seconds: Annotated[float, msgspec.Meta(ge=0, le=86400)] | None = None
+    #: Seated players may ask for a ``hint`` on their turn (everyone is told when one
+    #: does); absent: the server's default (``jackal serve --hints``, off unless set).
+    hints: bool | None = None
 
 
 class Join(_Client, tag="join"):
@@ -163,6 +166,12 @@ class Sync(_Client, tag="sync"):
     """Client, at a table: asks for a fresh ``table_state`` (and ``your_turn`` on its turn)."""
 
 
+class Hint(_Client, tag="hint"):
+    """Client, seated, on its turn, at a table that allows hints: which card would the
+    expert bot play now, and why? Answered with ``hint`` (to the asker alone); everyone
+    at the table is told with ``hint_taken``."""
+
+
 class AnswerQuestion(_Client, tag="answer"):
     """Client: answers question ``question``; only the asking side sees it."""
 
@@ -172,7 +181,7 @@ class AnswerQuestion(_Client, tag="answer"):
 
 ClientMessage = (
     Hello | Help | Ping | Pong | ListTables | CreateTable | Join | Spectate | AddBot | Leave
-    | Ready | Play | Conventions | Explain | Ask | AnswerQuestion | Sync
+    | Ready | Play | Conventions | Explain | Ask | AnswerQuestion | Sync | Hint
 )
 
 
@@ -245,6 +254,8 @@ class TableInfo(msgspec.Struct):
     spectators: int = 0
     #: The creator chose the match seed, so the creator can know every hand.
     seeded: bool = False
+    #: Seated players may ask for hints (``hint``); everyone is told when one does.
+    hints: bool = False
 
 
 class Tables(_Reply, tag="tables"):
@@ -308,6 +319,9 @@ class TableState(_Reply, tag="table_state"):
     #: The creator chose the match seed, so the creator can know every hand. Our server
     #: always sends true or false; None only from a server older than this field.
     seeded: bool | None = None
+    #: Seated players may ask for hints on their turn (``hint``). Sent by every server
+    #: that has the ``hints`` feature; None (no hints) from an older one.
+    hints: bool | None = None
 
 
 class DealStarted(_Server, tag="deal_started"):
@@ -459,6 +473,31 @@ class AnswerMessage(_Reply, tag="answer"):
     text: str
 
 
+class HintReply(_Reply, tag="hint"):
+    """Server, to the asker alone: the card the ``strategy`` bot would play for ``seat``
+    as its ``play``-th card of deal ``deal``, and why (``text``, in words; ``meaning``: the
+    card's explanation as data, as in ``explanation``). ``honest`` is false only when the
+    card's signal would be false of the asker's hand."""
+
+    seat: Seat
+    deal: int
+    play: int
+    card: Card
+    strategy: str
+    text: str
+    meaning: dict[str, Any]
+    honest: bool
+
+
+class HintTaken(_Server, tag="hint_taken"):
+    """Server, to everyone at the table: ``seat`` asked for a hint for its ``play``-th card
+    of deal ``deal`` (once per turn; the hint itself went to that seat alone)."""
+
+    seat: Seat
+    deal: int
+    play: int
+
+
 class ServerShutdown(_Server, tag="server_shutdown", omit_defaults=False):
     # Sent with ``reason`` even when it is the default: the docs promise the field.
     reason: str = "the server is shutting down"
@@ -468,5 +507,6 @@ ServerMessage = (
     Welcome | HelpReply | ServerPing | ServerPong | Error | Ok | HelloOk | Tables | TableCreated
     | Joined | TableState | DealStarted | Turn | Played | DealEnded | MatchEnded | PlayerJoined
     | PlayerLeft | PlayerReady | PlayerGone | PlayerBack | BotTakeover | ConventionsChanged
-    | Explanation | Question | AnswerMessage | ServerShutdown | YourTurn
+    | Explanation | Question | AnswerMessage | ServerShutdown | YourTurn | HintReply
+    | HintTaken
 )

@@ -24,7 +24,7 @@ from typing import cast
 import trio
 
 from ..bots.base import Strategy, View
-from ..bots.host import decide, timed_out
+from ..bots.host import Decision, decide, timed_out
 from ..bots.registry import make_strategy
 from ..game.cards import Card
 from ..game.seats import Seat
@@ -65,6 +65,17 @@ class BotPool:
         self._failed.add(key)
         return True
 
+    async def think(self, strategy: Strategy, view: View, *, attended: bool) -> Decision:
+        """``strategy``'s decision on ``view`` in a worker thread behind the shared slots,
+        or the host's fallback (with its ``problem``) when it takes over ``think_seconds``."""
+        decision = timed_out(view, self.think_seconds)
+        # trio documents that any object with acquire/release_on_behalf_of will do.
+        limiter = cast(trio.CapacityLimiter, self.slots.lease(attended))
+        with trio.move_on_after(self.think_seconds):
+            decision = await trio.to_thread.run_sync(decide, strategy, view, limiter=limiter,
+                                                     abandon_on_cancel=True)
+        return decision
+
     async def choose(self, table_id: str, seat: Seat, name: str, view: View, *,
                      attended: bool = False) -> Card:
         """The bot's card for ``view``; the host's legal fallback if it is slow or wrong.
@@ -73,13 +84,8 @@ class BotPool:
         tables where bots play alone (see :mod:`.threadslots`).
         """
         key = (table_id, seat, name)
-        strategy = self.strategy(table_id, seat, name)
-        decision = timed_out(view, self.think_seconds)
-        # trio documents that any object with acquire/release_on_behalf_of will do.
-        limiter = cast(trio.CapacityLimiter, self.slots.lease(attended))
-        with trio.move_on_after(self.think_seconds):
-            decision = await trio.to_thread.run_sync(decide, strategy, view, limiter=limiter,
-                                                     abandon_on_cancel=True)
+        decision = await self.think(self.strategy(table_id, seat, name), view,
+                                    attended=attended)
         if decision.problem is not None:
             if self._first_failure(key):
                 if decision.error is not None:

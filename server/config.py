@@ -80,6 +80,8 @@ class ServerConfig:
     takeover_strategy: str = "expert"
     #: Default per-play time limit of human seats (None: no clock); tables may set their own.
     turn_seconds: float | None = None
+    #: Whether tables allow hints (``hint``) when ``create_table`` does not say.
+    hints: bool = False
     #: Tune the garbage collector for this process and freeze what start-up left alive
     #: (:mod:`.gctune`); ``jackal serve`` does, a server inside another program does not.
     tune_gc: bool = False

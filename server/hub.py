@@ -75,6 +75,7 @@ from ..protocol.messages import (
     Hello,
     HelloOk,
     Help,
+    Hint,
     Join,
     Leave,
     ListTables,
@@ -93,6 +94,7 @@ from .bots import BotPool
 from .canned import HELP
 from .config import ServerConfig
 from .disclosure import resolve_conventions
+from .hints import HintDesk
 from .keepalive import Keepalive
 from .lobby import Lobby
 from .ratelimit import AddressLimits, host_of, retry_hint
@@ -125,6 +127,7 @@ class Hub:
         self.config = config
         self.lobby = Lobby()
         self.bots = BotPool(config.bot_threads, config.bot_think_seconds)
+        self.hints = HintDesk(self.bots)
         self.sessions: dict[Session, None] = {}
         # Built once: looking the version up costs milliseconds, for every connection.
         self._welcome = Welcome(protocol=PROTOCOL_VERSION, server="jackal",
@@ -324,6 +327,8 @@ class Hub:
             case Sync():
                 table = self.lobby.current(session)
                 self.send(table.sync(session, msg.id), table)
+            case Hint():
+                self._hint(session, msg)
             case _:  # pragma: no cover  (every client message is handled above)
                 raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"cannot handle {msg!r}")
 
@@ -395,7 +400,8 @@ class Hub:
             between_deals_seconds=self.config.between_deals_seconds,
             takeover_strategy=self.config.takeover_strategy,
             turn_seconds=_clock(msg.turn_seconds, self.config.turn_seconds),
-            seeded=msg.seed is not None)
+            seeded=msg.seed is not None,
+            hints=self.config.hints if msg.hints is None else msg.hints)
         record = None
         if self.config.records_dir is not None:
             record = RecordFile.create(self.config.records_dir, table_id)
@@ -417,6 +423,18 @@ class Hub:
         log.info("connection #%d %r sits at %s %s", session.number, session.name, table.id,
                  table.seat_of(session))
         self.send(out, table)
+
+    def _hint(self, session: Session, msg: Hint) -> None:
+        """Answer at once when this turn's hint is known; else work it out in a task."""
+        table = self.lobby.current(session)
+        out, seat = self.hints.request(table, session, msg.id)
+        self.send(out)
+        if seat is not None:
+            assert self._nursery is not None
+            self._nursery.start_soon(self._hint_work, table, seat)
+
+    async def _hint_work(self, table: Table, seat: Seat) -> None:
+        self.send(await self.hints.work(table, seat))
 
     def _spectate(self, session: Session, msg: Spectate) -> None:
         table, out = self.lobby.spectate(session, msg.table, msg.id)
@@ -450,6 +468,7 @@ class Hub:
             self._wake.pop(table.id, None)
             self._status_seen.pop(table.id, None)
             self.bots.forget(table.id)
+            self.hints.forget(table)
             creator = self._creators.pop(table, None)
             if creator is not None:
                 creator.tables_created -= 1

@@ -102,6 +102,8 @@ class TableEvent(_Event, tag="table"):
     turn_seconds: Annotated[float, msgspec.Meta(gt=0, le=86400)] | None = None
     #: The creator chose the seed (records from before this field existed read as False).
     seeded: bool = False
+    #: The table allows hints (older records read as False).
+    hints: bool = False
 
 
 class ConventionsEvent(_Event, tag="conventions"):

@@ -157,4 +157,5 @@ def _options(state: MatchReplay) -> TableOptions:
                         bot_takeover=head.bot_takeover, hold_seconds=head.hold_seconds,
                         between_deals_seconds=head.between_deals_seconds,
                         takeover_strategy=head.takeover_strategy,
-                        turn_seconds=head.turn_seconds, seeded=head.seeded)
+                        turn_seconds=head.turn_seconds, seeded=head.seeded,
+                        hints=head.hints)

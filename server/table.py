@@ -131,6 +131,8 @@ class TableOptions:
     turn_seconds: float | None = None
     #: The creator chose the seed, so the creator can know every hand (shown to everyone).
     seeded: bool = False
+    #: Seated players may ask for a hint on their turn (shown to everyone).
+    hints: bool = False
 
 
 class Table:
@@ -212,7 +214,8 @@ class Table:
                                hold_seconds=opts.hold_seconds,
                                between_deals_seconds=opts.between_deals_seconds,
                                takeover_strategy=opts.takeover_strategy,
-                               turn_seconds=opts.turn_seconds, seeded=opts.seeded))
+                               turn_seconds=opts.turn_seconds, seeded=opts.seeded,
+                               hints=opts.hints))
         for team in TEAMS:
             self.record(ConventionsEvent(team=team, card=self.conventions[team]))
 
@@ -702,6 +705,14 @@ class Table:
             return deal.turn
         return None
 
+    def hint_turn(self, seat: Seat) -> tuple[int, int] | None:
+        """The turn (deal number, plays made) a hint for ``seat`` is about: its turn in a
+        deal being played; None when it is not ``seat``'s turn."""
+        deal = self.match.deal
+        if self.status != "playing" or deal is None or deal.turn is not seat:
+            return None
+        return self.match.deal_number, deal.plays_made
+
     def bot_view(self, seat: Seat) -> View:
         """What a bot playing ``seat`` may see: its own hand and public facts."""
         known = views.knowledge(self.deal_facts(), seat)
@@ -728,4 +739,5 @@ class Table:
             spectators=len(self.spectators),
             deal_conventions=None if self.deal_conventions == self.conventions
             else dict(self.deal_conventions),
-            turn_seconds=self.options.turn_seconds, seeded=self.options.seeded)
+            turn_seconds=self.options.turn_seconds, seeded=self.options.seeded,
+            hints=self.options.hints)

@@ -80,6 +80,8 @@ class TableSnapshot:
     turn_seconds: float | None = None
     #: The creator chose the match seed (and so can know every hand).
     seeded: bool = False
+    #: Seated players may ask for hints.
+    hints: bool = False
 
 
 def _cards(cards: tuple[Card, ...] | list[Card]) -> list[Card]:
@@ -132,6 +134,7 @@ def table_state(snap: TableSnapshot, you: Seat | None, *,
         turn_seconds=snap.turn_seconds,
         turn_left=facts.turn_left,
         seeded=snap.seeded,
+        hints=snap.hints,
     )
 
 
@@ -197,4 +200,5 @@ def table_info(snap: TableSnapshot) -> TableInfo:
         status=snap.status,
         spectators=snap.spectators,
         seeded=snap.seeded,
+        hints=snap.hints,
     )

@@ -22,7 +22,10 @@ a field nobody thought of (or inside an explanation's prose) is caught too.
 Every seat plays from ``your_turn`` alone (the card it picks comes from that message's
 hand), and the audit checks each ``your_turn`` against the truth: only its own seat gets
 it, its hand is exactly the seat's unplayed cards and its rows exactly the plays so far.
-The late spectator also sends ``sync`` and its snapshot is audited like the others. Time:
+The late spectator also sends ``sync`` and its snapshot is audited like the others.
+Tables with an odd seed allow hints: there North asks for one on its first turn and plays
+the card it names, so the private ``hint`` (cards and reasons in words) and the public
+``hint_taken`` go through the same audit; elsewhere the request must be refused. Time:
 the server and all clients share one process; about 15-30 s on a 2-core machine.
 """
 
@@ -106,6 +109,9 @@ class Audit:
     reclaims: int = 0
     #: your_turn messages checked against the true hand and rows.
     your_turns: int = 0
+    #: Hints North received (tables that allow them) and refusals (tables that do not).
+    hints: int = 0
+    refused_hints: int = 0
     #: One match's streams, kept to prove the audit can fail (see the end of the test).
     sample: tuple[int, list[Stream]] | None = None
 
@@ -204,18 +210,34 @@ def audit_stream(seed: int, seat: Seat | None, lines: list[bytes],
 
 
 async def seat_loop(client: RawClient, seat: Seat, port: int, token: str, reclaim: bool,
-                    extra: list[RawClient]) -> None:
+                    extra: list[RawClient], audit: Audit) -> None:
     """Play this seat's turns, each from its ``your_turn`` alone, until match_ended.
+
+    North asks for a hint on its first turn of deal 1 and plays the card it names (on a
+    table that does not allow hints the refusal is counted and it plays as usual).
 
     With ``reclaim``, on its 4th turn of deal 2 the seat hangs up instead of playing,
     reconnects, reclaims the seat with its token, and plays on from the ``your_turn``
     that follows the snapshot. Its lines go on in the same list, as one stream.
     """
+    hand: list[str] = []
     while True:
         msg = await client.recv()
         kind = msg["type"]
+        if kind == "error" and msg.get("id") == "hint":
+            assert msg["code"] == "hints_off", msg
+            audit.refused_hints += 1
+            await client.send(type="play", card=hand[0])
+            continue
         assert kind != "error", msg
-        if kind == "your_turn":
+        if kind == "hint":
+            assert msg["card"] in hand and msg["seat"] == seat, msg
+            audit.hints += 1
+            await client.send(type="play", card=msg["card"])
+        elif kind == "your_turn" and seat is Seat.N and (msg["deal"], msg["play"]) == (1, 1):
+            hand = msg["hand"]
+            await client.send(type="hint", id="hint")
+        elif kind == "your_turn":
             if reclaim and msg["deal"] == 2 and msg["play"] == 4:
                 reclaim = False
                 await client.stream.aclose()
@@ -290,7 +312,7 @@ async def play_match(port: int, seed: int, bots: tuple[Seat, ...], audit: Audit)
             await client.send(type="hello", name=f"audit-{seat or 'spec'}")
             await client.expect("hello_ok")
         await watcher.send(type="create_table", name=f"audit{seed}", target=TARGET, seed=seed,
-                           id="c")
+                           hints=seed % 2 == 1, id="c")
         table = (await watcher.expect("table_created"))["table"]
         await watcher.send(type="spectate", table=table)
         await watcher.expect("table_state")
@@ -307,7 +329,7 @@ async def play_match(port: int, seed: int, bots: tuple[Seat, ...], audit: Audit)
         async with trio.open_nursery() as nursery:
             for seat, client in clients.items():
                 nursery.start_soon(seat_loop, client, seat, port, tokens[seat],
-                                   seat is Seat.N, extra)
+                                   seat is Seat.N, extra, audit)
             nursery.start_soon(spectator_loop, watcher, plays_seen)
             nursery.start_soon(late_spectator, port, table, plays_seen, streams, extra)
     finally:
@@ -347,9 +369,12 @@ async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
     assert audit.snapshots >= audit.matches and audit.reclaims >= audit.matches * 9 // 10
     # Each human seat played every card from a your_turn that was checked card by card.
     assert audit.your_turns >= audit.deals * 2 * 8
+    # Hints were asked and answered on tables that allow them, refused on the others.
+    assert audit.hints >= audit.matches // 3 and audit.refused_hints >= audit.matches // 3
+    assert audit.hints + audit.refused_hints == audit.matches
     print(f"audited {audit.deals} deals, {audit.matches} matches, {audit.lines} lines, "
           f"{audit.snapshots} mid-deal snapshots, {audit.reclaims} reclaims, "
-          f"{audit.your_turns} your_turn")
+          f"{audit.your_turns} your_turn, {audit.hints} hints")
 
     # And it can fail: slip one unplayed card of E into a line N receives mid-deal.
     assert audit.sample is not None

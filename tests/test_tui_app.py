@@ -302,8 +302,8 @@ class ServerThread:
 
 
 async def create_table(app: TuiApp, pipe: PipeInput, *answers: str) -> None:
-    """Press c in the lobby, answer its prompts (name, target, NS card, EW card) and wait
-    for the new table in the list."""
+    """Press c in the lobby, answer its prompts (name, target, NS card, EW card, hints)
+    and wait for the new table in the list."""
     pipe.send_text("c")
     await drawn(app, "New table name")
     for answer in answers:
@@ -325,9 +325,10 @@ def test_the_lobby_creates_fills_and_joins_a_table() -> None:
         async def scenario(app: TuiApp, pipe: PipeInput) -> None:
             await drawn(app, "No tables yet")
             assert app.state.mode is Mode.LOBBY
-            await create_table(app, pipe, "club night", "500", "", "none")
+            await create_table(app, pipe, "club night", "500", "", "none", "y")
             await drawn(app, "club night")
             assert app.state.lobby.tables[0].target == 500
+            assert app.state.lobby.tables[0].hints and "HINTS" in screen(app)
             await answer_bot_prompt(app, pipe, "N random")  # a bot from the lobby...
             await until(lambda: app.state.lobby.tables[0].seats.get(Seat.N) is not None,
                         "a bot at N")
@@ -345,10 +346,12 @@ def test_the_lobby_creates_fills_and_joins_a_table() -> None:
 
                 await until(bot_seated, f"a bot at {seat}")
             await my_turn(app)
-            assert "E random bot" in screen(app) and "W random bot" in screen(app)
+            # The screen is redrawn a moment after the state changes: wait for it.
+            assert "E random bot" in await drawn(app, "W random bot")
             assert app.state.mirror.conventions.keys() == {"NS", "EW"}
             assert app.state.you is not None
             assert app.state.mirror.conventions[app.state.you.team].name == "beginner"
+            assert app.state.mirror.hints  # as the table was created
             pipe.send_text("\r")
             await until(lambda: len(app.state.rows[Seat.S]) == 1, "a play from the lobby seat")
             await quit_app(app, pipe)
@@ -398,7 +401,7 @@ def test_spectating_from_the_lobby_shows_a_bots_only_table() -> None:
 
         async def scenario(app: TuiApp, pipe: PipeInput) -> None:
             await drawn(app, "No tables yet")
-            await create_table(app, pipe, "bots", "100000", "", "")
+            await create_table(app, pipe, "bots", "100000", "", "", "")
             for seat in "NESW":
                 await answer_bot_prompt(app, pipe, seat)  # the default strategy
 

@@ -20,11 +20,12 @@ HAND = "2S 2C 5H 7D 9C TS JH QS QH QD KC AD 3H"
 
 
 def seated(hand: str = HAND, *, turn: str = "S", rows: dict[str, list[str]] | None = None,
-           status: str = "playing") -> TuiState:
-    """A state seated at S, E dealing (so S plays first), both sides on the beginner card."""
+           status: str = "playing", hints: bool = False, name: str = "me") -> TuiState:
+    """A state seated at S (as ``name``), E dealing (so S plays first), both sides on the
+    beginner card; ``hints``: the table allows them."""
     state = TuiState()
     beginner = builtin_card("beginner")
-    seats = [m.SeatInfo(seat=Seat(s), name="me" if s == "S" else f"bot{s}",
+    seats = [m.SeatInfo(seat=Seat(s), name=name if s == "S" else f"bot{s}",
                         kind="human" if s == "S" else "bot", connected=True, ready=True)
              for s in "NESW"]
     state.apply(m.TableState(
@@ -32,7 +33,7 @@ def seated(hand: str = HAND, *, turn: str = "S", rows: dict[str, list[str]] | No
         seats=seats, conventions={Team.NS: beginner, Team.EW: beginner},
         scores={Team.NS: 10, Team.EW: 20}, deal=1, dealer=Seat.E, first=Seat.S, turn=Seat(turn),
         rows={Seat(seat): parse_hand(" ".join(row)) for seat, row in (rows or {}).items()},
-        you=Seat.S, hand=parse_hand(hand)))
+        you=Seat.S, hand=parse_hand(hand), hints=hints))
     return state
 
 
@@ -301,9 +302,13 @@ def test_lobby_create_table_and_add_bot() -> None:
     submit(state, "150")
     submit(state, "")
     submit(state, "none")
+    submit(state, "maybe")  # not y or n: refused
+    assert state.prompt is not None and "y or n" in state.prompt.hint
+    state.prompt.text = ""
+    submit(state, "Y")
     assert list(state.outbox) == [
         m.CreateTable(name="friday", target=150, conventions_ns="beginner",
-                      conventions_ew="none"),
+                      conventions_ew="none", hints=True),
         m.ListTables()]
     state.outbox.clear()
     state.lobby.move(1)

@@ -1,0 +1,144 @@
+"""Why a card, in words: the reasons behind a suggested play, for a seat that knows its hand.
+
+A hint names a card (a strategy chose it) and explains it to a person learning the
+conventions. The words come from what already explains cards elsewhere, applied to the
+play *before* it is made:
+
+- what the card would say under the partnership's declared card: :func:`explain_play`
+  on the history with the card appended, the very sentence an opponent would read;
+- whether that statement would be true of the player's hand: :func:`honesty.verdict`,
+  the judge bots and audits use;
+- what the play gives up and what the hand keeps (its groups after the play);
+- what partner has said so far: the explanations of partner's meaningful cards.
+
+Everything here reads one seat's own knowledge (its hand and the public plays), so an
+:class:`Advice` may go to that seat and to nobody else.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import Card
+from .conventions import ConventionCard, Promise
+from .explain import answer_rank, explain_play, ordinal, promise_of, rank_word
+from .honesty import verdict
+from .knowledge import SeatKnowledge
+
+__all__ = ["Advice", "advise"]
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """A suggested ``card`` for the seat's ``play``-th card, and why.
+
+    ``text`` is a few sentences for people; ``meaning`` is the card's explanation as data
+    (the ``meaning`` of an ``explanation`` message); ``honest`` is False only when the
+    card's statement would be false of the hand.
+    """
+
+    card: Card
+    play: int
+    text: str
+    meaning: dict[str, Any]
+    honest: bool
+
+
+def _cards(cards: list[Card]) -> str:
+    return " ".join(str(card) for card in sorted(cards))
+
+
+def _truth(known: SeatKnowledge, convention: ConventionCard, card: Card) -> tuple[str, bool]:
+    """Whether the card's statement is true of the hand, in one sentence ("" when the play
+    says nothing), and True unless it is false."""
+    found = verdict(convention, known.hand, known.history, known.seat)
+    if not found.meaningful:
+        return "", True
+    after = [held for held in known.hand if held != card]
+    play = known.play_number
+    if not found.is_false(card):
+        if found.kind == "promise":
+            rule = convention.rule(play)
+            rank = promise_of(convention, card.rank, play)
+            assert isinstance(rule, Promise)
+            kept = [held for held in after if held.rank == rank]
+            if rank is not None and len(kept) >= rule.count:
+                return f"That is true: you keep {_cards(kept)}.", True
+            return ("You have no new pair to show, so a card that promises nothing is the "
+                    "honest signal here."), True
+        rank = answer_rank(convention, known.history, known.seat, play)
+        kept = [held for held in after if held.rank == rank]
+        if kept and rank is not None:
+            return f"That is true: you still hold {_cards(kept)}.", True
+        return f"That is true: you hold no {rank_word(rank or 0)}.", True
+    if not found.avoidable(card):
+        return ("No card in your hand would tell the truth here, so a false signal "
+                "cannot be avoided."), False
+    allowed = convention.tolerance.promise if found.kind == "promise" \
+        else convention.tolerance.answer
+    return (f"This is not true of your hand: a deliberate false signal, which your card "
+            f"declares ({allowed.words() or 'no tolerance'}), because the honest cards "
+            f"cost clearly more."), False
+
+
+def _gives_up(known: SeatKnowledge, card: Card) -> str:
+    """What the play gives up and which groups the hand keeps, in words."""
+    counts = Counter(held.rank for held in known.hand)
+    had = counts[card.rank]
+    word = rank_word(card.rank, plural=True)
+    given = {1: f"It gives up a single {rank_word(card.rank)}",
+             2: f"It breaks your pair of {word}",
+             3: f"It leaves you a pair of {word} out of three",
+             4: f"It leaves you three {word} out of four"}[had]
+    counts[card.rank] -= 1
+    groups = sorted(rank for rank, count in counts.items() if count >= 2)
+    if not groups:
+        return f"{given}; you hold no pair after it."
+    kept = [_group(counts[rank], rank) for rank in groups]
+    listed = kept[0] if len(kept) == 1 else ", ".join(kept[:-1]) + " and " + kept[-1]
+    return f"{given}; you keep {listed}."
+
+
+def _group(count: int, rank: int) -> str:
+    """"a pair of 8s", "three jacks", "four 4s"."""
+    word = rank_word(rank, plural=True)
+    return f"a pair of {word}" if count == 2 else f"{('three', 'four')[count - 3]} {word}"
+
+
+def _partner_said(known: SeatKnowledge, convention: ConventionCard) -> str:
+    """Partner's meaningful cards so far, each as its explanation."""
+    partner = known.partner
+    said = []
+    for index in range(1, len(known.row(partner)) + 1):
+        meaning = explain_play(convention, known.history, partner, index)
+        if meaning.data.get("kind") != "none":
+            said.append(meaning.text)
+    if not said:
+        return "Partner has not signalled anything yet."
+    return "Partner has said: " + "; ".join(said) + "."
+
+
+def advise(known: SeatKnowledge, card: Card, strategy: str = "expert") -> Advice:
+    """Why ``strategy`` plays ``card`` from ``known`` (the seat's picture on its turn).
+
+    Raises :class:`ValueError` when ``card`` is not in the hand.
+    """
+    if card not in known.hand:
+        raise ValueError(f"{card} is not in {known.seat.value}'s hand")
+    convention = known.our_card
+    play = known.play_number
+    lines = [f"The {strategy} bot would play {card}, your {ordinal(play)} card of 8."]
+    if convention is None:
+        return Advice(card, play, lines[0] + " (Your side has declared no convention card.)",
+                      {"kind": "none", "reason": "no card declared"}, True)
+    meaning = explain_play(convention, (*known.history, (known.seat, card)), known.seat,
+                           play)
+    lines.append(f"Under your '{convention.name}' card: {meaning.text}.")
+    truth, honest = _truth(known, convention, card)
+    if truth:
+        lines.append(truth)
+    lines.append(_gives_up(known, card))
+    lines.append(_partner_said(known, convention))
+    return Advice(card, play, " ".join(lines), dict(meaning.data), honest)

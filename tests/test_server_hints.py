@@ -1,0 +1,178 @@
+"""Hints over the wire: ``hint`` at a real server on port 0, read as raw protocol lines.
+
+Where the table allows hints, the seat to move gets the expert's card and its reasons
+(and nobody else does), and everyone at the table is told once per turn that the seat
+took one; everywhere else the request is refused with a stable code and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from jackal.game.cards import Card
+from jackal.game.seats import SEATS, Seat
+from jackal.protocol.errors import ProtocolError
+from jackal.protocol.messages import HintReply, HintTaken, ServerMessage
+from jackal.server.bots import BotPool
+from jackal.server.config import ServerConfig
+from jackal.server.hints import HintDesk
+from jackal.server.table import Table, TableOptions
+from test_leak_audit import cards_named
+from test_server_support import (
+    RawClient,
+    alone_with_bots,
+    greeted,
+    new_table,
+    open_table,
+    running_server,
+    seat_four,
+    start_deal,
+)
+
+
+async def _quiet(client: RawClient) -> list[str]:
+    """The types of what reaches ``client`` before the answer to a ping of its own."""
+    got = await client.recv_until(lambda m: m["type"] == "pong")
+    return [m["type"] for m in got[:-1]]
+
+
+async def test_a_table_without_hints_refuses_them_and_says_so() -> None:
+    async with running_server() as port:
+        lobby, human, table = await alone_with_bots(port, "S", "ann", seed=3)
+        listed = (await lobby.request(type="list_tables"))["tables"]
+        assert [t["hints"] for t in listed if t["table"] == table] == [False]
+        state = await human.request(type="sync")
+        assert state["hints"] is False
+        await human.recv_until(lambda m: m["type"] == "your_turn"
+                               or (m["type"] == "turn" and m["seat"] == "S"), timeout=30)
+        refused = await human.request(type="hint")
+        assert refused["type"] == "error" and refused["code"] == "hints_off"
+
+
+async def test_the_hint_goes_to_the_asker_and_the_notice_to_everyone() -> None:
+    async with running_server() as port:
+        lobby, table = await open_table(port, seed=21, hints=True)
+        watcher = await greeted(port, "watcher")
+        assert (await watcher.request(type="spectate", table=table))["hints"] is True
+        seats = await seat_four(port, table)
+        early = await seats[0].request(type="hint")
+        assert early["code"] == "no_deal"
+        await start_deal(seats)
+        first = (await seats[0].wait_type("turn"))["seat"]
+        mover = next(c for c in seats if c.seat == first)
+        other = next(c for c in seats if c.seat != first)
+        hand = mover.hand
+
+        hint = await mover.request(type="hint")
+        assert hint["type"] == "hint", hint
+        assert (hint["seat"], hint["deal"], hint["play"]) == (first, 1, 1)
+        assert hint["card"] in hand and hint["strategy"] == "expert"
+        assert hint["card"] in hint["text"] and "1st card" in hint["text"]
+        assert hint["meaning"]["kind"] in ("promise", "none")
+        # Its words name the asker's own cards only.
+        assert cards_named(json.dumps(hint).encode()) <= {str(Card.parse(c)) for c in hand}
+
+        for client in [*seats, watcher]:
+            notice = await client.wait_type("hint_taken")
+            assert notice == {"type": "hint_taken", "seat": first, "deal": 1, "play": 1}
+        for client in [*seats, watcher]:
+            if client is not mover:
+                assert not any(m["type"] == "hint" for m in client.log)
+
+        # Asking again on the same turn: the same answer, and nobody is told again.
+        again = await mover.request(type="hint")
+        assert {k: v for k, v in again.items() if k != "id"} == \
+            {k: v for k, v in hint.items() if k != "id"}
+        for client in [*seats, watcher]:
+            await client.send(type="ping", id="p")
+            assert "hint_taken" not in await _quiet(client)
+
+        assert (await other.request(type="hint"))["code"] == "not_your_turn"
+        assert (await watcher.request(type="hint"))["code"] == "not_seated"
+        assert (await lobby.request(type="hint"))["code"] == "not_seated"
+        played = await mover.request(type="play", card=hint["card"])
+        assert played["type"] == "played" and played["card"] == hint["card"]
+
+
+async def test_the_server_default_allows_hints_unless_the_table_says_no() -> None:
+    async with running_server(ServerConfig(port=0, hints=True)) as port:
+        lobby = await greeted(port, "lobby")
+        on = await new_table(lobby)
+        off = await new_table(lobby, hints=False)
+        listed = {t["table"]: t["hints"] for t in
+                  (await lobby.request(type="list_tables"))["tables"]}
+        assert listed == {on: True, off: False}
+
+
+async def test_a_restart_keeps_whether_a_table_allows_hints(tmp_path: Path) -> None:
+    config = ServerConfig(port=0, records_dir=tmp_path)
+    async with running_server(config) as port:
+        lobby = await greeted(port, "lobby")
+        on = await new_table(lobby, hints=True)
+        off = await new_table(lobby)
+    async with running_server(ServerConfig(port=0, records_dir=tmp_path)) as port:
+        lobby = await greeted(port, "lobby")
+        listed = {t["table"]: t["hints"] for t in
+                  (await lobby.request(type="list_tables"))["tables"]}
+        assert listed == {on: True, off: False}
+
+
+class Peer:
+    """A participant of a table driven without sockets: the table hands its messages
+    back in outboxes and never delivers them itself."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def deliver(self, msg: ServerMessage) -> None:  # pragma: no cover - never called here
+        raise AssertionError(f"{self.name} was sent {msg} directly")
+
+
+def table_in_play() -> tuple[Table, dict[Seat, Peer], Peer]:
+    """A table of four seated peers and a spectator, with the first deal started."""
+    table = Table("t1", TableOptions(name="desk", target=300, seed=4, hints=True))
+    peers = {seat: Peer(seat.value) for seat in SEATS}
+    for seat, peer in peers.items():
+        table.join(peer, seat.value, seat)
+    watcher = Peer("watcher")
+    table.spectators[watcher] = None
+    for peer in peers.values():
+        table.ready(peer, now=0.0)
+    return table, peers, watcher
+
+
+async def test_requests_made_while_the_hint_is_worked_out_share_it() -> None:
+    table, peers, watcher = table_in_play()
+    deal = table.match.deal
+    assert deal is not None and deal.turn is not None
+    seat = deal.turn
+    desk = HintDesk(BotPool(1, 10.0))
+    assert desk.request(table, peers[seat], "a") == ([], seat)
+    assert desk.request(table, peers[seat], "b") == ([], None)  # waits for the first
+    out = await desk.work(table, seat)
+    replies = [(peer, msg) for peer, msg in out if isinstance(msg, HintReply)]
+    assert [(peer, msg.id) for peer, msg in replies] == [(peers[seat], "a"), (peers[seat], "b")]
+    notices = [peer for peer, msg in out if isinstance(msg, HintTaken)]
+    assert len(notices) == 5 and set(notices) == {*peers.values(), watcher}
+    later, work = desk.request(table, peers[seat], "c")
+    assert work is None and [(peer, msg.id) for peer, msg in later] == [  # type: ignore[union-attr]
+        (peers[seat], "c")]
+
+
+async def test_a_turn_that_passes_before_the_hint_is_ready_gets_not_your_turn() -> None:
+    table, peers, _ = table_in_play()
+    deal = table.match.deal
+    assert deal is not None and deal.turn is not None
+    seat = deal.turn
+    desk = HintDesk(BotPool(1, 10.0))
+    desk.request(table, peers[seat], 1)
+    table.play(peers[seat], deal.hand(seat)[0], now=1.0)  # played without waiting
+    out = await desk.work(table, seat)
+    assert [(peer, type(msg).__name__, getattr(msg, "code", None)) for peer, msg in out] \
+        == [(peers[seat], "Error", "not_your_turn")]
+    # Nobody was told; asking now is refused: it is the next seat's turn.
+    with pytest.raises(ProtocolError) as refused:
+        desk.request(table, peers[seat], 2)
+    assert refused.value.code == "not_your_turn"

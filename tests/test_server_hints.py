@@ -130,8 +130,9 @@ class Peer:
         raise AssertionError(f"{self.name} was sent {msg} directly")
 
 
-def table_in_play() -> tuple[Table, dict[Seat, Peer], Peer]:
-    """A table of four seated peers and a spectator, with the first deal started."""
+def table_in_play() -> tuple[Table, dict[Seat, Peer], Peer, Seat]:
+    """A table of four seated peers and a spectator, with the first deal started; the
+    last item is the seat to move."""
     table = Table("t1", TableOptions(name="desk", target=300, seed=4, hints=True))
     peers = {seat: Peer(seat.value) for seat in SEATS}
     for seat, peer in peers.items():
@@ -140,14 +141,13 @@ def table_in_play() -> tuple[Table, dict[Seat, Peer], Peer]:
     table.spectators[watcher] = None
     for peer in peers.values():
         table.ready(peer, now=0.0)
-    return table, peers, watcher
+    deal = table.match.deal
+    assert deal is not None and deal.turn is not None
+    return table, peers, watcher, deal.turn
 
 
 async def test_requests_made_while_the_hint_is_worked_out_share_it() -> None:
-    table, peers, watcher = table_in_play()
-    deal = table.match.deal
-    assert deal is not None and deal.turn is not None
-    seat = deal.turn
+    table, peers, watcher, seat = table_in_play()
     desk = HintDesk(BotPool(1, 10.0))
     assert desk.request(table, peers[seat], "a") == ([], seat)
     assert desk.request(table, peers[seat], "b") == ([], None)  # waits for the first
@@ -162,13 +162,11 @@ async def test_requests_made_while_the_hint_is_worked_out_share_it() -> None:
 
 
 async def test_a_turn_that_passes_before_the_hint_is_ready_gets_not_your_turn() -> None:
-    table, peers, _ = table_in_play()
-    deal = table.match.deal
-    assert deal is not None and deal.turn is not None
-    seat = deal.turn
+    table, peers, _, seat = table_in_play()
     desk = HintDesk(BotPool(1, 10.0))
     desk.request(table, peers[seat], 1)
-    table.play(peers[seat], deal.hand(seat)[0], now=1.0)  # played without waiting
+    hand = table.bot_view(seat).hand
+    table.play(peers[seat], hand[0], now=1.0)  # played without waiting
     out = await desk.work(table, seat)
     assert [(peer, type(msg).__name__, getattr(msg, "code", None)) for peer, msg in out] \
         == [(peers[seat], "Error", "not_your_turn")]

@@ -328,7 +328,8 @@ def test_the_lobby_creates_fills_and_joins_a_table() -> None:
             await create_table(app, pipe, "club night", "500", "", "none", "y")
             await drawn(app, "club night")
             assert app.state.lobby.tables[0].target == 500
-            assert app.state.lobby.tables[0].hints and "HINTS" in screen(app)
+            assert app.state.lobby.tables[0].hints
+            await drawn(app, "HINTS")
             await answer_bot_prompt(app, pipe, "N random")  # a bot from the lobby...
             await until(lambda: app.state.lobby.tables[0].seats.get(Seat.N) is not None,
                         "a bot at N")

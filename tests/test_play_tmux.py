@@ -62,6 +62,12 @@ def test_jackal_play_under_tmux(tmux_play: Tmux) -> None:
     tmux_play.wait(lambda s: "Your turn" in s, "my second turn")
     tmux_play.keys(missing.lower(), "Enter")
     tmux_play.wait(lambda s: f"{missing} is not in your hand" in s, "the refusal")
+    # The built-in game allows hints: x shows the expert's card and why, in a panel.
+    tmux_play.keys("x")
+    text = tmux_play.wait(lambda s: "bot would play" in s and "Under your" in s, "the hint")
+    assert "HINTS" in text.splitlines()[1]  # the header says the table allows them
+    tmux_play.keys("Escape")
+    tmux_play.wait(lambda s: "You took a hint for your 2nd card" in s, "the notice in the log")
     tmux_play.keys("?")
     tmux_play.wait(lambda s: "Ctrl-Q / Ctrl-C" in s, "the key help")
     tmux_play.keys("Escape")

@@ -76,11 +76,8 @@ def _truth(known: SeatKnowledge, convention: ConventionCard, card: Card) -> tupl
     if not found.avoidable(card):
         return ("No card in your hand would tell the truth here, so a false signal "
                 "cannot be avoided."), False
-    allowed = convention.tolerance.promise if found.kind == "promise" \
-        else convention.tolerance.answer
-    return (f"This is not true of your hand: a deliberate false signal, which your card "
-            f"declares ({allowed.words() or 'no tolerance'}), because the honest cards "
-            f"cost clearly more."), False
+    return ("This is not true of your hand: a deliberate false signal, as your card allows "
+            "now and then, because every honest card costs clearly more."), False
 
 
 def _gives_up(known: SeatKnowledge, card: Card) -> str:
@@ -108,16 +105,24 @@ def _group(count: int, rank: int) -> str:
 
 
 def _partner_said(known: SeatKnowledge, convention: ConventionCard) -> str:
-    """Partner's meaningful cards so far, each as its explanation."""
+    """Partner's meaningful cards so far, each as its explanation (the card's tolerance
+    for false signals said once at the end, not after every card)."""
     partner = known.partner
+    tolerances = (convention.tolerance.promise, convention.tolerance.answer)
     said = []
     for index in range(1, len(known.row(partner)) + 1):
         meaning = explain_play(convention, known.history, partner, index)
         if meaning.data.get("kind") != "none":
-            said.append(meaning.text)
+            text = meaning.text
+            for allowed in tolerances:
+                if allowed.words():
+                    text = text.removesuffix(f"; {allowed.words()}")
+            said.append(text)
     if not said:
         return "Partner has not signalled anything yet."
-    return "Partner has said: " + "; ".join(said) + "."
+    doubt = (" Your card allows false signals now and then, so these are strong hints, "
+             "not proof." if any(allowed.one_in for allowed in tolerances) else "")
+    return "Partner has said: " + "; ".join(said) + "." + doubt
 
 
 def advise(known: SeatKnowledge, card: Card, strategy: str = "expert") -> Advice:

@@ -101,3 +101,19 @@ def test_every_play_of_a_deal_can_be_advised(seed: int) -> None:
         judged = verdict(BEGINNER, known.hand, known.history, seat)
         assert advice.honest == (not judged.meaningful or not judged.is_false(card))
         deal.play(card)
+
+
+def test_a_card_with_a_tolerance_says_it_once_not_after_every_partner_card() -> None:
+    advanced = builtin_card("advanced")
+    assert advanced.tolerance.promise.one_in  # the built-in card declares one
+    deal = Deal.from_seed(9, Seat.N)
+    for _ in range(24):  # six rounds: partner has signalled by then
+        deal.play(deal.hand(deal.turn or Seat.N)[0])
+    seat = deal.turn
+    assert seat is not None
+    known = SeatKnowledge.from_deal(deal, seat, conventions={Team.NS: advanced,
+                                                             Team.EW: advanced})
+    text = advise(known, known.hand[0]).text
+    said = text[text.index("Partner has said:"):]
+    assert said.count("may deviate") == 0 and said.count(";") >= 2
+    assert said.endswith("so these are strong hints, not proof.")

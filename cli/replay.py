@@ -4,8 +4,9 @@ Reads a record written by ``jackal serve --records DIR`` strictly (the format is
 ``jackal.server.record_events``) and runs it through the same replay loop the server
 restores crashed matches with (``jackal.server.record_replay``), which checks every
 deal, play and result against the game engine. It prints the table's options and
-players, then per deal the dealer, the four rows in play order, both teams' kept cards
-scored rank by rank, the winner and the running score. A match that has not finished is
+players, then per deal the dealer, the hints taken (who, before which play), the four
+rows in play order, both teams' kept cards scored rank by rank, the winner and the
+running score. A match that has not finished is
 printed as far as it went; what the record's lines imply but lack (a torn final write)
 is printed and marked as such. Exit status 2 for a file that cannot be read or replayed.
 """
@@ -22,6 +23,7 @@ from ..game.scoring import DealResult
 from ..game.seats import SEATS, Seat, Team
 from ..server.record_events import (
     DealEvent,
+    HintEvent,
     MatchEnd,
     MatchStart,
     RecordError,
@@ -46,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _header(event: TableEvent) -> list[str]:
     return [f"Table {event.table} {event.name!r}: target {event.target}, "
-            f"seed {event.seed}, bot takeover {'on' if event.bot_takeover else 'off'}"]
+            f"seed {event.seed}, bot takeover {'on' if event.bot_takeover else 'off'}"
+            + (", hints allowed" if event.hints else "")]
 
 
 def _player(seat: SeatEvent) -> str:
@@ -80,6 +83,12 @@ def _step_lines(step: Step) -> list[str]:
             deal = state.match.deal
             first: Seat | str = deal.first if deal is not None else "?"
             lines += ["", f"Deal {number}: dealer {dealer}, {first} plays first"]
+        case HintEvent(seat=seat, play=play):
+            # The record names no card (see HintEvent): only who took one, and when.
+            deal = state.match.deal
+            made = deal.plays_made if deal is not None else 0
+            lines.append(f"  {seat} took a hint for its card {play} of 8 "
+                         f"(play {made + 1} of 32)")
         case ResultEvent(deal=number) if step.deal is not None and step.result is not None:
             lines += _scored(step.deal, step.result, number, state)
         case MatchEnd(winner=winner, scores=scores):

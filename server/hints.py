@@ -13,7 +13,8 @@ Behaviour decisions (for docs/PROTOCOL.md):
 
 - The answer, ``hint``, goes to the asker alone: it is derived from the asker's hand.
   Everyone at the table (seats and spectators, the asker too) gets ``hint_taken`` naming
-  the seat, so the opponents know partner-like help was taken.
+  the seat, so the opponents know partner-like help was taken. The match record gets a
+  ``hint`` line at the same moment, naming the seat, deal and play but not the card.
 - One hint per seat and turn: asking again on the same turn gets the same answer (with
   the new request's ``id``) and nobody is told again; requests that arrive while the
   answer is being worked out wait for it and share it.
@@ -39,6 +40,7 @@ from ..game.seats import Seat
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import Error, HintReply, HintTaken, MessageId
 from .bots import BotPool
+from .record_events import HintEvent
 from .table import Outbox, Peer, Table
 
 __all__ = ["HintDesk"]
@@ -106,6 +108,9 @@ class HintDesk:
             waiting, hint.waiting = hint.waiting, []
             out: Outbox = [(peer, msgspec.structs.replace(reply, id=req_id))
                            for peer, req_id in waiting]
+            # Recorded before anyone is told, like every event (the card is not: see
+            # HintEvent). Still this seat's turn: nothing awaited since _find checked it.
+            table.record(HintEvent(seat=seat, deal=reply.deal, play=reply.play))
             return out + table.broadcast(HintTaken(seat=seat, deal=reply.deal,
                                                    play=reply.play))
         if self._hints.get((table, seat)) is hint:

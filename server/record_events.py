@@ -10,9 +10,10 @@ Unknown fields are refused: a line this code did not write is not trusted.
 
 Events, in order of appearance: ``table`` (the options), ``conventions`` (at creation
 and on every change), ``seat`` (whenever a seat changes hands), ``match_start``,
-then per deal ``deal``, 32 ``play`` and ``result``; finally ``match_end``. ``restored``
-marks a server restart that took the match up again, ``closed`` a table removed
-without finishing (``idle``, ``failed``).
+then per deal ``deal``, 32 ``play`` (each perhaps after a ``hint``: the seat on turn
+took a hint, at a table that allows them) and ``result``; finally ``match_end``.
+``restored`` marks a server restart that took the match up again, ``closed`` a table
+removed without finishing (``idle``, ``failed``).
 
 Reading distinguishes two kinds of damage. A last line without its newline is *torn*
 (the process died mid-write): it is reported, not fatal. Anything else that does not
@@ -38,6 +39,7 @@ __all__ = [
     "Closed",
     "ConventionsEvent",
     "DealEvent",
+    "HintEvent",
     "MatchEnd",
     "MatchStart",
     "PlayEvent",
@@ -147,6 +149,20 @@ class PlayEvent(_Event, tag="play"):
     by: Literal["player", "bot", "substitute", "clock"] | None = None
 
 
+class HintEvent(_Event, tag="hint"):
+    """``seat``, on turn, took a hint for its ``play``-th card (1..8) of deal ``deal``.
+
+    Written with the public ``hint_taken`` notice, so once per seat and turn (a restart
+    forgets which hints were given: one asked for again after it is written again).
+    Like the notice it names no card: what the hint said went to that player alone, and
+    a record says what everyone at the table was told, plus the hands and plays.
+    """
+
+    seat: Seat
+    deal: DealNumber
+    play: Annotated[int, msgspec.Meta(ge=1, le=8)]
+
+
 class ResultEvent(_Event, tag="result"):
     """A deal was scored; ``scores`` are the match totals after it."""
 
@@ -181,7 +197,7 @@ class Closed(_Event, tag="closed"):
 
 
 RecordEvent = (TableEvent | ConventionsEvent | SeatEvent | MatchStart | DealEvent | PlayEvent
-               | ResultEvent | MatchEnd | Restored | Closed)
+               | HintEvent | ResultEvent | MatchEnd | Restored | Closed)
 
 _decoder = msgspec.json.Decoder(RecordEvent)
 _encoder = msgspec.json.Encoder()

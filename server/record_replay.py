@@ -33,6 +33,7 @@ from .record_events import (
     Closed,
     ConventionsEvent,
     DealEvent,
+    HintEvent,
     MatchEnd,
     MatchStart,
     PlayEvent,
@@ -119,6 +120,8 @@ class MatchReplay:
                 self._deal(event)
             case PlayEvent():
                 self._play(event)
+            case HintEvent():
+                self._hint(event)
             case ResultEvent():
                 step.deal, step.result = self._result(event)
             case MatchEnd():
@@ -154,6 +157,14 @@ class MatchReplay:
         if index != event.index:
             raise RecordError(f"play {event.seat} {event.card}: recorded as card {event.index} "
                               f"of the row, but it is card {index}")
+
+    def _hint(self, event: HintEvent) -> None:
+        """A hint changes nothing, but it is only ever given to the seat on turn."""
+        deal = self.match.deal
+        if (deal is None or event.deal != self.match.deal_number or deal.turn is not event.seat
+                or event.play != len(deal.row(event.seat)) + 1):
+            raise RecordError(f"a hint for {event.seat} (deal {event.deal}, card "
+                              f"{event.play}) when that was not its turn")
 
     def _result(self, event: ResultEvent) -> tuple[Deal, DealResult]:
         deal = self.match.deal

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from jackal.game.cards import Card
@@ -18,7 +19,10 @@ from jackal.protocol.messages import HintReply, HintTaken, ServerMessage
 from jackal.server.bots import BotPool
 from jackal.server.config import ServerConfig
 from jackal.server.hints import HintDesk
+from jackal.server.record_events import HintEvent, RecordError, read_record
+from jackal.server.record_replay import replay
 from jackal.server.table import Table, TableOptions
+from record_support import lines, record_match, rewrite
 from test_leak_audit import cards_named
 from test_server_support import (
     RawClient,
@@ -174,3 +178,76 @@ async def test_a_turn_that_passes_before_the_hint_is_ready_gets_not_your_turn() 
     with pytest.raises(ProtocolError) as refused:
         desk.request(table, peers[seat], 2)
     assert refused.value.code == "not_your_turn"
+
+
+async def test_a_hint_taken_is_recorded_restored_and_replayed(
+        tmp_path: Path, run_jackal: Any) -> None:
+    """The record gets a ``hint`` line (seat, deal, play; no card) when the notice goes
+    out; a restart restores the match past it and ``jackal replay`` shows it."""
+    async with running_server(ServerConfig(port=0, records_dir=tmp_path)) as port:
+        _, human, table = await alone_with_bots(port, "S", "ann", seed=3, hints=True)
+        await human.wait_type("your_turn", timeout=30)
+        hint = await human.request(type="hint")
+        assert hint["type"] == "hint", hint
+        notice = await human.wait_type("hint_taken")
+        played = await human.request(type="play", card=hint["card"])
+        assert played["type"] == "played"
+    [path] = tmp_path.glob("*.jsonl")
+    events = lines(path)
+    hints = [e for e in events if e["event"] == "hint"]
+    assert [(e["seat"], e["deal"], e["play"]) for e in hints] == [
+        (notice["seat"], notice["deal"], notice["play"])] == [("S", 1, hint["play"])]
+    assert "card" not in hints[0]
+    # Written before the play it was asked for.
+    at = events.index(hints[0])
+    assert events[at + 1]["event"] == "play" and events[at + 1]["seat"] == "S"
+
+    async with running_server(ServerConfig(port=0, records_dir=tmp_path)) as port:
+        back = await RawClient.connect(port, "ann")
+        ok = await back.hello(token=human.token)
+        assert ok["table"] == table and ok["seat"] == "S"
+        state = await back.wait_type("table_state")
+        assert state["status"] == "playing" and state["hints"] is True
+        assert hint["card"] in state["rows"]["S"]
+
+    shown = run_jackal("replay", str(path))
+    assert shown.returncode == 0, shown.stderr
+    made = sum(1 for e in events[:at] if e["event"] == "play")
+    assert (f"  S took a hint for its card {hint['play']} of 8 (play {made + 1} of 32)"
+            in shown.stdout.splitlines())
+    assert hint["card"] not in shown.stdout.split("took a hint")[1].splitlines()[0]
+
+
+@pytest.mark.parametrize(("change", "why"), [
+    ({"play": 9}, "play"),
+    ({"card": "7H"}, "card"),
+    ({"seat": "X"}, "seat"),
+])
+def test_a_malformed_hint_line_is_refused(
+        tmp_path: Path, change: dict[str, Any], why: str) -> None:
+    made = record_match(tmp_path, seed=5, target=300,
+                        until=lambda t: t.match.deal is not None
+                        and t.match.deal.plays_made == 3)
+    deal = made.table.match.deal
+    assert deal is not None and deal.turn is not None
+    play = len(deal.row(deal.turn)) + 1
+    good = {"event": "hint", "time": 1.0, "seat": deal.turn.value, "deal": 1, "play": play}
+    rewrite(made.path, [*lines(made.path), good])
+    assert list(replay(read_record(made.path).events))[-1].event == HintEvent(
+        seat=deal.turn, deal=1, play=play, time=1.0)
+    rewrite(made.path, [*lines(made.path)[:-1], {**good, **change}])
+    with pytest.raises(RecordError, match=why):
+        read_record(made.path)
+
+
+def test_a_hint_line_off_its_seats_turn_does_not_replay(tmp_path: Path) -> None:
+    made = record_match(tmp_path, seed=5, target=300,
+                        until=lambda t: t.match.deal is not None
+                        and t.match.deal.plays_made == 3)
+    deal = made.table.match.deal
+    assert deal is not None and deal.turn is not None
+    other = next(seat for seat in SEATS if seat is not deal.turn)
+    rewrite(made.path, [*lines(made.path), {"event": "hint", "seat": other.value, "deal": 1,
+                                            "play": len(deal.row(other)) + 1}])
+    with pytest.raises(RecordError, match="not its turn"):
+        list(replay(read_record(made.path).events))

@@ -99,7 +99,7 @@ from .keepalive import Keepalive
 from .lobby import Lobby
 from .ratelimit import AddressLimits, host_of, retry_hint
 from .record_events import Closed
-from .records import RecordFile
+from .records import RecordFile, RecordSyncer
 from .restore import restore_tables
 from .session import Session
 from .table import Outbox, Table, TableOptions
@@ -145,6 +145,8 @@ class Hub:
         self._creators: dict[Table, Session] = {}
         #: Each table's own record: only the table that owns a record writes or closes it.
         self.records: dict[Table, RecordFile] = {}
+        #: Fsyncs and closes the records off the event loop (see :mod:`.records`).
+        self.syncer = RecordSyncer()
         self._wake: dict[str, trio.Event] = {}
         self._status_seen: dict[str, tuple[str, int]] = {}
         self._nursery: trio.Nursery | None = None
@@ -162,7 +164,9 @@ class Hub:
         nursery.start_soon(self.keepalive.run)
         if self.config.records_dir is None:
             return
+        nursery.start_soon(self.syncer.run)
         for table, record in restore_tables(self.config.records_dir, trio.current_time()):
+            record.syncer = self.syncer
             self.lobby.add(table)
             self.records[table] = record
             # The restored deal already started (and was logged) before the restart: the
@@ -243,7 +247,8 @@ class Hub:
         Every connection gets ``server_shutdown`` after what is already queued for it and
         is closed once that is written; this waits at most ``grace`` seconds for them all
         (a client that does not read is not waited for longer). Records are closed last,
-        so the tables' final events are written. Runs shielded by the caller.
+        so the tables' final events are written, and this returns once every record is
+        synced and closed. Runs shielded by the caller.
         """
         self.closing = True
         told = len(self.sessions)
@@ -256,6 +261,7 @@ class Hub:
         left = len(self.sessions)
         for record in self.records.values():
             record.close()
+        await self.syncer.drain()  # every record synced and closed (also tables gone before)
         log.info("server stopped (%d connections told%s)", told,
                  f", {left} not finished in time" if left else "")
 
@@ -405,6 +411,7 @@ class Hub:
         record = None
         if self.config.records_dir is not None:
             record = RecordFile.create(self.config.records_dir, table_id)
+            record.syncer = self.syncer
         table = self.lobby.create(options, conventions, record, table_id)
         if record is not None:
             self.records[table] = record

@@ -9,6 +9,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 import trio
 from jackal.game.seats import Seat
 from jackal.server.config import ServerConfig
+from jackal.server.listener import serve
 from jackal.server.restore import restore_tables
 from jackal.server.tokens import hash_token
 from record_support import record_match, rewrite
@@ -325,3 +327,86 @@ async def test_serve_starts_past_a_corrupt_record(tmp_path: Path) -> None:
     about = [line for line in log.read_text().splitlines() if bad.path.name in line]
     assert len(about) == 1 and "moved aside" in about[0] and "Traceback" not in log.read_text()
     assert (records / (bad.path.name + ".corrupt")).exists()
+
+
+class _GatedFsync:
+    """A stand-in for ``os.fsync`` that waits for :attr:`release` (a thread event) and
+    notes, per call, whether it ran on the main thread (the event loop's)."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.on_main: list[bool] = []
+        self.returned = 0
+        self.real = os.fsync
+
+    def __call__(self, fd: int) -> None:
+        self.on_main.append(threading.current_thread() is threading.main_thread())
+        self.entered.set()
+        self.release.wait(10)  # bounded: an inline fsync would hold the loop this long
+        self.real(fd)
+        self.returned += 1
+
+
+async def _bots_end_a_match(port: int, gate: _GatedFsync) -> RawClient:
+    """Four bots play a one-deal match that a watcher follows; returns the watcher once
+    the record's ``match_end`` fsync has started (and is held by ``gate``)."""
+    lobby, table = await open_table(port, target=1, seed=31)
+    watcher = await RawClient.connect(port, "watcher")
+    await watcher.hello()
+    await watcher.request(type="spectate", table=table)
+    for seat in "NESW":
+        await lobby.request(type="add_bot", table=table, seat=seat, strategy="random")
+    assert await trio.to_thread.run_sync(gate.entered.wait, 30)
+    return watcher
+
+
+async def test_a_match_end_is_synced_in_a_thread_while_the_server_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = _GatedFsync()
+    monkeypatch.setattr(os, "fsync", gate)  # what jackal.server.records calls
+    async with running_server(ServerConfig(port=0, records_dir=tmp_path)) as port:
+        watcher = await _bots_end_a_match(port, gate)
+        # The fsync of match_end is held; everyone was told and the server answers.
+        await watcher.wait_type("match_ended")
+        other = await RawClient.connect(port, "other")
+        assert (await other.request(type="ping"))["type"] == "pong"
+        assert (await other.hello())["type"] == "hello_ok"
+        assert gate.returned == 0 and gate.on_main == [False]
+        gate.release.set()
+    [path] = tmp_path.glob("*.jsonl")
+    assert _events(path)[-1]["event"] == "match_end"
+    assert gate.returned == len(gate.on_main) >= 2  # match end, then the close
+    assert not any(gate.on_main)
+
+
+def _open_fds_of(path: Path) -> int:
+    fds = Path("/proc/self/fd")
+    return sum(1 for fd in fds.iterdir() if os.path.realpath(fd) == str(path.resolve()))
+
+
+async def test_shutdown_returns_only_once_pending_syncs_are_done(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = _GatedFsync()
+    monkeypatch.setattr(os, "fsync", gate)  # what jackal.server.records calls
+    stopped: list[int] = []  # gate.returned when the server had stopped
+    scope = trio.CancelScope()
+
+    async def server(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        with scope:
+            await serve(ServerConfig(port=0, records_dir=tmp_path), task_status=task_status)
+        stopped.append(gate.returned)
+
+    async with trio.open_nursery() as nursery:
+        port: int = await nursery.start(server)
+        await _bots_end_a_match(port, gate)
+        [path] = tmp_path.glob("*.jsonl")
+        scope.cancel()  # the server stops while match_end's fsync is held
+        with trio.move_on_after(0.5):
+            while not stopped:
+                await trio.sleep(0.01)
+        assert stopped == [] and _open_fds_of(path) == 1
+        gate.release.set()
+    # It returned after the held fsync and the close's own, with the file closed.
+    assert stopped == [2] and gate.returned == 2 and _open_fds_of(path) == 0
+    assert _events(path)[-1]["event"] == "match_end"

@@ -49,9 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="your seat: N, E, S or W (built-in game: default S; with "
                              "--table: default any free seat)")
     parser.add_argument("--partner", metavar="STRATEGY", default=None,
-                        help="your partner's strategy (default: the best built in)")
+                        help="your partner's strategy (default: the one that fits your "
+                             "convention card, as a server's substitute)")
     parser.add_argument("--opponents", metavar="STRATEGY", default=None,
-                        help="the opponents' strategy (default: the best built in)")
+                        help="the opponents' strategy (default: the one that fits their "
+                             "convention card)")
     parser.add_argument("--conventions", metavar="CARD", default="beginner",
                         help="your partnership's convention card: a built-in name or a "
                              ".toml/.json file (default beginner)")
@@ -108,24 +110,25 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from ..bots.registry import load_strategy
     from ..client.connection import parse_address
-    from ..client.embedded import EmbeddedGame, best_strategy
+    from ..client.embedded import EmbeddedGame, seat_strategy
     from ..client.seat_store import SeatStore
     from ..client.tui_app import PlayOptions, run_tui
     from .paths import seats_dir
 
-    partner = args.partner or best_strategy()
-    opponents = args.opponents or best_strategy()
+    try:
+        ours, theirs = _card_spec(args.conventions), _card_spec(args.their_conventions)
+    except MalformedInput as exc:  # CardError is one
+        print(f"jackal play: bad convention card: {exc}", file=sys.stderr)
+        return 2
+    # By default each side's bots are the ones that fit its declared card.
+    partner = args.partner or seat_strategy(ours)
+    opponents = args.opponents or seat_strategy(theirs)
     for spec in (partner, opponents):
         try:
             load_strategy(spec)
         except Exception as exc:
             print(f"jackal play: {exc}", file=sys.stderr)
             return 2
-    try:
-        ours, theirs = _card_spec(args.conventions), _card_spec(args.their_conventions)
-    except MalformedInput as exc:  # CardError is one
-        print(f"jackal play: bad convention card: {exc}", file=sys.stderr)
-        return 2
     if args.table and not args.server:
         print("jackal play: --table needs --server HOST:PORT", file=sys.stderr)
         return 2

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import trio
 
-from ..bots.registry import STRATEGIES
+from ..bots.registry import STRATEGIES, substitute_strategy
 from ..server.config import DEFAULT_PORT, ServerConfig
 from ..server.listener import serve
 from .paths import records_dir
@@ -83,8 +83,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-line", type=int, default=defaults.max_line,
                         help=f"longest accepted line in bytes (default {defaults.max_line})")
     parser.add_argument("--takeover-strategy", default=defaults.takeover_strategy,
-                        help="strategy of the bot that takes over an abandoned seat "
-                             f"(default {defaults.takeover_strategy})")
+                        metavar="STRATEGY",
+                        help="strategy of the substitute, the bot that takes over an "
+                             "abandoned seat, and of add_bot without a strategy (default: "
+                             "the one that fits the partnership's convention card, today "
+                             f"{substitute_strategy()})")
     parser.add_argument("--turn-seconds", type=float, default=None, metavar="SECONDS",
                         help="per-play time limit of human seats: when it runs out the "
                              "substitute plays that one card and the seat stays the "
@@ -173,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
             lambda record: record.levelno >= logging.WARNING or "listening on" in record.msg
             or "match records" in record.msg)
     config = config_from_args(args)
-    if config.takeover_strategy not in STRATEGIES:
+    if config.takeover_strategy is not None and config.takeover_strategy not in STRATEGIES:
         known = ", ".join(sorted(STRATEGIES))
         print(f"jackal serve: unknown --takeover-strategy {config.takeover_strategy!r} "
               f"(known: {known})", file=sys.stderr)

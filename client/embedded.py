@@ -15,29 +15,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..bots.registry import STRATEGIES
-from ..game.conventions import ConventionCard
+from ..bots.registry import substitute_strategy
+from ..game.conventions import ConventionCard, resolve_card
 from ..game.seats import SEATS, Seat
 from ..protocol.messages import CreateTable
 
 __all__ = [
-    "STRATEGY_PREFERENCE",
     "EmbeddedGame",
-    "best_strategy",
+    "seat_strategy",
 ]
 
-#: The strongest built-in strategy that exists is the default partner and opponents.
-STRATEGY_PREFERENCE = ("expert", "beginner", "greedy", "random")
 #: Between deals the embedded table waits for the player (reading the result) this long.
 BETWEEN_DEALS_SECONDS = 24 * 3600.0
 
 
-def best_strategy() -> str:
-    """The best strategy registered in :data:`jackal.bots.STRATEGIES`."""
-    for name in STRATEGY_PREFERENCE:
-        if name in STRATEGIES:
-            return name
-    return sorted(STRATEGIES)[0]
+def seat_strategy(card: str | ConventionCard) -> str:
+    """The default bot for a seat whose partnership declares ``card``: the strategy that
+    keeps to that card and plays it best (:func:`jackal.bots.substitute_strategy`, the
+    same one a server chooses for a substitute or an ``add_bot`` without a strategy)."""
+    return substitute_strategy(resolve_card(card) if isinstance(card, str) else card)
 
 
 @dataclass(frozen=True)

@@ -101,7 +101,7 @@ KEY_HELP: dict[str, list[tuple[str, str]]] = {
         ("h", "the match so far: every deal's penalties and points"),
         ("x", "hint: the expert's card for you, and why (if HINTS)"),
         ("n", "ready / next deal / play again; spectating: back to the lobby"),
-        ("b", "before the match: put a bot in a free seat ('E random')"),
+        ("b", "before the match: put a bot in a free seat ('E', or 'E random')"),
         ("Esc", "clear what you typed, close a panel"),
     ],
     "Under the cards": [

@@ -191,10 +191,12 @@ class LobbyState:
             try:
                 seat = Seat.parse(seat_text)
             except MalformedInput:
-                return "Type a seat (N E S W), then optionally a strategy: 'E random'."
+                return ("Type a seat (N E S W), then optionally a strategy: 'E random' "
+                        "(without one the server picks the bot that fits that side's card).")
             if seat.value not in free:
                 return f"{seat} is taken; free: {' '.join(free)}."
-            strategy = parts[1] if len(parts) > 1 else "random"
+            # No strategy: the server's choice for that partnership's declared card.
+            strategy = parts[1] if len(parts) > 1 else None
             self.send(m.AddBot(table=table, seat=seat, strategy=strategy))
             if refresh:
                 self.send(m.ListTables())

@@ -124,7 +124,8 @@ class AddBot(_Client, tag="add_bot"):
 
     table: TableId
     seat: Seat
-    strategy: Annotated[str, msgspec.Meta(max_length=64)] = "random"
+    #: Absent: the table's substitute, the strategy that fits the partnership's card.
+    strategy: Annotated[str, msgspec.Meta(max_length=64)] | None = None
 
 
 class Leave(_Client, tag="leave"):

@@ -76,8 +76,9 @@ class ServerConfig:
     bot_threads: int = 2
     #: The substitute: the strategy that plays a seat whose hold ran out (or whose player
     #: left mid-match), and one card for a player whose clock ran out. It reads the
-    #: partnership's declared convention card, so partner is not misled.
-    takeover_strategy: str = "expert"
+    #: partnership's declared convention card, so partner is not misled. None: the one
+    #: ``bots.substitute_strategy`` names for that card (and the default of ``add_bot``).
+    takeover_strategy: str | None = None
     #: Default per-play time limit of human seats (None: no clock); tables may set their own.
     turn_seconds: float | None = None
     #: Whether tables allow hints (``hint``) when ``create_table`` does not say.

@@ -538,7 +538,7 @@ class Hub:
 
     async def _bot_move(self, table: Table, seat: Seat) -> None:
         slot = table.seats[seat]
-        strategy = slot.strategy or self.config.takeover_strategy
+        strategy = slot.strategy or table.substitute(seat)
         version = table.version
         pause = self.config.bot_pause_seconds
         if pause > 0 and table.clock_due is not seat and any(

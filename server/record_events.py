@@ -99,7 +99,9 @@ class TableEvent(_Event, tag="table"):
     bot_takeover: bool
     hold_seconds: Seconds
     between_deals_seconds: Seconds
-    takeover_strategy: Strategy = "random"
+    #: None: the substitute for the partnership's card (records from before the field
+    #: existed read as "random", what those servers used).
+    takeover_strategy: Strategy | None = "random"
     #: The per-play clock of human seats in seconds (None: no clock).
     turn_seconds: Annotated[float, msgspec.Meta(gt=0, le=86400)] | None = None
     #: The creator chose the seed (records from before this field existed read as False).

@@ -80,7 +80,8 @@ class MatchReplay:
 
     @classmethod
     def begin(cls, header: TableEvent) -> MatchReplay:
-        _check_strategy(header.takeover_strategy, "takeover_strategy")
+        if header.takeover_strategy is not None:
+            _check_strategy(header.takeover_strategy, "takeover_strategy")
         default = builtin_card(DEFAULT_CONVENTIONS)
         return cls(header=header, match=Match(header.seed, header.target), table_id=header.table,
                    conventions={team: default for team in TEAMS},

@@ -26,7 +26,9 @@ Behaviour decisions (for docs/PROTOCOL.md):
   the match a hold that runs out frees the seat (``player_left``) and the player's ready
   flag is cleared at once; during the match a hold that runs out hands the seat to a
   server-side bot when the table has ``bot_takeover`` (``bot_takeover`` event), else the
-  table waits for the player. Reclaiming (``hello`` with the token) ends hold and
+  table waits for the player. That bot, the *substitute*, is the server's
+  ``takeover_strategy`` if one is set, else ``bots.substitute_strategy`` of the
+  partnership's declared card at that moment. Reclaiming (``hello`` with the token) ends hold and
   takeover: ``player_back`` to the others, a private ``table_state`` to the player.
   When the match ends, every human seat whose player is away is held once more so the
   player can reclaim it to see the end (``table_state`` with status ``over``, then
@@ -37,7 +39,8 @@ Behaviour decisions (for docs/PROTOCOL.md):
   to a takeover bot if the table has ``bot_takeover``, else it is left empty and anyone
   may ``join`` it (the table waits). The leaver's token stops working either way.
 - ``add_bot`` needs any hello'd connection (not necessarily at the table), an empty
-  seat and a strategy name from ``jackal.bots.STRATEGIES`` (``unknown_strategy``).
+  seat and a strategy name from ``jackal.bots.STRATEGIES`` (``unknown_strategy``);
+  without one it is the seat's substitute (:meth:`Table.substitute`).
   The requester gets ``ok``; everyone at the table, the requester included when it
   sits there or watches, then gets ``player_joined``.
   Remote clients can never make the server import code (no ``module:Class`` specs).
@@ -64,7 +67,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..bots.base import View
-from ..bots.registry import STRATEGIES
+from ..bots.registry import STRATEGIES, substitute_strategy
 from ..game.cards import Card
 from ..game.conventions import ConventionCard, builtin_card
 from ..game.deal import Deal
@@ -125,8 +128,9 @@ class TableOptions:
     hold_seconds: float = 120.0
     between_deals_seconds: float = 30.0
     #: The substitute: the strategy that plays a human's seat while they are away, or
-    #: one card for them when their clock runs out.
-    takeover_strategy: str = "expert"
+    #: one card for them when their clock runs out. None: the one
+    #: ``bots.substitute_strategy`` names for the partnership's declared card.
+    takeover_strategy: str | None = None
     #: Per-play time limit of a human seat in seconds (None: no clock).
     turn_seconds: float | None = None
     #: The creator chose the seed, so the creator can know every hand (shown to everyone).
@@ -368,10 +372,18 @@ class Table:
         private = views.your_turn(self.deal_facts(), turn)
         return out if private is None else [*out, (peer, private)]
 
-    def add_bot(self, requester: Peer, seat: Seat, strategy: str,
+    def substitute(self, seat: Seat) -> str:
+        """The strategy of a bot that stands in at ``seat``: the table's takeover
+        strategy, else the one that fits its partnership's declared card."""
+        return self.options.takeover_strategy or substitute_strategy(
+            self.conventions[seat.team])
+
+    def add_bot(self, requester: Peer, seat: Seat, strategy: str | None,
                 req_id: MessageId | None = None, now: float | None = None) -> Outbox:
-        """Put a server-side bot in an empty seat."""
+        """Put a server-side bot in an empty seat (no ``strategy``: :meth:`substitute`)."""
         self._tick_clock(now)
+        if strategy is None:
+            strategy = self.substitute(seat)
         if strategy not in STRATEGIES:
             known = ", ".join(sorted(STRATEGIES))
             raise ProtocolError(ErrorCode.UNKNOWN_STRATEGY,
@@ -404,7 +416,7 @@ class Table:
         slot.clear()
         self.version += 1
         if in_match and self.options.bot_takeover:
-            strategy = self.options.takeover_strategy
+            strategy = self.substitute(slot.seat)
             slot.kind, slot.name, slot.strategy = "bot", f"{strategy} bot", strategy
             slot.ready = True
             self._record_seat(slot)
@@ -528,7 +540,7 @@ class Table:
                 slot.held_until = None
             elif self.options.bot_takeover:
                 slot.takeover = True
-                slot.strategy = self.options.takeover_strategy
+                slot.strategy = self.substitute(slot.seat)
                 self._stop_clock_of(slot.seat)
                 self.version += 1
                 out += self.broadcast(BotTakeover(seat=slot.seat,

@@ -180,7 +180,8 @@ async def test_add_bot_reply_then_the_same_event_for_a_requester_at_the_table() 
         assert await north.recv() == event
         assert await watcher.wait_type("player_joined") == event
         # Spectating requester: the same.
-        reply = await watcher.request(type="add_bot", table=table, seat="S")
+        reply = await watcher.request(type="add_bot", table=table, seat="S",
+                                      strategy="random")
         assert reply["type"] == "ok"
         event = {**event, "seat": "S"}
         assert await watcher.recv() == event

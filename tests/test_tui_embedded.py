@@ -6,16 +6,18 @@ import argparse
 from pathlib import Path
 
 import pytest
-from jackal.bots.registry import STRATEGIES
+from jackal.bots.registry import substitute_strategy
 from jackal.cli import play
-from jackal.client.embedded import STRATEGY_PREFERENCE, EmbeddedGame, best_strategy
-from jackal.game.conventions import ConventionCard, builtin_card, card_to_toml
+from jackal.client.embedded import EmbeddedGame, seat_strategy
+from jackal.game.conventions import BUILTIN_CARDS, ConventionCard, builtin_card, card_to_toml
 from jackal.game.seats import Seat
 
 
-def test_best_strategy_is_the_strongest_registered() -> None:
-    expected = next(name for name in STRATEGY_PREFERENCE if name in STRATEGIES)
-    assert best_strategy() == expected
+@pytest.mark.parametrize("card", sorted(BUILTIN_CARDS))
+def test_the_default_bots_are_the_substitute_for_each_sides_card(card: str) -> None:
+    """By name or inline, a side's default bot is what bots.substitute_strategy names."""
+    assert seat_strategy(card) == substitute_strategy(builtin_card(card))
+    assert seat_strategy(builtin_card(card)) == substitute_strategy(builtin_card(card))
 
 
 def test_bots_fill_the_other_seats_with_partner_and_opponents() -> None:

@@ -315,6 +315,11 @@ def test_lobby_create_table_and_add_bot() -> None:
     state.lobby.add_bot()
     submit(state, "E random")
     assert state.outbox[0] == m.AddBot(table="t2", seat=Seat.E, strategy="random")
+    # A seat alone leaves the choice to the server: the bot that fits that side's card.
+    state.outbox.clear()
+    state.lobby.add_bot()
+    submit(state, "W")
+    assert state.outbox[0] == m.AddBot(table="t2", seat=Seat.W, strategy=None)
 
 
 def test_hand_parsing_helper_agrees() -> None:

@@ -26,17 +26,22 @@ The late spectator also sends ``sync`` and its snapshot is audited like the othe
 Tables with an odd seed allow hints: there North asks for one on its first turn and plays
 the card it names, so the private ``hint`` (cards and reasons in words) and the public
 ``hint_taken`` go through the same audit; elsewhere the request must be refused. Time:
-the server and all clients share one process; about 15-30 s on a 2-core machine.
+the server and all clients share one process; about 15-30 s on a 2-core machine. There is
+no deadline for the whole audit (a loaded machine is slow, not stuck); a watchdog fails it
+when no connection receives anything but keepalive for STALL_SECONDS.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
+import pytest
 import trio
+import trio.testing
 from jackal.game.cards import DECK, Card
 from jackal.game.deal import Deal
 from jackal.game.match import deal_seed
@@ -45,6 +50,8 @@ from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
 
 DEALS_WANTED = 1000
+#: The hang guard: the audit fails when no connection receives a line for this long.
+STALL_SECONDS = 30.0
 PARALLEL_TABLES = 8
 TARGET = 300
 #: Any card-like token in the raw text: rank (also "10") then suit, not inside a longer word.
@@ -60,6 +67,10 @@ def cards_named(line: bytes) -> set[str]:
 
 class RawClient:
     """A bare line client over a real TCP stream: JSON dicts out, raw lines in."""
+
+    #: Lines (other than keepalive pings) received by every client so far: the audit's
+    #: sign of life (see watchdog).
+    received = 0
 
     def __init__(self, stream: trio.SocketStream) -> None:
         self.stream = stream
@@ -86,6 +97,8 @@ class RawClient:
             self.buf += data
         line, _, self.buf = self.buf.partition(b"\n")
         self.lines.append(line)
+        if b'"ping"' not in line:  # keepalive would come from a stuck table too
+            RawClient.received += 1
         msg: dict[str, Any] = msgspec.json.decode(line)
         return msg
 
@@ -342,25 +355,41 @@ async def play_match(port: int, seed: int, bots: tuple[Seat, ...], audit: Audit)
         audit.sample = (seed, streams)
 
 
+async def watchdog(progress: Callable[[], int], stall_seconds: float) -> None:
+    """Fail if ``progress()`` stands still for ``stall_seconds``: a hang guard that does
+    not depend on how fast the machine is (a loaded one is slow, not stuck)."""
+    last = progress()
+    while True:
+        await trio.sleep(stall_seconds)
+        now = progress()
+        if now == last:
+            raise AssertionError(f"no line received for {stall_seconds:g} s (after {now}): "
+                                 "the server or a client is stuck")
+        last = now
+
+
 async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
     audit = Audit()
     config = ServerConfig(host="127.0.0.1", port=0, rate_per_second=1000.0, rate_burst=1000.0)
-    with trio.fail_after(110):
-        async with trio.open_nursery() as server:
-            port = await server.start(serve, config)
-            seeds = iter(range(1, 10_000))
+    RawClient.received = 0
+    async with trio.open_nursery() as server:
+        port = await server.start(serve, config)
+        # Instead of a deadline for the whole audit, which a busy machine can miss:
+        # the traffic must keep moving.
+        server.start_soon(watchdog, lambda: RawClient.received, STALL_SECONDS)
+        seeds = iter(range(1, 10_000))
 
-            async def worker() -> None:
-                while audit.deals < DEALS_WANTED:
-                    seed = next(seeds)
-                    # Every third table has two server-side bots (a seat each side).
-                    bots = (Seat.E, Seat.S) if seed % 3 == 0 else ()
-                    await play_match(port, seed, bots, audit)
+        async def worker() -> None:
+            while audit.deals < DEALS_WANTED:
+                seed = next(seeds)
+                # Every third table has two server-side bots (a seat each side).
+                bots = (Seat.E, Seat.S) if seed % 3 == 0 else ()
+                await play_match(port, seed, bots, audit)
 
-            async with trio.open_nursery() as workers:
-                for _ in range(PARALLEL_TABLES):
-                    workers.start_soon(worker)
-            server.cancel_scope.cancel()
+        async with trio.open_nursery() as workers:
+            for _ in range(PARALLEL_TABLES):
+                workers.start_soon(worker)
+        server.cancel_scope.cancel()
     assert not audit.leaks, "\n".join(audit.leaks[:10])
     assert audit.deals >= DEALS_WANTED
     # The audit really looked at traffic: tens of lines per deal and connection.
@@ -397,3 +426,23 @@ def test_card_pattern_finds_cards_anywhere() -> None:
     assert cards_named(line) == {"7H", "TS", "TC", "AS", "QD"}
     assert cards_named(b'{"type":"turn","seat":"S"}') == set()
     assert Card.parse("10C") == Card.parse("TC")
+
+
+async def test_the_watchdog_spares_a_slow_run_and_fails_a_stuck_one(
+        autojump_clock: trio.testing.MockClock) -> None:  # noqa: ARG001  (its clock drives the test)
+    lines = 0
+
+    async def slow() -> None:  # a line every 20 s: slow, but alive
+        nonlocal lines
+        while True:
+            await trio.sleep(20)
+            lines += 1
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(slow)
+        with trio.move_on_after(600) as alive:
+            await watchdog(lambda: lines, 30)
+        nursery.cancel_scope.cancel()
+    assert alive.cancelled_caught  # ten minutes of slow traffic, and no failure
+    with pytest.raises(AssertionError, match="no line received for 30 s"):
+        await watchdog(lambda: lines, 30)

@@ -247,26 +247,44 @@ async def test_retry_after_is_rounded_up_and_never_zero() -> None:
         assert (await c.request(type="ping"))["type"] == "pong"
 
 
+#: The flood (64 KB chunks of lines) and the quiet client's round trips meanwhile. The
+#: server, reading 16 KiB at a time, answered 20 round trips while about 16 more chunks
+#: went in after the first 8; reading up to 4 MiB at a time it needed about 56 more.
+FLOOD_CHUNKS = 40
+QUIET_ROUND_TRIPS = 20
+
+
 async def test_a_flooding_client_does_not_starve_another() -> None:
-    """Each chunk the server reads is a scheduling point: another client's round trips
-    stay quick while one connection keeps the server's socket full of lines."""
+    """Each chunk the server reads is a scheduling point: while one connection keeps the
+    server's socket full of lines, another client's round trips are answered in between.
+
+    Checked by order, not by time: the flood is a fixed amount (FLOOD_CHUNKS) followed
+    by a ping of its own, and every round trip of the quiet client, started once the
+    flood is under way, must complete before the flood's ping is answered, that is while
+    the server still has flood to read. A fair server reads less than a chunk of flood per
+    round trip; one that read the flood in large helpings before letting others in would
+    get through it first.
+    """
     config = ServerConfig(rate_per_second=1e9, rate_burst=1e9)
     async with running_server(config) as port:
         flooder = await greeted(port, "flood")
         other = await greeted(port, "other")
         chunk = b'{"type":"pong"}\n' * 4000  # pong: never answered, so nothing queues up
-        slowest = 0.0
+        order: list[str] = []
+        under_way = trio.Event()
+
+        async def flood() -> None:
+            for sent in range(1, FLOOD_CHUNKS + 1):
+                await flooder.send_raw(chunk)
+                if sent == 8:  # the socket buffers hold flood the server has yet to read
+                    under_way.set()
+            assert (await flooder.request(type="ping", timeout=600))["type"] == "pong"
+            order.append("flood read")
+
         async with trio.open_nursery() as nursery:
-
-            async def flood() -> None:
-                while True:
-                    await flooder.send_raw(chunk)
-
             nursery.start_soon(flood)
-            await trio.sleep(0.1)
-            for _ in range(20):
-                start = trio.current_time()
-                assert (await other.request(type="ping"))["type"] == "pong"
-                slowest = max(slowest, trio.current_time() - start)
-            nursery.cancel_scope.cancel()
-        assert slowest < 1.0, slowest
+            await under_way.wait()
+            for _ in range(QUIET_ROUND_TRIPS):
+                assert (await other.request(type="ping", timeout=600))["type"] == "pong"
+                order.append("quiet")
+        assert order == ["quiet"] * QUIET_ROUND_TRIPS + ["flood read"], order

@@ -42,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--move-seconds", type=float, default=10.0, metavar="S",
                         help="with --exec: time the program has for each move before the "
                              "fallback card is played (default 10)")
+    parser.add_argument("--start-seconds", type=float, default=10.0, metavar="S",
+                        help="with --exec: extra time for the program's first answer after "
+                             "it is started or restarted, for its own start-up (default 10)")
     parser.add_argument("--table", metavar="T",
                         help="join this table (default: create one and fill it with bots)")
     parser.add_argument("--seat", choices=[s.value for s in SEATS], type=str.upper,
@@ -95,13 +98,15 @@ def run(args: argparse.Namespace) -> int:
     program = strategy = None
     try:
         if args.exec_command is not None:
-            program = ExecProgram(args.exec_command)
+            program = ExecProgram(args.exec_command, startup_seconds=args.start_seconds)
         else:
             strategy = load_strategy(args.strategy)(seed)
     except (MalformedInput, ValueError) as exc:
         return _fail(f"--exec: {exc}" if program is None and args.exec_command else str(exc))
     if args.move_seconds <= 0:
         return _fail("--move-seconds must be positive")
+    if args.start_seconds < 0:
+        return _fail("--start-seconds must not be negative")
     # What the bot is called in logs and, by default, at the table.
     label = args.strategy or Path(program.argv[-1] if program else "exec").stem
     conventions: str | ConventionCard | None = None

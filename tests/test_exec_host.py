@@ -150,14 +150,18 @@ def _free_port() -> int:
 
 
 class FixedPortServer(ServerProcess):
-    """``jackal serve`` on a given port, so a restarted server is where the bot left it."""
+    """``jackal serve`` on a given port, so a restarted server is where the bot left it.
+
+    Without ``jackal serve``'s pause before each bot card (it is there for people to
+    follow the play; a hosted program needs none), which would make a match take minutes.
+    """
 
     def __init__(self, records: Path, log: Path, port: int) -> None:
         self.log = log
         self.handle = log.open("ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "jackal.cli.main", "serve", "--port", str(port),
-             "--records", str(records), "--between-deals", "0.2"],
+             "--records", str(records), "--between-deals", "0.2", "--bot-pause", "0"],
             stdout=self.handle, stderr=self.handle, cwd=ROOT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
 

@@ -79,6 +79,19 @@ def connect(port: int, *, source: str | None = None, rcvbuf: int | None = None,
     return sock
 
 
+def connections(port: int, stop: Any, timeout: float) -> Iterator[socket.socket]:
+    """New connections, one after another (each closed when the next is asked for),
+    until ``stop`` is set; a refused attempt is tried again after 10 ms."""
+    while not stop.is_set():
+        try:
+            sock = connect(port, timeout=timeout)
+        except OSError:
+            time.sleep(0.01)
+            continue
+        with sock:
+            yield sock
+
+
 class Lines:
     """Blocking line reader over a socket."""
 
@@ -256,20 +269,14 @@ def lobby_spam(port: int, server: ServerProcess, seconds: float, tables: int
 def _flood(port: int, stop: Any, sent: Any) -> None:
     """A process that sends newlines as fast as it can, reconnecting when hung up on."""
     chunk = b"\n" * 65536
-    while not stop.is_set():
-        try:
-            sock = connect(port, timeout=1.0)
-        except OSError:
-            time.sleep(0.01)
-            continue
-        with sock:
-            while not stop.is_set():
-                try:
-                    sock.sendall(chunk)
-                except (TimeoutError, OSError):
-                    break
-                with sent.get_lock():
-                    sent.value += len(chunk)
+    for sock in connections(port, stop, timeout=1.0):
+        while not stop.is_set():
+            try:
+                sock.sendall(chunk)
+            except (TimeoutError, OSError):
+                break
+            with sent.get_lock():
+                sent.value += len(chunk)
 
 
 def ping_round_trips(port: int, seconds: float) -> list[float]:
@@ -378,28 +385,22 @@ def address_hog(port: int, limit: int) -> dict[str, Any]:
 
 def _guess(port: int, stop: Any, answered: Any) -> None:
     """Wrong passwords as fast as they are answered, a new connection whenever needed."""
-    while not stop.is_set():
+    for sock in connections(port, stop, timeout=2.0):
+        lines = Lines(sock)
         try:
-            sock = connect(port, timeout=2.0)
-        except OSError:
-            time.sleep(0.01)
+            lines.until("welcome")
+            number = 0
+            while not stop.is_set():
+                number += 1
+                sock.sendall(b'{"type":"hello","name":"x","password":"guess%d"}\n' % number)
+                msg = lines.until("hello_ok")
+                if msg.get("code") == "bad_password":
+                    with answered.get_lock():
+                        answered.value += 1
+                elif msg.get("code") == "rate_limited":
+                    time.sleep(min(1.0, float(msg.get("retry_after") or 0.1)))
+        except (OSError, EOFError, ValueError):
             continue
-        with sock:
-            lines = Lines(sock)
-            try:
-                lines.until("welcome")
-                number = 0
-                while not stop.is_set():
-                    number += 1
-                    sock.sendall(b'{"type":"hello","name":"x","password":"guess%d"}\n' % number)
-                    msg = lines.until("hello_ok")
-                    if msg.get("code") == "bad_password":
-                        with answered.get_lock():
-                            answered.value += 1
-                    elif msg.get("code") == "rate_limited":
-                        time.sleep(min(1.0, float(msg.get("retry_after") or 0.1)))
-            except (OSError, EOFError, ValueError):
-                continue
 
 
 def password_guessing(seconds: float) -> dict[str, Any]:

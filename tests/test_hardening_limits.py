@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import socket
-from typing import Any
 
 import pytest
 import trio
@@ -16,12 +15,10 @@ from jackal.protocol.errors import ProtocolError
 from jackal.protocol.framing import LineBuffer
 from jackal.protocol.help import help_reply
 from jackal.server.config import ServerConfig
-from test_server_support import Msg, RawClient, make_bot_clock, running_server
+from test_server_support import QUIET, Msg, RawClient, make_bot_clock, running_server
 
 bot_clock = pytest.fixture(make_bot_clock)
 
-QUIET: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0,
-                             hello_timeout=10_000.0)
 
 
 async def connect_from(port: int, source: str, *, rcvbuf: int | None = None) -> RawClient:

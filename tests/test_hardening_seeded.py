@@ -15,10 +15,7 @@ from jackal.client.tui_state import Mode, TuiState
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol import messages as m
 from jackal.server.config import ServerConfig
-from test_server_support import RawClient, greeted, running_server
-
-QUIET: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0,
-                             hello_timeout=10_000.0)
+from test_server_support import QUIET, RawClient, greeted, running_server
 
 
 async def entries(client: RawClient) -> dict[str, Any]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import pytest
 import trio
@@ -15,6 +14,7 @@ from jackal.server import bots as server_bots
 from jackal.server.config import ServerConfig
 from jackal.server.disclosure import MAX_OPEN_QUESTIONS
 from test_server_support import (
+    QUIET,
     SEATS,
     Msg,
     RawClient,
@@ -30,8 +30,6 @@ from test_server_support import (
 
 bot_clock = pytest.fixture(make_bot_clock)
 
-QUIET: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0,
-                             hello_timeout=10_000.0)
 
 
 def ended(msg: Msg) -> bool:

@@ -11,6 +11,7 @@ from jackal.game.explain import explain_play
 from jackal.game.seats import Seat
 from jackal.server.config import ServerConfig
 from test_server_support import (
+    QUIET,
     RawClient,
     alone_with_bots,
     greeted,
@@ -19,8 +20,6 @@ from test_server_support import (
     seat_four,
     start_deal,
 )
-
-QUIET: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0)
 
 
 async def _table_with_spectator(port: int, **options: Any

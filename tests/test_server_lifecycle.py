@@ -14,6 +14,7 @@ from jackal.server.listener import serve
 from jackal.server.restore import restore_tables
 from jackal.server.table import Table
 from test_server_support import (
+    QUIET,
     RawClient,
     alone_with_bots,
     greeted,
@@ -27,8 +28,6 @@ from test_server_support import (
     start_deal,
 )
 
-QUIET: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0,
-                             hello_timeout=10_000.0)
 bot_clock = pytest.fixture(make_bot_clock)
 
 

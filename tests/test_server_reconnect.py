@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import socket as stdsocket
-from typing import Any
 
 import pytest
 import trio
 from jackal.server.config import ServerConfig
 from test_server_support import (
+    QUIET,
     RawClient,
     greeted,
     make_bot_clock,
@@ -21,7 +21,6 @@ from test_server_support import (
     start_deal,
 )
 
-QUIET: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0, hello_timeout=10_000.0)
 bot_clock = pytest.fixture(make_bot_clock)
 
 

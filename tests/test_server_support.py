@@ -26,6 +26,12 @@ SEATS = ("N", "E", "S", "W")
 CARD_RE = re.compile(r"^(?:[A2-9TJQK])[SHDC]$")
 
 
+#: ServerConfig options for tests that must not be disturbed by keepalive pings or the
+#: hello deadline: ``ServerConfig(**QUIET)``.
+QUIET: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0,
+                             hello_timeout=10_000.0)
+
+
 def make_bot_clock() -> trio.testing.MockClock:
     """An autojump clock that waits for real idleness before jumping.
 

@@ -21,10 +21,13 @@ shared with the Dask runner :mod:`jackal.bots.arena_cluster` (which ``jackal are
 
 from __future__ import annotations
 
+import itertools
 import math
 import multiprocessing
-from collections.abc import Callable, Generator, Iterable
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
+from multiprocessing.pool import AsyncResult
 from typing import Any
 
 from ..game.conventions import ConventionCard
@@ -46,9 +49,20 @@ __all__ = [
 ]
 
 
-def _jobs_of(config: ArenaConfig) -> list[tuple[int, bool]]:
+#: Batches queued per worker process beyond the one it plays: enough that no worker
+#: waits for the next, few enough that finished results cannot pile up (see run_arena).
+AHEAD_PER_WORKER = 3
+
+
+def _jobs_of(config: ArenaConfig) -> Iterator[tuple[int, bool]]:
+    """Every (deal, swapped) of the run in order, made as they are asked for."""
     swaps = (False, True) if config.duplicate else (False,)
-    return [(index, swapped) for index in range(config.deals) for swapped in swaps]
+    return ((index, swapped) for index in range(config.deals) for swapped in swaps)
+
+
+def _batches(work: Iterator[tuple[int, bool]], size: int) -> Iterator[list[tuple[int, bool]]]:
+    while batch := list(itertools.islice(work, size)):
+        yield batch
 
 
 # Worker-process state: set once per process by the pool initializer.
@@ -60,9 +74,9 @@ def _init_worker(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCar
     _WORKER = (config, cards)
 
 
-def _work(job: tuple[int, bool]) -> DealOutcome:
+def _work(batch: list[tuple[int, bool]]) -> list[DealOutcome]:
     assert _WORKER is not None, "worker not initialised"
-    return play_deal(_WORKER[0], _WORKER[1], *job)
+    return [play_deal(_WORKER[0], _WORKER[1], *job) for job in batch]
 
 
 def run_arena(config: ArenaConfig, jobs: int = 1) -> Generator[DealOutcome, None, None]:
@@ -70,17 +84,30 @@ def run_arena(config: ArenaConfig, jobs: int = 1) -> Generator[DealOutcome, None
 
     ``jobs`` > 1 spreads deals over that many worker processes (stdlib
     multiprocessing); results are identical to a single-process run.
+
+    Memory stays flat however many deals the run has: the deals are made as they are
+    handed out, and at most ``AHEAD_PER_WORKER + 1`` batches per worker are handed out
+    and not yet taken by the caller. (``Pool.imap`` has no such bound: its result
+    thread keeps every finished result until the caller takes it, so a caller slower
+    than the workers, e.g. one that writes records or draws a progress bar while cheap
+    strategies play, held an ever longer backlog.)
     """
     cards = config.cards()
-    work = _jobs_of(config)
-    if jobs <= 1 or len(work) < 2:
-        for index, swapped in work:
+    total = config.deals * (2 if config.duplicate else 1)
+    if jobs <= 1 or total < 2:
+        for index, swapped in _jobs_of(config):
             yield play_deal(config, cards, index, swapped)
         return
+    size = max(1, min(16, total // (jobs * 8)))
     with multiprocessing.get_context().Pool(jobs, initializer=_init_worker,
                                             initargs=(config, cards)) as pool:
-        chunk = max(1, min(16, len(work) // (jobs * 8)))
-        yield from pool.imap(_work, work, chunksize=chunk)
+        pending: deque[AsyncResult[list[DealOutcome]]] = deque()
+        for batch in _batches(_jobs_of(config), size):
+            pending.append(pool.apply_async(_work, (batch,)))
+            if len(pending) > jobs * AHEAD_PER_WORKER:
+                yield from pending.popleft().get()
+        while pending:
+            yield from pending.popleft().get()
 
 
 def wilson_interval(wins: int, n: int, z: float = 1.959964) -> tuple[float, float]:

@@ -5,7 +5,8 @@ Each decision:
 1. **Read partner.** Partner's hand is summarised by its per-rank counts; the
    posterior over them (prior from the unseen cards, one likelihood factor per
    statement partner made under our declared card, false statements merely
-   discounted) is exact (:mod:`inference`).
+   discounted, and one for each card partner threw: another of its rank is about
+   half as likely, since one throws what one needs least) is exact (:mod:`inference`).
    What partner did *not* show is not a per-rank fact, so it weights the samples
    instead: a "nothing" card, or a high card whose promise is false in a sample, is
    unlikely where that sample would have let partner show a new pair.
@@ -50,7 +51,7 @@ from .signals import is_fallback, statements
 __all__ = ["ExpertParams", "ExpertStrategy", "deviation_threshold"]
 
 
-def deviation_threshold(rate: float) -> float:
+def deviation_threshold(rate: float, scale: float = 0.8) -> float:
     """How much more (penalty points, as the expert values discards) the best honest card
     must cost than the best card overall before the expert plays a false one, under a
     declared tolerance ``rate``.
@@ -62,7 +63,7 @@ def deviation_threshold(rate: float) -> float:
     """
     if rate <= 0:
         return float("inf")
-    return 0.8 / rate
+    return scale / rate
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,9 @@ class ExpertParams:
     #: Partner hands drawn per decision: 96 measured within 0.005 of 160 in efficiency
     #: (on the earlier greedy yardstick) at well under two thirds of the time.
     samples: int = 96
+    #: ``deviation_threshold``'s scale: the extra cost, times the declared rate, at
+    #: which the best honest card gives way to a false one.
+    deviation_scale: float = 0.8
     #: Reward for an honest promise of a pair not promised before.
     promise_bonus: float = 9.0
     #: Share of that reward when the card may also read as "nothing".
@@ -93,8 +97,11 @@ class ExpertParams:
     #: statement then only comes when partner held no honest card).
     #: A fallback-class card often honestly means "nothing new", so its promise is
     #: only evidence (about 4 to 1), not a near-certainty.
+    #: A card partner threw makes another of its rank about half as likely
+    #: (``discard_weight``; measured against 0.3 and no factor: docs/CONVENTIONS.md).
     trust: Trust = field(default_factory=lambda: Trust(false_weight=0.02,
-                                                        ambiguous_weight=0.25))
+                                                        ambiguous_weight=0.25,
+                                                        discard_weight=0.5))
 
     def trust_for(self, card: ConventionCard) -> Trust:
         """Trust in partner under ``card``: doubt grows with the declared tolerance.
@@ -104,7 +111,8 @@ class ExpertParams:
         """
         rate = max(card.tolerance.promise.rate, card.tolerance.answer.rate)
         return Trust(false_weight=max(self.trust.false_weight, 0.4 * rate),
-                     ambiguous_weight=max(self.trust.ambiguous_weight, rate))
+                     ambiguous_weight=max(self.trust.ambiguous_weight, rate),
+                     discard_weight=self.trust.discard_weight)
 
     def unshown_for(self, card: ConventionCard) -> float:
         return min(1.0, max(self.unshown_weight, 3 * card.tolerance.promise.rate))
@@ -142,7 +150,8 @@ class ExpertStrategy:
         if found.meaningful and found.avoidable(choice):
             honest = best(found.allowed)
             allowed = tolerance_now(view, found) or Tolerance()
-            if score[honest] - score[choice] <= deviation_threshold(allowed.rate):
+            limit = deviation_threshold(allowed.rate, self.params.deviation_scale)
+            if score[honest] - score[choice] <= limit:
                 choice = honest
         return choice
 

@@ -15,6 +15,12 @@ rank by rank from the true posterior, vectorised with numpy.
 Statements are not trusted blindly: a statement found false costs a factor
 ``false_weight`` (partners sometimes lie when the honest card is too expensive),
 and one made with a card that may mean "nothing" costs only ``ambiguous_weight``.
+
+Partner's discards say something too, without any agreement: a player throws the
+cards it needs least, so after throwing a card it seldom holds another of that rank
+(it would rather have thrown a lone card than broken a pair). Each card partner
+played is therefore a factor ``discard_weight`` on partner still holding its rank
+right after the play; that too is a factor on one ``k_r``.
 """
 
 from __future__ import annotations
@@ -46,6 +52,9 @@ class Trust:
     #: sender playing that card when the statement is false rather than true.
     false_weight: float = 0.04
     ambiguous_weight: float = 0.1
+    #: Factor on partner still holding a card of the rank it has just thrown (1.0:
+    #: discards say nothing about the rest of the hand).
+    discard_weight: float = 1.0
 
 
 @dataclass
@@ -123,4 +132,9 @@ def partner_belief(view: View, convention: ConventionCard, trust: Trust,
         ok = then == 0 if said.exactly_none else then >= said.at_least
         miss = trust.ambiguous_weight if said.ambiguous else trust.false_weight
         factor[said.rank] *= np.where(ok, 1.0, miss)
+    if trust.discard_weight != 1.0:
+        thrown = [card % 13 + 1 for seat, card in history if seat is who]
+        for time, rank in enumerate(thrown):
+            later = thrown[time + 1:].count(rank)
+            factor[rank] *= np.where(ks + later >= 1, trust.discard_weight, 1.0)
     return Belief(size=size, factor=factor, tail=_tail(factor, size))

@@ -6,6 +6,7 @@ import itertools
 from math import comb, prod
 
 import numpy as np
+import pytest
 from bot_views import view_for
 from jackal.bots import View
 from jackal.bots.arena import ArenaConfig, collect, summarise
@@ -37,13 +38,19 @@ def exact_posterior(view: View, trust: Trust) -> dict[tuple[int, ...], float]:
         for rank in (5, 10, 12):  # the "none" answers about 5s, tens and queens
             if counts[rank - 1] != 0:
                 weight *= trust.false_weight
+        # Every card partner threw: another of its rank held right after the throw
+        # (counting the ones thrown since) costs the discard factor.
+        thrown = [card.rank for card in view.row(view.partner)]
+        for time, rank in enumerate(thrown):
+            if counts[rank - 1] + thrown[time + 1:].count(rank) >= 1:
+                weight *= trust.discard_weight
         weights[counts] = weight
     total = sum(weights.values())
     return {counts: weight / total for counts, weight in weights.items()}
 
 
-def test_posterior_samples_match_brute_force() -> None:
-    trust = Trust()
+@pytest.mark.parametrize("trust", [Trust(), Trust(discard_weight=0.5)])
+def test_posterior_samples_match_brute_force(trust: Trust) -> None:
     belief = partner_belief(LATE, BEGINNER, trust)
     assert belief.size == 6
     exact = exact_posterior(LATE, trust)
@@ -56,6 +63,18 @@ def test_posterior_samples_match_brute_force() -> None:
     assert abs((samples[:, 7] >= 2).mean() - p_sevens) < 0.03
     assert abs((samples[:, 5] >= 1).mean() - p_fives) < 0.03
     assert p_sevens > 0.5 > p_fives  # the statements moved the belief
+
+
+def test_a_discard_makes_its_rank_less_likely() -> None:
+    # Partner threw 8C, 9C and KC (among others): with the discard factor, partner is
+    # less likely to hold another of those ranks, and more likely to hold a rank it
+    # never threw (a 4), since its hand size is fixed.
+    plain, reading = (partner_belief(LATE, BEGINNER, Trust(discard_weight=w)) for w in (1.0, 0.5))
+    rng = np.random.default_rng(2)
+    before, after = plain.sample(rng, 4000), reading.sample(rng, 4000)
+    for rank in (8, 9, 13):
+        assert (after[:, rank] >= 1).mean() < (before[:, rank] >= 1).mean() - 0.03
+    assert (after[:, 4] >= 1).mean() > (before[:, 4] >= 1).mean()
 
 
 def test_prices_reward_honest_promises_and_punish_false_answers() -> None:

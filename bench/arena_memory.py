@@ -13,6 +13,20 @@ would), since that is when results would pile up if nothing bounded them.
 
 Cheap strategies are the default: they make results arrive fastest, the worst case for
 a backlog. Each run is a fresh process, so one run's peak does not hide the next's.
+
+Measured on 2 shared cores (random against random, ``--jobs 2``), before and after the
+bound in ``run_arena``:
+
+| consumer | deals | growth before | growth after |
+|---|---|---|---|
+| 20 ms per outcome | 1,000 | 14.1 MiB | 2.1 MiB |
+| 20 ms per outcome | 4,000 | 50.3 MiB | 2.1 MiB |
+| 0.5 ms per outcome | 2,000 / 8,000 | 1.9 / 2.5 MiB | 1.6 / 1.4 MiB |
+| 0.5 ms per outcome | 32,000 | 5.1 MiB | (not run) |
+
+With the slow consumer, ``Pool.imap`` kept every result the workers finished ahead of
+it; with the fast one, the list of every deal's job still grew with the run. Throughput
+is unchanged: 338 deals/s before and 333 after, 8,000 deals, the same minute.
 """
 
 from __future__ import annotations

@@ -88,19 +88,19 @@ def _cards(cards: tuple[Card, ...] | list[Card]) -> list[Card]:
     return list(cards)
 
 
-def knowledge(snap: DealFacts, you: Seat | None) -> TableKnowledge | None:
+def knowledge(facts: DealFacts, you: Seat | None) -> TableKnowledge | None:
     """What ``you`` (a spectator: ``None``) may know of the cards, or None before the
     first deal. THE cut: a seat gets its own hand while the deal is live, nobody else's;
     between deals the hands are not resent (``deal_ended`` showed the kept ones)."""
-    deal = snap.deal
+    deal = facts.deal
     if deal is None:
         return None
     public = TableKnowledge(dealer=deal.dealer, history=deal.history,
-                            deal_number=snap.deal_number, conventions=dict(snap.conventions),
-                            scores=dict(snap.scores), target=snap.target)
+                            deal_number=facts.deal_number, conventions=dict(facts.conventions),
+                            scores=dict(facts.scores), target=facts.target)
     if you is None:
         return public
-    return public.with_hand(you, deal.hand(you) if snap.live else ())
+    return public.with_hand(you, deal.hand(you) if facts.live else ())
 
 
 def table_state(snap: TableSnapshot, you: Seat | None, *,
@@ -138,11 +138,11 @@ def table_state(snap: TableSnapshot, you: Seat | None, *,
     )
 
 
-def your_turn(snap: DealFacts, you: Seat) -> YourTurn | None:
+def your_turn(facts: DealFacts, you: Seat) -> YourTurn | None:
     """Everything ``you`` may know when it is its turn, from its own knowledge (so it
     cannot show more than ``table_state`` would); None when it is not ``you``'s turn."""
-    known = knowledge(snap, you)
-    if not isinstance(known, SeatKnowledge) or not snap.live or known.turn is not you:
+    known = knowledge(facts, you)
+    if not isinstance(known, SeatKnowledge) or not facts.live or known.turn is not you:
         return None
     first = known.first
     order = [SEATS[(first.ordinal + i) % 4] for i in range(4)]
@@ -157,7 +157,7 @@ def your_turn(snap: DealFacts, you: Seat) -> YourTurn | None:
         conventions={team: known.conventions[team].name for team in TEAMS},
         scores={team: known.scores[team] for team in TEAMS},
         target=known.target,
-        deadline=snap.turn_left,
+        deadline=facts.turn_left,
     )
 
 

@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import Card
+from .cards import Card, format_cards
 from .conventions import ConventionCard, Promise
 from .explain import answer_rank, explain_play, ordinal, promise_of, rank_word
 from .honesty import verdict
@@ -46,10 +46,6 @@ class Advice:
     honest: bool
 
 
-def _cards(cards: list[Card]) -> str:
-    return " ".join(str(card) for card in sorted(cards))
-
-
 def _truth(known: SeatKnowledge, convention: ConventionCard, card: Card) -> tuple[str, bool]:
     """Whether the card's statement is true of the hand, in one sentence ("" when the play
     says nothing), and True unless it is false."""
@@ -65,13 +61,13 @@ def _truth(known: SeatKnowledge, convention: ConventionCard, card: Card) -> tupl
             assert isinstance(rule, Promise)
             kept = [held for held in after if held.rank == rank]
             if rank is not None and len(kept) >= rule.count:
-                return f"That is true: you keep {_cards(kept)}.", True
+                return f"That is true: you keep {format_cards(sorted(kept))}.", True
             return ("You have no new pair to show, so a card that promises nothing is the "
                     "honest signal here."), True
         rank = answer_rank(convention, known.history, known.seat, play)
         kept = [held for held in after if held.rank == rank]
         if kept and rank is not None:
-            return f"That is true: you still hold {_cards(kept)}.", True
+            return f"That is true: you still hold {format_cards(sorted(kept))}.", True
         return f"That is true: you hold no {rank_word(rank or 0)}.", True
     if not found.avoidable(card):
         return ("No card in your hand would tell the truth here, so a false signal "

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 from jackal.game.cards import Card
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol.errors import ProtocolError
@@ -22,6 +23,7 @@ from jackal.server.hints import HintDesk
 from jackal.server.record_events import HintEvent, RecordError, read_record
 from jackal.server.record_replay import replay
 from jackal.server.table import Table, TableOptions
+from lan_proxy import CuttableProxy
 from record_support import lines, record_match, rewrite
 from test_leak_audit import cards_named
 from test_server_support import (
@@ -251,3 +253,46 @@ def test_a_hint_line_off_its_seats_turn_does_not_replay(tmp_path: Path) -> None:
                                             "play": len(deal.row(other)) + 1}])
     with pytest.raises(RecordError, match="not its turn"):
         list(replay(read_record(made.path).events))
+
+
+async def test_a_hint_whose_answer_the_network_lost_is_given_again_after_the_reclaim() -> None:
+    """The asker's link dies just after its ``hint`` reached the server, before the answer
+    could come back (a real cut, through the TCP proxy). The table is still told once;
+    back on a new connection with its token, the player asks again and gets the hint of
+    that same turn, and nobody is told a second time."""
+    async with running_server() as port, trio.open_nursery() as nursery:
+        proxy = CuttableProxy(port)
+        through: int = await nursery.start(proxy.run)
+        lobby, table = await open_table(port, seed=5, hints=True)
+        watcher = await greeted(port, "watcher")
+        await watcher.request(type="spectate", table=table)
+        human = await RawClient.connect(through, "ann")
+        await human.hello()
+        await human.join(table, "S")
+        for other in ("N", "E", "W"):
+            await lobby.request(type="add_bot", table=table, seat=other)
+        await start_deal([human])
+        await human.recv_until(lambda m: m["type"] == "your_turn", timeout=30)
+
+        proxy.cut_after = b'"lost"'
+        await human.send(id="lost", type="hint")
+        notice = await watcher.recv_until(lambda m: m["type"] == "hint_taken", timeout=30)
+        assert notice[-1]["seat"] == "S"
+        heard: list[str] = []
+        with pytest.raises((EOFError, trio.BrokenResourceError)):
+            while True:  # until the reset reaches the client: the answer never arrives
+                heard.append((await human.recv())["type"])
+        assert "hint" not in heard
+
+        proxy.cut_after = None
+        proxy.restore()
+        back = await RawClient.connect(through, "ann")
+        await back.hello(token=human.token)
+        turn = await back.recv_until(lambda m: m["type"] == "your_turn", timeout=10)
+        again = await back.request(type="hint")
+        assert again["type"] == "hint" and again["seat"] == "S", again
+        assert again["card"] in turn[-1]["hand"]
+        assert (again["deal"], again["play"]) == (notice[-1]["deal"], notice[-1]["play"])
+        await watcher.send(type="ping", id="p")
+        assert "hint_taken" not in await _quiet(watcher)
+        nursery.cancel_scope.cancel()

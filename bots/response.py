@@ -1,0 +1,147 @@
+"""What partner will keep, given what we have told it: the worth of a statement.
+
+The expert's search (:mod:`search`) values a discard as if from then on both partners
+saw each other's hands. In that world a signal is worth nothing -- partner would know
+anyway -- and a lone card partner might join looks as good as a told one. Real partners
+keep what they have been told about. This module values discards against that partner:
+
+1. **What partner believes we will keep.** Partner knows our hand only through our
+   statements under the card (:mod:`signals`): a promise of ``count`` cards of a rank
+   says we keep that many (partner believes a firm promise with ``firm``, a card that
+   may also mean "nothing" with ``ambiguous``), an answer "I hold it" says we keep one,
+   "none" says we keep none. Of every rank we said nothing about, partner expects us
+   to keep nothing. :func:`told_counts` gives that belief as P[rank, cards kept].
+2. **What partner keeps.** For each sampled partner hand, partner chooses the five
+   cards that minimise its expected team penalty under that belief
+   (:func:`partner_keeps`): its own groups, its cheapest singles, and the ranks we
+   told it we hold.
+3. **Our best reply.** We keep the five cards that go best with what partner keeps.
+
+The team penalty of step 3, averaged over the samples, is the value of a discard. A
+candidate discard changes step 1 when it is a statement, so the value of telling
+partner something is measured by what partner then does, not set by a fixed bonus:
+a promise is worth much where partner holds a card to join it, nothing where it does
+not, and a false statement costs what partner throws away to keep a rank we lack.
+
+All three steps are exact dynamic programmes over ranks, run for every candidate and
+every sample at once with numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from ..game.cards import Card
+from ..game.conventions import ConventionCard
+from ..game.deal import KEEP
+from ..game.seats import Seat
+from .counts import COST
+from .signals import statements
+
+__all__ = ["partner_keeps", "response_values", "told_counts"]
+
+Float = npt.NDArray[np.float64]
+Int = npt.NDArray[np.int64]
+
+#: COST[rank, cards the team keeps], as floats for the expectations below.
+_COST = np.array(COST, dtype=np.float64)
+#: _SHIFTED[rank, m, x] = COST[rank][x + m]: partner keeps x where we keep m.
+_SHIFTED = np.stack([_COST[:, m:m + KEEP] for m in range(KEEP)], axis=1)
+_BIG = 1e9
+
+
+def told_counts(convention: ConventionCard, history: Sequence[tuple[Seat, Card]],
+                seat: Seat, firm: float, ambiguous: float) -> Float:
+    """P[rank, m]: how likely partner thinks ``seat`` keeps m cards (0..4) of each rank,
+    from ``seat``'s statements in ``history`` under ``convention``.
+
+    A promise counts only the cards still held: a promised pair of which one was thrown
+    since tells partner of one card. Of two statements about a rank the stronger wins;
+    "none of it" overrides them all.
+    """
+    belief = np.zeros((14, 5))
+    belief[:, 0] = 1.0
+    own = [(time, card % 13 + 1) for time, (who, card) in enumerate(history) if who is seat]
+    for said in statements(convention, history, seat):
+        if said.nothing:
+            continue
+        rank = said.rank
+        if said.exactly_none:
+            belief[rank] = 0.0
+            belief[rank, 0] = 1.0
+            continue
+        thrown = sum(1 for time, thrown_rank in own if time > said.time and thrown_rank == rank)
+        kept = min(max(said.at_least - thrown, 0), 4)
+        if kept == 0:
+            continue
+        sure = ambiguous if said.ambiguous else firm
+        claim = np.zeros(5)
+        claim[0], claim[kept] = 1.0 - sure, sure
+        if kept * sure >= float(belief[rank] @ np.arange(5)):
+            belief[rank] = claim
+    return belief
+
+
+def partner_keeps(partner: Int, told: Float) -> Int:
+    """The cards partner keeps, as counts [C, S, 14], for sampled hands ``partner`` [S, 14]
+    and, per candidate, what partner believes of our keep ``told`` [C, 14, 5].
+
+    Partner keeps the five cards with the lowest expected team penalty: keeping x of a
+    rank costs the mean of COST[rank][x + m] over our m. Ties go to fewer cards of the
+    lower ranks, as in :func:`counts.best_own_keep`.
+    """
+    n_c, n_s = told.shape[0], partner.shape[0]
+    size = KEEP + 1
+    expected = np.einsum("crm,rmx->crx", told, _SHIFTED)  # [C, 14, x]
+    table = np.full((n_c, n_s, size), _BIG)
+    table[:, :, 0] = 0.0
+    choice = np.zeros((14, n_c, n_s, size), dtype=np.int64)
+    for rank in range(1, 14):
+        have = partner[:, rank]
+        new = np.full_like(table, _BIG)
+        taken = np.zeros((n_c, n_s, size), dtype=np.int64)
+        for x in range(min(int(have.max()), KEEP) + 1):
+            step = table[:, :, :size - x] + expected[:, rank, x][:, None, None]
+            step[:, have < x, :] = _BIG
+            target = new[:, :, x:]
+            better = step < target
+            new[:, :, x:] = np.where(better, step, target)
+            taken[:, :, x:] = np.where(better, x, taken[:, :, x:])
+        table = new
+        choice[rank] = taken
+    kept = np.zeros((n_c, n_s, 14), dtype=np.int64)
+    left = np.full((n_c, n_s), KEEP, dtype=np.int64)
+    cs, ss = np.meshgrid(np.arange(n_c), np.arange(n_s), indexing="ij")
+    for rank in range(13, 0, -1):
+        x = choice[rank][cs, ss, left]
+        kept[:, :, rank] = x
+        left -= x
+    return kept
+
+
+def response_values(mine: Int, partner: Int, told: Float) -> Float:
+    """Team penalty [C, S] when partner keeps by what it was told and we reply best.
+
+    ``mine`` [C, 14]: our counts after each candidate discard; ``partner`` [S, 14]:
+    sampled partner counts; ``told`` [C, 14, 5]: partner's belief after each candidate.
+    """
+    theirs = partner_keeps(partner, told)
+    n_c, n_s = theirs.shape[0], theirs.shape[1]
+    size = KEEP + 1
+    table = np.full((n_c, n_s, size), _BIG)
+    table[:, :, 0] = 0.0
+    for rank in range(1, 14):
+        top = min(int(mine[:, rank].max()), KEEP)
+        # cost[c, s, y]: the team's cost of the rank when we add y to partner's cards
+        cost = _COST[rank][theirs[:, :, rank][:, :, None] + np.arange(top + 1)]
+        new = np.full_like(table, _BIG)
+        for y in range(top + 1):
+            step = table[:, :, :size - y] + cost[:, :, y][:, :, None]
+            step[mine[:, rank] < y] = _BIG
+            np.minimum(new[:, :, y:], step, out=new[:, :, y:])
+        table = new
+    out: Float = table[:, :, KEEP]
+    return out

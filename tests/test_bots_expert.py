@@ -11,8 +11,9 @@ from bot_views import view_for
 from jackal.bots import View
 from jackal.bots.arena import ArenaConfig, collect, summarise
 from jackal.bots.cards import BEGINNER
-from jackal.bots.expert import ExpertStrategy
+from jackal.bots.expert import ExpertParams, ExpertStrategy
 from jackal.bots.inference import Trust, partner_belief, unseen_counts
+from jackal.game.conventions import builtin_card
 from jackal.game.seats import Seat
 
 # Late in a deal: partner (S) holds 6 unknown cards. Its 1st and 3rd cards (aces)
@@ -116,3 +117,16 @@ def test_samples_where_partner_hid_a_showable_pair_weigh_less() -> None:
     assert weights[0] == expert.params.unshown_weight < 1.0
     assert weights[1] == 1.0
     assert weights[2] == 1.0
+
+
+def test_trust_follows_the_cards_tolerance() -> None:
+    # Under a card that declares a tolerance, firm statements are doubted more and a
+    # fallback-class promise believed more; under one that declares none, neither.
+    params = ExpertParams()
+    advanced, beginner = builtin_card("advanced"), builtin_card("beginner")
+    assert advanced.tolerance.promise.one_in and not beginner.tolerance.promise.one_in
+    tolerant, strict = params.trust_for(advanced), params.trust_for(beginner)
+    assert tolerant.false_weight > strict.false_weight == params.trust.false_weight
+    assert tolerant.ambiguous_weight == params.tolerant_ambiguous_weight
+    assert strict.ambiguous_weight == params.trust.ambiguous_weight
+    assert tolerant.ambiguous_weight < strict.ambiguous_weight

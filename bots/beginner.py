@@ -52,9 +52,7 @@ def stated_counts(convention: ConventionCard, history: Sequence[tuple[Seat, Card
     for said in statements(convention, history, seat):
         if said.nothing:
             continue
-        later = sum(1 for who, card in history[said.time + 1:]
-                    if who is seat and card % 13 + 1 == said.rank)
-        count = 0 if said.exactly_none else max(said.at_least - later, 0)
+        count = 0 if said.exactly_none else max(said.at_least - said.thrown_since(history), 0)
         weight = AMBIGUOUS_WEIGHT if said.ambiguous else 1.0
         believed[said.rank] = (count, weight)
     return believed

@@ -126,9 +126,7 @@ def partner_belief(view: View, convention: ConventionCard, trust: Trust,
     for said in statements(convention, history, who):
         if said.nothing:
             continue
-        later = sum(1 for seat, card in history[said.time + 1:]
-                    if seat is who and card % 13 + 1 == said.rank)
-        then = ks + later
+        then = ks + said.thrown_since(history)
         ok = then == 0 if said.exactly_none else then >= said.at_least
         miss = trust.ambiguous_weight if said.ambiguous else trust.false_weight
         factor[said.rank] *= np.where(ok, 1.0, miss)

@@ -64,7 +64,6 @@ def told_counts(convention: ConventionCard, history: Sequence[tuple[Seat, Card]]
     """
     belief = np.zeros((14, 5))
     belief[:, 0] = 1.0
-    own = [(time, card % 13 + 1) for time, (who, card) in enumerate(history) if who is seat]
     for said in statements(convention, history, seat):
         if said.nothing:
             continue
@@ -73,8 +72,7 @@ def told_counts(convention: ConventionCard, history: Sequence[tuple[Seat, Card]]
             belief[rank] = 0.0
             belief[rank, 0] = 1.0
             continue
-        thrown = sum(1 for time, thrown_rank in own if time > said.time and thrown_rank == rank)
-        kept = min(max(said.at_least - thrown, 0), 4)
+        kept = min(max(said.at_least - said.thrown_since(history), 0), 4)
         if kept == 0:
             continue
         sure = ambiguous if said.ambiguous else firm

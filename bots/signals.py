@@ -45,6 +45,12 @@ class Statement:
     #: A promise play whose card promises no rank at all: "nothing to show" (rank 0).
     nothing: bool = False
 
+    def thrown_since(self, history: Sequence[tuple[Seat, Card]]) -> int:
+        """Cards of the statement's rank its seat has played after it in ``history``:
+        what the seat said it held, it no longer holds."""
+        return sum(1 for who, card in history[self.time + 1:]
+                   if who is self.seat and card % 13 + 1 == self.rank)
+
 
 def is_fallback(convention: ConventionCard, rule: Promise, card: Card) -> bool:
     """Whether ``card`` belongs to ``rule``'s "nothing to promise" class (high or low)."""

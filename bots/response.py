@@ -48,8 +48,10 @@ Int = npt.NDArray[np.int64]
 
 #: COST[rank, cards the team keeps], as floats for the expectations below.
 _COST = np.array(COST, dtype=np.float64)
+#: How many cards of one rank a player can hold: 0 to 4.
+_COUNTS = 5
 #: _SHIFTED[rank, m, x] = COST[rank][x + m]: partner keeps x where we keep m.
-_SHIFTED = np.stack([_COST[:, m:m + KEEP] for m in range(KEEP)], axis=1)
+_SHIFTED = np.stack([_COST[:, m:m + _COUNTS] for m in range(_COUNTS)], axis=1)
 _BIG = 1e9
 
 
@@ -62,7 +64,7 @@ def told_counts(convention: ConventionCard, history: Sequence[tuple[Seat, Card]]
     since tells partner of one card. Of two statements about a rank the stronger wins;
     "none of it" overrides them all.
     """
-    belief = np.zeros((14, 5))
+    belief = np.zeros((14, _COUNTS))
     belief[:, 0] = 1.0
     for said in statements(convention, history, seat):
         if said.nothing:
@@ -72,13 +74,13 @@ def told_counts(convention: ConventionCard, history: Sequence[tuple[Seat, Card]]
             belief[rank] = 0.0
             belief[rank, 0] = 1.0
             continue
-        kept = min(max(said.at_least - said.thrown_since(history), 0), 4)
+        kept = min(max(said.at_least - said.thrown_since(history), 0), _COUNTS - 1)
         if kept == 0:
             continue
         sure = ambiguous if said.ambiguous else firm
-        claim = np.zeros(5)
+        claim = np.zeros(_COUNTS)
         claim[0], claim[kept] = 1.0 - sure, sure
-        if kept * sure >= float(belief[rank] @ np.arange(5)):
+        if kept * sure >= float(belief[rank] @ np.arange(_COUNTS)):
             belief[rank] = claim
     return belief
 

@@ -4,9 +4,10 @@ belong in the area's own test module."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -47,3 +48,15 @@ def run_jackal() -> RunJackal:
         )
 
     return run
+
+
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A local port that refuses connections for the whole test: bound, never listened on.
+
+    A port merely closed again is free for anyone to take, and once another test run's
+    server took it and answered the "unreachable" client.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind(("127.0.0.1", 0))
+        yield held.getsockname()[1]

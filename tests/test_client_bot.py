@@ -116,11 +116,8 @@ async def test_bot_bad_arguments_exit_2(server_port: int, args: list[str],
     assert err.startswith("jackal bot:") and message in err
 
 
-async def test_bot_unreachable_server_exits_2() -> None:
-    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
-    port = listener.socket.getsockname()[1]
-    await listener.aclose()
-    for address in (f"127.0.0.1:{port}", "127.0.0.1:notaport"):
+async def test_bot_unreachable_server_exits_2(refused_port: int) -> None:
+    for address in (f"127.0.0.1:{refused_port}", "127.0.0.1:notaport"):
         done = await run_bot("--server", address, "--strategy", "random")
         err = done.stderr.decode().strip()
         assert done.returncode == 2, err

@@ -212,13 +212,10 @@ async def test_request_timeout_leaves_connection_open() -> None:
         assert conn.closed
 
 
-async def test_unreachable_server_is_connection_lost() -> None:
-    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
-    port = listener.socket.getsockname()[1]
-    await listener.aclose()  # nothing listens there now
+async def test_unreachable_server_is_connection_lost(refused_port: int) -> None:
     with trio.fail_after(5), pytest.raises(ConnectionLost) as info:
-        await Connection.open("127.0.0.1", port)
-    assert f"127.0.0.1:{port}" in info.value.reason
+        await Connection.open("127.0.0.1", refused_port)
+    assert f"127.0.0.1:{refused_port}" in info.value.reason
 
 
 @pytest.mark.parametrize(("text", "expected"), [

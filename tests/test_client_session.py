@@ -145,11 +145,9 @@ async def test_reclaim_with_a_bad_token_loses_the_seat(server_port: int,
     assert "refused" in statuses[-1][1]
 
 
-async def test_unreachable_server_fails_to_start(nursery: trio.Nursery) -> None:
-    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
-    port = listener.socket.getsockname()[1]
-    await listener.aclose()
-    session = SeatSession("127.0.0.1", port)
+async def test_unreachable_server_fails_to_start(nursery: trio.Nursery,
+                                                 refused_port: int) -> None:
+    session = SeatSession("127.0.0.1", refused_port)
     with trio.fail_after(10), pytest.raises(ConnectionLost, match="cannot connect"):
         await nursery.start(session.run)
     assert session.status is Status.LOST

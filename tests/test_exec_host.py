@@ -120,9 +120,11 @@ async def test_a_command_that_cannot_run_exits_2(server_port: int) -> None:
 
 
 # Reads nothing but your_turn and checks each one before answering: the card it plays is
-# always one of the hand the message gave, and the message agrees with itself.
+# always one of the hand the message gave, and the message agrees with itself. Its first
+# move of deal 2 is logged at once but answered only when the file "go" appears (at most
+# 15 s, under the host's 20 s), so the test can kill the server while a move is pending.
 TURN_ONLY = '''
-import json, sys
+import json, sys, time
 from pathlib import Path
 
 log = Path(sys.argv[1])
@@ -138,6 +140,9 @@ for line in sys.stdin:
     with log.open("a") as f:
         f.write(json.dumps({"deal": turn["deal"], "play": turn["play"], "card": card,
                             "hand": hand}) + "\\n")
+    give_up = time.monotonic() + 15
+    while turn["deal"] == 2 and not Path("go").exists() and time.monotonic() < give_up:
+        time.sleep(0.05)
     print(card, flush=True)
 '''
 
@@ -185,7 +190,10 @@ async def test_a_your_turn_only_bot_plays_through_a_server_restart(tmp_path: Pat
                     "--fill", "greedy", "--move-seconds", "20", cwd=tmp_path, timeout=120))
 
             nursery.start_soon(bot)
-            with trio.fail_after(60):  # into the second deal, then kill
+            # Kill while the program holds its first move of deal 2: the rest of that deal
+            # is still to play, however fast the match ran until then (waiting for the
+            # line and killing, without the hold, raced the match's end on a slow machine).
+            with trio.fail_after(60):
                 while not moves.exists() or '"deal": 2' not in moves.read_text():
                     await trio.sleep(0.05)
             before = len(moves.read_text().splitlines())
@@ -193,6 +201,7 @@ async def test_a_your_turn_only_bot_plays_through_a_server_restart(tmp_path: Pat
             server = FixedPortServer(records, tmp_path / "server.log", port)
             server._starts_before = 1
             await server.port()
+            (tmp_path / "go").touch()
         out, err = _finished(result[0])
     finally:
         if server.proc.poll() is None:

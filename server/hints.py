@@ -17,7 +17,10 @@ Behaviour decisions (for docs/PROTOCOL.md):
   ``hint`` line at the same moment, naming the seat, deal and play but not the card.
 - One hint per seat and turn: asking again on the same turn gets the same answer (with
   the new request's ``id``) and nobody is told again; requests that arrive while the
-  answer is being worked out wait for it and share it.
+  answer is being worked out wait for it and share it. A server restart forgets the
+  answer but not that it was given (the record's ``hint`` line): asked again, the
+  hint is worked out afresh (usually the same card; the bot samples) and nobody is
+  told or recorded again.
 - Refusals, changing nothing: ``not_seated`` (a spectator, or at no table), ``hints_off``
   (the table does not allow hints), ``no_deal`` (no deal is being played),
   ``not_your_turn``. If the turn passes while the answer is worked out (the clock's
@@ -108,6 +111,9 @@ class HintDesk:
             waiting, hint.waiting = hint.waiting, []
             out: Outbox = [(peer, msgspec.structs.replace(reply, id=req_id))
                            for peer, req_id in waiting]
+            if table.hint_told == (seat, hint.turn):
+                return out  # told before a restart, which forgot the answer: not again
+            table.hint_told = (seat, hint.turn)
             # Recorded before anyone is told, like every event (the card is not: see
             # HintEvent). Still this seat's turn: nothing awaited since _find checked it.
             table.record(HintEvent(seat=seat, deal=reply.deal, play=reply.play))

@@ -154,8 +154,8 @@ class PlayEvent(_Event, tag="play"):
 class HintEvent(_Event, tag="hint"):
     """``seat``, on turn, took a hint for its ``play``-th card (1..8) of deal ``deal``.
 
-    Written with the public ``hint_taken`` notice, so once per seat and turn (a restart
-    forgets which hints were given: one asked for again after it is written again).
+    Written with the public ``hint_taken`` notice, so once per seat and turn (restored
+    with the table, so a hint asked for again after a restart is not written again).
     Like the notice it names no card: what the hint said went to that player alone, and
     a record says what everyone at the table was told, plus the hands and plays.
     """

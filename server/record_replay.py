@@ -77,6 +77,8 @@ class MatchReplay:
     closed: Closed | None = None
     restarts: int = 0
     implied: list[RecordEvent] = field(default_factory=list)
+    #: The seat and turn (deal number, plays made) of the last ``hint`` line.
+    hint_told: tuple[Seat, tuple[int, int]] | None = None
 
     @classmethod
     def begin(cls, header: TableEvent) -> MatchReplay:
@@ -166,6 +168,7 @@ class MatchReplay:
                 or event.play != len(deal.row(event.seat)) + 1):
             raise RecordError(f"a hint for {event.seat} (deal {event.deal}, card "
                               f"{event.play}) when that was not its turn")
+        self.hint_told = (event.seat, (event.deal, deal.plays_made))
 
     def _result(self, event: ResultEvent) -> tuple[Deal, DealResult]:
         deal = self.match.deal

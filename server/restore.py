@@ -79,7 +79,7 @@ def restore_tables(directory: Path, now: float, hold_seconds: float | None = Non
                              state.last_deal, state.seats, started=state.started, now=now,
                              hold_seconds=(state.header.hold_seconds if hold_seconds is None
                                            else hold_seconds),
-                             recorder=record)
+                             recorder=record, hint_told=state.hint_told)
         restored.append((table, record))
     return restored
 

@@ -174,6 +174,10 @@ class Table:
         self.turn_deadline: float | None = None
         #: The seat whose clock ran out: the substitute plays this one card for it.
         self.clock_due: Seat | None = None
+        #: The seat and turn (deal number, plays made) whose hint the table was last
+        #: told of (``hint_taken``, and the record's ``hint`` line). Restored from the
+        #: record, so a hint asked for again after a restart is not announced twice.
+        self.hint_told: tuple[Seat, tuple[int, int]] | None = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -231,7 +235,8 @@ class Table:
     def resume(cls, table_id: str, options: TableOptions,
                conventions: Mapping[Team, ConventionCard], match: Match,
                last_deal: Deal | None, seats: Mapping[Seat, SeatEvent], *, started: bool,
-               now: float, hold_seconds: float, recorder: Recorder) -> Table:
+               now: float, hold_seconds: float, recorder: Recorder,
+               hint_told: tuple[Seat, tuple[int, int]] | None = None) -> Table:
         """A table rebuilt from its record (``server.restore``), nobody connected.
 
         Every human seat is held for its player for ``hold_seconds`` from ``now``; a
@@ -240,6 +245,7 @@ class Table:
         """
         table = cls(table_id, options, dict(conventions), recorder)
         table.match, table.last_deal = match, last_deal
+        table.hint_told = hint_told
         for seat, event in seats.items():
             slot = table.seats[seat]
             slot.kind, slot.name = event.kind, event.name

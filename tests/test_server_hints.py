@@ -8,6 +8,9 @@ took one; everywhere else the request is refused with a stable code and changes 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +29,7 @@ from jackal.server.table import Table, TableOptions
 from lan_proxy import CuttableProxy
 from record_support import lines, record_match, rewrite
 from test_leak_audit import cards_named
+from test_server_records import ROOT, ServerProcess
 from test_server_support import (
     RawClient,
     alone_with_bots,
@@ -296,3 +300,63 @@ async def test_a_hint_whose_answer_the_network_lost_is_given_again_after_the_rec
         await watcher.send(type="ping", id="p")
         assert "hint_taken" not in await _quiet(watcher)
         nursery.cancel_scope.cancel()
+
+
+class HintingServer(ServerProcess):
+    """``jackal serve --hints`` on port 0 with its records in ``records``."""
+
+    def __init__(self, records: Path, log: Path) -> None:
+        self.log = log
+        self.seen = log.stat().st_size if log.exists() else 0
+        self.handle = log.open("ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "jackal.cli.main", "serve", "--port", "0", "--hints",
+             "--records", str(records)],
+            stdout=self.handle, stderr=self.handle, cwd=ROOT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+async def test_a_hint_asked_again_after_a_sigkill_is_answered_and_not_announced_again(
+        tmp_path: Path) -> None:
+    """A player takes a hint, the server is SIGKILLed before they play, and started again
+    on the same records. Back with the token, the player asks again on the same turn: the
+    answer comes (for that turn, a card of the hand), but the table, a spectator included,
+    is not told a second time, and the record keeps one ``hint`` line for the turn."""
+    records, log = tmp_path / "records", tmp_path / "server.log"
+    server = HintingServer(records, log)
+    try:
+        port = await server.port()
+        _, human, table = await alone_with_bots(port, "S", "ann", seed=3)
+        await human.wait_type("your_turn", timeout=30)
+        first = await human.request(type="hint")
+        assert first["type"] == "hint", first
+        await human.wait_type("hint_taken")
+        server.kill()
+
+        server = HintingServer(records, log)
+        server._starts_before = 1
+        port = await server.port()
+        back = await RawClient.connect(port, "ann")
+        ok = await back.hello(token=human.token)
+        assert ok["table"] == table and ok["seat"] == "S", ok
+        turn = await back.recv_until(lambda m: m["type"] == "your_turn", timeout=10)
+        watcher = await greeted(port, "watcher")
+        await watcher.request(type="spectate", table=table)
+        again = await back.request(type="hint")
+        assert again["type"] == "hint", again
+        assert (again["deal"], again["play"]) == (first["deal"], first["play"])
+        assert again["card"] in turn[-1]["hand"]
+        for client in (back, watcher):
+            await client.send(type="ping", id="p")
+            assert "hint_taken" not in await _quiet(client)
+        # The turn goes on as usual: the card is played and recorded after the one hint.
+        played = await back.request(type="play", card=again["card"])
+        assert played["type"] == "played", played
+    finally:
+        if server.proc.poll() is None:
+            server.stop()
+    [path] = records.glob("*.jsonl")
+    events = lines(path)
+    assert [(e["seat"], e["deal"], e["play"]) for e in events if e["event"] == "hint"] == [
+        ("S", first["deal"], first["play"])]
+    assert [e["event"] for e in events].count("restored") == 1

@@ -75,6 +75,18 @@ class TableKnowledge:
     scores: Mapping[Team, int] = field(default_factory=dict)
     target: int = 300
 
+    @classmethod
+    def of_deal(cls, deal: Deal, *, deal_number: int = 1,
+                conventions: Mapping[Team, ConventionCard] | None = None,
+                scores: Mapping[Team, int] | None = None, target: int = 300
+                ) -> TableKnowledge:
+        """The public picture of the live ``deal``: its dealer and plays, with the facts
+        around it. Everyone who holds a real deal (the server's views, the arena, the
+        demo, tests) cuts a seat's picture from this one with :meth:`with_hand`."""
+        return TableKnowledge(dealer=deal.dealer, history=deal.history,
+                              deal_number=deal_number, conventions=dict(conventions or {}),
+                              scores=dict(scores or {}), target=target)
+
     @property
     def first(self) -> Seat:
         """The seat that led this deal: clockwise after the dealer."""
@@ -171,9 +183,8 @@ class SeatKnowledge(TableKnowledge):
         For whoever holds the real deal in process (the arena, the demo, tests); the
         server builds its seats' pictures in ``jackal.server.views``.
         """
-        public = TableKnowledge(dealer=deal.dealer, history=deal.history,
-                                deal_number=deal_number, conventions=dict(conventions or {}),
-                                scores=dict(scores or {}), target=target)
+        public = TableKnowledge.of_deal(deal, deal_number=deal_number,
+                                        conventions=conventions, scores=scores, target=target)
         return public.with_hand(seat, deal.hand(seat))
 
     @property

@@ -95,9 +95,9 @@ def knowledge(facts: DealFacts, you: Seat | None) -> TableKnowledge | None:
     deal = facts.deal
     if deal is None:
         return None
-    public = TableKnowledge(dealer=deal.dealer, history=deal.history,
-                            deal_number=facts.deal_number, conventions=dict(facts.conventions),
-                            scores=dict(facts.scores), target=facts.target)
+    public = TableKnowledge.of_deal(deal, deal_number=facts.deal_number,
+                                    conventions=facts.conventions, scores=facts.scores,
+                                    target=facts.target)
     if you is None:
         return public
     return public.with_hand(you, deal.hand(you) if facts.live else ())

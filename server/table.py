@@ -365,13 +365,15 @@ class Table:
         """``sync`` from a seat or a spectator of this table."""
         return self.state_for(peer, self.seat_of(peer), req_id)
 
-    def _turn(self, turn: Seat) -> Outbox:
-        """``turn`` to everyone, and ``your_turn`` to the player at that seat (a seat a
+    def _turn(self, turn: Seat, audience: list[tuple[Peer, Seat | None]]) -> Outbox:
+        """``turn`` to everyone in ``audience`` (the caller's, who just told them of the
+        deal or the play), and ``your_turn`` to the player at that seat (a seat a
         server-side bot plays has no connection to send it to)."""
         # The clock starts now for a human seat when the table has one: ``turn`` and
         # ``your_turn`` say how long it has.
         seconds = self._arm_clock()
-        out = self.broadcast(Turn(seat=turn, seconds=seconds))
+        msg = Turn(seat=turn, seconds=seconds)
+        out: Outbox = [(peer, msg) for peer, _ in audience]
         peer = self.seats[turn].peer
         if peer is None:
             return out
@@ -626,11 +628,12 @@ class Table:
         number = self.match.deal_number
         assert deal.seed is not None  # a match's deals are always dealt from a seed
         self.record(DealEvent(number=number, dealer=deal.dealer, seed=deal.seed))
+        audience = self.audience()
         out: Outbox = [(peer, views.deal_started(deal, number, seat))
-                       for peer, seat in self.audience()]
+                       for peer, seat in audience]
         turn = deal.turn
         assert turn is not None
-        return out + self._turn(turn)
+        return out + self._turn(turn, audience)
 
     def play(self, peer: Peer, card: Card, now: float,
              req_id: MessageId | None = None) -> Outbox:
@@ -664,13 +667,14 @@ class Table:
                         by="clock" if by == "clock" else "substitute" if by == "substitute"
                         else None)
         own = Played(id=req_id, seat=seat, card=card, index=index)
-        out: Outbox = [(peer, own if peer is player else public) for peer, _ in self.audience()]
+        audience = self.audience()
+        out: Outbox = [(peer, own if peer is player else public) for peer, _ in audience]
         if deal.is_over:
             self.turn_deadline = None
             return out + self._end_deal(now)
         turn = deal.turn
         assert turn is not None
-        return out + self._turn(turn)
+        return out + self._turn(turn, audience)
 
     def _played_by(self, seat: Seat, player: Peer | None) -> PlayedBy:
         """Who made a play: the seat's ``player`` over its connection, a ``bot`` seat, the

@@ -7,9 +7,8 @@ from .registry import (
     STRATEGIES,
     load_strategy,
     make_strategy,
-    seat_filler,
     substitute_strategy,
 )
 
 __all__ = ["STRATEGIES", "Strategy", "StrategyFactory", "View", "load_strategy", "make_strategy",
-           "seat_filler", "substitute_strategy"]
+           "substitute_strategy"]

@@ -14,7 +14,7 @@ from .expert import ExpertStrategy
 from .greedy import GreedyStrategy
 from .random_bot import RandomStrategy
 
-__all__ = ["STRATEGIES", "load_strategy", "make_strategy", "seat_filler", "substitute_strategy"]
+__all__ = ["STRATEGIES", "load_strategy", "make_strategy", "substitute_strategy"]
 
 #: Built-in strategies by name.
 STRATEGIES: dict[str, StrategyFactory] = {
@@ -61,7 +61,9 @@ def _seeded(factory: Any) -> StrategyFactory:
 
 
 def make_strategy(spec: str, seed: int = 0) -> Strategy:
-    """Build the strategy named by ``spec`` with ``seed``."""
+    """Build the strategy named by ``spec`` with ``seed`` (any size: a server passes 128
+    unpredictable bits from ``secrets`` so that no opponent can replay a bot's
+    randomness; the arena passes seeds derived from its run's seed)."""
     return load_strategy(spec)(seed)
 
 
@@ -77,11 +79,3 @@ def substitute_strategy(card: ConventionCard | None = None) -> str:
     """
     del card  # every valid card: see the docstring
     return "expert"
-
-
-def seat_filler(card: ConventionCard | None, seed: int) -> Strategy:
-    """A ready strategy for a seat under ``card``: :func:`substitute_strategy`, built
-    with ``seed``. A server passes an unpredictable seed (``secrets.randbits(128)``) so
-    that no opponent can replay the bot's randomness; the arena passes its run's seed.
-    """
-    return make_strategy(substitute_strategy(card), seed)

@@ -17,7 +17,7 @@ def test_all_built_in_strategies_are_registered() -> None:
 
 
 def test_a_seat_needing_a_bot_gets_a_faithful_strong_strategy_seeded_by_its_builder() -> None:
-    from jackal.bots import seat_filler, substitute_strategy
+    from jackal.bots import make_strategy, substitute_strategy
     from jackal.game.conventions import BUILTIN_CARDS
 
     for card in (None, *BUILTIN_CARDS.values()):
@@ -29,8 +29,8 @@ def test_a_seat_needing_a_bot_gets_a_faithful_strong_strategy_seeded_by_its_buil
     cards = {team: BUILTIN_CARDS["beginner"] for team in (Seat.N.team, Seat.E.team)}
     view = View(seat=deal.turn or Seat.E, hand=deal.hand(deal.turn or Seat.E), history=(),
                 dealer=Seat.N, conventions=cards)
-    first = seat_filler(BUILTIN_CARDS["beginner"], big)
-    again = seat_filler(BUILTIN_CARDS["beginner"], big)
+    name = substitute_strategy(BUILTIN_CARDS["beginner"])
+    first, again = make_strategy(name, big), make_strategy(name, big)
     assert first.choose(view) == again.choose(view)
 
 

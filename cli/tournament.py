@@ -86,7 +86,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="time a program has to take its seat (default 15)")
     parser.add_argument("--substitute", default="random", metavar="STRATEGY",
                         help="built-in strategy that plays a faulty program's seat "
-                             "(default random)")
+                             "(default random: a failing entry should not score better "
+                             "than it plays)")
     parser.add_argument("--json", action="store_true",
                         help="print the results JSON instead of the table")
     parser.add_argument("--program-output", action="store_true",

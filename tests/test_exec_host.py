@@ -8,7 +8,6 @@ that is SIGKILLed and started again).
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -17,9 +16,9 @@ from pathlib import Path
 
 import pytest
 import trio
+from lan_support import ServerProcess
 from test_client_bot import run_bot, server_port
 from test_examples import non_stdlib_imports
-from test_server_records import ServerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -146,33 +145,17 @@ for line in sys.stdin:
 '''
 
 
-class FixedPortServer(ServerProcess):
-    """``jackal serve`` on a given port (0: any free one), so a server restarted on the
-    port the first one got is where the bot left it.
-
-    Without ``jackal serve``'s pause before each bot card (it is there for people to
-    follow the play; a hosted program needs none), which would make a match take minutes.
-    """
-
-    def __init__(self, records: Path, log: Path, port: int) -> None:
-        self.log = log
-        self.handle = log.open("ab")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "jackal.cli.main", "serve", "--port", str(port),
-             "--records", str(records), "--between-deals", "0.2", "--bot-pause", "0"],
-            stdout=self.handle, stderr=self.handle, cwd=ROOT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-
-
 async def test_a_your_turn_only_bot_plays_through_a_server_restart(tmp_path: Path) -> None:
     """SIGKILL the server mid-match, start it again on the same port and records: the
     hosted program, which reads only your_turn, plays every move of the match itself."""
     (tmp_path / "turn_only.py").write_text(TURN_ONLY)
-    records = tmp_path / "records"
-    server = FixedPortServer(records, tmp_path / "server.log", 0)
+    # Without jackal serve's pause before each bot card (it is there for people to follow
+    # the play; a hosted program needs none), which would make a match take minutes.
+    server = await trio.to_thread.run_sync(ServerProcess, tmp_path, "--between-deals", "0.2",
+                                           "--bot-pause", "0")
+    port = server.port
     moves = tmp_path / "moves.jsonl"
     try:
-        port = await server.port()
         async with trio.open_nursery() as nursery:
             result: list[subprocess.CompletedProcess[bytes]] = []
 
@@ -191,14 +174,11 @@ async def test_a_your_turn_only_bot_plays_through_a_server_restart(tmp_path: Pat
                     await trio.sleep(0.05)
             before = len(moves.read_text().splitlines())
             server.kill()
-            server = FixedPortServer(records, tmp_path / "server.log", port)
-            server._starts_before = 1
-            assert await server.port() == port
+            assert await trio.to_thread.run_sync(server.start) == port
             (tmp_path / "go").touch()
         out, err = _finished(result[0])
     finally:
-        if server.proc.poll() is None:
-            server.proc.kill()
+        server.stop()
     assert "moves the fallback played: none" in out
     plays = [json.loads(line) for line in moves.read_text().splitlines()]
     assert len(plays) > before

@@ -8,9 +8,6 @@ took one; everywhere else the request is refused with a stable code and changes 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +24,9 @@ from jackal.server.record_events import HintEvent, RecordError, read_record
 from jackal.server.record_replay import replay
 from jackal.server.table import Table, TableOptions
 from lan_proxy import CuttableProxy
+from lan_support import ServerProcess
 from record_support import lines, record_match, rewrite
 from test_leak_audit import cards_named
-from test_server_records import ROOT, ServerProcess
 from test_server_support import (
     RawClient,
     alone_with_bots,
@@ -302,40 +299,21 @@ async def test_a_hint_whose_answer_the_network_lost_is_given_again_after_the_rec
         nursery.cancel_scope.cancel()
 
 
-class HintingServer(ServerProcess):
-    """``jackal serve --hints`` on port 0 with its records in ``records``."""
-
-    def __init__(self, records: Path, log: Path) -> None:
-        self.log = log
-        self.seen = log.stat().st_size if log.exists() else 0
-        self.handle = log.open("ab")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "jackal.cli.main", "serve", "--port", "0", "--hints",
-             "--records", str(records)],
-            stdout=self.handle, stderr=self.handle, cwd=ROOT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-
-
 async def test_a_hint_asked_again_after_a_sigkill_is_answered_and_not_announced_again(
         tmp_path: Path) -> None:
     """A player takes a hint, the server is SIGKILLed before they play, and started again
     on the same records. Back with the token, the player asks again on the same turn: the
     answer comes (for that turn, a card of the hand), but the table, a spectator included,
     is not told a second time, and the record keeps one ``hint`` line for the turn."""
-    records, log = tmp_path / "records", tmp_path / "server.log"
-    server = HintingServer(records, log)
+    server = await trio.to_thread.run_sync(ServerProcess, tmp_path, "--hints")
     try:
-        port = await server.port()
-        _, human, table = await alone_with_bots(port, "S", "ann", seed=3)
+        _, human, table = await alone_with_bots(server.port, "S", "ann", seed=3)
         await human.wait_type("your_turn", timeout=30)
         first = await human.request(type="hint")
         assert first["type"] == "hint", first
         await human.wait_type("hint_taken")
         server.kill()
-
-        server = HintingServer(records, log)
-        server._starts_before = 1
-        port = await server.port()
+        port = await trio.to_thread.run_sync(server.start)
         back = await RawClient.connect(port, "ann")
         ok = await back.hello(token=human.token)
         assert ok["table"] == table and ok["seat"] == "S", ok
@@ -353,9 +331,8 @@ async def test_a_hint_asked_again_after_a_sigkill_is_answered_and_not_announced_
         played = await back.request(type="play", card=again["card"])
         assert played["type"] == "played", played
     finally:
-        if server.proc.poll() is None:
-            server.stop()
-    [path] = records.glob("*.jsonl")
+        server.stop()
+    [path] = server.records.glob("*.jsonl")
     events = lines(path)
     assert [(e["seat"], e["deal"], e["play"]) for e in events if e["event"] == "hint"] == [
         ("S", first["deal"], first["play"])]

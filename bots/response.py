@@ -85,6 +85,45 @@ def told_counts(convention: ConventionCard, history: Sequence[tuple[Seat, Card]]
     return belief
 
 
+def _cheapest_keeps(cost: Float, held: Int, trace: bool) -> tuple[Float, Int | None]:
+    """The lowest total cost of keeping KEEP cards, and (with ``trace``) which.
+
+    ``cost[..., rank, x]``: the cost of keeping x cards of ``rank``; ``held[..., rank]``:
+    how many there are to keep. Leading axes broadcast (candidates, samples). Returns the
+    total [...] and, with ``trace``, the counts kept [..., 14]. Exact DP over ranks;
+    ties go to fewer cards of the lower ranks, as in :func:`counts.best_own_keep`.
+    """
+    size = KEEP + 1
+    shape = np.broadcast_shapes(cost.shape[:-2], held.shape[:-1])
+    table = np.full((*shape, size), _BIG)
+    table[..., 0] = 0.0
+    choice = np.zeros((14, *shape, size), dtype=np.int64) if trace else None
+    for rank in range(1, 14):
+        have = held[..., rank]
+        new = np.full_like(table, _BIG)
+        for x in range(min(int(have.max()), KEEP) + 1):
+            step = np.where((have < x)[..., None], _BIG,
+                            table[..., :size - x] + cost[..., rank, x][..., None])
+            target = new[..., x:]
+            if choice is None:
+                np.minimum(target, step, out=target)
+                continue
+            better = step < target
+            new[..., x:] = np.where(better, step, target)
+            choice[rank][..., x:] = np.where(better, x, choice[rank][..., x:])
+        table = new
+    total: Float = table[..., KEEP]
+    if choice is None:
+        return total, None
+    kept = np.zeros((*shape, 14), dtype=np.int64)
+    left = np.full(shape, KEEP, dtype=np.int64)
+    for rank in range(13, 0, -1):
+        taken = np.take_along_axis(choice[rank], left[..., None], axis=-1)[..., 0]
+        kept[..., rank] = taken
+        left -= taken
+    return total, kept
+
+
 def partner_keeps(partner: Int, told: Float) -> Int:
     """The cards partner keeps, as counts [C, S, 14], for sampled hands ``partner`` [S, 14]
     and, per candidate, what partner believes of our keep ``told`` [C, 14, 5].
@@ -93,32 +132,9 @@ def partner_keeps(partner: Int, told: Float) -> Int:
     rank costs the mean of COST[rank][x + m] over our m. Ties go to fewer cards of the
     lower ranks, as in :func:`counts.best_own_keep`.
     """
-    n_c, n_s = told.shape[0], partner.shape[0]
-    size = KEEP + 1
     expected = np.einsum("crm,rmx->crx", told, _SHIFTED)  # [C, 14, x]
-    table = np.full((n_c, n_s, size), _BIG)
-    table[:, :, 0] = 0.0
-    choice = np.zeros((14, n_c, n_s, size), dtype=np.int64)
-    for rank in range(1, 14):
-        have = partner[:, rank]
-        new = np.full_like(table, _BIG)
-        taken = np.zeros((n_c, n_s, size), dtype=np.int64)
-        for x in range(min(int(have.max()), KEEP) + 1):
-            step = table[:, :, :size - x] + expected[:, rank, x][:, None, None]
-            step[:, have < x, :] = _BIG
-            target = new[:, :, x:]
-            better = step < target
-            new[:, :, x:] = np.where(better, step, target)
-            taken[:, :, x:] = np.where(better, x, taken[:, :, x:])
-        table = new
-        choice[rank] = taken
-    kept = np.zeros((n_c, n_s, 14), dtype=np.int64)
-    left = np.full((n_c, n_s), KEEP, dtype=np.int64)
-    cs, ss = np.meshgrid(np.arange(n_c), np.arange(n_s), indexing="ij")
-    for rank in range(13, 0, -1):
-        x = choice[rank][cs, ss, left]
-        kept[:, :, rank] = x
-        left -= x
+    _, kept = _cheapest_keeps(expected[:, None], partner[None], trace=True)
+    assert kept is not None
     return kept
 
 
@@ -129,19 +145,7 @@ def response_values(mine: Int, partner: Int, told: Float) -> Float:
     sampled partner counts; ``told`` [C, 14, 5]: partner's belief after each candidate.
     """
     theirs = partner_keeps(partner, told)
-    n_c, n_s = theirs.shape[0], theirs.shape[1]
-    size = KEEP + 1
-    table = np.full((n_c, n_s, size), _BIG)
-    table[:, :, 0] = 0.0
-    for rank in range(1, 14):
-        top = min(int(mine[:, rank].max()), KEEP)
-        # cost[c, s, y]: the team's cost of the rank when we add y to partner's cards
-        cost = _COST[rank][theirs[:, :, rank][:, :, None] + np.arange(top + 1)]
-        new = np.full_like(table, _BIG)
-        for y in range(top + 1):
-            step = table[:, :, :size - y] + cost[:, :, y][:, :, None]
-            step[mine[:, rank] < y] = _BIG
-            np.minimum(new[:, :, y:], step, out=new[:, :, y:])
-        table = new
-    out: Float = table[:, :, KEEP]
-    return out
+    # cost[c, s, rank, y]: the team's cost of the rank when we add y to partner's cards
+    cost = _COST[np.arange(14)[:, None], theirs[..., None] + np.arange(KEEP + 1)]
+    total, _ = _cheapest_keeps(cost, mine[:, None], trace=False)
+    return total

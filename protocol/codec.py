@@ -18,6 +18,7 @@ from ..game.cards import DECK, Card
 from ..game.errors import MalformedInput
 from .errors import ErrorCode, RemoteProtocolError
 from .messages import ClientMessage, MessageId, ServerMessage
+from .text import check_client_text
 
 __all__ = [
     "CLIENT_TYPES",
@@ -102,18 +103,20 @@ def decode_client(line: bytes) -> ClientMessage:
 
     Codes: ``bad_json`` (not UTF-8 JSON, or nested too deeply to read), ``unknown_type``,
     ``invalid_message`` (not an object, no ``type``, or a field of the wrong shape; the
-    message names the field), ``bad_card`` (a card field holds text that is no card).
+    message names the field), ``bad_card`` (a card field holds text that is no card),
+    ``bad_text`` (a name, question, answer or card text that :mod:`.text` refuses).
     The error carries the line's ``id`` when it could be read.
     """
     try:
         msg: ClientMessage = _client_decoder.decode(line)
-        return msg
     except msgspec.ValidationError as exc:  # subclass of DecodeError: must come first
         raise _classify(line, exc, CLIENT_TYPES) from None
     except msgspec.DecodeError as exc:
         raise RemoteProtocolError(ErrorCode.BAD_JSON, f"not valid JSON: {_short(exc)}") from None
     except RecursionError:
         raise RemoteProtocolError(ErrorCode.BAD_JSON, "JSON nested too deeply") from None
+    check_client_text(msg)
+    return msg
 
 
 def decode_server(line: bytes) -> ServerMessage:

@@ -46,6 +46,9 @@ class ErrorCode(StrEnum):
     UNKNOWN_STRATEGY = "unknown_strategy"
     BAD_CONVENTIONS = "bad_conventions"
     NOT_ALLOWED = "not_allowed"
+    #: A name, question, answer or card text with a control, bidi or zero-width
+    #: character, or wider than its field allows (protocol/text.py).
+    BAD_TEXT = "bad_text"
     # play (the first three are the engine's IllegalAction codes)
     NOT_YOUR_TURN = "not_your_turn"
     NOT_IN_HAND = "not_in_hand"

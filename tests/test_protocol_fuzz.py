@@ -41,6 +41,7 @@ from jackal.protocol.codec import CLIENT_TYPES, decode_client
 from jackal.protocol.framing import LineBuffer
 from jackal.protocol.help import HELP_ENTRIES
 from jackal.protocol.messages import ClientMessage, Hello, ServerMessage, ServerShutdown
+from jackal.protocol.text import display_width
 from jackal.server.config import ServerConfig
 from jackal.server.hub import Hub
 from jackal.server.session import Session
@@ -60,6 +61,9 @@ json_values = st.recursive(
     max_leaves=12)
 
 
+_READABLE = st.characters(exclude_categories=("Cc", "Cf", "Cs", "Zl", "Zp"))
+
+
 def _for_type(t: mi.Type) -> st.SearchStrategy[Any]:
     """A hypothesis strategy producing valid values of one msgspec type."""
     match t:
@@ -77,7 +81,11 @@ def _for_type(t: mi.Type) -> st.SearchStrategy[Any]:
                              exclude_min=gt is not None, exclude_max=lt is not None,
                              allow_nan=False, allow_infinity=False)
         case mi.StrType(min_length=lo, max_length=hi):
-            return st.text(min_size=lo or 0, max_size=min(hi if hi is not None else 40, 40))
+            # Valid text is text people may read (protocol/text.py): no controls or
+            # invisible characters, no wider in columns than the field is long.
+            size = min(hi if hi is not None else 40, 40)
+            return st.text(_READABLE, min_size=lo or 0, max_size=size).filter(
+                lambda text: display_width(text) <= size)
         case mi.LiteralType(values=values):
             return st.sampled_from(values)
         case mi.UnionType(types=types):
@@ -207,6 +215,7 @@ def test_hostile_lines_are_answered_the_same_however_split(
             code, _id, fatal = item
             assert code in {ErrorCode.BAD_JSON, ErrorCode.INVALID_MESSAGE,
                             ErrorCode.UNKNOWN_TYPE, ErrorCode.HELLO_FIRST, ErrorCode.NOT_ALLOWED,
+                            ErrorCode.BAD_TEXT,
                             ErrorCode.LINE_TOO_LONG}
             assert fatal == (code is ErrorCode.LINE_TOO_LONG)
 

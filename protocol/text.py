@@ -1,0 +1,200 @@
+"""Text that people type for other people to read: one check for every field, one escape.
+
+:func:`check_text` refuses what can move a terminal's cursor, rewrite its title or reorder
+what is shown (controls, bidi controls, invisible format characters) and text too wide for
+its field, a wide character counting two columns; :func:`escape_text` makes text received
+or recorded before the check safe to print. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from ..game.conventions import ConventionCard
+from .errors import ErrorCode, RemoteProtocolError
+from .messages import AnswerQuestion, Ask, ClientMessage, Conventions, CreateTable, Hello, MessageId
+
+__all__ = [
+    "ANSWER",
+    "CARD_LINE",
+    "CARD_NAME",
+    "CARD_NOTES",
+    "CHAT",
+    "CLIENT_NAME",
+    "NAME",
+    "QUESTION",
+    "TABLE_NAME",
+    "TextRefused",
+    "TextRule",
+    "check_card_text",
+    "check_client_text",
+    "check_text",
+    "display_width",
+    "escape_text",
+    "fit_width",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TextRule:
+    """What one kind of field accepts: at most ``width`` columns; ``multiline`` allows
+    newlines and tabs (a card's notes), which are refused everywhere else."""
+
+    width: int
+    multiline: bool = False
+
+
+NAME = TextRule(32)
+TABLE_NAME = TextRule(32)
+QUESTION = TextRule(1000)
+ANSWER = TextRule(1000)
+#: Nobody sends chat yet; its rule waits here so it is checked like the rest when it comes.
+CHAT = TextRule(500)
+CARD_NAME = TextRule(32)
+#: A card's description and each tolerance's ``when``.
+CARD_LINE = TextRule(200)
+CARD_NOTES = TextRule(4000, multiline=True)
+#: ``hello.client``: a program's name and version, shown in the server's log.
+CLIENT_NAME = TextRule(64)
+
+# Every code point of the general categories Cc (C0, DEL, C1), Cf (format: bidi
+# controls, zero-width characters, soft hyphen, tags, ...), Zl and Zp (line and paragraph
+# separators), as of Unicode 15; tests/test_protocol_text.py checks the class against
+# unicodedata. A class is one C-level scan; a loop over unicodedata.category is ~20x
+# slower, and every question and name passes through here.
+_C0 = "\x00-\x1f"
+#: C0 less tab and newline, which a multi-line field keeps.
+_C0_MULTILINE = "\x00-\x08\x0b-\x1f"
+_REFUSED = (
+    "\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+_BAD_ONE_LINE = re.compile(f"[{_C0}{_REFUSED}]")
+_BAD_MULTILINE = re.compile(f"[{_C0_MULTILINE}{_REFUSED}]")
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                  "\u2066\u2067\u2068\u2069")
+_ZERO_WIDTH = frozenset("\u180e\u200b\u200c\u200d\u2060\ufeff")
+
+
+class TextRefused(RemoteProtocolError):
+    """A text field holds what :func:`check_text` refuses; the code is ``bad_text`` and
+    ``field`` names the field (``name``, ``text``, ``conventions_ns.notes``, ...)."""
+
+    def __init__(self, field: str, problem: str, *, id: MessageId | None = None) -> None:
+        super().__init__(ErrorCode.BAD_TEXT, f"field '{field}': {problem}", id=id)
+        self.field = field
+        self.problem = problem
+
+
+def _kind(ch: str) -> str:
+    if ch in _BIDI:
+        return "a bidi control"
+    if ch in _ZERO_WIDTH:
+        return "a zero-width character"
+    if unicodedata.category(ch) == "Cc":
+        return "a control character"
+    return "an invisible format character"
+
+
+def _char_width(ch: str) -> int:
+    if unicodedata.combining(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+
+
+def display_width(text: str) -> int:
+    """Terminal columns ``text`` takes: East Asian wide and fullwidth characters count
+    two, combining marks none, everything else one."""
+    if text.isascii():
+        return len(text)
+    return sum(map(_char_width, text))
+
+
+def check_text(field: str, value: str, rule: TextRule, *, id: MessageId | None = None) -> str:
+    """Return ``value`` if ``rule`` allows it, else raise :class:`TextRefused` naming
+    ``field`` and the first offending character (as ``U+XXXX``, never raw); ``id`` is the
+    request's, for the error to echo."""
+    bad = (_BAD_MULTILINE if rule.multiline else _BAD_ONE_LINE).search(value)
+    if bad is not None:
+        ch = bad.group()
+        raise TextRefused(field, f"must not contain {_kind(ch)} (U+{ord(ch):04X} at "
+                                 f"character {bad.start() + 1})", id=id)
+    width = display_width(value)
+    if width > rule.width:
+        raise TextRefused(field, f"at most {rule.width} columns wide, a wide character "
+                                 f"counting two (got {width})", id=id)
+    return value
+
+
+def _escape_one(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF \
+        else f"\\U{code:08x}"
+
+
+def escape_text(text: str, *, multiline: bool = False) -> str:
+    """``text`` safe to print: every character :func:`check_text` would refuse becomes a
+    visible escape (ESC is ``\\x1b``, U+202E is ``\\u202e``). ``multiline`` keeps
+    newlines and tabs. For text that may predate the check: old records, other servers."""
+    return (_BAD_MULTILINE if multiline else _BAD_ONE_LINE).sub(_escape_one, text)
+
+
+def fit_width(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` columns (ending in "…" when cut), so a name of
+    wide characters takes no more room on screen than a name of narrow ones."""
+    if display_width(text) <= width:
+        return text
+    if width <= 0:
+        return ""
+    out: list[str] = []
+    used = 0
+    for ch in text:
+        w = _char_width(ch)
+        if used + w > width - 1:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + "…"
+
+
+def check_card_text(field: str, card: ConventionCard, *, id: MessageId | None = None) -> None:
+    """Check every text of an inline convention card; ``field`` is where the card sat
+    (``card``, ``conventions_ns``), so the error says ``conventions_ns.notes``."""
+    check_text(f"{field}.name", card.name, CARD_NAME, id=id)
+    check_text(f"{field}.description", card.description, CARD_LINE, id=id)
+    check_text(f"{field}.notes", card.notes, CARD_NOTES, id=id)
+    check_text(f"{field}.tolerance.promise.when", card.tolerance.promise.when, CARD_LINE, id=id)
+    check_text(f"{field}.tolerance.answer.when", card.tolerance.answer.when, CARD_LINE, id=id)
+
+
+def check_client_text(msg: ClientMessage) -> None:
+    """Check every field of ``msg`` that other people will read (see :func:`check_text`).
+
+    The server applies it to each decoded client message, so no handler sees text that
+    could drive a terminal. Messages with no such field pass at the cost of one match.
+    """
+    match msg:
+        case Hello():
+            check_text("name", msg.name, NAME, id=msg.id)
+            if msg.client is not None:
+                check_text("client", msg.client, CLIENT_NAME, id=msg.id)
+        case CreateTable():
+            if msg.name is not None:
+                check_text("name", msg.name, TABLE_NAME, id=msg.id)
+            for field, spec in (("conventions_ns", msg.conventions_ns),
+                                ("conventions_ew", msg.conventions_ew)):
+                if isinstance(spec, ConventionCard):
+                    check_card_text(field, spec, id=msg.id)
+        case Conventions():
+            if isinstance(msg.card, ConventionCard):
+                check_card_text("card", msg.card, id=msg.id)
+        case Ask():
+            check_text("text", msg.text, QUESTION, id=msg.id)
+        case AnswerQuestion():
+            check_text("text", msg.text, ANSWER, id=msg.id)
+        case _:
+            pass

@@ -1,0 +1,157 @@
+"""Text from other people: the one validator (protocol/text.py), and the server refusing
+the red team's strings in every field over a real socket, naming the field."""
+
+from __future__ import annotations
+
+import json
+import sys
+import unicodedata
+from typing import Any
+
+import pytest
+from jackal.game.conventions import builtin_card, card_to_json
+from jackal.protocol.text import (
+    CARD_NOTES,
+    CHAT,
+    NAME,
+    TextRefused,
+    check_text,
+    display_width,
+    escape_text,
+    fit_width,
+)
+from test_server_support import RawClient, alone_with_bots, greeted, running_server
+
+#: What the red team sent: a window title (OSC), a screen clear (CSI), a C1 CSI, a bidi
+#: override, a zero-width space, and a BEL on its own.
+RED_TEAM = ("\x1b]0;pwned\x07", "\x1b[2J", "a\x9b2J", "evil\u202egnp.exe", "ad\u200bmin",
+            "ding\x07")
+FULLWIDTH_32 = "Ｗ" * 32
+
+
+@pytest.mark.parametrize("text", RED_TEAM)
+def test_every_red_team_string_is_refused_and_named(text: str) -> None:
+    with pytest.raises(TextRefused) as caught:
+        check_text("name", text, NAME)
+    assert caught.value.code == "bad_text"
+    assert caught.value.message.startswith("field 'name': must not contain")
+    assert not any(ch in caught.value.message for ch in "\x1b\x07\x9b\u202e\u200b")
+
+
+def test_the_refused_class_is_every_control_and_format_character() -> None:
+    # The hand-written class must cover every Cc, Cf, Zl and Zp code point this Python
+    # knows, and refuse nothing assigned to another category.
+    for code in range(sys.maxunicode + 1):
+        ch = chr(code)
+        category = unicodedata.category(ch)
+        if category == "Cs":
+            continue
+        refused = True
+        try:
+            check_text("x", ch, CHAT)
+        except TextRefused as exc:
+            refused = "must not contain" in exc.message
+        else:
+            refused = False
+        if category in ("Cc", "Cf", "Zl", "Zp"):
+            assert refused, f"U+{code:04X} ({category}) passes"
+        elif category != "Cn":
+            assert not refused, f"U+{code:04X} ({category}) refused"
+
+
+def test_width_counts_wide_characters_twice() -> None:
+    assert display_width("abc") == 3
+    assert display_width(FULLWIDTH_32) == 64
+    assert display_width("e\u0301") == 1  # a combining accent takes no column
+    check_text("name", "Ｗ" * 16, NAME)
+    with pytest.raises(TextRefused, match="at most 32 columns"):
+        check_text("name", "Ｗ" * 17, NAME)
+    assert display_width(fit_width(FULLWIDTH_32, 12)) <= 12
+    assert fit_width(FULLWIDTH_32, 12).endswith("…")
+    assert fit_width("short", 12) == "short"
+
+
+def test_multiline_fields_keep_newlines_and_tabs_only() -> None:
+    check_text("notes", "one\n\ttwo", CARD_NOTES)
+    with pytest.raises(TextRefused, match="U\\+000A"):
+        check_text("name", "one\ntwo", NAME)
+    with pytest.raises(TextRefused, match="U\\+000D"):
+        check_text("notes", "one\r\ntwo", CARD_NOTES)
+
+
+def test_escape_makes_every_refused_character_visible() -> None:
+    for text in RED_TEAM:
+        shown = escape_text(text)
+        check_text("shown", shown, CHAT)  # nothing left that the check refuses
+    assert escape_text("\x1b]0;pwned\x07") == "\\x1b]0;pwned\\x07"
+    assert escape_text("evil\u202egnp") == "evil\\u202egnp"
+    assert escape_text("a\nb", multiline=True) == "a\nb"
+    assert escape_text("a\nb") == "a\\x0ab"
+
+
+async def _refused(peer: RawClient, field: str, **msg: Any) -> None:
+    reply = await peer.request(**msg)
+    assert reply["type"] == "error", reply
+    assert reply["code"] == "bad_text", reply
+    assert reply["message"].startswith(f"field '{field}': "), reply
+
+
+async def _card_refused(peer: RawClient, field: str, text: str, **msg: Any) -> None:
+    """A card's own format already refuses C0 controls (``bad_conventions``, naming the
+    field as "field 'card': notes: ..."); the rest of the red team's strings are
+    ``bad_text``."""
+    if not any(ord(ch) < 0x20 or ch == "\x7f" for ch in text):
+        await _refused(peer, field, **msg)
+        return
+    reply = await peer.request(**msg)
+    assert reply["type"] == "error", reply
+    assert reply["code"] == "bad_conventions", reply
+    top, _, inner = field.partition(".")
+    assert reply["message"].startswith(f"field '{top}': {inner}: "), reply
+
+
+def _card_with(field: str, text: str) -> dict[str, Any]:
+    card: dict[str, Any] = json.loads(card_to_json(builtin_card("beginner")))
+    if field == "when":
+        card["tolerance"] = {"promise": {"one_in": 10, "when": text}}
+    else:
+        card[field] = text
+    return card
+
+
+async def test_the_server_refuses_them_in_every_field_over_a_socket() -> None:
+    async with running_server() as port:
+        client = await RawClient.connect(port, "red")
+        for text in (*RED_TEAM, FULLWIDTH_32):
+            await _refused(client, "name", type="hello", name=text)
+        for text in RED_TEAM:
+            await _refused(client, "client", type="hello", name="ok", client=text)
+        await client.hello("red")  # still usable, and a plain name passes
+        for text in (*RED_TEAM, FULLWIDTH_32):
+            await _refused(client, "name", type="create_table", name=text)
+        for text in RED_TEAM:
+            for field, where in (("name", "name"), ("description", "description"),
+                                 ("notes", "notes"),
+                                 ("when", "tolerance.promise.when")):
+                await _card_refused(client, f"conventions_ns.{where}", text,
+                                    type="create_table", conventions_ns=_card_with(field, text))
+                await _card_refused(client, f"conventions_ew.{where}", text,
+                                    type="create_table", conventions_ew=_card_with(field, text))
+        # A card's notes may run over several lines; a wide name within 32 columns passes.
+        ok = await client.request(type="create_table", name="Ｗ" * 16,
+                                  conventions_ns=_card_with("notes", "line one\nline two"))
+        assert ok["type"] == "table_created", ok
+        assert ok["name"] == "Ｗ" * 16
+
+        _, human, _ = await alone_with_bots(port, "N", "asker")
+        for text in RED_TEAM:
+            await _card_refused(human, "card.notes", text, type="conventions",
+                                card=_card_with("notes", text))
+            await _refused(human, "text", type="ask", seat="E", text=text)
+            await _refused(human, "text", type="answer", question="q1", text=text)
+        receipt = await human.request(type="ask", seat="E", text="what does 9S mean?")
+        assert receipt["type"] == "question", receipt
+        other = await greeted(port, "bystander")
+        tables = await other.request(type="list_tables")
+        shown = json.dumps(tables, ensure_ascii=False)
+        assert not any(ch in shown for ch in "\x1b\x07\x9b\u202e\u200b")

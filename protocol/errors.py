@@ -49,6 +49,10 @@ class ErrorCode(StrEnum):
     #: A name, question, answer or card text with a control, bidi or zero-width
     #: character, or wider than its field allows (protocol/text.py).
     BAD_TEXT = "bad_text"
+    #: ``join`` (or ``add_bot``) of a private table's seat without that seat's code.
+    NOT_INVITED = "not_invited"
+    #: ``spectate`` of a table whose creator allowed no spectators.
+    NO_SPECTATORS = "no_spectators"
     # play (the first three are the engine's IllegalAction codes)
     NOT_YOUR_TURN = "not_your_turn"
     NOT_IN_HAND = "not_in_hand"

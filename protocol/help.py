@@ -24,12 +24,13 @@ HELP_ENTRIES: tuple[HelpEntry, ...] = (
     HelpEntry("list_tables", "show the lobby, a page of tables from \"offset\" (0 first): "
                              "seats, status, seeded",
               '{"type":"list_tables"}'),
-    HelpEntry("create_table", "open a new table (you are not seated); every field is optional, "
-                              "cards by name or inline",
+    HelpEntry("create_table", "open a table (it does not seat you); all fields optional; "
+                              "private: a code per seat",
               '{"type":"create_table","name":"evening","target":300,"seed":7,'
               '"conventions_ns":"beginner","conventions_ew":"advanced","bot_takeover":true,'
               '"turn_seconds":60,"hints":true}'),
-    HelpEntry("join", "sit at a table, in \"seat\" N/E/S/W or any free one; keep the token",
+    HelpEntry("join", "sit in \"seat\" N/E/S/W or any free one (private table: with its "
+                      "\"invite\" code); keep the token",
               '{"type":"join","table":"t1","seat":"N"}'),
     HelpEntry("spectate", "watch a table without seeing anyone's hand",
               '{"type":"spectate","table":"t1"}'),

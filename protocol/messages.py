@@ -28,7 +28,7 @@ PROTOCOL_VERSION = 1
 #: The optional features this server has, announced in ``welcome.features`` (see
 #: docs/PROTOCOL.md, "Versions and features"): each names an addition to protocol 1.
 FEATURES = ("your_turn", "sync", "seat_kinds", "question_text", "table_first",
-            "victory_points", "hints")
+            "victory_points", "hints", "private_tables")
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
@@ -37,6 +37,8 @@ TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 MessageId = Annotated[str, msgspec.Meta(max_length=64)] | Annotated[
     int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
 FreeText = Annotated[str, msgspec.Meta(max_length=1000)]
+#: A private table's invitation code for one seat, as given in ``table_created``.
+InviteCode = Annotated[str, msgspec.Meta(max_length=128)]
 #: A convention card given by built-in name ("beginner") or inline.
 CardSpec = Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | ConventionCard
 
@@ -104,13 +106,19 @@ class CreateTable(_Client, tag="create_table"):
     #: Seated players may ask for a ``hint`` on their turn (everyone is told when one
     #: does); absent: the server's default (``jackal serve --hints``, off unless set).
     hints: bool | None = None
+    #: Only holders of a seat's invitation code (in ``table_created``) may take it.
+    private: bool = False
+    #: Whether anyone may ``spectate``; absent: yes for a public table, no for a private one.
+    allow_spectators: bool | None = None
 
 
 class Join(_Client, tag="join"):
-    """Client: takes a seat (any free one if ``seat`` is absent); answered with ``joined``."""
+    """Client: takes a seat (any free one if ``seat`` is absent); answered with ``joined``.
+    At a private table ``invite`` is the seat's invitation code (it also picks the seat)."""
 
     table: TableId
     seat: Seat | None = None
+    invite: InviteCode | None = None
 
 
 class Spectate(_Client, tag="spectate"):
@@ -126,6 +134,8 @@ class AddBot(_Client, tag="add_bot"):
     seat: Seat
     #: Absent: the table's substitute, the strategy that fits the partnership's card.
     strategy: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+    #: At a private table, the seat's invitation code (its creator needs none).
+    invite: InviteCode | None = None
 
 
 class Leave(_Client, tag="leave"):
@@ -257,6 +267,12 @@ class TableInfo(msgspec.Struct):
     seeded: bool = False
     #: Seated players may ask for hints (``hint``); everyone is told when one does.
     hints: bool = False
+    #: Seats are taken only with their invitation codes.
+    private: bool = False
+    #: The name of the connection that created the table (None: unknown, e.g. an old record).
+    creator: str | None = None
+    #: Whether ``spectate`` is allowed.
+    allow_spectators: bool = True
 
 
 class Tables(_Reply, tag="tables"):
@@ -270,8 +286,13 @@ class Tables(_Reply, tag="tables"):
 
 
 class TableCreated(_Reply, tag="table_created"):
+    """Server: the new table's id. For a private table, ``invitations`` holds each seat's
+    code: the only copy there is (the server keeps their hashes), to pass on."""
+
     table: str
     name: str
+    private: bool = False
+    invitations: dict[Seat, str] | None = None
 
 
 class Joined(_Reply, tag="joined"):

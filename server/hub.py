@@ -57,7 +57,7 @@ from importlib.metadata import PackageNotFoundError, version
 import trio
 
 from ..game.conventions import ConventionCard
-from ..game.seats import Seat, Team
+from ..game.seats import SEATS, Seat, Team
 from ..protocol.codec import encode
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
@@ -103,6 +103,7 @@ from .records import RecordFile, RecordSyncer
 from .restore import restore_tables
 from .session import Session
 from .table import Outbox, Table, TableOptions
+from .tokens import new_invite
 from .transport import Flusher
 
 __all__ = ["Hub", "server_version"]
@@ -309,7 +310,8 @@ class Hub:
                 self._spectate(session, msg)
             case AddBot():
                 table = self.lobby.get(msg.table)
-                self.send(table.add_bot(session, msg.seat, msg.strategy, msg.id, now), table)
+                self.send(table.add_bot(session, msg.seat, msg.strategy, msg.id, now,
+                                        msg.invite), table)
             case Leave():
                 table, out = self.lobby.leave(session, msg.id)
                 self.send(out, table)
@@ -399,6 +401,10 @@ class Hub:
                                 f"you already have {session.tables_created} open tables "
                                 f"(at most {self.config.max_tables_per_connection})")
         table_id = self.lobby.new_id()
+        # A private table: one invitation code per seat; the creator gets the codes, the
+        # table (and its record) only their hashes.
+        made = {seat: new_invite() for seat in SEATS} if msg.private else None
+        codes = None if made is None else {seat: code for seat, (code, _h) in made.items()}
         options = TableOptions(
             name=msg.name or f"Table {table_id}", target=msg.target,
             seed=msg.seed if msg.seed is not None else self.lobby.random_seed(),
@@ -407,7 +413,12 @@ class Hub:
             takeover_strategy=self.config.takeover_strategy,
             turn_seconds=_clock(msg.turn_seconds, self.config.turn_seconds),
             seeded=msg.seed is not None,
-            hints=self.config.hints if msg.hints is None else msg.hints)
+            hints=self.config.hints if msg.hints is None else msg.hints,
+            creator=session.name,
+            allow_spectators=(not msg.private if msg.allow_spectators is None
+                              else msg.allow_spectators),
+            invites=None if made is None else {
+                seat: code_hash for seat, (_c, code_hash) in made.items()})
         record = None
         if self.config.records_dir is not None:
             record = RecordFile.create(self.config.records_dir, table_id)
@@ -416,17 +427,19 @@ class Hub:
         if record is not None:
             self.records[table] = record
         table.record_header()
+        table.creator_peer = session
         session.tables_created += 1
         self._creators[table] = session
-        session.deliver(TableCreated(id=msg.id, table=table.id, name=table.name))
-        log.info("table %s %r created by connection #%d (target %d)", table.id, table.name,
-                 session.number, msg.target)
+        session.deliver(TableCreated(id=msg.id, table=table.id, name=table.name,
+                                     private=msg.private, invitations=codes))
+        log.info("table %s %r created by connection #%d (target %d%s)", table.id, table.name,
+                 session.number, msg.target, ", private" if msg.private else "")
         assert self._nursery is not None
         self._nursery.start_soon(self.run_table, table)
 
     def _join(self, session: Session, msg: Join) -> None:
         table, out = self.lobby.join(session, session.name or "anonymous", msg.table,
-                                     msg.seat, msg.id)
+                                     msg.seat, msg.id, msg.invite)
         log.info("connection #%d %r sits at %s %s", session.number, session.name, table.id,
                  table.seat_of(session))
         self.send(out, table)

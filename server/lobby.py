@@ -108,13 +108,14 @@ class Lobby:
             del self._at[peer]
 
     def join(self, peer: Peer, name: str, table_id: str, seat: Seat | None,
-             req_id: MessageId | None = None) -> tuple[Table, Outbox]:
+             req_id: MessageId | None = None, invite: str | None = None
+             ) -> tuple[Table, Outbox]:
         """Seat ``peer`` at a table (it stops watching any other)."""
         at = self._at.get(peer)
         if at is not None and at.seat_of(peer) is not None:
             raise ProtocolError(ErrorCode.ALREADY_SEATED, f"you already sit at table {at.id}")
         table = self.get(table_id)
-        _token, out = table.join(peer, name, seat, req_id)
+        _token, out = table.join(peer, name, seat, req_id, invite)
         self._stop_watching(peer, unless=table)
         self._at[peer] = table
         return table, out

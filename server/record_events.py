@@ -108,6 +108,12 @@ class TableEvent(_Event, tag="table"):
     seeded: bool = False
     #: The table allows hints (older records read as False).
     hints: bool = False
+    #: Who created the table (older records: unknown).
+    creator: PlayerName | None = None
+    #: Whether anyone may watch (older records: yes).
+    allow_spectators: bool = True
+    #: A private table: each seat's invitation code, hashed like a token (never the code).
+    invites: dict[Seat, TokenHash] | None = None
 
 
 class ConventionsEvent(_Event, tag="conventions"):

@@ -84,6 +84,8 @@ class MatchReplay:
     def begin(cls, header: TableEvent) -> MatchReplay:
         if header.takeover_strategy is not None:
             _check_strategy(header.takeover_strategy, "takeover_strategy")
+        if header.invites is not None and set(header.invites) != set(SEATS):
+            raise RecordError("table: a private table's invites must name all four seats")
         default = builtin_card(DEFAULT_CONVENTIONS)
         return cls(header=header, match=Match(header.seed, header.target), table_id=header.table,
                    conventions={team: default for team in TEAMS},

@@ -158,4 +158,6 @@ def _options(state: MatchReplay) -> TableOptions:
                         between_deals_seconds=head.between_deals_seconds,
                         takeover_strategy=head.takeover_strategy,
                         turn_seconds=head.turn_seconds, seeded=head.seeded,
-                        hints=head.hints)
+                        hints=head.hints, creator=head.creator,
+                        allow_spectators=head.allow_spectators,
+                        invites=None if head.invites is None else dict(head.invites))

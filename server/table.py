@@ -44,6 +44,10 @@ Behaviour decisions (for docs/PROTOCOL.md):
   The requester gets ``ok``; everyone at the table, the requester included when it
   sits there or watches, then gets ``player_joined``.
   Remote clients can never make the server import code (no ``module:Class`` specs).
+- A private table (``options.invites`` set) seats only a holder of the seat's invitation
+  code (``not_invited``), and takes ``add_bot`` only from its creating connection or with
+  the seat's code; a table without ``allow_spectators`` answers ``spectate`` with
+  ``no_spectators``.
 - ``conventions`` (seated players only, for their own partnership) is allowed while
   waiting and between deals (``not_allowed`` during a deal); a built-in name or an
   inline card; a bad one is ``bad_conventions``. Everyone at the table, spectators
@@ -105,7 +109,7 @@ from .record_events import (
     result_event,
 )
 from .seating import Outbox, Peer, SeatSlot, Status
-from .tokens import new_token
+from .tokens import hash_invite, new_token
 
 __all__ = ["Outbox", "Peer", "SeatSlot", "Status", "Table", "TableOptions"]
 
@@ -137,6 +141,16 @@ class TableOptions:
     seeded: bool = False
     #: Seated players may ask for a hint on their turn (shown to everyone).
     hints: bool = False
+    #: The name of the connection that created the table (shown in the lobby).
+    creator: str | None = None
+    #: Whether anyone may watch (a private table's creator chooses; public: yes).
+    allow_spectators: bool = True
+    #: A private table: each seat's invitation code, hashed (None: a public table).
+    invites: dict[Seat, str] | None = None
+
+    @property
+    def private(self) -> bool:
+        return self.invites is not None
 
 
 class Table:
@@ -178,6 +192,9 @@ class Table:
         #: told of (``hint_taken``, and the record's ``hint`` line). Restored from the
         #: record, so a hint asked for again after a restart is not announced twice.
         self.hint_told: tuple[Seat, tuple[int, int]] | None = None
+        #: The connection that created the table: at a private table it may ``add_bot``
+        #: without a code (not kept over a restart: the codes still work then).
+        self.creator_peer: Peer | None = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -223,7 +240,9 @@ class Table:
                                between_deals_seconds=opts.between_deals_seconds,
                                takeover_strategy=opts.takeover_strategy,
                                turn_seconds=opts.turn_seconds, seeded=opts.seeded,
-                               hints=opts.hints))
+                               hints=opts.hints, creator=opts.creator,
+                               allow_spectators=opts.allow_spectators,
+                               invites=opts.invites))
         for team in TEAMS:
             self.record(ConventionsEvent(team=team, card=self.conventions[team]))
 
@@ -311,13 +330,38 @@ class Table:
 
     # ------------------------------------------------------------------ lobby actions
 
+    def invited_seat(self, seat: Seat | None, invite: str | None) -> Seat | None:
+        """The seat ``invite`` opens at a private table (``seat`` as given at a public
+        one): ``not_invited`` unless the code is that seat's (or, without ``seat``, any
+        seat's). Every seat's hash is compared, in constant time."""
+        invites = self.options.invites
+        if invites is None:
+            return seat
+        if invite is None:
+            raise ProtocolError(ErrorCode.NOT_INVITED,
+                                f"field 'invite': table {self.id} is private: its seats "
+                                f"are taken with their invitation codes")
+        given = hash_invite(invite)
+        opened: Seat | None = None
+        for each in SEATS:
+            if hmac.compare_digest(given, invites[each]):
+                opened = each
+        if opened is None or (seat is not None and seat is not opened):
+            which = f"seat {seat}" if seat is not None else "any seat"
+            raise ProtocolError(ErrorCode.NOT_INVITED,
+                                f"field 'invite': not the invitation code of {which} "
+                                f"at table {self.id}")
+        return opened
+
     def join(self, peer: Peer, name: str, seat: Seat | None,
-             req_id: MessageId | None = None) -> tuple[str, Outbox]:
+             req_id: MessageId | None = None, invite: str | None = None
+             ) -> tuple[str, Outbox]:
         """Seat ``peer``; returns its new secret token and the messages."""
         if self.status == "over":
             raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the match at table {self.id} is over")
         if self.seat_of(peer) is not None:
             raise ProtocolError(ErrorCode.ALREADY_SEATED, "you already sit at this table")
+        seat = self.invited_seat(seat, invite)
         if seat is None:
             free = [slot for slot in self.seats.values() if slot.kind == "empty"]
             if not free:
@@ -349,6 +393,9 @@ class Table:
         """Watch the table: the public view only."""
         if self.seat_of(peer) is not None:
             raise ProtocolError(ErrorCode.ALREADY_SEATED, "you sit at this table already")
+        if not self.options.allow_spectators:
+            raise ProtocolError(ErrorCode.NO_SPECTATORS,
+                                f"table {self.id} allows no spectators")
         self.spectators[peer] = None
         return [(peer, views.table_state(self.snapshot(), None, id=req_id))]
 
@@ -387,9 +434,13 @@ class Table:
             self.conventions[seat.team])
 
     def add_bot(self, requester: Peer, seat: Seat, strategy: str | None,
-                req_id: MessageId | None = None, now: float | None = None) -> Outbox:
-        """Put a server-side bot in an empty seat (no ``strategy``: :meth:`substitute`)."""
+                req_id: MessageId | None = None, now: float | None = None,
+                invite: str | None = None) -> Outbox:
+        """Put a server-side bot in an empty seat (no ``strategy``: :meth:`substitute`).
+        At a private table only its creator, or a holder of the seat's code, may."""
         self._tick_clock(now)
+        if requester is not self.creator_peer:
+            self.invited_seat(seat, invite)
         if strategy is None:
             strategy = self.substitute(seat)
         if strategy not in STRATEGIES:
@@ -762,4 +813,5 @@ class Table:
             deal_conventions=None if self.deal_conventions == self.conventions
             else dict(self.deal_conventions),
             turn_seconds=self.options.turn_seconds, seeded=self.options.seeded,
-            hints=self.options.hints)
+            hints=self.options.hints, private=self.options.private,
+            creator=self.options.creator, allow_spectators=self.options.allow_spectators)

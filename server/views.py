@@ -82,6 +82,12 @@ class TableSnapshot:
     seeded: bool = False
     #: Seated players may ask for hints.
     hints: bool = False
+    #: Seats are taken with invitation codes only.
+    private: bool = False
+    #: The name of whoever created the table.
+    creator: str | None = None
+    #: Whether anyone may watch.
+    allow_spectators: bool = True
 
 
 def _cards(cards: tuple[Card, ...] | list[Card]) -> list[Card]:
@@ -201,4 +207,7 @@ def table_info(snap: TableSnapshot) -> TableInfo:
         spectators=snap.spectators,
         seeded=snap.seeded,
         hints=snap.hints,
+        private=snap.private,
+        creator=snap.creator,
+        allow_spectators=snap.allow_spectators,
     )

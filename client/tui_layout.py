@@ -34,7 +34,8 @@ from prompt_toolkit.widgets import Frame
 
 from ..game.cards import Card, rank_name
 from ..game.conventions import Answer, ConventionCard, NoMeaning, Promise, Rule
-from ..game.seats import SEATS, Team
+from ..game.seats import SEATS, Seat, Team
+from ..protocol.messages import TableInfo
 from .tui_meaning import short_meaning
 from .tui_state import Mode, Overlay, TuiState, ordinal
 
@@ -503,7 +504,7 @@ def render_lobby(state: TuiState) -> StyleAndTextTuples:
     out: StyleAndTextTuples = [("class:title", f" {'table':<10} {'name':<20} {'target':>6}  "
                                                f"{'status':<13} seats N / E / S / W\n")]
     for i, info in enumerate(state.lobby.tables):
-        seats = " / ".join((info.seats.get(s) or "-")[:8] for s in SEATS)
+        seats = " / ".join(_lobby_seat(info, s) for s in SEATS)
         line = (f" {info.table[:10]:<10} {info.name[:20]:<20} {info.target:>6}  "
                 f"{info.status[:13]:<13} {seats}")
         if info.spectators:
@@ -512,9 +513,20 @@ def render_lobby(state: TuiState) -> StyleAndTextTuples:
             line += "  SEEDED"
         if info.hints:
             line += "  HINTS"
+        if info.turn_seconds:
+            line += f"  CLOCK {info.turn_seconds:g}s"
         out.append(("class:cursor" if i == state.lobby.cursor else "", line))
         out.append(("", "\n"))
     return out
+
+
+def _lobby_seat(info: TableInfo, seat: Seat) -> str:
+    """One seat of a lobby line: the name, marked when a server-side bot sits there (a
+    person's name may not look like a bot's, so the mark is the server's word)."""
+    name = info.seats.get(seat) or "-"
+    if info.kinds.get(seat) == "bot":
+        return f"[bot] {name.removesuffix(' bot')[:8]}"
+    return name[:8]
 
 
 # ==================================================================== panels

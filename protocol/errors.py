@@ -53,6 +53,8 @@ class ErrorCode(StrEnum):
     NOT_INVITED = "not_invited"
     #: ``spectate`` of a table whose creator allowed no spectators.
     NO_SPECTATORS = "no_spectators"
+    #: ``add_bot`` from a connection neither seated at that table nor its creator.
+    NOT_AT_TABLE = "not_at_table"
     # play (the first three are the engine's IllegalAction codes)
     NOT_YOUR_TURN = "not_your_turn"
     NOT_IN_HAND = "not_in_hand"

@@ -100,8 +100,9 @@ class CreateTable(_Client, tag="create_table"):
     conventions_ew: CardSpec | None = None
     #: When a disconnected player's hold runs out, a server-side bot plays the seat.
     bot_takeover: bool = True
-    #: Per-play time limit of the human seats in seconds; 0 turns the clock off; absent:
-    #: the server's default (``jackal serve --turn-seconds``, off unless set).
+    #: Per-play time limit of the human seats in seconds, at least 5 (less is refused);
+    #: 0 turns the clock off; absent: the server's default (``jackal serve
+    #: --turn-seconds``, off unless set).
     turn_seconds: Annotated[float, msgspec.Meta(ge=0, le=86400)] | None = None
     #: Seated players may ask for a ``hint`` on their turn (everyone is told when one
     #: does); absent: the server's default (``jackal serve --hints``, off unless set).
@@ -273,6 +274,9 @@ class TableInfo(msgspec.Struct):
     creator: str | None = None
     #: Whether ``spectate`` is allowed.
     allow_spectators: bool = True
+    #: The table's per-play clock in seconds (absent: none), so a player sees it before
+    #: sitting down.
+    turn_seconds: float | None = None
 
 
 class Tables(_Reply, tag="tables"):

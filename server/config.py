@@ -81,6 +81,10 @@ class ServerConfig:
     takeover_strategy: str | None = None
     #: Default per-play time limit of human seats (None: no clock); tables may set their own.
     turn_seconds: float | None = None
+    #: The shortest clock ``create_table`` may ask for (less is refused; 0 means none).
+    #: Tests that need a quick clock lower it; the server's own ``turn_seconds`` is the
+    #: operator's choice and not held to it.
+    min_turn_seconds: float = 5.0
     #: Whether tables allow hints (``hint``) when ``create_table`` does not say.
     hints: bool = False
     #: Tune the garbage collector for this process and freeze what start-up left alive

@@ -411,7 +411,8 @@ class Hub:
             bot_takeover=msg.bot_takeover, hold_seconds=self.config.hold_seconds,
             between_deals_seconds=self.config.between_deals_seconds,
             takeover_strategy=self.config.takeover_strategy,
-            turn_seconds=_clock(msg.turn_seconds, self.config.turn_seconds),
+            turn_seconds=_clock(msg.turn_seconds, self.config.turn_seconds,
+                                self.config.min_turn_seconds),
             seeded=msg.seed is not None,
             hints=self.config.hints if msg.hints is None else msg.hints,
             creator=session.name,
@@ -567,8 +568,16 @@ class Hub:
         self.send(table.bot_play(seat, card, trio.current_time()), table)
 
 
-def _clock(asked: float | None, default: float | None) -> float | None:
-    """A table's per-play clock: what ``create_table`` asked (0: none), else the server's."""
+def _clock(asked: float | None, default: float | None, least: float) -> float | None:
+    """A table's per-play clock: what ``create_table`` asked (0: none), else the server's.
+
+    A clock shorter than ``least`` is refused: at a fraction of a second the substitute
+    would play a person's cards before they could see them (``1e-300`` was accepted).
+    """
+    if asked is not None and asked != 0 and not (math.isfinite(asked) and asked >= least):
+        raise ProtocolError(ErrorCode.INVALID_MESSAGE,
+                            f"field 'turn_seconds': a clock is at least {least:g} seconds "
+                            f"(0 for none), not {asked!r}")
     chosen = default if asked is None else asked
     return chosen if chosen else None
 

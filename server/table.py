@@ -38,7 +38,8 @@ Behaviour decisions (for docs/PROTOCOL.md):
 - ``leave`` while seated: before the match the seat is freed; during it the seat goes
   to a takeover bot if the table has ``bot_takeover``, else it is left empty and anyone
   may ``join`` it (the table waits). The leaver's token stops working either way.
-- ``add_bot`` needs any hello'd connection (not necessarily at the table), an empty
+- ``add_bot`` needs a connection seated at the table or the one that created it
+  (``not_at_table``; at a private table also a holder of the seat's code), an empty
   seat and a strategy name from ``jackal.bots.STRATEGIES`` (``unknown_strategy``);
   without one it is the seat's substitute (:meth:`Table.substitute`).
   The requester gets ``ok``; everyone at the table, the requester included when it
@@ -437,9 +438,16 @@ class Table:
                 req_id: MessageId | None = None, now: float | None = None,
                 invite: str | None = None) -> Outbox:
         """Put a server-side bot in an empty seat (no ``strategy``: :meth:`substitute`).
-        At a private table only its creator, or a holder of the seat's code, may."""
+        Only its creator or a player seated here may; at a private table also a holder
+        of the seat's code."""
         self._tick_clock(now)
-        if requester is not self.creator_peer:
+        if requester is not self.creator_peer and self.seat_of(requester) is None:
+            # A bot can fill the last seat and start the match: a stranger must not start
+            # one that people are still gathering for.
+            if self.options.invites is None:
+                raise ProtocolError(ErrorCode.NOT_AT_TABLE,
+                                    f"only a player seated at table {self.id} or its "
+                                    f"creator may add a bot there")
             self.invited_seat(seat, invite)
         if strategy is None:
             strategy = self.substitute(seat)

@@ -210,4 +210,5 @@ def table_info(snap: TableSnapshot) -> TableInfo:
         private=snap.private,
         creator=snap.creator,
         allow_spectators=snap.allow_spectators,
+        turn_seconds=snap.turn_seconds,
     )

@@ -63,9 +63,8 @@ async def test_ready_after_match_ended_does_nothing() -> None:
         assert human.log[-2:] == [reply, pong]  # no event came between them
         tables = (await lobby.request(type="list_tables"))["tables"]
         assert [t["status"] for t in tables if t["table"] == table] == ["over"]
-        late = await greeted(port, "late")
-        refused = await late.request(type="add_bot", table=table, seat="S")
-        assert refused["code"] == "not_allowed"
+        refused = await lobby.request(type="add_bot", table=table, seat="S")
+        assert refused["code"] == "not_allowed"  # its creator, but the match is over
 
 
 async def _fake_server(stream: trio.SocketStream) -> None:

@@ -76,8 +76,9 @@ async def test_lobby_and_seat_errors_change_nothing() -> None:
         await _error(b, "seat_taken", type="join", table=table, seat="N")
         await _error(a, "already_seated", type="join", table=table, seat="E")
         await _error(a, "already_seated", type="spectate", table=table)
-        await _error(b, "seat_taken", type="add_bot", table=table, seat="N")
-        await _error(b, "unknown_strategy", type="add_bot", table=table, seat="E",
+        await _error(b, "not_at_table", type="add_bot", table=table, seat="E")
+        await _error(a, "seat_taken", type="add_bot", table=table, seat="N")
+        await _error(a, "unknown_strategy", type="add_bot", table=table, seat="E",
                      strategy="os:system")
         await _error(b, "not_seated", type="ready")
         await _error(b, "not_seated", type="play", card="AS")
@@ -94,7 +95,7 @@ async def test_lobby_and_seat_errors_change_nothing() -> None:
         assert await _state(watcher, table) == before
         # Fill the table; a fifth player finds it full.
         for seat in ("E", "S", "W"):
-            assert (await b.request(type="add_bot", table=table, seat=seat))["type"] == "ok"
+            assert (await a.request(type="add_bot", table=table, seat=seat))["type"] == "ok"
         c = await RawClient.connect(port, "c")
         await c.hello()
         await _error(c, "table_full", type="join", table=table)

@@ -178,18 +178,17 @@ async def test_add_bot_reply_then_the_same_event_for_a_requester_at_the_table() 
         event = {"type": "player_joined", "seat": "E", "name": "random bot", "kind": "bot"}
         assert await north.recv() == event
         assert await watcher.wait_type("player_joined") == event
-        # Spectating requester: the same.
+        # A spectator may not add one (only players and the creator may).
         reply = await watcher.request(type="add_bot", table=table, seat="S",
                                       strategy="random")
-        assert reply["type"] == "ok"
-        event = {**event, "seat": "S"}
-        assert await watcher.recv() == event
-        assert await north.wait_type("player_joined") == event
-        # A requester that is not at the table gets its ok and nothing else.
+        assert reply["code"] == "not_at_table"
+        # The creator, not at the table, gets its ok and nothing else.
         assert (await lobby.request(type="add_bot", table=table, seat="W"))["type"] == "ok"
         assert (await lobby.request(type="ping"))["type"] == "pong"
         assert not any(m["type"] == "player_joined" for m in lobby.log)
-        assert (await north.wait_type("player_joined"))["seat"] == "W"
+        event = {**event, "seat": "W", "name": "expert bot"}  # the substitute
+        assert await north.wait_type("player_joined") == event
+        assert await watcher.wait_type("player_joined") == event
 
 
 async def test_a_deal_started_by_the_players_is_logged_once(

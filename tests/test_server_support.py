@@ -62,8 +62,10 @@ class RawClient:
         self.auto_pong = True
 
     @classmethod
-    async def connect(cls, port: int, name: str = "") -> RawClient:
-        stream = await trio.open_tcp_stream("127.0.0.1", port)
+    async def connect(cls, port: int, name: str = "", local: str | None = None) -> RawClient:
+        """A new connection to 127.0.0.1; ``local`` (e.g. ``"127.0.0.2"``) makes it come
+        from another address of the loopback network, as another machine would."""
+        stream = await trio.open_tcp_stream("127.0.0.1", port, local_address=local)
         client = cls(stream, name)
         welcome = await client.recv()
         assert welcome["type"] == "welcome", welcome
@@ -162,9 +164,9 @@ async def new_table(client: RawClient, **options: Any) -> str:
     return str(reply["table"])
 
 
-async def greeted(port: int, name: str) -> RawClient:
-    """A new connection that has said hello as ``name``."""
-    client = await RawClient.connect(port, name)
+async def greeted(port: int, name: str, local: str | None = None) -> RawClient:
+    """A new connection that has said hello as ``name`` (from address ``local``)."""
+    client = await RawClient.connect(port, name, local)
     await client.hello()
     return client
 

@@ -32,7 +32,8 @@ async def test_every_bot_a_seat_needs_is_the_substitute_for_its_card(
         return real_strategy(self, table_id, seat, name)
 
     monkeypatch.setattr(server_bots.BotPool, "strategy", spy)
-    config = ServerConfig(port=0, hold_seconds=0.2, between_deals_seconds=600)
+    config = ServerConfig(port=0, hold_seconds=0.2, between_deals_seconds=600,
+                          min_turn_seconds=0.1)  # a quick clock, for a quick test
     async with running_server(config) as port:
         # The other side declares "none": each side's bots follow their own card.
         lobby, table = await open_table(port, conventions_ns=card, conventions_ew="none",

@@ -116,7 +116,7 @@ def test_lobby_lists_tables_with_the_selection() -> None:
     fragments = render_lobby(state)
     selected = [frag[1] for frag in fragments if "cursor" in frag[0]]
     assert len(selected) == 1 and "two" in selected[0]
-    assert "ann / - / - / random b" in text(fragments)
+    assert "ann / - / - / [bot] random" in text(fragments)
 
 
 def test_convention_card_described_play_by_play() -> None:

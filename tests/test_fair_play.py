@@ -1,0 +1,78 @@
+"""Fair play at the table (issue 21): the attacks of hostile players, over real sockets.
+
+Each test plays an attack the issue names against a real server on port 0 and checks
+that it fails: a stranger starting a match with ``add_bot``, a clock too short to play
+by, the lobby hiding the clock.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from jackal.client import tui_layout
+from jackal.client.tui_state import Mode, TuiState
+from jackal.protocol import messages as m
+from jackal.server.config import ServerConfig
+from test_server_support import QUIET, greeted, open_table, running_server, sit
+
+# --------------------------------------------------------------------- table control
+
+
+async def test_only_a_seated_player_or_the_creator_may_add_a_bot() -> None:
+    async with running_server(ServerConfig(**QUIET)) as port:
+        creator, table = await open_table(port)
+        friend = await sit(port, table, "N")
+        stranger = await greeted(port, "stranger")
+        watcher = await greeted(port, "watcher")
+        await watcher.request(type="spectate", table=table)
+        # Friends are gathering: a stranger (or someone merely watching) filling the
+        # seats would start the match without them.
+        for griefer in (stranger, watcher):
+            refused = await griefer.request(type="add_bot", table=table, seat="E")
+            assert refused["type"] == "error" and refused["code"] == "not_at_table", refused
+        state = await friend.request(type="sync")
+        assert [s["kind"] for s in state["seats"]] == ["human", "empty", "empty", "empty"]
+        # The seated player and the creator may.
+        assert (await friend.request(type="add_bot", table=table, seat="E"))["type"] == "ok"
+        assert (await creator.request(type="add_bot", table=table, seat="W"))["type"] == "ok"
+
+
+async def test_a_clock_under_five_seconds_is_refused_naming_the_field() -> None:
+    async with running_server(ServerConfig(**QUIET)) as port:
+        host = await greeted(port, "host")
+        # 1e-300 let the clock play 7 of a victim's 8 cards.
+        for seconds in (1e-300, 0.5, 4.999):
+            refused = await host.request(type="create_table", turn_seconds=seconds)
+            assert refused["type"] == "error", refused
+            assert refused["code"] == "invalid_message", refused
+            assert refused["message"].startswith("field 'turn_seconds'"), refused
+        refused = await host.request(type="create_table", turn_seconds=-1)
+        assert refused["code"] == "invalid_message" and "turn_seconds" in refused["message"]
+        # Not a number at all: JSON has no NaN, and the line is refused whole.
+        await host.send_raw(b'{"type":"create_table","id":"nan","turn_seconds":NaN}\n')
+        refused = await host.recv_until(lambda msg: msg["type"] == "error")
+        assert refused[-1]["code"] in ("bad_json", "invalid_message"), refused
+        listing = await host.request(type="list_tables")
+        assert listing["tables"] == []  # none of them made a table
+        for seconds in (5, 0):  # the least clock, and none
+            assert (await host.request(type="create_table", turn_seconds=seconds)
+                    )["type"] == "table_created"
+
+
+async def test_the_lobby_shows_the_clock_and_the_client_draws_it() -> None:
+    async with running_server(ServerConfig(**QUIET)) as port:
+        host = await greeted(port, "host")
+        timed = (await host.request(type="create_table", name="timed",
+                                    turn_seconds=30))["table"]
+        untimed = (await host.request(type="create_table", name="untimed"))["table"]
+        await host.request(type="add_bot", table=timed, seat="E", strategy="random")
+        reply = await host.request(type="list_tables")
+    entries = {info["table"]: info for info in reply["tables"]}
+    assert entries[timed]["turn_seconds"] == 30
+    assert entries[untimed]["turn_seconds"] is None  # no clock
+    state = TuiState(mode=Mode.LOBBY)
+    state.apply(msgspec.convert(reply, m.Tables))
+    lines = "".join(piece[1] for piece in tui_layout.render_lobby(state)).splitlines()
+    timed_line = next(line for line in lines if "untimed" not in line and "timed" in line)
+    assert "CLOCK 30s" in timed_line and "[bot] random" in timed_line
+    assert "CLOCK" not in next(line for line in lines if "untimed" in line)

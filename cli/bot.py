@@ -22,6 +22,8 @@ examples:
   jackal bot --server host:7878 --table t1 --seat E --strategy mybots:Clever
       sit at E of table t1 with the class Clever from mybots.py (on sys.path or in the
       current directory)
+  jackal bot --server host:7878 --table t4 --invite k7mq-x3ph-vd2a-9wnz --strategy expert
+      take the seat of a private table that this invitation code opens
   jackal bot --server 127.0.0.1:7878 --exec "node examples/stdin_bot.js"
       the program plays: one your_turn JSON line in, one card line out, per move
 """
@@ -49,6 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="join this table (default: create one and fill it with bots)")
     parser.add_argument("--seat", choices=[s.value for s in SEATS], type=str.upper,
                         help="take this seat (default: any free seat)")
+    parser.add_argument("--invite", metavar="CODE",
+                        help="with --table: the invitation code of a seat of a private table "
+                             "(from its creator); without --seat it takes the seat the code "
+                             "opens")
     parser.add_argument("--conventions", metavar="NAME|FILE",
                         help="declare this convention card for the bot's partnership "
                              "(default: at a table the bot creates, the strategy's own card, "
@@ -92,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if args.target < 1:
         return _fail("--target must be a positive number of victory points")
+    if args.invite is not None and args.table is None:
+        return _fail("--invite needs --table (the private table the code is for)")
     if sys.path[0] != "":
         sys.path.insert(0, "")  # let module:Class find the user's module in the cwd
     seed = args.seed if args.seed is not None else random.randrange(2**32)
@@ -135,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
                           table=args.table, seat=seat, create=create, bots=bots,
                           conventions=conventions, password=args.password,
                           client="jackal-bot",
-                          features=EXEC_FEATURES if program is not None else ())
+                          features=EXEC_FEATURES if program is not None else (),
+                          invite=args.invite)
     log = logging.getLogger("jackal.bot")
 
     async def main() -> int:

@@ -45,6 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", metavar="ID",
                         help="with --server: go straight to this table, without the lobby "
                              "(e.g. t3)")
+    parser.add_argument("--invite", metavar="CODE",
+                        help="with --table: the invitation code of a seat of a private table, "
+                             "from its creator (without --seat: the seat the code opens)")
     parser.add_argument("--seat", default=None, type=_seat,
                         help="your seat: N, E, S or W (built-in game: default S; with "
                              "--table: default any free seat)")
@@ -132,6 +135,10 @@ def run(args: argparse.Namespace) -> int:
     if args.table and not args.server:
         print("jackal play: --table needs --server HOST:PORT", file=sys.stderr)
         return 2
+    if args.invite and not args.table:
+        print("jackal play: --invite needs --table (the private table the code is for)",
+              file=sys.stderr)
+        return 2
     server = None
     if args.server:
         try:
@@ -146,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
                         target=args.target, seed=args.seed)
     return run_tui(PlayOptions(game=game, server=server, password=args.password,
                                symbols=args.symbols, table=args.table, seat=args.seat,
+                               invite=args.invite,
                                bell=args.bell, confirm=args.confirm,
                                store=SeatStore(seats_dir()) if server else None,
                                start_server=functools.partial(

@@ -21,9 +21,11 @@ reclaim's ``table_state``), so act on that.
 
 Constructor options: ``table`` (join it) or ``create`` (a ``CreateTable`` message: a new
 table is made and joined; ``table=None`` and no ``create`` makes one with defaults);
-``seat`` (None: any free seat); ``bots`` (``{Seat: strategy}``: server-side bots to add
-just before sitting down, e.g. to fill a table you created); ``conventions`` (a card spec --
-built-in name or ``ConventionCard`` -- declared for your partnership before ready);
+``seat`` (None: any free seat); ``invite`` (a private table's invitation code for the
+seat: sent with the join, and without ``seat`` it picks the seat); ``bots`` (``{Seat:
+strategy}``: server-side bots to add just before sitting down, e.g. to fill a table you
+created); ``conventions`` (a card spec -- built-in name or ``ConventionCard`` -- declared
+for your partnership before ready);
 ``password``; ``auto_ready`` (default True: send ``ready`` when seated and again after
 each deal); ``reconnect`` (a :class:`Backoff`); ``client`` (sent in hello); ``token`` (a
 token saved from an earlier run: the session starts by reclaiming that seat, and ``run``
@@ -177,6 +179,7 @@ class SeatSession:
         token: str | None = None,
         on_retry: Callable[[float, str], None] | None = None,
         features: Collection[str] = (),
+        invite: str | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -184,6 +187,7 @@ class SeatSession:
         self.table = table
         self.seat: Seat | None = None if seat is None else Seat(seat)
         self._create = create
+        self._invite = invite
         self._bots = dict(bots or {})
         self._conventions = conventions
         self._password = password
@@ -367,8 +371,8 @@ class SeatSession:
         for bot_seat, strategy in self._bots.items():
             await conn.request(AddBot(table=self.table, seat=bot_seat, strategy=strategy),
                                timeout=self._timeout)
-        joined = await conn.request(Join(table=self.table, seat=self.seat),
-                                    timeout=self._timeout)
+        join = Join(table=self.table, seat=self.seat, invite=self._invite)
+        joined = await conn.request(join, timeout=self._timeout)
         seated = _expect(joined, Joined)
         self.seat = seated.seat
         self.token = seated.token

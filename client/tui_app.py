@@ -69,6 +69,8 @@ class PlayOptions:
     #: On a server: go straight to this table (no lobby first), at ``seat`` if given.
     table: str | None = None
     seat: Seat | None = None
+    #: With ``table``: the invitation code of a seat of that private table.
+    invite: str | None = None
     #: Where seat tokens are saved, so a restarted client takes its seat back (None:
     #: nowhere; the embedded game never saves: its server ends with the process).
     store: SeatStore | None = None
@@ -430,7 +432,7 @@ class TuiApp:
         seat = None if options.seat is None else options.seat.value
         if options.table is not None:
             saved = store.find(key, options.table, seat) if store is not None else None
-            return saved or JoinSeat(options.table, options.seat)
+            return saved or JoinSeat(options.table, options.seat, options.invite)
         found = store.seats(key) if store is not None else []
         return found[0] if found else None
 
@@ -447,7 +449,7 @@ class TuiApp:
                 state.say(f"Taking back your seat {target.seat} at table {target.table}...")
             else:
                 session = self._new_session(host, port, table=target.table,
-                                            seat=target.seat)
+                                            seat=target.seat, invite=target.invite)
             try:
                 nxt = await self._play_seat(session, raise_refusal=True)
             except ServerError as exc:
@@ -458,7 +460,7 @@ class TuiApp:
                     state.add_log(f"Your saved seat {target.seat} at table {target.table} "
                                   "is no longer held.", "warn")
                     if options.table is not None and target.table == options.table:
-                        target = JoinSeat(options.table, options.seat)
+                        target = JoinSeat(options.table, options.seat, options.invite)
                         continue
                 else:
                     state.say(f"Could not take the seat: {_describe(exc)}", "error")
@@ -471,9 +473,10 @@ class TuiApp:
             self.state.outbox.appendleft(nxt)
 
     def _new_session(self, host: str, port: int, *, table: str, seat: Seat | None,
-                     token: str | None = None) -> SeatSession:
+                     token: str | None = None, invite: str | None = None) -> SeatSession:
         return SeatSession(host, port, name=self.options.game.name, table=table, seat=seat,
-                           token=token, password=self.options.password, auto_ready=False,
+                           token=token, invite=invite, password=self.options.password,
+                           auto_ready=False,
                            on_status=self._on_status, on_retry=self._on_retry,
                            client="jackal-play",
                            # A LAN evening waits for its server however long it takes;

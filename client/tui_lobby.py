@@ -28,10 +28,12 @@ __all__ = ["JoinSeat", "LobbyState", "OpenPrompt", "SpectateTable", "free_seats"
 
 @dataclass(frozen=True)
 class JoinSeat:
-    """Intent: sit at ``seat`` (any free seat if None) of ``table`` and play from there."""
+    """Intent: sit at ``seat`` (any free seat if None) of ``table`` and play from there;
+    ``invite``: the seat's code at a private table."""
 
     table: str
     seat: Seat | None
+    invite: str | None = None
 
 
 @dataclass(frozen=True)

@@ -167,3 +167,29 @@ async def test_bot_wrong_password_exits_2(nursery: trio.Nursery) -> None:
     done = await run_bot("--server", f"127.0.0.1:{port}", "--strategy", "random",
                          "--password", "sesame", "--target", "20")
     assert done.returncode == 0, done.stderr.decode()
+
+
+async def test_bot_takes_a_private_seat_only_with_its_invitation(server_port: int) -> None:
+    """A program sits at a private table with the code its creator passed on (the way a
+    tournament seats its entries); without one, or with another seat's, it is refused."""
+    from jackal.client.connection import open_connection
+    from jackal.protocol.messages import AddBot, CreateTable, Hello, TableCreated
+
+    async with open_connection("127.0.0.1", server_port) as conn:
+        await conn.request(Hello(name="director"))
+        created = await conn.request(CreateTable(target=30, private=True))
+        assert isinstance(created, TableCreated) and created.invitations is not None
+        for seat in ("N", "E", "S"):
+            await conn.request(AddBot(table=created.table, seat=Seat(seat)))
+    codes = created.invitations
+    server = f"127.0.0.1:{server_port}"
+    for extra in ([], ["--invite", codes[Seat.N]]):
+        done = await run_bot("--server", server, "--table", created.table, "--seat", "W",
+                             "--strategy", "random", *extra)
+        err = done.stderr.decode().strip()
+        assert done.returncode == 2 and "not_invited" in err, err
+    done = await run_bot("--server", server, "--table", created.table, "--invite",
+                         codes[Seat.W], "--strategy", "random")
+    err = done.stderr.decode()
+    assert done.returncode == 0, err
+    assert "seated at W of table" in err and "match over at table" in done.stdout.decode()

@@ -35,9 +35,13 @@ Decisions worth knowing:
   player's copy of ``played`` once, with the id). Pure answers (``ok``, ``hello_ok``,
   ``joined``, ``tables``, ``table_created``, ``help``, ``pong``, ``error`` with an id) only
   go to their request.
-- The event queue is bounded (``max_events``). A consumer that falls that far behind gets
-  the connection closed with :class:`ConnectionLost` rather than unbounded memory or a
-  stalled reader; a session then reconnects and gets a fresh ``table_state``.
+- The event queue is bounded, in events (``max_events``) and in the bytes the unread
+  events took on the wire (``max_event_bytes``, 4 MiB: a hostile server's 1 MB events
+  cannot pile up). A consumer that falls that far behind gets the connection closed with
+  :class:`ConnectionLost` rather than unbounded memory or a stalled reader; a session
+  then reconnects and gets a fresh ``table_state``. :attr:`Connection.last_event_size`
+  is the wire size of the event :meth:`Connection.next_event` returned last, for queues
+  downstream that bound themselves the same way.
 - Any failure of the stream (EOF, reset, a framing error, a fatal ``error``) closes the
   connection once: every waiting request and the event iterator raise
   :class:`ConnectionLost` carrying the reason.
@@ -80,6 +84,7 @@ from ..protocol.messages import (
 from ..protocol.state import ConnState
 
 __all__ = [
+    "MAX_EVENT_BYTES",
     "ClientError",
     "Connection",
     "ConnectionLost",
@@ -97,6 +102,10 @@ _STATEFUL_REPLIES = (Played, TableState, Explanation, Question, AnswerMessage)
 DEFAULT_TIMEOUT = 30.0
 #: A connection that hears nothing (not even a pong to its own ping) this long is lost.
 DEFAULT_IDLE_TIMEOUT = 60.0
+#: Bytes (as they came on the wire) of pushed events a consumer may leave unread, here and
+#: in each queue after it (SeatSession, LobbyLink). Thousands of real events fit: a
+#: ``table_state`` with two inline cards is about 10 KB.
+MAX_EVENT_BYTES = 4 << 20
 
 
 class ClientError(Exception):
@@ -167,6 +176,7 @@ class Connection:
 
     def __init__(self, stream: trio.abc.Stream, *, max_line: int = CLIENT_MAX_LINE,
                  max_events: int = 4096, max_outgoing: int = 256,
+                 max_event_bytes: int = MAX_EVENT_BYTES,
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT) -> None:
         self._stream = stream
         self._idle_timeout = idle_timeout
@@ -174,7 +184,13 @@ class Connection:
         self._conn = ClientConnection(max_line=max_line)
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
-        self._events_in, self._events_out = trio.open_memory_channel[ServerMessage](max_events)
+        # Each event travels with its size on the wire, counted in _event_bytes until read.
+        self._events_in, self._events_out = trio.open_memory_channel[
+            tuple[ServerMessage, int]](max_events)
+        self._max_event_bytes = max_event_bytes
+        self._event_bytes = 0
+        #: Wire size in bytes of the event :meth:`next_event` returned last.
+        self.last_event_size = 0
         self._out_in, self._out_out = trio.open_memory_channel[bytes](max_outgoing)
         self._welcomed = trio.Event()
         self._finished = trio.Event()
@@ -300,9 +316,12 @@ class Connection:
     async def next_event(self) -> ServerMessage:
         """The next pushed event; raises :class:`ConnectionLost` once none can come."""
         try:
-            return await self._events_out.receive()
+            msg, size = await self._events_out.receive()
         except (trio.EndOfChannel, trio.ClosedResourceError):
             raise ConnectionLost(self.lost_reason or "closed") from None
+        self._event_bytes -= size
+        self.last_event_size = size
+        return msg
 
     async def _watchdog(self, limit: float) -> None:
         """Notice a link that died without a close (a half-open TCP connection).
@@ -384,13 +403,19 @@ class Connection:
         return self._queue_event(msg)
 
     def _queue_event(self, msg: ServerMessage) -> bool:
+        size = self._conn.last_line_size
+        if self._event_bytes + size > self._max_event_bytes:
+            self._mark_lost(f"more than {self._max_event_bytes} bytes of unread events "
+                            "(the consumer fell behind)")
+            return False
         try:
-            self._events_in.send_nowait(msg)
+            self._events_in.send_nowait((msg, size))
         except trio.WouldBlock:
             self._mark_lost("too many unread events (the consumer fell behind)")
             return False
         except trio.ClosedResourceError:
             return False
+        self._event_bytes += size
         return True
 
     def _mark_lost(self, reason: str) -> None:

@@ -14,7 +14,9 @@ What the owner sees:
   ``"reconnecting"`` (with ``retry_in``: seconds until the next attempt, so a countdown
   can be drawn) or ``"lost"`` (the server refused the hello, e.g. a wrong password:
   trying again cannot help, and :meth:`LobbyLink.run` raises the ``ServerError``);
-- :meth:`LobbyLink.events`: pushed events of every connection in turn, in order;
+- :meth:`LobbyLink.events`: pushed events of every connection in turn, in order; an
+  owner that leaves more than ``MAX_EVENT_BYTES`` of them unread (a server flooding) gets
+  the connection dropped and a new one, which lists and watches again from snapshots;
 - :meth:`LobbyLink.request`: a request on the current connection (``ConnectionLost``
   while there is none: a request is never resent on a new connection by itself, so
   nothing is ever done twice).
@@ -28,7 +30,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import trio
 
 from ..protocol.messages import ClientMessage, Hello, ServerMessage
-from .connection import ClientError, Connection, ConnectionLost, ServerError
+from .connection import MAX_EVENT_BYTES, ClientError, Connection, ConnectionLost, ServerError
 from .session import Backoff
 
 __all__ = ["LinkStatus", "LobbyLink"]
@@ -61,7 +63,10 @@ class LobbyLink:
         self.status = "connecting"
         #: How many times a connection was made (1 after the first).
         self.connections = 0
-        self._events_in, self._events_out = trio.open_memory_channel[ServerMessage](math.inf)
+        # Each event with its wire size; bounded in bytes, as a SeatSession's queue is.
+        self._events_in, self._events_out = trio.open_memory_channel[
+            tuple[ServerMessage, int]](math.inf)
+        self._event_bytes = 0
         self._task_status: trio.TaskStatus[None] | None = None
 
     def _set(self, status: str, detail: str = "", retry_in: float | None = None) -> None:
@@ -85,8 +90,8 @@ class LobbyLink:
             else:
                 delays = self._backoff.delays()  # a good connection resets the backoff
                 try:
-                    await self._serve(conn)
-                    reason = conn.lost_reason or "the connection closed"
+                    reason = (await self._serve(conn) or conn.lost_reason
+                              or "the connection closed")
                 finally:
                     self.conn = None
                     with trio.CancelScope(shield=True):
@@ -111,8 +116,8 @@ class LobbyLink:
             raise ConnectionLost(str(exc)) from None
         return conn
 
-    async def _serve(self, conn: Connection) -> None:
-        """Pump ``conn``'s events until it drops."""
+    async def _serve(self, conn: Connection) -> str | None:
+        """Pump ``conn``'s events until it drops (or return why we drop it)."""
         self.conn = conn
         self.connections += 1
         self._set("connected", f"{self.host}:{self.port}")
@@ -120,19 +125,28 @@ class LobbyLink:
             try:
                 await self._on_connected(conn)
             except ClientError:
-                return  # dropped again at once: reconnect
+                return None  # dropped again at once: reconnect
         if self._task_status is not None:
             self._task_status.started()
             self._task_status = None
         try:
             while True:
-                self._events_in.send_nowait(await conn.next_event())
+                msg = await conn.next_event()
+                size = conn.last_event_size
+                if self._event_bytes + size > MAX_EVENT_BYTES:
+                    # The owner fell behind (or the server floods): drop this connection;
+                    # the next one lists and watches again, from fresh snapshots.
+                    return (f"more than {MAX_EVENT_BYTES} bytes of events unread: "
+                            "starting again from a snapshot")
+                self._event_bytes += size
+                self._events_in.send_nowait((msg, size))
         except ConnectionLost:
-            return
+            return None
 
     async def events(self) -> AsyncIterator[ServerMessage]:
         """Pushed events of every connection, in order (never ends by itself)."""
-        async for msg in self._events_out:
+        async for msg, size in self._events_out:
+            self._event_bytes -= size
             yield msg
 
     async def request(self, msg: ClientMessage) -> ServerMessage:

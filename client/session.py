@@ -88,7 +88,7 @@ from ..protocol.messages import (
     TableCreated,
     TableState,
 )
-from .connection import ClientError, Connection, ConnectionLost, ServerError
+from .connection import MAX_EVENT_BYTES, ClientError, Connection, ConnectionLost, ServerError
 from .mirror import TableMirror
 
 __all__ = ["Backoff", "MissingFeatures", "SeatSession", "SessionLost", "Status"]
@@ -210,10 +210,13 @@ class SeatSession:
         self._live = TableMirror()
         self.status = Status.CONNECTING
         self.status_detail = ""
-        # Events for the consumer; ``_DONE`` ends the stream. Unbounded on purpose: the
-        # consumer's mirror must see every event, and a match is a bounded number of them
-        # (the connection's own queue guards against a flooding server).
+        # Events for the consumer, each with its wire size; ``_DONE`` ends the stream. Not
+        # bounded in count (the consumer's mirror must see every event) but in bytes: a
+        # consumer that leaves more than MAX_EVENT_BYTES unread (a hostile server flooding
+        # while a bot thinks) gets the connection dropped, and the reclaim's table_state
+        # starts its mirror again from a snapshot.
         self._events_in, self._events_out = trio.open_memory_channel[Any](math.inf)
+        self._event_bytes = 0
         self._ready_sent_for: int | None = None
         # (deal, plays made) of the turn we last played in, as the mirror saw it.
         self._played_for: tuple[int, int] | None = None
@@ -278,6 +281,8 @@ class SeatSession:
                 return
             if item is _DONE:
                 return
+            item, size = item
+            self._event_bytes -= size
             self.mirror.apply(item)
             if isinstance(item, TableState):
                 self._played_for = None  # the snapshot shows whether our play arrived
@@ -401,7 +406,7 @@ class SeatSession:
                           stop: Callable[[ServerMessage], bool]) -> None:
         while True:
             msg = await conn.next_event()
-            self._deliver(msg)
+            self._deliver(msg, conn.last_event_size)
             if stop(msg):
                 return
 
@@ -416,12 +421,16 @@ class SeatSession:
             # A dropped connection is noticed (and handled) by the event loop in _serve.
             log.debug("ready not sent: %s", exc)
 
-    def _deliver(self, msg: ServerMessage) -> None:
+    def _deliver(self, msg: ServerMessage, size: int) -> None:
+        if self._event_bytes + size > MAX_EVENT_BYTES:
+            raise ConnectionLost(f"more than {MAX_EVENT_BYTES} bytes of events unread by "
+                                 "this client: starting again from a snapshot")
+        self._event_bytes += size
         self._live.apply(msg)
         if isinstance(msg, TableState):
             self._ready_sent_for = None
         with contextlib.suppress(trio.ClosedResourceError):
-            self._events_in.send_nowait(msg)
+            self._events_in.send_nowait((msg, size))
 
     def _wants_ready(self) -> bool:
         mirror = self._live
@@ -441,7 +450,7 @@ class SeatSession:
                 try:
                     while True:
                         msg = await conn.next_event()
-                        self._deliver(msg)
+                        self._deliver(msg, conn.last_event_size)
                         if isinstance(msg, MatchEnded):
                             self._closing = True
                             self._set_status(Status.CLOSED, "match over")

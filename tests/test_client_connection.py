@@ -61,12 +61,14 @@ class Peer:
         return result
 
 
-async def start_fake(nursery: trio.Nursery, script: Script) -> int:
-    """Listen on 127.0.0.1 port 0 and run ``script`` for each connection; return the port."""
+async def start_fake(nursery: trio.Nursery, script: Script,
+                     welcome: dict[str, Any] | None = None) -> int:
+    """Listen on 127.0.0.1 port 0 and run ``script`` for each connection; return the port.
+    Each connection is greeted with ``welcome`` (default :data:`WELCOME`)."""
 
     async def handler(stream: trio.SocketStream) -> None:
         peer = Peer(stream)
-        await peer.send(WELCOME)
+        await peer.send(welcome or WELCOME)
         try:
             await script(peer)
         except (EOFError, trio.BrokenResourceError):

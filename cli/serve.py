@@ -72,6 +72,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default=defaults.max_tables_per_connection,
                         help=f"most open tables one connection may have created "
                              f"(default {defaults.max_tables_per_connection})")
+    parser.add_argument("--max-tables-per-address", type=int,
+                        default=defaults.max_tables_per_address,
+                        help=f"most open tables created from one address, all its "
+                             f"connections together (default "
+                             f"{defaults.max_tables_per_address})")
     parser.add_argument("--unattended-seconds", type=float,
                         default=defaults.unattended_seconds,
                         help=f"stop a table where no person plays and nobody watches after "
@@ -131,6 +136,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         ping_timeout=args.ping_timeout, hello_timeout=args.hello_timeout,
         max_connections=args.max_connections, max_per_address=args.max_per_address,
         max_tables=args.max_tables, max_tables_per_connection=args.max_tables_per_connection,
+        max_tables_per_address=args.max_tables_per_address,
         unattended_seconds=args.unattended_seconds,
         rate_per_second=args.rate, rate_burst=burst,
         # A burst's replies must fit unsent (a KiB per token at most, see the session).

@@ -46,10 +46,19 @@ class ServerConfig:
     password_guesses_per_minute: float = 10.0
     #: ...with this many at once; beyond, ``hello`` gets ``rate_limited`` unchecked.
     password_guess_burst: float = 5.0
+    #: Wrong seat tokens answered per address and minute, and at once: the same rule.
+    token_guesses_per_minute: float = 30.0
+    token_guess_burst: float = 10.0
     #: Most tables at once (``create_table`` answers ``server_full`` beyond it).
     max_tables: int = 1000
     #: Most tables one connection may have created that are still open.
     max_tables_per_connection: int = 10
+    #: ...and one address, all its connections together, closed ones included (a table
+    #: outlives its creator's connection, so new connections must not reset the count).
+    max_tables_per_address: int = 20
+    #: A table whose creator has left before anyone sat at or watched it goes after this
+    #: long (instead of ``idle_table_seconds``).
+    orphan_table_seconds: float = 60.0
     #: A table where no person sits (connected) and nobody watches stops after this long.
     unattended_seconds: float = 300.0
     #: Tables per ``tables`` reply (``list_tables`` pages through the lobby).

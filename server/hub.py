@@ -32,17 +32,21 @@ Behaviour decisions (for docs/PROTOCOL.md):
   bug inside one table's task closes that table only (``internal`` to everyone at it).
 - ``create_table`` beyond ``max_tables`` gets ``server_full``, and beyond
   ``max_tables_per_connection`` tables created by the same connection that are still
-  open ``not_allowed``. A table leaves the lobby when its match is over, nobody is at it
-  any more and no seat is held for a player who was away at the end (so they can
-  reclaim it to see the end); when nobody has sat at or watched it for
-  ``idle_table_seconds`` before its match started; or when seats are taken but nobody
+  open, or ``max_tables_per_address`` created from the same address (all its
+  connections, closed ones included), ``not_allowed``. A table leaves the lobby when
+  its match is over, nobody is at it any more and no seat is held for a player who was
+  away at the end (so they can reclaim it to see the end); when nobody has sat at or
+  watched it for
+  ``idle_table_seconds`` before its match started (``orphan_table_seconds`` once the
+  connection that created it has closed); or when seats are taken but nobody
   attends it (no person seated and connected, nobody watching) for
   ``unattended_seconds``, whatever its status: bots do not play on for nobody, and the
   record is closed so a restart does not bring the table back.
 - With a server password, wrong passwords are also limited per address (all its
   connections together): past ``password_guess_burst`` at once and
   ``password_guesses_per_minute``, a ``hello`` with a password gets ``rate_limited``
-  (with ``retry_after``) without being checked.
+  (with ``retry_after``) without being checked. Wrong seat tokens likewise
+  (``token_guess_burst``, ``token_guesses_per_minute``).
 - A connection's requests cost its rate limit by size too (see :mod:`.session`).
 - Without ``seed`` a table gets a random 63-bit match seed (kept in the records).
 """
@@ -97,7 +101,7 @@ from .disclosure import resolve_conventions
 from .hints import HintDesk
 from .keepalive import Keepalive
 from .lobby import Lobby
-from .ratelimit import AddressLimits, host_of, retry_hint
+from .ratelimit import AddressLimits, GuessLimits, host_of, retry_hint
 from .record_events import Closed
 from .records import RecordFile, RecordSyncer
 from .restore import restore_tables
@@ -141,9 +145,12 @@ class Hub:
         self.keepalive = Keepalive()
         self.addresses = AddressLimits(config.max_per_address,
                                        config.password_guesses_per_minute / 60.0,
-                                       config.password_guess_burst)
-        #: Who created each open table (for ``max_tables_per_connection``).
-        self._creators: dict[Table, Session] = {}
+                                       config.password_guess_burst,
+                                       config.token_guesses_per_minute / 60.0,
+                                       config.token_guess_burst)
+        #: Who created each open table, and from which address (for
+        #: ``max_tables_per_connection`` and ``max_tables_per_address``).
+        self._creators: dict[Table, tuple[Session, str]] = {}
         #: Each table's own record: only the table that owns a record writes or closes it.
         self.records: dict[Table, RecordFile] = {}
         #: Fsyncs and closes the records off the event loop (see :mod:`.records`).
@@ -224,9 +231,7 @@ class Hub:
         if (table.status == "playing" and table.bot_turn() is None
                 and table.next_deadline() is None):
             return
-        event = self._wake.get(table.id)
-        if event is not None:
-            event.set()
+        self._poke(table)
 
     # ------------------------------------------------------------------ connections
 
@@ -238,6 +243,12 @@ class Hub:
             self._all_gone.set()
         reason = session.dropped_reason or "closed"
         log.info("connection #%d %s closed (%s)", session.number, session.address, reason)
+        if session.tables_created:
+            # Its tables nobody came to now go after ``orphan_table_seconds``: let their
+            # tasks look at their timers again.
+            for table, (creator, _host) in self._creators.items():
+                if creator is session:
+                    self._poke(table)
         gone = self.lobby.disconnect(session, trio.current_time())
         if gone is not None:
             self.send(gone[1], gone[0])
@@ -347,18 +358,14 @@ class Hub:
                                 f"field 'protocol': this server speaks protocol "
                                 f"{PROTOCOL_VERSION}, not {msg.protocol}")
         password = self.config.password
+        host, now = host_of(session.address), trio.current_time()
         if password is not None:
-            host, now = host_of(session.address), trio.current_time()
-            wait = self.addresses.password_wait(host, now)
-            if wait:
-                # Not checked at all: guessing from this address goes no faster than this.
-                hint = retry_hint(wait)
-                session.deliver(Error(id=msg.id, code=ErrorCode.RATE_LIMITED.value,
-                                      message=f"too many wrong passwords from your address; "
-                                              f"wait {hint:.3f} s", retry_after=hint))
+            # Not checked at all while throttled: guessing from this address goes no
+            # faster than this.
+            if self._throttled(session, msg, self.addresses.passwords, "passwords"):
                 return
             if not _same(msg.password or "", password):
-                self.addresses.wrong_password(host, now)
+                self.addresses.passwords.wrong(host, now)
                 session.bad_passwords += 1
                 raise ProtocolError(ErrorCode.BAD_PASSWORD, "wrong or missing password",
                                     fatal=session.bad_passwords >= MAX_BAD_PASSWORDS)
@@ -367,8 +374,12 @@ class Hub:
             session.deliver(HelloOk(id=msg.id, name=msg.name))
             log.info("connection #%d %s is %r", session.number, session.address, msg.name)
             return
+        # Not looked up at all while throttled: wrong tokens cost the server little.
+        if self._throttled(session, msg, self.addresses.tokens, "tokens"):
+            return
         found = self.lobby.find_token(msg.token)
         if found is None:
+            self.addresses.tokens.wrong(host, now)
             raise ProtocolError(ErrorCode.BAD_TOKEN, "that token reclaims no seat")
         table, seat = found
         # A reclaim does not rename the seat: the name is the one the table shows.
@@ -378,6 +389,21 @@ class Hub:
         self.send(self.lobby.reclaim(session, table, seat, trio.current_time()), table)
         log.info("connection #%d %s reclaimed %s at table %s", session.number, session.address,
                  seat, table.id)
+
+    @staticmethod
+    def _throttled(session: Session, msg: Hello, guesses: GuessLimits, what: str) -> bool:
+        """Whether ``session``'s address must wait before its next guess is checked; if
+        so it is told (``rate_limited``) and nothing more of it is read until then."""
+        now = trio.current_time()
+        wait = guesses.wait(host_of(session.address), now)
+        if not wait:
+            return False
+        hint = retry_hint(wait)
+        session.deliver(Error(id=msg.id, code=ErrorCode.RATE_LIMITED.value,
+                              message=f"too many wrong {what} from your address; "
+                                      f"wait {hint:.3f} s", retry_after=hint))
+        session.pause(now + hint)
+        return True
 
     def _list_tables(self, session: Session, msg: ListTables) -> None:
         """One page of the lobby: whatever its size, the reply stays small."""
@@ -400,6 +426,12 @@ class Hub:
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
                                 f"you already have {session.tables_created} open tables "
                                 f"(at most {self.config.max_tables_per_connection})")
+        host = host_of(session.address)
+        from_here = self.addresses.tables.get(host, 0)
+        if from_here >= self.config.max_tables_per_address:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED,
+                                f"your address already has {from_here} open tables "
+                                f"(at most {self.config.max_tables_per_address})")
         table_id = self.lobby.new_id()
         # A private table: one invitation code per seat; the creator gets the codes, the
         # table (and its record) only their hashes.
@@ -430,7 +462,8 @@ class Hub:
         table.record_header()
         table.creator_peer = session
         session.tables_created += 1
-        self._creators[table] = session
+        self.addresses.table_created(host)
+        self._creators[table] = (session, host)
         session.deliver(TableCreated(id=msg.id, table=table.id, name=table.name,
                                      private=msg.private, invitations=codes))
         log.info("table %s %r created by connection #%d (target %d%s)", table.id, table.name,
@@ -492,9 +525,9 @@ class Hub:
             self.hints.forget(table)
             creator = self._creators.pop(table, None)
             if creator is not None:
-                creator.tables_created -= 1
-            if self.lobby.tables.get(table.id) is table:
-                del self.lobby.tables[table.id]
+                creator[0].tables_created -= 1
+                self.addresses.table_gone(creator[1])
+            self.lobby.remove(table)
             record = self.records.pop(table, None)
             if record is not None:
                 record.close()
@@ -505,6 +538,18 @@ class Hub:
         if record is not None:
             record(Closed(reason=reason))
 
+    def _poke(self, table: Table) -> None:
+        """Wake ``table``'s task whatever it waits for (its timers changed)."""
+        event = self._wake.get(table.id)
+        if event is not None:
+            event.set()
+
+    def _creator_here(self, table: Table) -> bool:
+        """The connection that created ``table`` is still open (False for a table
+        restored from its record: its creator's connection ended with the old server)."""
+        creator = self._creators.get(table)
+        return creator is not None and creator[0] in self.sessions
+
     def _new_wake(self, table: Table) -> trio.Event:
         wake = self._wake[table.id] = trio.Event()
         return wake
@@ -512,8 +557,9 @@ class Hub:
     async def _play(self, table: Table) -> str | None:
         """Run the match to its end (None), or until nobody has attended the table for
         long enough: ``idle`` (nobody ever took a seat, not even a bot, and nobody watches:
-        ``idle_table_seconds``) or ``unattended`` (seats taken, but no person connected
-        and nobody watching: ``unattended_seconds``, whatever the status)."""
+        ``idle_table_seconds``, or ``orphan_table_seconds`` once its creator has left)
+        or ``unattended`` (seats taken, but no person connected and nobody watching:
+        ``unattended_seconds``, whatever the status)."""
         alone_since: float | None = None
         while table.status != "over":
             now = trio.current_time()
@@ -523,8 +569,14 @@ class Hub:
             else:
                 alone_since = now if alone_since is None else alone_since
                 idle = table.status == "waiting" and table.is_empty
-                stop = alone_since + (self.config.idle_table_seconds if idle
-                                      else self.config.unattended_seconds)
+                if not idle:
+                    wait = self.config.unattended_seconds
+                elif self._creator_here(table):
+                    wait = self.config.idle_table_seconds
+                else:
+                    wait = min(self.config.idle_table_seconds,
+                               self.config.orphan_table_seconds)
+                stop = alone_since + wait
                 if now >= stop:
                     return "idle" if idle else "unattended"
             wake = self._new_wake(table)

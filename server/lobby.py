@@ -8,6 +8,10 @@ A connection is at most at one table: it holds at most one seat in the whole ser
 (``already_seated``) and watches at most one table (watching or joining a table stops
 watching the previous one).
 
+Seat tokens are found by their hash in one dictionary lookup (a ``hello`` with a wrong
+token costs the same whatever the number of tables); the entry is then checked against
+the table's seats, so an entry left behind by a seat that changed hands finds nothing.
+
 Table ids are short (``t1``, ``t2``, ...) and never reused within one records
 directory, because restored tables keep theirs and new ids skip them.
 """
@@ -35,6 +39,10 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self._ids = itertools.count(1)
         self._at: dict[Peer, Table] = {}
+        #: Seat token hash -> table holding it (checked against its seats on lookup).
+        self._by_token: dict[str, Table] = {}
+        #: The hashes each table has in ``_by_token`` (so a table's entries can be dropped).
+        self._hashes: dict[Table, set[str]] = {}
 
     def new_id(self) -> str:
         while True:
@@ -52,6 +60,28 @@ class Lobby:
     def add(self, table: Table) -> None:
         """List an existing table (one restored from its records)."""
         self.tables[table.id] = table
+        self._index_tokens(table)
+
+    def remove(self, table: Table) -> None:
+        """The table leaves the lobby (its tokens reclaim nothing any more)."""
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+        for token_hash in self._hashes.pop(table, ()):
+            if self._by_token.get(token_hash) is table:
+                del self._by_token[token_hash]
+
+    def _index_tokens(self, table: Table) -> None:
+        """Index the tokens of ``table``'s seats now, forgetting those it no longer has
+        (so a table's entries never outnumber its seats plus one)."""
+        current = {slot.token_hash for slot in table.seats.values()
+                   if slot.token_hash is not None}
+        known = self._hashes.setdefault(table, set())
+        for token_hash in known - current:
+            if self._by_token.get(token_hash) is table:
+                del self._by_token[token_hash]
+        for token_hash in current:
+            self._by_token[token_hash] = table
+        self._hashes[table] = current
 
     def get(self, table_id: str) -> Table:
         table = self.tables.get(table_id)
@@ -67,14 +97,14 @@ class Lobby:
                 for table in itertools.islice(self.tables.values(), offset, stop)]
 
     def find_token(self, token: str) -> tuple[Table, Seat] | None:
-        """The table and seat a token belongs to (every seat is checked in constant time)."""
-        found: tuple[Table, Seat] | None = None
+        """The table and seat a token belongs to: one lookup by its hash, then that
+        table's seats compared in constant time."""
         token_hash = hash_token(token)
-        for table in self.tables.values():
-            seat = table.find_token(token_hash)
-            if seat is not None:
-                found = (table, seat)
-        return found
+        table = self._by_token.get(token_hash)
+        if table is None:
+            return None
+        seat = table.find_token(token_hash)
+        return None if seat is None else (table, seat)
 
     @staticmethod
     def random_seed() -> int:
@@ -116,6 +146,7 @@ class Lobby:
             raise ProtocolError(ErrorCode.ALREADY_SEATED, f"you already sit at table {at.id}")
         table = self.get(table_id)
         _token, out = table.join(peer, name, seat, req_id, invite)
+        self._index_tokens(table)
         self._stop_watching(peer, unless=table)
         self._at[peer] = table
         return table, out

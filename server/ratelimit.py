@@ -9,16 +9,17 @@ are counted: ``flood_limit`` of them means the peer is not listening to the hint
 connection is closed.
 
 Per address (:class:`AddressLimits`): how many connections each address holds (beyond
-``max_per_address`` a new one gets ``server_full``), and a bucket of wrong passwords per
-address, shared by all its connections, so guessing over many connections is no faster
-than over one. Time is passed in, so this is pure.
+``max_per_address`` a new one gets ``server_full``), how many open tables it created, and
+buckets of wrong passwords and wrong seat tokens per address (:class:`GuessLimits`),
+shared by all its connections, so guessing over many connections is no faster than over
+one. Time is passed in, so this is pure.
 """
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["AddressLimits", "TokenBucket", "host_of", "retry_hint"]
+__all__ = ["AddressLimits", "GuessLimits", "TokenBucket", "host_of", "retry_hint"]
 
 
 class TokenBucket:
@@ -77,20 +78,54 @@ class TokenBucket:
         return self._tokens >= self.burst
 
 
-class AddressLimits:
-    """Connections held and wrong passwords sent, per client address."""
+class GuessLimits:
+    """A bucket of wrong guesses per address (passwords, seat tokens), shared by all the
+    address's connections, so guessing over many connections is no faster than over one."""
 
-    #: Password buckets of addresses that have paid back are forgotten beyond this many,
-    #: so an attacker with many addresses cannot grow this table without bound.
+    #: Buckets of addresses that have paid back are forgotten beyond this many, so an
+    #: attacker with many addresses cannot grow this table without bound.
     PRUNE_AT = 4096
 
-    def __init__(self, max_per_address: int, password_rate: float, password_burst: float
-                 ) -> None:
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._buckets: dict[str, TokenBucket] = {}
+
+    def wait(self, address: str, now: float) -> float:
+        """0.0 if a guess from ``address`` may be checked now, else seconds to wait."""
+        bucket = self._buckets.get(address)
+        if bucket is None:
+            return 0.0
+        bucket.refill(now)
+        return bucket.wait_for_one()
+
+    def wrong(self, address: str, now: float) -> None:
+        """``address`` guessed wrong: it costs one token of its bucket."""
+        bucket = self._buckets.get(address)
+        if bucket is None:
+            if len(self._buckets) >= self.PRUNE_AT:
+                self._prune(now)
+            bucket = self._buckets[address] = TokenBucket(self.rate, self.burst, now)
+        bucket.take(now)
+
+    def _prune(self, now: float) -> None:
+        for address, bucket in list(self._buckets.items()):
+            bucket.refill(now)
+            if bucket.full:
+                del self._buckets[address]
+
+
+class AddressLimits:
+    """Connections held, tables created and wrong guesses sent, per client address."""
+
+    def __init__(self, max_per_address: int, password_rate: float, password_burst: float,
+                 token_rate: float = 0.5, token_burst: float = 10.0) -> None:
         self.max_per_address = max_per_address
-        self.password_rate = password_rate
-        self.password_burst = password_burst
         self.connections: dict[str, int] = {}
-        self._guesses: dict[str, TokenBucket] = {}
+        #: Open tables each address created (over all its connections, closed ones too).
+        self.tables: dict[str, int] = {}
+        self.passwords = GuessLimits(password_rate, password_burst)
+        self.tokens = GuessLimits(token_rate, token_burst)
 
     def admit(self, address: str) -> bool:
         """Count a new connection from ``address``; False (not counted) if it already
@@ -103,35 +138,22 @@ class AddressLimits:
 
     def release(self, address: str) -> None:
         """A connection admitted from ``address`` has ended."""
-        held = self.connections.get(address, 0) - 1
-        if held > 0:
-            self.connections[address] = held
-        else:
-            self.connections.pop(address, None)
+        _count_down(self.connections, address)
 
-    def password_wait(self, address: str, now: float) -> float:
-        """0.0 if ``address`` may have a password checked now, else seconds to wait."""
-        bucket = self._guesses.get(address)
-        if bucket is None:
-            return 0.0
-        bucket.refill(now)
-        return bucket.wait_for_one()
+    def table_created(self, address: str) -> None:
+        self.tables[address] = self.tables.get(address, 0) + 1
 
-    def wrong_password(self, address: str, now: float) -> None:
-        """``address`` sent a wrong password: it costs one token of its bucket."""
-        bucket = self._guesses.get(address)
-        if bucket is None:
-            if len(self._guesses) >= self.PRUNE_AT:
-                self._prune(now)
-            bucket = self._guesses[address] = TokenBucket(self.password_rate,
-                                                          self.password_burst, now)
-        bucket.take(now)
+    def table_gone(self, address: str) -> None:
+        """A table created from ``address`` has left the lobby."""
+        _count_down(self.tables, address)
 
-    def _prune(self, now: float) -> None:
-        for address, bucket in list(self._guesses.items()):
-            bucket.refill(now)
-            if bucket.full:
-                del self._guesses[address]
+
+def _count_down(counts: dict[str, int], address: str) -> None:
+    left = counts.get(address, 0) - 1
+    if left > 0:
+        counts[address] = left
+    else:
+        counts.pop(address, None)
 
 
 def host_of(address: str) -> str:

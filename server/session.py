@@ -94,7 +94,7 @@ class Session:
     __slots__ = ("_dropped", "_handler", "_hello_deadline", "_keepalive", "_ping_deadline",
                  "_ping_heard", "_scope", "address", "bad_passwords", "bucket", "closing",
                  "config", "conn", "dropped_reason", "heard", "last_seen", "number", "out",
-                 "stream", "tables_created")
+                 "paused_until", "stream", "tables_created")
 
     def __init__(self, stream: trio.SocketStream | trio.abc.Stream, number: int, address: str,
                  config: ServerConfig, handler: SessionHandler, flusher: Flusher,
@@ -127,6 +127,8 @@ class Session:
         self.bad_passwords = 0
         #: Tables this connection created that are still open (the hub keeps count).
         self.tables_created = 0
+        #: Nothing more is read or acted on before this time (see :meth:`pause`).
+        self.paused_until = -math.inf
 
     def __repr__(self) -> str:
         return f"<Session #{self.number} {self.address} {self.name or '-'}>"
@@ -202,6 +204,12 @@ class Session:
     def lost(self) -> None:
         """A write failed: the peer is gone (the outgoing side tells us)."""
         self.drop(self.dropped_reason or "connection lost")
+
+    def pause(self, until: float) -> None:
+        """Act on nothing more from this client before ``until`` (its lines wait in the
+        socket): after a guess refused with ``rate_limited``, a client that does not wait
+        costs the server nothing until the time it was told."""
+        self.paused_until = max(self.paused_until, until)
 
     # ------------------------------------------------------------------ timers
 
@@ -279,6 +287,9 @@ class Session:
             if blank and not self._admit_blank(blank, now):
                 return
             self._answer_lines()
+            while self.paused_until > trio.current_time() and not self.closing:
+                await trio.sleep_until(self.paused_until)
+                self._answer_lines()  # what arrived before the pause, then read again
             if not self.closing and conn.peer_closed:
                 self.close_with(None)  # everything it sent before its EOF is answered
             # No extra checkpoint here: waiting for the next chunk is a schedule point
@@ -288,7 +299,7 @@ class Session:
         """Act on every line the connection has ready, in order."""
         conn = self.conn
         out = self.out
-        while not self.closing:
+        while not self.closing and self.paused_until <= trio.current_time():
             try:
                 msg = conn.next_message()
             except RemoteProtocolError as exc:

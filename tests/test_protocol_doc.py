@@ -170,6 +170,10 @@ def test_documented_limits_are_the_server_defaults() -> None:
         f"| outgoing bytes | {c.send_buffer} bytes per connection |",
         f"| connections per address | {c.max_per_address} |",
         f"| tables per connection | {c.max_tables_per_connection} |",
+        f"| tables per address | {c.max_tables_per_address} |",
+        f"(after {c.orphan_table_seconds:g} s once the connection that created it has closed)",
+        f"| wrong tokens | {c.token_guesses_per_minute:g} per minute per address, "
+        f"{c.token_guess_burst:g} at once |",
         f"| unattended tables | {c.unattended_seconds:g} s |",
         f"| wrong passwords | {c.password_guesses_per_minute:g} per minute per address, "
         f"{c.password_guess_burst:g} at once |",

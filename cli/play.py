@@ -164,12 +164,12 @@ async def start_embedded_server(nursery: trio.Nursery, bot_pause: float = 0.0) -
     """Start the embedded game's server on 127.0.0.1 port 0 in ``nursery``; its port.
     ``bot_pause``: seconds a bot waits before each card, so the player can follow."""
     from ..client.embedded import BETWEEN_DEALS_SECONDS
-    from ..server.config import ServerConfig
+    from ..server.config import BOT_FLOOR_SECONDS, ServerConfig
     from ..server.listener import serve
 
     config = ServerConfig(host="127.0.0.1", port=0,
                           between_deals_seconds=BETWEEN_DEALS_SECONDS,
-                          bot_pause_seconds=bot_pause)
+                          bot_pause_seconds=bot_pause, bot_floor_seconds=BOT_FLOOR_SECONDS)
     port: int = await nursery.start(serve, config)
     return port
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import trio
 
 from ..bots.registry import STRATEGIES, substitute_strategy
-from ..server.config import DEFAULT_PORT, ServerConfig
+from ..server.config import BOT_FLOOR_SECONDS, DEFAULT_PORT, ServerConfig
 from ..server.listener import serve
 from .paths import records_dir
 
@@ -106,6 +106,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a server-side bot waits this long before each card while "
                              "people are at its table, so a round can be followed "
                              "(default 0.8; 0 for none)")
+    parser.add_argument("--bot-floor", type=float, default=BOT_FLOOR_SECONDS,
+                        metavar="SECONDS",
+                        help="a server-side bot's card (and a hint) leaves this long after "
+                             "it was asked for, or a whole multiple of it when thinking "
+                             "took longer, never as soon as it is ready: how long a bot "
+                             f"thinks depends on its hand (default {BOT_FLOOR_SECONDS:g}; "
+                             "0 turns it off and lets the timing show)")
     parser.add_argument("--quiet", action="store_true", help="log warnings and errors only")
 
 
@@ -143,6 +150,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         send_buffer=max(defaults.send_buffer, int(burst) * 1024 + 64 * 1024),
         takeover_strategy=args.takeover_strategy,
         bot_pause_seconds=max(0.0, args.bot_pause),
+        bot_floor_seconds=max(0.0, args.bot_floor),
         turn_seconds=args.turn_seconds if args.turn_seconds and args.turn_seconds > 0
         else None,
         hints=args.hints,

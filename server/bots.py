@@ -13,11 +13,16 @@ takes longer than ``think_seconds``, raises, or returns a card not in the hand i
 replaced by the same legal fallback as everywhere (``jackal.bots.host``: the lowest card
 it may play) and the strategy object is rebuilt, so an abandoned thread never shares
 state with the next decision.
+
+A decision's length depends on the hand (the expert thinks about 1 ms longer for each
+distinct rank it holds), so its answer is held back to a fixed time, never sent when the
+thinking ends: see :meth:`BotPool.think` and docs/PROTOCOL.md ("Bot timing").
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 from typing import cast
 
@@ -38,9 +43,13 @@ log = logging.getLogger("jackal.server")
 class BotPool:
     """The strategy objects of every bot seat, and the threads they think in."""
 
-    def __init__(self, threads: int, think_seconds: float) -> None:
+    def __init__(self, threads: int, think_seconds: float, floor_seconds: float = 0.0) -> None:
         self.slots = ThreadSlots(threads)
         self.think_seconds = think_seconds
+        #: Every decision is released on a multiple of this (see :meth:`think`).
+        self.floor_seconds = floor_seconds
+        #: Decisions that took longer than one floor (their time shows a little).
+        self.over_floor = 0
         self._strategies: dict[tuple[str, Seat, str], Strategy] = {}
         #: Bots whose failure was logged already (table, seat, strategy).
         self._failed: set[tuple[str, Seat, str]] = set()
@@ -65,27 +74,55 @@ class BotPool:
         self._failed.add(key)
         return True
 
-    async def think(self, strategy: Strategy, view: View, *, attended: bool) -> Decision:
+    async def think(self, strategy: Strategy, view: View, *, attended: bool,
+                    at_least: float = 0.0) -> Decision:
         """``strategy``'s decision on ``view`` in a worker thread behind the shared slots,
-        or the host's fallback (with its ``problem``) when it takes over ``think_seconds``."""
+        or the host's fallback (with its ``problem``) when it takes over ``think_seconds``.
+
+        Returns no sooner than ``at_least`` seconds after the call, and only once a whole
+        number of ``floor_seconds`` has passed since the call: one floor for every
+        decision that fits in it, the wait for a free thread included (all of them, with
+        the floor above the slowest decision measured), so when the answer leaves says
+        nothing about the hand. A decision slower than the floor (a server loaded past
+        what it can think through) leaves at the next multiple: it shows only that it
+        was slow, in whole floors, and ``think_seconds`` bounds it.
+        """
+        started = trio.current_time()
         decision = timed_out(view, self.think_seconds)
         # trio documents that any object with acquire/release_on_behalf_of will do.
         limiter = cast(trio.CapacityLimiter, self.slots.lease(attended))
         with trio.move_on_after(self.think_seconds):
             decision = await trio.to_thread.run_sync(decide, strategy, view, limiter=limiter,
                                                      abandon_on_cancel=True)
+        elapsed = trio.current_time() - started
+        await trio.sleep_until(started + max(at_least, self._floored(elapsed)))
         return decision
 
+    def _floored(self, elapsed: float) -> float:
+        """``elapsed`` rounded up to a whole number of floors (at least one)."""
+        floor = self.floor_seconds
+        if floor <= 0:
+            return elapsed
+        steps = max(1, math.ceil(elapsed / floor))
+        if steps > 1:
+            self.over_floor += 1
+            if self.over_floor == 1 or self.over_floor % 1000 == 0:
+                log.warning("a bot decision took %.3fs, longer than the %gs floor (%d so "
+                            "far): raise --bot-floor if this is common", elapsed, floor,
+                            self.over_floor)
+        return steps * floor
+
     async def choose(self, table_id: str, seat: Seat, name: str, view: View, *,
-                     attended: bool = False) -> Card:
+                     attended: bool = False, at_least: float = 0.0) -> Card:
         """The bot's card for ``view``; the host's legal fallback if it is slow or wrong.
 
         ``attended``: a person plays at this table, so the decision goes before those of
-        tables where bots play alone (see :mod:`.threadslots`).
+        tables where bots play alone (see :mod:`.threadslots`). ``at_least``: the
+        soonest the card may leave (the table's pause), as in :meth:`think`.
         """
         key = (table_id, seat, name)
         decision = await self.think(self.strategy(table_id, seat, name), view,
-                                    attended=attended)
+                                    attended=attended, at_least=at_least)
         if decision.problem is not None:
             if self._first_failure(key):
                 if decision.error is not None:
@@ -98,3 +135,4 @@ class BotPool:
             # Rebuilt, so an abandoned thread never shares state with the next decision.
             self._strategies.pop(key, None)
         return decision.card
+

@@ -14,6 +14,10 @@ __all__ = ["DEFAULT_PORT", "ServerConfig"]
 
 #: The port ``jackal serve`` and ``jackal play`` use when none is given.
 DEFAULT_PORT = 7878
+#: The release floor of server-side decisions in the commands that run a server for use
+#: (``ServerConfig.bot_floor_seconds``): the expert's slowest decision measured was 80 ms
+#: with four bot tables thinking at once on two busy cores, so 0.2 s leaves room.
+BOT_FLOOR_SECONDS = 0.2
 
 
 @dataclass
@@ -81,6 +85,11 @@ class ServerConfig:
     #: so people can follow a round (``jackal serve`` and ``jackal play`` set a pause;
     #: tests keep 0).
     bot_pause_seconds: float = 0.0
+    #: Every server-side decision (a bot's card, a hint) is released on a multiple of this
+    #: many seconds after it was asked for, never when the thinking ends, since how long a
+    #: bot thinks depends on its hand. Above the slowest decision measured; ``jackal serve``,
+    #: ``jackal play`` and ``jackal tournament`` use :data:`BOT_FLOOR_SECONDS`; tests keep 0.
+    bot_floor_seconds: float = 0.0
     #: Bot decisions running at once in worker threads.
     bot_threads: int = 2
     #: The substitute: the strategy that plays a seat whose hold ran out (or whose player

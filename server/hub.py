@@ -131,7 +131,8 @@ class Hub:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.lobby = Lobby()
-        self.bots = BotPool(config.bot_threads, config.bot_think_seconds)
+        self.bots = BotPool(config.bot_threads, config.bot_think_seconds,
+                            config.bot_floor_seconds)
         self.hints = HintDesk(self.bots)
         self.sessions: dict[Session, None] = {}
         # Built once: looking the version up costs milliseconds, for every connection.
@@ -606,15 +607,14 @@ class Hub:
         slot = table.seats[seat]
         strategy = slot.strategy or table.substitute(seat)
         version = table.version
-        pause = self.config.bot_pause_seconds
-        if pause > 0 and table.clock_due is not seat and any(
-                s.peer is not None for s in table.humans):
-            # A pause so the people at the table can follow the round card by card.
-            await trio.sleep(pause)
-            if table.version != version or table.bot_turn() is not seat:
-                return
+        pause = 0.0
+        if table.clock_due is not seat and any(s.peer is not None for s in table.humans):
+            # A pause so the people at the table can follow the round card by card. The
+            # bot thinks during it, and its card leaves when the pause (or the floor, if
+            # longer) is over, never when the thinking ends: that time would show the hand.
+            pause = self.config.bot_pause_seconds
         card = await self.bots.choose(table.id, seat, strategy, table.bot_view(seat),
-                                      attended=table.people_playing)
+                                      attended=table.people_playing, at_least=pause)
         if table.version != version or table.bot_turn() is not seat:
             return  # the table moved on while the bot thought (e.g. its player came back)
         self.send(table.bot_play(seat, card, trio.current_time()), table)

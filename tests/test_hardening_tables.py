@@ -124,9 +124,9 @@ async def test_people_s_tables_are_marked_attended_for_bot_threads(
     real_choose = server_bots.BotPool.choose
 
     async def spy(self: server_bots.BotPool, table_id: str, *args: object,
-                  attended: bool = False) -> object:
+                  attended: bool = False, **rest: float) -> object:
         asked.setdefault(table_id, set()).add(attended)
-        return await real_choose(self, table_id, *args, attended=attended)  # type: ignore[arg-type]
+        return await real_choose(self, table_id, *args, attended=attended, **rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(server_bots.BotPool, "choose", spy)
     async with running_server(ServerConfig(**QUIET)) as port:

@@ -80,6 +80,7 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
     table = Table("t1", TableOptions(name="fuzz", target=60, seed=seed, hold_seconds=5,
                                      between_deals_seconds=3))
     peers = [FakePeer(f"p{i}") for i in range(6)]
+    table.creator_peer = peers[5]  # as the hub sets it: p5 may add bots without a seat
     now = 0.0
     if seated:
         # Half the examples start mid-match: three humans and a bot, all ready.

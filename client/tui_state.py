@@ -329,6 +329,9 @@ class TuiState:
                 self.add_log(f"{seat}'s {ordinal(index)} card {card}: {text}")
             case m.Question():
                 self._apply_question(msg)
+            case m.QuestionAsked(seat=seat, asker=asker, index=index):
+                about = f" about their {ordinal(index)} card" if index else ""
+                self.add_log(f"Partner ({asker}) asked {self.seat_label(seat)}{about}.")
             case m.AnswerMessage(seat=seat, text=text):
                 self.add_log(f"{self.seat_label(seat)} answers: {text}", "answer")
                 self.say(f"{seat} answered: {text}")

@@ -489,14 +489,26 @@ class Question(_Reply, tag="question"):
     index: int | None = None
 
 
+class QuestionAsked(_Server, tag="question_asked"):
+    """To the asker's partner only: its partner asked ``seat`` question ``question``
+    (about ``seat``'s ``index``-th card, if set). Never the text: partners talk only
+    through their cards. The ``answer`` follows, to both of them."""
+
+    question: str
+    seat: Seat
+    asker: Seat
+    index: int | None = None
+
+
 class AnswerMessage(_Reply, tag="answer"):
     """To the asking side only."""
 
     question: str
-    #: The question as it was asked.
-    question_text: str
     seat: Seat
     text: str
+    #: The question as it was asked: in the asker's copy only (its partner's copy leaves
+    #: it out, so the question's text is no channel between partners).
+    question_text: str | None = None
 
 
 class HintReply(_Reply, tag="hint"):
@@ -533,6 +545,6 @@ ServerMessage = (
     Welcome | HelpReply | ServerPing | ServerPong | Error | Ok | HelloOk | Tables | TableCreated
     | Joined | TableState | DealStarted | Turn | Played | DealEnded | MatchEnded | PlayerJoined
     | PlayerLeft | PlayerReady | PlayerGone | PlayerBack | BotTakeover | ConventionsChanged
-    | Explanation | Question | AnswerMessage | ServerShutdown | YourTurn | HintReply
+    | Explanation | Question | QuestionAsked | AnswerMessage | ServerShutdown | YourTurn | HintReply
     | HintTaken
 )

@@ -29,6 +29,7 @@ from ..protocol.messages import (
     MessageId,
     Ok,
     Question,
+    QuestionAsked,
     ServerMessage,
 )
 from .record_events import ConventionsEvent, RecordEvent
@@ -38,7 +39,9 @@ __all__ = ["MAX_OPEN_QUESTIONS", "DisclosingTable", "Disclosure", "PendingQuesti
            "resolve_conventions"]
 
 #: Unanswered questions one player may have open at once (more is ``not_allowed``); all
-#: of them expire when the deal ends, answered or not.
+#: of them expire when the deal ends, answered or not. A question to a bot is answered
+#: at once but stays counted until the deal ends: otherwise a player could ask without
+#: end, and each question tells its partner which card it was about.
 MAX_OPEN_QUESTIONS = 3
 
 
@@ -90,6 +93,8 @@ class Disclosure:
         #: The cards declared for the next deal (``deal_conventions`` on the table: in force).
         self.conventions = conventions
         self.questions: dict[str, PendingQuestion] = {}
+        #: Questions each seat asked a bot this deal (they count as open; see above).
+        self.asked_bots: dict[Seat, int] = {}
         self._question_ids = itertools.count(1)
 
     def set_conventions(self, table: DisclosingTable, peer: Peer, spec: str | ConventionCard,
@@ -139,21 +144,30 @@ class Disclosure:
         if not slot.bot_controlled and slot.peer is None:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the player at {target} is away")
         open_now = sum(1 for pending in self.questions.values() if pending.asker is asker)
-        if not slot.bot_controlled and open_now >= MAX_OPEN_QUESTIONS:
+        open_now += self.asked_bots.get(asker, 0)
+        if open_now >= MAX_OPEN_QUESTIONS:
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
-                                f"you have {open_now} unanswered questions; wait for an "
-                                f"answer (they expire when the deal ends)")
+                                f"you have {open_now} open questions (a question to a bot "
+                                f"counts until the deal ends); wait for an answer (they "
+                                f"expire when the deal ends)")
         qid = f"q{next(self._question_ids)}"
-        question = Question(question=qid, seat=target, text=text, asker=asker, index=index)
         receipt = Question(id=req_id, question=qid, seat=target, text=text, asker=asker,
                            index=index)
+        # The text goes to the asked seat and back to the asker, nowhere else: the
+        # partner only learns that a question (about which card) was asked.
         out: Outbox = [(peer, receipt)]
+        partner = table.seats[asker.partner].peer
+        if partner is not None:
+            out.append((partner, QuestionAsked(question=qid, seat=target, asker=asker,
+                                               index=index)))
         if slot.bot_controlled:
-            return out + self._asking_side(table, asker, AnswerMessage(
-                question=qid, question_text=text, seat=target,
-                text=self._bot_answer(table, target, index)))
+            self.asked_bots[asker] = self.asked_bots.get(asker, 0) + 1
+            return out + self._answer_asking_side(
+                table, PendingQuestion(asker=asker, target=target, text=text), qid,
+                self._bot_answer(table, target, index))
         assert slot.peer is not None
         self.questions[qid] = PendingQuestion(asker=asker, target=target, text=text)
+        question = Question(question=qid, seat=target, text=text, asker=asker, index=index)
         return [*out, (slot.peer, question)]
 
     def _bot_answer(self, table: DisclosingTable, seat: Seat, index: int | None) -> str:
@@ -161,12 +175,17 @@ class Disclosure:
         history = deal.history if deal is not None else ()
         return answer_question(self.conventions[seat.team], seat, history, index)
 
-    def _asking_side(self, table: DisclosingTable, asker: Seat, msg: ServerMessage) -> Outbox:
+    def _answer_asking_side(self, table: DisclosingTable, pending: PendingQuestion, qid: str,
+                            text: str) -> Outbox:
+        """The answer to both seats of the asking side; the question's text only in the
+        asker's copy (the partner's would carry what the asker typed)."""
         out: Outbox = []
-        for seat in asker.team.seats:
+        for seat in pending.asker.team.seats:
             peer = table.seats[seat].peer
             if peer is not None:
-                out.append((peer, msg))
+                out.append((peer, AnswerMessage(
+                    question=qid, seat=pending.target, text=text,
+                    question_text=pending.text if seat is pending.asker else None)))
         return out
 
     def answer(self, table: DisclosingTable, peer: Peer, qid: str, text: str,
@@ -179,12 +198,12 @@ class Disclosure:
                                 f"no open question {qid!r} for you")
         del self.questions[qid]
         out: Outbox = [(peer, Ok(id=req_id, request="answer"))]
-        return out + self._asking_side(table, pending.asker, AnswerMessage(
-            question=qid, question_text=pending.text, seat=seat, text=text))
+        return out + self._answer_asking_side(table, pending, qid, text)
 
     def expire_questions(self) -> None:
         """The deal is over: questions about it that were not answered expire."""
         self.questions.clear()
+        self.asked_bots.clear()
 
     def drop_questions(self, seat: Seat) -> None:
         """Forget the open questions ``seat`` asked or was asked (it left the table)."""

@@ -62,6 +62,10 @@ Behaviour decisions (for docs/PROTOCOL.md):
   from its card's explanation; a held seat nobody plays answers ``not_allowed``.
   ``answer`` goes to both seats of the asking side, never to the answerer's partner
   or spectators; only the asked seat can answer (``no_such_question`` otherwise).
+  The question's text goes to the asked seat and the asker only: the asker's partner
+  gets ``question_asked`` (no text) and its copy of the answer has no
+  ``question_text``. Questions to bots count against the open-question limit until
+  the deal ends.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Fair play at the table (issue 21): the attacks of hostile players, over real sockets.
 
 Each test plays an attack the issue names against a real server on port 0 and checks
-that it fails: a stranger starting a match with ``add_bot``, a clock too short to play
-by, the lobby hiding the clock.
+that it fails: a hand passed to partner inside a question, questions to bots without
+end, a stranger starting a match with ``add_bot``, a clock too short to play by, the
+lobby hiding the clock.
 """
 
 from __future__ import annotations
@@ -12,7 +13,51 @@ from jackal.client import tui_layout
 from jackal.client.tui_state import Mode, TuiState
 from jackal.protocol import messages as m
 from jackal.server.config import ServerConfig
-from test_server_support import QUIET, greeted, open_table, running_server, sit
+from test_server_support import (
+    QUIET,
+    greeted,
+    open_table,
+    running_server,
+    sit,
+    start_deal,
+)
+
+# --------------------------------------------------------------------- questions
+
+
+async def test_a_question_to_a_bot_carries_no_text_to_partner_or_spectators() -> None:
+    async with running_server(ServerConfig(**QUIET)) as port:
+        creator, table = await open_table(port, seed=3)
+        north, south = await sit(port, table, "N"), await sit(port, table, "S")
+        for seat in "EW":
+            await creator.request(type="add_bot", table=table, seat=seat)
+        # The cheater's partner may also watch from a second connection.
+        spy = await greeted(port, "spy")
+        await spy.request(type="spectate", table=table)
+        await start_deal([north, south])
+        secret = "my hand: " + " ".join(north.hand)
+        receipts = [await north.request(type="ask", seat=seat, index=None, text=secret)
+                    for seat in "EWE"]
+        assert [r["type"] for r in receipts] == ["question"] * 3
+        # Bots answer at once, but each question still counts until the deal ends: a
+        # fourth is refused, to a bot as to a person.
+        refused = await north.request(type="ask", seat="W", text=secret)
+        assert refused["type"] == "error" and refused["code"] == "not_allowed", refused
+        await north.request(type="ping")  # each answer came right after its receipt
+        asked = [msg for msg in north.log if msg["type"] == "answer"]
+        assert len(asked) == 3 and all(a["question_text"] == secret for a in asked)
+        # Partner: told which seat (and card) each question was about, and the answers.
+        await south.recv_until(lambda _: sum(m["type"] == "answer" for m in south.log) == 3)
+        told = [msg for msg in south.log if msg["type"] == "question_asked"]
+        assert [(t["seat"], t["asker"]) for t in told] == [("E", "N"), ("W", "N"), ("E", "N")]
+        answers = [msg for msg in south.log if msg["type"] == "answer"]
+        assert [a["text"] for a in answers] == [a["text"] for a in asked]
+        assert all("question_text" not in answer for answer in answers)
+        await spy.request(type="sync")  # what the spy has been sent so far
+        for outsider in (south, spy):
+            assert not any("my hand" in str(msg) for msg in outsider.log), outsider.log
+        assert not any(msg["type"] in ("question_asked", "answer") for msg in spy.log)
+
 
 # --------------------------------------------------------------------- table control
 

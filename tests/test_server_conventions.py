@@ -125,10 +125,18 @@ async def test_ask_and_answer_stay_between_the_two_sides() -> None:
         assert reply["code"] == "no_such_question"
         reply = await north.request(type="answer", question=qid, text="a pair, maybe")
         assert reply == {"type": "ok", "request": "answer", "id": reply["id"]}
-        for side in (east, west):
-            answer = await side.wait_type("answer")
-            assert answer == {"type": "answer", "question": qid, "seat": "N",
-                              "question_text": "what does it mean?", "text": "a pair, maybe"}
+        answer = await east.wait_type("answer")
+        assert answer == {"type": "answer", "question": qid, "seat": "N",
+                          "question_text": "what does it mean?", "text": "a pair, maybe"}
+        # The asker's partner learns which card was asked about, and the answer (an
+        # opponent's words), never what its partner typed.
+        told = await west.wait_type("question_asked")
+        assert told == {"type": "question_asked", "question": qid, "seat": "N",
+                        "asker": "E", "index": 1}
+        answer = await west.wait_type("answer")
+        assert answer == {"type": "answer", "question": qid, "seat": "N",
+                          "text": "a pair, maybe"}
+        assert not any("what does it" in str(m) for m in west.log)
         # North's partner and the spectator saw neither the question nor the answer.
         for outsider in (south, spectator):
             got = await _drain(outsider)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -24,6 +25,7 @@ import trio
 from ..bots.registry import STRATEGIES, substitute_strategy
 from ..server.config import BOT_FLOOR_SECONDS, DEFAULT_PORT, ServerConfig
 from ..server.listener import serve
+from ..server.records import private_folder
 from .paths import records_dir
 
 __all__ = ["add_arguments", "config_from_args", "run"]
@@ -195,6 +197,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"jackal serve: unknown --takeover-strategy {config.takeover_strategy!r} "
               f"(known: {known})", file=sys.stderr)
         return 2
+    if args.records is None and config.records_dir is not None:
+        _tighten_state_folders(config.records_dir)
     failure: OSError | None = None
     try:
         trio.run(_main, config)
@@ -204,6 +208,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"jackal serve: {failure}", file=sys.stderr)
         return 1
     return 0
+
+
+def _tighten_state_folders(records: Path) -> None:
+    """The default records folder and the state folder around it are ours: 0700, even
+    when an older version made them 0755 (records hold every deal's seed). A folder
+    given with ``--records`` is the user's and is left as it is."""
+    try:
+        private_folder(records)
+        for folder in (records.parent, records):  # the state folder, then its records
+            os.chmod(folder, 0o700)
+    except OSError as exc:  # the server still runs; it may fail to write a record later
+        logging.getLogger("jackal.server").warning("cannot make %s private: %s", records, exc)
 
 
 def _first(group: BaseExceptionGroup[OSError]) -> OSError:

@@ -29,6 +29,7 @@ import fcntl
 import json
 import logging
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
@@ -126,6 +127,11 @@ class SeatStore:
 
     def _make_folder(self) -> None:
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # Ours even when it already existed (``jackal serve`` of an older version made the
+        # state folder 0755): the tokens and the records in it are nobody else's business.
+        if stat.S_IMODE(self.folder.stat().st_mode) != 0o700:
+            with contextlib.suppress(PermissionError):  # not ours after all: leave it
+                os.chmod(self.folder, 0o700)
 
     def _read(self) -> list[SavedSeat]:
         try:

@@ -41,12 +41,24 @@ import trio
 
 from .record_events import Closed, MatchEnd, RecordEvent, encode_event
 
-__all__ = ["RecordFile", "RecordSyncer"]
+__all__ = ["RecordFile", "RecordSyncer", "private_folder"]
 
 log = logging.getLogger("jackal.server")
 
 #: Events after which the record is fsync'ed (see the module notes).
 _SYNC_AFTER = (MatchEnd, Closed)
+
+
+def private_folder(directory: Path) -> None:
+    """Make ``directory`` and any missing parents, each 0700 whatever the umask (a folder
+    that exists already is left as its owner set it)."""
+    missing: list[Path] = []
+    while not directory.exists():
+        missing.append(directory)
+        directory = directory.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(folder, 0o700)
 
 
 class RecordFile:
@@ -58,8 +70,11 @@ class RecordFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        # Readable by the server's user alone: a record holds every deal's seed. fchmod
+        # also tightens a record an older server wrote (0644) when a restart reopens it.
         self._fd: int | None = os.open(
-            path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        os.fchmod(self._fd, 0o600)
         self._line = bytearray()
         #: Where fsyncs and the close go (None: done inline).
         self.syncer: RecordSyncer | None = None
@@ -71,7 +86,7 @@ class RecordFile:
     @classmethod
     def create(cls, directory: Path, table_id: str) -> RecordFile:
         """A new file for table ``table_id`` with a name no other run can take."""
-        directory.mkdir(parents=True, exist_ok=True)
+        private_folder(directory)
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
         return cls(directory / f"{stamp}-{table_id}-{secrets.token_hex(3)}.jsonl")
 

@@ -101,10 +101,15 @@ class ServerProcess:
     """``jackal serve`` in a subprocess that can be SIGKILLed and started again on the
     same port and records folder; its log goes to a file."""
 
-    def __init__(self, tmp: Path, *extra: str) -> None:
+    def __init__(self, tmp: Path, *extra: str, umask: int | None = None,
+                 records: bool = True) -> None:
+        """``extra`` arguments follow ``--records tmp/records`` (left out with ``records``
+        false: the server's default folder); ``umask`` is set in the server's process."""
         self.records = tmp / "records"
         self.log_path = tmp / "serve.log"
         self.extra = extra
+        self.umask = umask
+        self.records_arg = records
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
         self.start()
@@ -114,10 +119,12 @@ class ServerProcess:
         already = self.log_path.read_text(errors="replace").count("listening on") \
             if self.log_path.exists() else 0
         with self.log_path.open("ab") as log:
+            records = ["--records", str(self.records)] if self.records_arg else []
             self.proc = subprocess.Popen(
-                [*JACKAL, "serve", "--port", str(self.port), "--records", str(self.records),
-                 *self.extra], stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=ROOT,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                [*JACKAL, "serve", "--port", str(self.port), *records, *self.extra],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=ROOT,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                umask=-1 if self.umask is None else self.umask)
         deadline = time.monotonic() + TIMEOUT
         while True:
             text = self.log_path.read_text(errors="replace")

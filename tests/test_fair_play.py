@@ -3,16 +3,21 @@
 Each test plays an attack the issue names against a real server on port 0 and checks
 that it fails: a hand passed to partner inside a question, questions to bots without
 end, a stranger starting a match with ``add_bot``, a clock too short to play by, the
-lobby hiding the clock.
+lobby hiding the clock, records and saved tokens readable by other local users.
 """
 
 from __future__ import annotations
 
+import stat
+from pathlib import Path
+
 import msgspec
 from jackal.client import tui_layout
+from jackal.client.seat_store import SeatStore
 from jackal.client.tui_state import Mode, TuiState
 from jackal.protocol import messages as m
 from jackal.server.config import ServerConfig
+from lan_support import ServerProcess, create_table
 from test_server_support import (
     QUIET,
     greeted,
@@ -120,3 +125,48 @@ async def test_the_lobby_shows_the_clock_and_the_client_draws_it() -> None:
     timed_line = next(line for line in lines if "untimed" not in line and "timed" in line)
     assert "CLOCK 30s" in timed_line and "[bot] random" in timed_line
     assert "CLOCK" not in next(line for line in lines if "untimed" in line)
+
+
+# --------------------------------------------------------------------- files
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_records_and_the_state_folder_are_private(private_state_dir: Path,
+                                                  tmp_path: Path) -> None:
+    # As an older server left them: a 0755 state folder and records folder.
+    state = private_state_dir / "jackal"
+    records = state / "records"
+    records.mkdir(parents=True)
+    for folder in (state, records):
+        folder.chmod(0o755)
+    # The most permissive umask: the modes must not depend on it.
+    server = ServerProcess(tmp_path, umask=0, records=False)
+    try:
+        create_table(server.port, {"E": "random"})
+    finally:
+        server.stop()
+    made = list(records.glob("*.jsonl"))
+    assert made, server.log()
+    assert {_mode(path) for path in made} == {0o600}  # every deal's seed is in there
+    assert (_mode(state), _mode(records)) == (0o700, 0o700)
+    # A records folder named with --records that does not exist yet is made private too.
+    (tmp_path / "other").mkdir()
+    again = ServerProcess(tmp_path / "other", umask=0)
+    try:
+        create_table(again.port, {})
+    finally:
+        again.stop()
+    assert _mode(again.records) == 0o700
+    assert {_mode(path) for path in again.records.glob("*.jsonl")} == {0o600}
+
+
+def test_the_saved_seats_folder_is_made_private_when_it_was_not(tmp_path: Path) -> None:
+    folder = tmp_path / "jackal"
+    folder.mkdir(mode=0o755)
+    folder.chmod(0o755)
+    store = SeatStore(folder)
+    store.save("h:1", "t1", "N", "a-token")
+    assert (_mode(folder), _mode(store.path)) == (0o700, 0o600)

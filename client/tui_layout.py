@@ -119,9 +119,9 @@ KEY_HELP: dict[str, list[tuple[str, str]]] = {
     ],
     "Lobby": [
         ("Up / Down", "choose a table"),
-        ("Enter", "join the table (you pick the seat)"),
-        ("s", "watch the table as a spectator"),
-        ("c", "create a table (name, target, convention cards)"),
+        ("Enter", "join the table (you pick the seat; private: your invitation code)"),
+        ("s", "watch the table as a spectator (if its creator allows it)"),
+        ("c", "create a table (name, target, cards, hints, clock, private)"),
         ("b", "add a server-side bot to a free seat"),
         ("g", "refresh the list"),
     ],
@@ -515,8 +515,29 @@ def render_lobby(state: TuiState) -> StyleAndTextTuples:
             line += "  HINTS"
         if info.turn_seconds:
             line += f"  CLOCK {info.turn_seconds:g}s"
+        if info.private:
+            line += "  PRIVATE"
         out.append(("class:cursor" if i == state.lobby.cursor else "", line))
         out.append(("", "\n"))
+    selected = state.lobby.selected_table()
+    if selected is not None:
+        out += _lobby_selected(state, selected)
+    return out
+
+
+def _lobby_selected(state: TuiState, info: TableInfo) -> StyleAndTextTuples:
+    """Under the list: who made the selected table, whether it is private, and the
+    codes to pass on when it is our own private table."""
+    about = [f"by {info.creator}" if info.creator else "creator unknown"]
+    if info.private:
+        about.append("PRIVATE: seats by invitation code")
+    if not info.allow_spectators:
+        about.append("no spectators")
+    out: StyleAndTextTuples = [("", f"\n {info.name} ({info.table}): {', '.join(about)}\n")]
+    codes = state.lobby.invitation_lines(info.table)
+    if codes:
+        out.append(("class:title", " Invitation codes to pass on (each opens one seat):\n"))
+        out += [("", f"   {line}\n") for line in codes]
     return out
 
 

@@ -55,6 +55,25 @@ class OpenPrompt(Protocol):
                  max_len: int = 200) -> None: ...
 
 
+_YES_NO_STEPS = ("hints", "private", "spectators")
+
+
+def _yes(text: str) -> bool:
+    return text.strip().lower() in ("y", "yes")
+
+
+def _clock_value(text: str) -> float | None:
+    """Seconds per card as typed: 0 (no clock) or at least 5 (the server's minimum);
+    None when it is neither."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    if value != value or value < 0 or 0 < value < 5 or value > 86400:  # NaN too
+        return None
+    return value
+
+
 def free_seats(info: m.TableInfo) -> list[str]:
     """The names of the seats nobody holds at a listed table ("E", "S" ...)."""
     return [seat for seat, who in info.seats.items() if who is None]
@@ -76,6 +95,27 @@ class LobbyState:
 
     #: Tables on the server (the list holds the first page of them).
     tables_total: int = 0
+    #: The invitation codes of the private tables we created, by table id: the server
+    #: sends them once, so they are kept here to show and to use (kept for the session).
+    invitations: dict[str, dict[Seat, str]] = field(default_factory=dict)
+
+    def created(self, msg: m.TableCreated) -> None:
+        """Our ``create_table`` succeeded: select the table once listed, keep its codes."""
+        self.select_when_listed = msg.table
+        if msg.invitations:
+            self.invitations[msg.table] = dict(msg.invitations)
+            self.say(f"Private table {msg.name} created: pass each seat's code on (shown "
+                     f"under the list). Enter joins it.", "info")
+        else:
+            self.say(f"Table {msg.name} created: Enter joins it, b adds bots.", "info")
+
+    def invitation_lines(self, table: str) -> list[str]:
+        """The codes of ``table`` (ours) to pass on, two seats a line; none if not ours."""
+        codes = self.invitations.get(table)
+        if not codes:
+            return []
+        pairs = [f"{seat} {codes[seat]}" for seat in Seat if seat in codes]
+        return ["   ".join(pairs[i:i + 2]) for i in range(0, len(pairs), 2)]
 
     def set_tables(self, tables: Sequence[m.TableInfo], total: int | None = None) -> None:
         """A fresh table list from the server; the selection stays on the list (or moves
@@ -113,6 +153,10 @@ class LobbyState:
         if info is None:
             return
         free = free_seats(info)
+        codes = self.invitations.get(info.table)
+        if info.private and codes is None:
+            self._join_invited(info)
+            return
 
         def join(text: str) -> str | None:
             text = text.strip()
@@ -122,29 +166,53 @@ class LobbyState:
                 return "Type N, E, S or W (or nothing for any free seat)."
             if seat is not None and seat.value not in free:
                 return f"{seat} is taken; free: {' '.join(free) or 'none'}."
-            self.send(JoinSeat(info.table, seat))
+            invite = None
+            if codes is not None:  # our own private table: our codes open its seats
+                seat = seat or Seat(free[0] if free else "N")
+                invite = codes.get(seat)
+            self.send(JoinSeat(info.table, seat, invite))
             self.say(f"Joining {info.name}...", "info")
             return None
 
         self.open_prompt(f"Seat at {info.name} (free: {' '.join(free) or 'none'}; "
                          f"Enter = any): ", join, max_len=1)
 
+    def _join_invited(self, info: m.TableInfo) -> None:
+        """A private table someone else created: its seats open with their codes only."""
+
+        def join(text: str) -> str | None:
+            code = text.strip()
+            if not code:
+                return "Type the invitation code its creator gave you (Esc: back)."
+            self.send(JoinSeat(info.table, None, code))
+            self.say(f"Joining {info.name} with your invitation...", "info")
+            return None
+
+        self.open_prompt(f"{info.name} is private. Invitation code: ", join, max_len=64)
+
     def spectate(self) -> None:
         info = self._selected_or_say()
         if info is None:
+            return
+        if not info.allow_spectators:
+            self.say(f"{info.name} allows no spectators.", "error")
             return
         self.send(SpectateTable(info.table))
         self.say(f"Watching {info.name}...", "info")
 
     def create(self) -> None:
-        """c in the lobby: name, target, the two convention cards and whether players may
-        ask for hints, one prompt each."""
+        """c in the lobby: name, target, the two convention cards, hints, the clock,
+        privacy and (for a private table) spectators, one prompt each."""
         answers: dict[str, str] = {}
         steps = [("name", "New table name (Enter = default): "),
                  ("target", "Target in victory points (Enter = 300): "),
                  ("ns", "NS convention card (Enter = beginner): "),
                  ("ew", "EW convention card (Enter = beginner): "),
-                 ("hints", "Allow hints, y/n (Enter = the server's default): ")]
+                 ("hints", "Allow hints, y/n (Enter = the server's default): "),
+                 ("clock", "Clock, seconds per card, 5 or more (0 = none, Enter = the "
+                           "server's default): "),
+                 ("private", "Private, seats by invitation code only, y/n (Enter = no): "),
+                 ("spectators", "Allow spectators at the private table, y/n (Enter = no): ")]
 
         def ask(step: int) -> None:
             key, label = steps[step]
@@ -153,10 +221,14 @@ class LobbyState:
                 text = text.strip()
                 if key == "target" and text and (not text.isdigit() or int(text) < 1):
                     return "The target is a positive whole number."
-                if key == "hints" and text.lower() not in ("", "y", "yes", "n", "no"):
-                    return "Answer y or n (or Enter for the server's default)."
+                if key in _YES_NO_STEPS and text.lower() not in ("", "y", "yes", "n", "no"):
+                    return "Answer y or n (or Enter for the default)."
+                if key == "clock" and text and _clock_value(text) is None:
+                    return "The clock is 0 (none) or a number of seconds, at least 5."
                 answers[key] = text
-                if step + 1 < len(steps):
+                # The spectators question is for a private table only.
+                last = step + 1 == len(steps) or (key == "private" and not _yes(text))
+                if not last:
                     ask(step + 1)
                     return None
                 self.send(m.CreateTable(
@@ -164,8 +236,11 @@ class LobbyState:
                     target=int(answers["target"]) if answers["target"] else 300,
                     conventions_ns=answers["ns"] or "beginner",
                     conventions_ew=answers["ew"] or "beginner",
-                    hints=None if not answers["hints"]
-                    else answers["hints"].lower().startswith("y")))
+                    hints=None if not answers["hints"] else _yes(answers["hints"]),
+                    turn_seconds=_clock_value(answers["clock"]) if answers["clock"] else None,
+                    private=_yes(answers["private"]),
+                    allow_spectators=_yes(answers["spectators"])
+                    if answers.get("spectators") else None))
                 self.send(m.ListTables())
                 return None
 
@@ -199,7 +274,9 @@ class LobbyState:
                 return f"{seat} is taken; free: {' '.join(free)}."
             # No strategy: the server's choice for that partnership's declared card.
             strategy = parts[1] if len(parts) > 1 else None
-            self.send(m.AddBot(table=table, seat=seat, strategy=strategy))
+            # Our own private table: the seat's code lets us fill it from any connection.
+            invite = self.invitations.get(table, {}).get(seat)
+            self.send(m.AddBot(table=table, seat=seat, strategy=strategy, invite=invite))
             if refresh:
                 self.send(m.ListTables())
             return None

@@ -338,9 +338,11 @@ class TuiState:
             case m.Tables(tables=tables, total=total):
                 self.lobby.set_tables(tables, total)
             case m.TableCreated(table=table, name=name):
-                self.lobby.select_when_listed = table
                 self.add_log(f"Created table {name} ({table}).", "good")
-                self.say(f"Table {name} created: Enter joins it, b adds bots.")
+                self.lobby.created(msg)
+                # Kept in the log too, so they stay at hand (l) once we sit down there.
+                for line in self.lobby.invitation_lines(table):
+                    self.add_log(f"Invitation codes: {line}")
             case m.ServerShutdown(reason=reason):
                 self.add_log(f"Server: {reason}", "warn")
             case m.Error(code=code, message=message):

@@ -304,11 +304,11 @@ class ServerThread:
 
 
 async def create_table(app: TuiApp, pipe: PipeInput, *answers: str) -> None:
-    """Press c in the lobby, answer its prompts (name, target, NS card, EW card, hints)
-    and wait for the new table in the list."""
+    """Press c in the lobby, answer its prompts (name, target, NS card, EW card, hints,
+    clock, private; Enter for those not given) and wait for the new table in the list."""
     pipe.send_text("c")
     await drawn(app, "New table name")
-    for answer in answers:
+    for answer in (*answers, *[""] * (7 - len(answers))):
         pipe.send_text(answer + "\r")
     await until(lambda: len(app.state.lobby.tables) == 1, "the new table")
 

@@ -306,10 +306,23 @@ def test_lobby_create_table_and_add_bot() -> None:
     assert state.prompt is not None and "y or n" in state.prompt.hint
     state.prompt.text = ""
     submit(state, "Y")
+    submit(state, "1")  # a clock under 5 s: refused
+    assert state.prompt is not None and "at least 5" in state.prompt.hint
+    state.prompt.text = ""
+    submit(state, "45")
+    submit(state, "")  # not private: no question about spectators
     assert list(state.outbox) == [
         m.CreateTable(name="friday", target=150, conventions_ns="beginner",
-                      conventions_ew="none", hints=True),
+                      conventions_ew="none", hints=True, turn_seconds=45.0),
         m.ListTables()]
+    state.outbox.clear()
+    # A private table, spectators allowed.
+    state.lobby.create()
+    for answer in ("", "", "", "", "", "0", "y", "y"):
+        submit(state, answer)
+    assert list(state.outbox)[:1] == [m.CreateTable(
+        turn_seconds=0.0, conventions_ns="beginner", conventions_ew="beginner", private=True,
+        allow_spectators=True)]
     state.outbox.clear()
     state.lobby.move(1)
     state.lobby.add_bot()

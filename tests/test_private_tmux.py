@@ -1,0 +1,84 @@
+"""Private tables in the terminal client (issue 21, item 4): the creator makes one from the
+lobby's create dialog and reads the seat codes off the screen; a friend takes a seat with
+``jackal play --table T --invite CODE``. Real ``jackal serve``, real clients in tmux; every
+wait is for screen content, never a fixed sleep."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from lan_support import TMUX, ServerProcess, Tmux
+from test_lan_tmux import clients, open_client, shows
+
+pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+
+__all__ = ["clients"]  # the terminals fixture of the LAN tests, closed after each test
+
+CODE_RE = re.compile(r"\b([NESW]) ([a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4})\b")
+
+
+def answer(terminal: Tmux, prompt: str, text: str) -> None:
+    """Wait for a prompt of the create dialog, then type ``text`` and Enter."""
+    terminal.wait(shows(prompt), f"the prompt {prompt!r}")
+    if text:
+        terminal.keys("-l", text)
+    terminal.keys("Enter")
+
+
+def test_the_create_dialog_makes_a_private_table_and_an_invited_friend_sits_down(
+        tmp_path: Path, clients: list[Tmux]) -> None:
+    server = ServerProcess(tmp_path)
+    try:
+        address = f"127.0.0.1:{server.port}"
+        ada = open_client(clients, tmp_path, "ada", address)
+        ada.wait(shows("No tables yet"), "the empty lobby")
+        ada.keys("c")
+        answer(ada, "New table name", "friends")
+        answer(ada, "Target in victory points", "")
+        answer(ada, "NS convention card", "")
+        answer(ada, "EW convention card", "")
+        answer(ada, "Allow hints", "")
+        answer(ada, "Clock, seconds per card", "2")  # under the minimum: refused
+        ada.wait(shows("at least 5"), "the clock refused")
+        ada.keys("BSpace")
+        answer(ada, "Clock, seconds per card", "30")
+        answer(ada, "Private, seats by invitation", "y")
+        answer(ada, "Allow spectators at the private table", "")
+        screen = ada.wait(shows("Invitation codes to pass on"), "the codes on screen")
+        assert "by ada" in screen and "PRIVATE: seats by invitation code" in screen, screen
+        assert "no spectators" in screen, screen
+        codes = dict(CODE_RE.findall(screen))
+        assert set(codes) == {"N", "E", "S", "W"}, screen
+        header = server.record_events()[0]
+        assert header["event"] == "table" and header["turn_seconds"] == 30, header
+        assert header["creator"] == "ada" and header["allow_spectators"] is False, header
+        table = header["table"]
+
+        # A wrong code takes nothing; the right one takes its seat.
+        carl = open_client(clients, tmp_path, "carl", address, "--table", table,
+                           "--invite", "abcd-efgh-jkmn-pqrs")
+        carl.wait(shows("not_invited"), "the wrong code refused")
+        bob = open_client(clients, tmp_path, "bob", address, "--table", table,
+                          "--invite", codes["W"])
+        bob.wait(shows("W bob (you)"), "bob at W")
+        # From the lobby: no watching, and Enter asks for a code, which picks the seat.
+        eve = open_client(clients, tmp_path, "eve", address)
+        eve.wait(shows("PRIVATE: seats by invitation code"), "the private table listed")
+        eve.keys("s")
+        eve.wait(shows("friends allows no spectators"), "watching refused")
+        eve.keys("Enter")
+        answer(eve, "friends is private. Invitation code:", codes["E"])
+        eve.wait(shows("E eve (you)"), "eve at E")
+        # The creator's own Enter uses its own code for the seat it picks.
+        ada.keys("Enter")
+        answer(ada, "Seat at friends", "N")
+        screen = ada.wait(shows("N ada (you)"), "ada at N")
+        # At the table the codes stay at hand in the log, for friends who come late.
+        assert codes["E"] in screen and codes["S"] in screen, screen
+        seated = {e["seat"]: e["name"] for e in server.record_events()
+                  if e["event"] == "seat" and e["kind"] == "human"}
+        assert seated == {"W": "bob", "E": "eve", "N": "ada"}, seated
+    finally:
+        server.stop()

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from ..game.errors import MalformedInput
 from ..game.seats import SEATS, Seat, Team
+from ..protocol.text import escape_text
+from .terminal import configure_logging
 
 EPILOG = """\
 examples:
@@ -72,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"jackal bot: {message}", file=sys.stderr)
+    print(escape_text(f"jackal bot: {message}"), file=sys.stderr)
     return 2
 
 
@@ -89,9 +91,9 @@ def run(args: argparse.Namespace) -> int:
     from ..game.conventions import BUILTIN_CARDS, ConventionCard, resolve_card
     from ..protocol.messages import CreateTable
 
-    logging.basicConfig(
-        level=logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    # Log lines carry the server's text (reasons, card names, table ids): escaped.
+    configure_logging(
+        logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO)
     try:
         host, port = parse_address(args.server)
     except ValueError as exc:
@@ -153,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             await program.start()
         except OSError as exc:
-            print(f"jackal bot: cannot run {args.exec_command!r}: {exc}", file=sys.stderr)
+            print(escape_text(f"jackal bot: cannot run {args.exec_command!r}: {exc}"),
+                  file=sys.stderr)
             return 2
         try:
             return await play()
@@ -165,13 +168,13 @@ def run(args: argparse.Namespace) -> int:
             try:
                 await nursery.start(session.run)
             except ServerError as exc:
-                print(f"jackal bot: the server refused: {exc}", file=sys.stderr)
+                print(escape_text(f"jackal bot: the server refused: {exc}"), file=sys.stderr)
                 return 2
             except MissingFeatures as exc:
-                print(f"jackal bot: --exec cannot run here: {exc}", file=sys.stderr)
+                print(escape_text(f"jackal bot: --exec cannot run here: {exc}"), file=sys.stderr)
                 return 2
             except ClientError as exc:
-                print(f"jackal bot: {exc}", file=sys.stderr)
+                print(escape_text(f"jackal bot: {exc}"), file=sys.stderr)
                 return 2
             log.info("seated at %s of table %s as %s (%s, seed %d)", session.seat,
                      session.table, session.name, f"strategy {args.strategy}" if program is None
@@ -185,14 +188,14 @@ def run(args: argparse.Namespace) -> int:
                 else:
                     result = await play_match(session, strategy)
             except SessionLost as exc:
-                print(f"jackal bot: seat lost: {exc}", file=sys.stderr)
+                print(escape_text(f"jackal bot: seat lost: {exc}"), file=sys.stderr)
                 nursery.cancel_scope.cancel()
                 return 1
             nursery.cancel_scope.cancel()
         verdict = "won" if result.won else "lost"
-        print(f"match over at table {result.table}: {result.seat} {verdict}; "
-              f"NS {result.scores.get(Team.NS, 0)}, EW {result.scores.get(Team.EW, 0)} "
-              f"after {result.deals} deals")
+        print(escape_text(f"match over at table {result.table}: {result.seat} {verdict}; "
+                        f"NS {result.scores.get(Team.NS, 0)}, EW {result.scores.get(Team.EW, 0)} "
+                        f"after {result.deals} deals"))
         if hosted is not None:
             print(f"moves the fallback played: {hosted.fault_summary()}")
         return 0

@@ -26,6 +26,7 @@ from ..game.conventions import (
     resolve_card,
 )
 from ..game.explain import describe_card
+from ..protocol.text import TextRefused, check_card_text, escape_quoted, escape_text
 
 __all__ = ["add_arguments", "run"]
 
@@ -65,14 +66,23 @@ def run(args: argparse.Namespace) -> int:
         card = _load(args.card)
     except CardError as exc:
         source = "standard input" if args.card == "-" else args.card
-        print(f"jackal conventions {args.action}: {source}: {exc}", file=sys.stderr)
+        print(escape_text(f"jackal conventions {args.action}: {source}: {exc}"),
+              file=sys.stderr)
         return EXIT_BAD_CARD
+    # A card from someone else may hold bidi controls, zero-width or C1 characters (its
+    # format refuses only C0): printed escaped, and refused by check as by a server.
     if args.action == "check":
+        try:
+            check_card_text("", card)
+        except TextRefused as exc:
+            print(escape_text(f"jackal conventions check: {args.card}: {exc.message}"),
+                  file=sys.stderr)
+            return EXIT_BAD_CARD
         print("ok")
     elif args.json:
-        print(card_to_json(card))
+        print(escape_quoted(card_to_json(card)))
     elif args.toml:
-        sys.stdout.write(card_to_toml(card))
+        sys.stdout.write(escape_quoted(card_to_toml(card), toml=True))
     else:
-        sys.stdout.write(describe_card(card))
+        sys.stdout.write(escape_text(describe_card(card), multiline=True))
     return 0

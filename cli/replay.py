@@ -21,6 +21,7 @@ from ..game.cards import format_cards
 from ..game.deal import Deal
 from ..game.scoring import DealResult
 from ..game.seats import SEATS, Seat, Team
+from ..protocol.text import escape_text
 from ..server.record_events import (
     DealEvent,
     HintEvent,
@@ -35,6 +36,7 @@ from ..server.record_events import (
 )
 from ..server.record_replay import MatchReplay, Step, replay
 from .score import format_team, format_verdict
+from .terminal import printable
 
 __all__ = ["add_arguments", "format_record", "run"]
 
@@ -131,7 +133,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         lines = format_record(args.file)
     except (OSError, RecordError) as exc:
-        print(f"jackal replay: {args.file}: {exc}", file=sys.stderr)
+        print(escape_text(f"jackal replay: {args.file}: {exc}"), file=sys.stderr)
         return 2
-    print("\n".join(lines))
+    # A record holds what players sent; one written before the server checked text
+    # (or by hand) may hold escape sequences: every line is escaped on its own.
+    print(printable("\n".join(lines)))
     return 0

@@ -35,6 +35,8 @@ from ..bots.tournament import (
 )
 from ..bots.yardstick import Efficiency
 from ..game.errors import MalformedInput
+from ..protocol.text import escape_text
+from .terminal import configure_logging, printable
 
 EPILOG = f"""\
 entries (NAME=SPEC; each entry plays both seats of its partnership):
@@ -98,27 +100,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"jackal tournament: {message}", file=sys.stderr)
+    print(escape_text(f"jackal tournament: {message}"), file=sys.stderr)
     return 2
 
 
 def parse_entries(specs: Sequence[str], cards: Sequence[str]) -> list[Entry]:
-    """The ``--entry`` options with their ``--conventions``; raises ``MalformedInput``."""
+    """The ``--entry`` options with their ``--conventions``; raises ``MalformedInput``.
+
+    A card must pass the server's text rules (protocol/text.py), since it is sent inline:
+    a bad one fails here, before anything runs, instead of as a refused table each time."""
     from ..game.conventions import resolve_card
+    from ..protocol.text import TextRefused, check_card_text
 
     chosen: dict[str, str] = {}
-    for text in cards:
-        name, equals, card = text.partition("=")
-        if not equals or not card:
-            raise MalformedInput(f"--conventions is NAME=CARD, not {text!r}")
-        resolve_card(card)  # a bad card fails here, before anything runs
-        chosen[name.strip()] = card.strip()
-    entries = []
-    for text in specs:
-        name = text.partition("=")[0].strip()
-        entry = parse_entry(text, chosen.pop(name, None))
-        resolve_card(entry.conventions)
-        entries.append(entry)
+    try:
+        for text in cards:
+            name, equals, card = text.partition("=")
+            if not equals or not card:
+                raise MalformedInput(f"--conventions is NAME=CARD, not {text!r}")
+            check_card_text(f"--conventions {name.strip()}", resolve_card(card))
+            chosen[name.strip()] = card.strip()
+        entries = []
+        for text in specs:
+            name = text.partition("=")[0].strip()
+            entry = parse_entry(text, chosen.pop(name, None))
+            resolve_card(entry.conventions)
+            entries.append(entry)
+    except TextRefused as exc:
+        raise MalformedInput(exc.message) from None
     if chosen:
         raise MalformedInput(f"--conventions for an unknown entry: {', '.join(chosen)}")
     return entries
@@ -129,8 +138,8 @@ def run(args: argparse.Namespace) -> int:
     from ..bots.registry import STRATEGIES
     from ..client.connection import parse_address
 
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
-                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # Warnings quote servers and programs (reasons, errors): escaped.
+    configure_logging(logging.WARNING)
     try:
         entries = parse_entries(args.entry, args.conventions)
         jobs = schedule([entry.name for entry in entries], args.boards, args.seed)
@@ -173,9 +182,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report))
     else:
-        print(as_text(ranked, len(results), args.boards, args.seed, elapsed))
+        print(printable(as_text(ranked, len(results), args.boards, args.seed, elapsed)))
     for failure in failures:
-        print(f"jackal tournament: {failure}", file=sys.stderr)
+        print(escape_text(f"jackal tournament: {failure}"), file=sys.stderr)
     return 1 if failures else 0
 
 
@@ -259,8 +268,8 @@ def _progress(total: int) -> Callable[[TableResult], None]:
             outcome = f"{job.entry_at(result.winner.seats[0])} +{result.points}"
         faults = sum(sum(kinds.values()) for kinds in result.faults.values())
         note = f", {faults} fault(s)" if faults else ""
-        print(f"[{done}/{total}] board {job.board}: {job.ns} (NS) v {job.ew} (EW): "
-              f"{outcome}{note}", file=sys.stderr, flush=True)
+        print(escape_text(f"[{done}/{total}] board {job.board}: {job.ns} (NS) v {job.ew} (EW): "
+                        f"{outcome}{note}"), file=sys.stderr, flush=True)
 
     return show
 

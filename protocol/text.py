@@ -32,6 +32,7 @@ __all__ = [
     "check_client_text",
     "check_text",
     "display_width",
+    "escape_quoted",
     "escape_text",
     "fit_width",
 ]
@@ -143,6 +144,27 @@ def escape_text(text: str, *, multiline: bool = False) -> str:
     return (_BAD_MULTILINE if multiline else _BAD_ONE_LINE).sub(_escape_one, text)
 
 
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # JSON spells the rest as a surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def _toml_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def escape_quoted(document: str, *, toml: bool = False) -> str:
+    """A JSON (or, with ``toml``, TOML) document safe to print and still the same data:
+    each character :func:`check_text` refuses becomes the format's own ``\\uXXXX``
+    escape. Such characters can only stand inside the document's strings, where the
+    escape means the very same character; newlines and tabs are left alone."""
+    return _BAD_MULTILINE.sub(_toml_escape if toml else _json_escape, document)
+
+
 def fit_width(text: str, width: int) -> str:
     """``text`` cut to at most ``width`` columns (ending in "…" when cut), so a name of
     wide characters takes no more room on screen than a name of narrow ones."""
@@ -163,12 +185,14 @@ def fit_width(text: str, width: int) -> str:
 
 def check_card_text(field: str, card: ConventionCard, *, id: MessageId | None = None) -> None:
     """Check every text of an inline convention card; ``field`` is where the card sat
-    (``card``, ``conventions_ns``), so the error says ``conventions_ns.notes``."""
-    check_text(f"{field}.name", card.name, CARD_NAME, id=id)
-    check_text(f"{field}.description", card.description, CARD_LINE, id=id)
-    check_text(f"{field}.notes", card.notes, CARD_NOTES, id=id)
-    check_text(f"{field}.tolerance.promise.when", card.tolerance.promise.when, CARD_LINE, id=id)
-    check_text(f"{field}.tolerance.answer.when", card.tolerance.answer.when, CARD_LINE, id=id)
+    (``card``, ``conventions_ns``), so the error says ``conventions_ns.notes`` (``""``
+    for a card on its own: ``notes``)."""
+    at = f"{field}." if field else ""
+    check_text(f"{at}name", card.name, CARD_NAME, id=id)
+    check_text(f"{at}description", card.description, CARD_LINE, id=id)
+    check_text(f"{at}notes", card.notes, CARD_NOTES, id=id)
+    check_text(f"{at}tolerance.promise.when", card.tolerance.promise.when, CARD_LINE, id=id)
+    check_text(f"{at}tolerance.answer.when", card.tolerance.answer.when, CARD_LINE, id=id)
 
 
 def check_client_text(msg: ClientMessage) -> None:

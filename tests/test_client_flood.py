@@ -51,6 +51,26 @@ def _state(status: str) -> bytes:
         rows={seat: [] for seat in Seat}, you=Seat.S, hand=HAND if playing else []))
 
 
+async def seat_client(peer: Peer, hello: dict[str, Any], state: bytes) -> None:
+    """Play the server while ``jackal bot`` takes its seat: greet it, create table t1, add
+    its bots, seat it at S (token "secret") with ``state`` as the join's snapshot, and
+    take its ``ready``."""
+    await peer.send({"type": "hello_ok", "name": "me", "id": hello["id"]})
+    while True:
+        msg = await peer.receive()
+        reply: dict[str, Any] = {"type": "ok", "request": msg["type"], "id": msg["id"]}
+        if msg["type"] == "create_table":
+            reply = {"type": "table_created", "table": "t1", "name": "t1", "id": msg["id"]}
+        elif msg["type"] == "join":
+            reply = {"type": "joined", "table": "t1", "seat": "S", "token": "secret",
+                     "id": msg["id"]}
+        await peer.send(reply)
+        if msg["type"] == "join":
+            await peer.stream.send_all(state)
+        if msg["type"] == "ready":
+            return
+
+
 def _peak_rss_kb(pid: int) -> int:
     """The process's peak resident set so far (VmHWM), in KiB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -88,21 +108,7 @@ async def test_a_flooding_server_cannot_grow_jackal_bot_exec(tmp_path: Path) -> 
                              "scores": {"NS": 300, "EW": 0}})
             await answer_requests(peer)
             return
-        await peer.send({"type": "hello_ok", "name": "me", "id": hello["id"]})
-        while True:  # create the table, add three bots, join, then ready
-            msg = await peer.receive()
-            reply: dict[str, Any] = {"type": "ok", "request": msg["type"], "id": msg["id"]}
-            if msg["type"] == "create_table":
-                reply = {"type": "table_created", "table": "t1", "name": "flood",
-                         "id": msg["id"]}
-            elif msg["type"] == "join":
-                reply = {"type": "joined", "table": "t1", "seat": "S", "token": "secret",
-                         "id": msg["id"]}
-            await peer.send(reply)
-            if msg["type"] == "join":
-                await peer.stream.send_all(_state("playing"))
-            if msg["type"] == "ready":
-                break
+        await seat_client(peer, hello, _state("playing"))
         await peer.stream.send_all(encode(YourTurn(
             seat=Seat.S, deal=1, play=1, dealer=Seat.E, first=Seat.S, hand=HAND, rows=[],
             conventions={Team.NS: "beginner", Team.EW: "beginner"},

@@ -52,7 +52,7 @@ def history_from_rows(dealer: Seat, rows: Mapping[Seat, tuple[Card, ...] | list[
                       ) -> tuple[tuple[Seat, Card], ...]:
     """Every play of a deal in order, from its four rows (play goes clockwise from the
     seat after the dealer, one card each per round)."""
-    order = [SEATS[(dealer.ordinal + 1 + i) % 4] for i in range(4)]
+    order = dealer.next.clockwise_from()
     plays: list[tuple[Seat, Card]] = []
     for turn in range(PLAYS_PER_SEAT):
         for seat in order:
@@ -106,7 +106,26 @@ class TableKnowledge:
         """The seat to move, or None once the deal is over."""
         if self.is_over:
             return None
-        return SEATS[(self.dealer.ordinal + 1 + len(self.history)) % 4]
+        return self.play_order[len(self.history) % 4]
+
+    @property
+    def play_order(self) -> tuple[Seat, Seat, Seat, Seat]:
+        """The four seats in the order they play this deal, ``first`` first."""
+        return self.dealer.next.clockwise_from()
+
+    def places(self) -> list[tuple[Seat, int]]:
+        """Where each play of the deal lies, in the order played: (seat, index 1..8 in
+        its row). Play goes round one card each, so the ``i``-th play is in round
+        ``i // 4``."""
+        return [(seat, i // 4 + 1) for i, (seat, _) in enumerate(self.history)]
+
+    @property
+    def newest(self) -> tuple[Seat, int] | None:
+        """Where the latest play of the deal lies, as in :meth:`places`; None before
+        the first."""
+        if not self.history:
+            return None
+        return self.history[-1][0], (len(self.history) - 1) // 4 + 1
 
     def _offset(self, seat: Seat) -> int:
         """Where ``seat``'s plays start in ``history``: play goes round clockwise from

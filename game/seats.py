@@ -54,6 +54,11 @@ class Seat(StrEnum):
     def partner(self) -> Seat:
         return SEATS[(_INDEX[self] + 2) % 4]
 
+    def clockwise_from(self) -> tuple[Seat, Seat, Seat, Seat]:
+        """The four seats clockwise, starting with this one: the order of play of a deal
+        this seat leads."""
+        return _CLOCKWISE[self]
+
     @property
     def team(self) -> Team:
         return TEAMS[_INDEX[self] % 2]
@@ -73,3 +78,7 @@ class Seat(StrEnum):
 SEATS: tuple[Seat, ...] = (Seat.N, Seat.E, Seat.S, Seat.W)
 TEAMS: tuple[Team, Team] = (Team.NS, Team.EW)
 _INDEX = {seat: i for i, seat in enumerate(SEATS)}
+#: Each seat's :meth:`Seat.clockwise_from`, worked out once: turn order is on hot paths.
+_CLOCKWISE: dict[Seat, tuple[Seat, Seat, Seat, Seat]] = {
+    seat: (seat, SEATS[(i + 1) % 4], SEATS[(i + 2) % 4], SEATS[(i + 3) % 4])
+    for i, seat in enumerate(SEATS)}

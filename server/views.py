@@ -151,7 +151,6 @@ def your_turn(facts: DealFacts, you: Seat) -> YourTurn | None:
     if not isinstance(known, SeatKnowledge) or not facts.live or known.turn is not you:
         return None
     first = known.first
-    order = [SEATS[(first.ordinal + i) % 4] for i in range(4)]
     return YourTurn(
         seat=you,
         deal=known.deal_number,
@@ -159,7 +158,7 @@ def your_turn(facts: DealFacts, you: Seat) -> YourTurn | None:
         dealer=known.dealer,
         first=first,
         hand=sorted(known.hand),
-        rows=[RowInfo(seat=seat, cards=_cards(known.row(seat))) for seat in order],
+        rows=[RowInfo(seat=seat, cards=_cards(known.row(seat))) for seat in known.play_order],
         conventions={team: known.conventions[team].name for team in TEAMS},
         scores={team: known.scores[team] for team in TEAMS},
         target=known.target,

@@ -99,6 +99,10 @@ class TestSeats:
         assert [str(seat) for seat in SEATS] == ["N", "E", "S", "W"]
         assert [seat.next for seat in SEATS] == [Seat.E, Seat.S, Seat.W, Seat.N]
         assert [seat.ordinal for seat in SEATS] == [0, 1, 2, 3]
+        assert Seat.S.clockwise_from() == (Seat.S, Seat.W, Seat.N, Seat.E)
+        for seat in SEATS:  # each seat, then each next one
+            order = seat.clockwise_from()
+            assert order[0] is seat and [s.next for s in order] == [*order[1:], seat]
 
     def test_partnerships(self) -> None:
         assert Seat.N.partner is Seat.S and Seat.E.partner is Seat.W

@@ -23,6 +23,7 @@ def test_knowledge_follows_the_engine_through_a_whole_deal() -> None:
     seats = {seat: SeatKnowledge.from_deal(deal, seat) for seat in SEATS}
     public = seats[Seat.N].public()
     assert View is SeatKnowledge and public.turn is Seat.S is deal.turn
+    assert public.newest is None and public.play_order == (Seat.S, Seat.W, Seat.N, Seat.E)
     while (mover := deal.turn) is not None:
         assert seats[mover].legal_plays() == deal.legal_plays()
         assert all(not seats[s].legal_plays() for s in SEATS if s is not mover)
@@ -35,6 +36,11 @@ def test_knowledge_follows_the_engine_through_a_whole_deal() -> None:
             assert seats[seat].hand == deal.hand(seat)
         public, _ = public.apply_play(mover, card)
         assert public.history == deal.history and public.turn is deal.turn
+        # Where each card lies: the engine's rows, in the order played, newest last.
+        assert [deal.row(seat)[index - 1] for seat, index in public.places()] == \
+            [played for _, played in deal.history]
+        assert public.newest == public.places()[-1] == (mover, index)
+        assert public.play_order[len(public.history) % 4] is (deal.turn or public.first)
         assert public.rows == {s: deal.row(s) for s in SEATS}
     assert public.is_over and seats[Seat.W].play_number == 9
 

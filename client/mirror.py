@@ -19,12 +19,14 @@ gets as its view, and the server's per-seat views build) or a
   server-side bot stands in);
 - ``you``: your ``Seat`` or None (spectating);
 - ``knowledge``: the picture above; ``last_deal``: the latest ``DealEnded`` message
-  (kept hands, penalties, breakdown); ``winner``: the ``Team`` that won, once over.
+  (kept hands, penalties, breakdown); ``deals``: the match so far, a :class:`DealResult`
+  per deal scored; ``winner``: the ``Team`` that won, once over.
 
 Read from the knowledge under the names screens use: ``target``, ``deal`` (0 before the
 first), ``dealer``, ``first``, ``turn`` (only while playing), ``hand`` (``list[Card]``,
 empty for spectators), ``rows`` (``dict[Seat, list[Card]]``), ``conventions``, ``scores``,
-``plays_made``, ``my_turn``, ``history()`` and ``view()`` (your
+``plays_made``, ``play_order``, ``play_number`` (your next play, 1..8), ``newest`` (where
+the latest card lies), ``my_turn``, ``history()``, ``places()`` and ``view()`` (your
 :class:`jackal.bots.View`, what a strategy gets).
 """
 
@@ -55,7 +57,7 @@ from ..protocol.messages import (
     TableState,
 )
 
-__all__ = ["Change", "SeatView", "TableMirror"]
+__all__ = ["Change", "DealResult", "SeatView", "TableMirror"]
 
 
 @dataclass
@@ -87,6 +89,19 @@ class Change:
         return self.changed
 
 
+@dataclass(frozen=True, slots=True)
+class DealResult:
+    """One scored deal of the match: who dealt, the penalties, who won (None on a tie)
+    and how many points, and the scores after it."""
+
+    deal: int
+    dealer: Seat
+    penalty: Mapping[Team, int]
+    winner: Team | None
+    points: int
+    scores: Mapping[Team, int]
+
+
 _UNCHANGED = Change(False)
 _CHANGED = Change(True)
 
@@ -115,6 +130,9 @@ class TableMirror:
     #: started): a card declared between deals applies to the next deal only.
     played_under: dict[Team, ConventionCard] = field(default_factory=dict)
     last_deal: DealEnded | None = None
+    #: Every deal of the match scored so far, oldest first. The snapshot does not carry
+    #: them yet: a ``table_state`` of the same table keeps those up to its deal.
+    deals: list[DealResult] = field(default_factory=list)
     winner: Team | None = None
     #: The table's creator chose its seed (and so may know every hand).
     seeded: bool = False
@@ -181,9 +199,30 @@ class TableMirror:
     def my_turn(self) -> bool:
         return self.you is not None and self.turn is self.you
 
+    @property
+    def play_order(self) -> tuple[Seat, Seat, Seat, Seat]:
+        """The four seats in the order they play this deal (N E S W before any deal)."""
+        first = self.first
+        return (first or Seat.N).clockwise_from()
+
+    @property
+    def play_number(self) -> int | None:
+        """Which of our eight plays is next (1..8); None when watching."""
+        known = self.seat_knowledge
+        return None if known is None else known.play_number
+
+    @property
+    def newest(self) -> tuple[Seat, int] | None:
+        """(seat, index in its row) of the latest card of the deal being played."""
+        return self.knowledge.newest if self.status == "playing" else None
+
     def history(self) -> tuple[tuple[Seat, Card], ...]:
         """Every play of this deal in order."""
         return self.knowledge.history
+
+    def places(self) -> list[tuple[Seat, int]]:
+        """(seat, index in its row) of every play of this deal, in the order played."""
+        return self.knowledge.places()
 
     def view(self) -> View:
         """What a strategy sees from your seat now."""
@@ -211,6 +250,7 @@ class TableMirror:
             case Played(seat=seat, card=card, index=index):
                 return self._played(seat, card, index)
             case DealEnded():
+                self._record(msg)
                 self.knowledge = replace(known, scores=_teams(msg.scores))
                 kept = msg.hands.get(self.you) if self.you is not None else None
                 if kept is not None and isinstance(self.knowledge, SeatKnowledge):
@@ -268,7 +308,17 @@ class TableMirror:
             return _UNCHANGED
         return Change(True, play)
 
+    def _record(self, ended: DealEnded) -> None:
+        """Add ``ended`` to the match so far (once: a deal is scored once)."""
+        result = DealResult(deal=ended.deal, dealer=self.knowledge.dealer,
+                            penalty=_teams(ended.penalty), winner=ended.winner,
+                            points=ended.victory_points, scores=_teams(ended.scores))
+        self.deals = [done for done in self.deals if done.deal != ended.deal] + [result]
+
     def _reset(self, state: TableState) -> None:
+        # The match so far is ours to keep while it is the same match (a table plays one).
+        self.deals = [done for done in self.deals if done.deal <= state.deal] \
+            if state.table == self.table else []
         self.table = state.table
         self.name = state.name
         self.status = state.status

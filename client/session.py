@@ -11,13 +11,14 @@ Shared by ``jackal bot`` and the terminal UI. Connect, say hello, take a seat an
                 await session.play(card)        # raises ServerError (e.g. not_your_turn)
         # events() ends after match_ended, or raises SessionLost when the seat is gone
 
-``session.mirror`` is the client's copy of the table, a
-:class:`~jackal.client.mirror.TableMirror` (:mod:`jackal.client.mirror` lists its fields).
-Iterating ``events()`` is what updates it (one event at a time, so a handler always sees
-the table as of the event it handles): keep one task iterating it. Because the mirror can
-be a few events behind the server, ``mirror.my_turn`` can still be True for a turn you
-just played; ``session.my_turn`` also remembers your plays (and forgets them on a
-reclaim's ``table_state``), so act on that.
+``session.mirror`` is the client's one copy of the table, a
+:class:`~jackal.client.mirror.TableMirror` (:mod:`jackal.client.mirror` lists its fields),
+and ``session.change`` what the event last handed out changed in it. Iterating
+``events()`` is what updates it (one event at a time, so a handler always sees the table
+as of the event it handles): keep one task iterating it. Because the mirror can be a few
+events behind the server, ``mirror.my_turn`` can still be True for a turn you just
+played; ``session.my_turn`` also remembers your plays (and forgets them on a reclaim's
+``table_state``), so act on that.
 
 Constructor options: ``table`` (join it) or ``create`` (a ``CreateTable`` message: a new
 table is made and joined; ``table=None`` and no ``create`` makes one with defaults);
@@ -25,14 +26,14 @@ table is made and joined; ``table=None`` and no ``create`` makes one with defaul
 seat: sent with the join, and without ``seat`` it picks the seat); ``bots`` (``{Seat:
 strategy}``: server-side bots to add just before sitting down, e.g. to fill a table you
 created); ``conventions`` (a card spec -- built-in name or ``ConventionCard`` -- declared
-for your partnership before ready);
-``password``; ``auto_ready`` (default True: send ``ready`` when seated and again after
-each deal); ``reconnect`` (a :class:`Backoff`); ``client`` (sent in hello); ``token`` (a
-token saved from an earlier run: the session starts by reclaiming that seat, and ``run``
-raises ``ServerError`` ``bad_token`` if the server no longer holds it); ``features``
-(names from ``welcome.features`` the caller relies on: on a connection whose server lacks
-one, ``run`` raises :class:`MissingFeatures` before saying hello, on the first connection
-or on any reconnection).
+for your partnership before ready); ``password``; ``auto_ready`` (default True: send
+``ready`` once seated, and again whenever ``events()`` hands out a table that waits for
+it, as after each deal); ``reconnect`` (a :class:`Backoff`); ``client`` (sent in hello);
+``token`` (a token saved from an earlier run: the session starts by reclaiming that seat,
+and ``run`` raises ``ServerError`` ``bad_token`` if the server no longer holds it);
+``features`` (names from ``welcome.features`` the caller relies on: on a connection whose
+server lacks one, ``run`` raises :class:`MissingFeatures` before saying hello, on the
+first connection or on any reconnection).
 
 ``session.status`` is a :class:`Status`: "connecting" -> "connected" -> ("reconnecting"
 -> "connected")* -> "lost" | "closed"; every change is reported through
@@ -89,7 +90,7 @@ from ..protocol.messages import (
     TableState,
 )
 from .connection import MAX_EVENT_BYTES, ClientError, Connection, ConnectionLost, ServerError
-from .mirror import TableMirror
+from .mirror import Change, TableMirror
 
 __all__ = ["Backoff", "MissingFeatures", "SeatSession", "SessionLost", "Status"]
 
@@ -203,11 +204,11 @@ class SeatSession:
         self._on_retry = on_retry
         #: ``welcome.features`` this client relies on; checked on every connection.
         self._features = tuple(features)
-        #: The table as of the last event handed out by :meth:`events`.
+        #: The table as of the last event handed out by :meth:`events`: the client's one
+        #: picture of it (a screen renders from it too).
         self.mirror = TableMirror()
-        # The session's own copy, current with the connection (ahead of ``mirror`` while the
-        # consumer has events to catch up on); it decides when to send ``ready``.
-        self._live = TableMirror()
+        #: What that event changed in :attr:`mirror` (false when nothing).
+        self.change = Change(False)
         self.status = Status.CONNECTING
         self.status_detail = ""
         # Events for the consumer, each with its wire size; ``_DONE`` ends the stream. Not
@@ -218,6 +219,11 @@ class SeatSession:
         self._events_in, self._events_out = trio.open_memory_channel[Any](math.inf)
         self._event_bytes = 0
         self._ready_sent_for: int | None = None
+        # Set when the mirror shows the table waiting for our ``ready``; the connection's
+        # sender task sends it.
+        self._ready_due = trio.Event()
+        # Ready was sent as the seat was taken, before events() handed its snapshot out.
+        self._ready_with_seat = False
         # (deal, plays made) of the turn we last played in, as the mirror saw it.
         self._played_for: tuple[int, int] | None = None
         self._closing = False
@@ -283,9 +289,17 @@ class SeatSession:
                 return
             item, size = item
             self._event_bytes -= size
-            self.mirror.apply(item)
+            self.change = self.mirror.apply(item)
             if isinstance(item, TableState):
                 self._played_for = None  # the snapshot shows whether our play arrived
+                self._ready_sent_for = None  # and whether our ready did
+                if self._ready_with_seat:  # the seat's first one: its ready went already
+                    self._ready_with_seat = False
+                    if self._wants_ready():
+                        self._ready_sent_for = self.mirror.deal
+            if self._wants_ready():
+                self._ready_sent_for = self.mirror.deal
+                self._ready_due.set()
             yield item
 
     async def request(self, msg: ClientMessage) -> ServerMessage:
@@ -313,7 +327,7 @@ class SeatSession:
 
     async def ready(self) -> None:
         """Tell the server this seat is ready to start (or to go on to the next deal)."""
-        self._ready_sent_for = self._live.deal
+        self._ready_sent_for = self.mirror.deal
         await self.request(Ready())
 
     async def leave(self) -> None:
@@ -381,13 +395,12 @@ class SeatSession:
         seated = _expect(joined, Joined)
         self.seat = seated.seat
         self.token = seated.token
-        # The join's table_state follows as an event; mirror it before going on.
+        # The join's table_state follows as an event; queue it for events() first.
         await self._pump_until(conn, lambda msg: isinstance(msg, TableState))
         if self._conventions is not None:
             await conn.request(Conventions(card=self._conventions), timeout=self._timeout)
         self._set_status(Status.CONNECTED, f"seated at {self.seat} of table {self.table}")
-        if self.auto_ready:
-            await self._ready_on(conn)
+        await self._ready_when_seated(conn)
 
     async def _reclaim_seat(self, conn: Connection) -> None:
         """First connection with a saved token: hello with it, and the seat is ours again
@@ -396,11 +409,10 @@ class SeatSession:
         if reply.seat is None or reply.table is None:
             raise SessionLost("the server took the token but gave no seat back")
         self.table, self.seat = reply.table, Seat(reply.seat)
-        # The reclaim's table_state follows as an event; mirror it before going on.
+        # The reclaim's table_state follows as an event; queue it for events() first.
         await self._pump_until(conn, lambda msg: isinstance(msg, TableState))
         self._set_status(Status.CONNECTED, f"reclaimed {self.seat} of table {self.table}")
-        if self.auto_ready:
-            await self._ready_on(conn)
+        await self._ready_when_seated(conn)
 
     async def _pump_until(self, conn: Connection,
                           stop: Callable[[ServerMessage], bool]) -> None:
@@ -410,15 +422,29 @@ class SeatSession:
             if stop(msg):
                 return
 
-    async def _ready_on(self, conn: Connection) -> None:
-        self._ready_sent_for = self._live.deal
+    async def _ready_when_seated(self, conn: Connection) -> None:
+        """Once seated, ``ready`` goes at once, before ``events()`` has handed the seat's
+        first snapshot out (which then does not ask for it again)."""
+        if self.auto_ready:
+            self._ready_with_seat = True
+            await self._request_ready(conn)
+
+    async def _send_ready(self, conn: Connection) -> None:
+        """Send ``ready`` on ``conn`` each time :meth:`events` finds it due."""
+        while True:
+            await self._ready_due.wait()
+            self._ready_due = trio.Event()
+            await self._request_ready(conn)
+
+    async def _request_ready(self, conn: Connection) -> None:
         try:
             await conn.request(Ready(), timeout=self._timeout)
         except ServerError as exc:
             # Ready at the wrong moment (e.g. the deal already started) changes nothing.
             log.debug("ready refused: %s", exc)
         except ClientError as exc:
-            # A dropped connection is noticed (and handled) by the event loop in _serve.
+            # A dropped connection is noticed (and handled) by the event loop in _serve;
+            # the reclaim's table_state says whether ready is due again.
             log.debug("ready not sent: %s", exc)
 
     def _deliver(self, msg: ServerMessage, size: int) -> None:
@@ -426,14 +452,11 @@ class SeatSession:
             raise ConnectionLost(f"more than {MAX_EVENT_BYTES} bytes of events unread by "
                                  "this client: starting again from a snapshot")
         self._event_bytes += size
-        self._live.apply(msg)
-        if isinstance(msg, TableState):
-            self._ready_sent_for = None
         with contextlib.suppress(trio.ClosedResourceError):
             self._events_in.send_nowait((msg, size))
 
     def _wants_ready(self) -> bool:
-        mirror = self._live
+        mirror = self.mirror
         if not self.auto_ready or mirror.you is None:
             return False
         if mirror.status not in ("waiting", "between_deals"):
@@ -445,6 +468,8 @@ class SeatSession:
         """Pump events from one connection until it drops or the match ends."""
         try:
             async with trio.open_nursery() as nursery:
+                if self.auto_ready:
+                    nursery.start_soon(self._send_ready, conn)
                 # Exceptions are caught inside the nursery body so they never surface
                 # wrapped in an ExceptionGroup.
                 try:
@@ -463,9 +488,6 @@ class SeatSession:
                             self._set_status(Status.RECONNECTING,
                                              f"server shutdown: {msg.reason}")
                             break
-                        if self._wants_ready():
-                            self._ready_sent_for = self._live.deal
-                            nursery.start_soon(self._ready_on, conn)
                 except ConnectionLost as exc:
                     if not self._closing:
                         self._set_status(Status.RECONNECTING, exc.reason)

@@ -5,7 +5,8 @@ embedded server) is trio. :meth:`TuiApp.run` starts trio as a *guest* on the asy
 loop (``trio.lowlevel.start_guest_run``) and awaits ``app.run_async()``, so both run in
 one thread and share nothing but the :class:`~jackal.client.tui_state.TuiState`:
 
-- trio tasks apply server messages to the state and call ``app.invalidate()``;
+- trio tasks show server messages on the state and call ``app.invalidate()``; the table
+  itself is the one mirror of the process (the seat session's while seated);
 - key handlers change the state and queue outgoing messages in ``state.outbox``, then
   ``state.wake()`` (a ``TrioToken.run_sync_soon`` that sets an event) wakes the trio task
   that sends them, one at a time and in order;
@@ -49,7 +50,7 @@ __all__ = ["PlayOptions", "TuiApp", "run_tui"]
 
 #: How often the lobby's table list refreshes by itself.
 LOBBY_REFRESH_SECONDS = 5.0
-#: Replies the client library also delivers as events: applying them twice would log twice.
+#: Replies the client library also delivers as events: showing them twice would log twice.
 _ALSO_EVENTS = (m.Played, m.TableState, m.Explanation, m.Question, m.AnswerMessage)
 
 
@@ -233,7 +234,7 @@ class TuiApp:
             self.state.say(f"Not sent: {exc}", "error")
         else:
             if reply is not None and not isinstance(reply, _ALSO_EVENTS):
-                self.state.apply(reply)
+                self.state.on_message(reply)  # a reply: nothing in it belongs to the mirror
             # A bot we add at our own table reaches the mirror as the table's player_joined
             # event, which the server sends us too after the ok.
         self._redraw()
@@ -250,9 +251,9 @@ class TuiApp:
         can decide what next; otherwise the screen says so."""
         state = self.state
         self.session = session
-        # Our own mirror, fed from the session's events (which the session has already
-        # folded into its mirror: sharing it would hide which events changed something).
-        state.mirror = TableMirror()
+        # The session's mirror is the screen's: the session feeds it each event and says
+        # what changed (session.change), and the screen shows that.
+        state.mirror = session.mirror
         state.questions_to_me.clear()
         result: list[Outgoing | None] = [None]
         try:
@@ -275,7 +276,7 @@ class TuiApp:
                 async def pump() -> None:
                     try:
                         async for event in session.events():
-                            state.apply(event)
+                            state.on_message(event, session.change)
                             if isinstance(event, m.MatchEnded):
                                 self._forget_seat(session)
                             self._redraw()
@@ -343,7 +344,6 @@ class TuiApp:
                 await trio.sleep_forever()  # the screen says why; the player quits
             match += 1
             self.state.log.clear()
-            self.state.deal_history.clear()
             self.state.add_log(f"New match {match}.", "good")
 
     # ------------------------------------------------------------------ a server
@@ -415,7 +415,7 @@ class TuiApp:
             reply = await conn.request(m.Spectate(table=self._watching))
             self.state.apply(reply)  # the snapshot redraws the table as it is now
         else:
-            self.state.apply(await conn.request(m.ListTables()))
+            self.state.on_message(await conn.request(m.ListTables()))
         self._redraw()
 
     async def _stop_watching(self, link: LobbyLink) -> None:
@@ -488,7 +488,6 @@ class TuiApp:
         if state.mirror.table is not None:
             # The old table's story is over: the lobby starts a fresh log.
             state.log.clear()
-            state.deal_history.clear()
             state.say("")
         state.mirror = TableMirror()
         state.mode = Mode.LOBBY

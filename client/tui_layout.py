@@ -198,9 +198,8 @@ def render_rows(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
     mirror = state.mirror
     out: StyleAndTextTuples = []
     target = state.ask_target if state.overlay is Overlay.ASK else None
-    history = state.history() if mirror.status == "playing" else []
-    newest = (history[-1][0], len(mirror.rows[history[-1][0]])) if history else None
-    for seat in state.play_order:
+    newest = mirror.newest
+    for seat in mirror.play_order:
         info = mirror.seats[seat]
         turn = mirror.turn is seat and mirror.status == "playing"
         marker = "> " if turn else "  "
@@ -256,9 +255,9 @@ def render_turn(state: TuiState) -> StyleAndTextTuples:
     if mirror.turn is None:
         return [("", " ...")]
     clock = state.clock_text()
-    if state.my_turn:
-        play = len(mirror.rows[mirror.turn]) + 1
-        out: StyleAndTextTuples = [("class:turn", f" Your turn: your {ordinal(play)} card of 8.")]
+    if state.my_turn and mirror.play_number is not None:
+        out: StyleAndTextTuples = [("class:turn", f" Your turn: your "
+                                                  f"{ordinal(mirror.play_number)} card of 8.")]
         if clock:
             out.append(("class:notice.error" if state.clock_warning() else "class:dim",
                         f"  {clock}"))
@@ -489,7 +488,7 @@ def _table_keys(state: TuiState) -> list[str]:
     elif status == "over":
         keys.append("n lobby" if state.on_server else "n play again")
     keys += ["c cards", "l log"]
-    if state.deal_history:
+    if state.mirror.deals:
         keys.append("h deals")
     return keys
 
@@ -642,13 +641,16 @@ def render_overlay(state: TuiState, symbols: bool = False) -> StyleAndTextTuples
 
 def _render_history(state: TuiState) -> StyleAndTextTuples:
     """Every deal of the match seen so far, with the running score."""
-    if not state.deal_history:
+    deals = state.mirror.deals
+    if not deals:
         return [("", "No deal has been scored yet.")]
     out: StyleAndTextTuples = [("class:title", " deal  dealer  penalty NS-EW  winner  points"
                                                "  score NS-EW\n")]
-    for deal, dealer, p_ns, p_ew, winner, points, s_ns, s_ew in state.deal_history:
-        out.append(("", f" {deal:>4}  {dealer:^6}  {p_ns:>7}-{p_ew:<5}  "
-                        f"{winner or 'tie':^6}  {points:>6}  {s_ns:>5}-{s_ew}\n"))
+    for done in deals:
+        penalty, scores = done.penalty, done.scores
+        out.append(("", f" {done.deal:>4}  {done.dealer:^6}  {penalty[Team.NS]:>7}-"
+                        f"{penalty[Team.EW]:<5}  {done.winner or 'tie':^6}  {done.points:>6}"
+                        f"  {scores[Team.NS]:>5}-{scores[Team.EW]}\n"))
     return out
 
 

@@ -2,9 +2,12 @@
 
 How it works: :class:`TuiState` is plain data plus small methods, with no I/O.
 
-- Server messages come in through :meth:`TuiState.apply` (and failed requests through
-  :meth:`TuiState.on_error`); the network task calls them and then asks the application
-  to redraw.
+- The table is the one :class:`~jackal.client.mirror.TableMirror` of the process
+  (while seated, the session's own, which the session feeds). Server messages come in
+  through :meth:`TuiState.on_message`, with what they changed in it, or through
+  :meth:`TuiState.apply` when this state feeds the mirror itself (watching a table);
+  failed requests come in through :meth:`TuiState.on_error`. The network task calls them
+  and then asks the application to redraw.
 - The player's intentions come in through small methods that the key bindings call
   (``move_cursor``, ``type_char``, ``submit``, ``open_ask`` ...). They never touch the
   network: whatever must be sent is appended to :attr:`TuiState.outbox` and
@@ -27,7 +30,7 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Final
 
 from ..game.cards import Card, parse_card
 from ..game.errors import MalformedInput
@@ -35,7 +38,7 @@ from ..game.explain import ordinal
 from ..game.seats import SEATS, Seat, Team
 from ..protocol import messages as m
 from .hint import hint_is_current, notice_text, why_no_hint
-from .mirror import TableMirror
+from .mirror import Change, TableMirror
 from .tui_lobby import JoinSeat, LobbyState, SpectateTable
 from .tui_meaning import explain_card
 
@@ -55,6 +58,8 @@ SUIT_ORDER = {"S": 0, "H": 1, "D": 2, "C": 3}
 RANK_CHARS = frozenset("a23456789tjqk1")
 SUIT_CHARS = frozenset("shdc♠♥♦♣♤♡♢♧")
 LOG_SIZE = 300
+#: What a message that never reaches the mirror (a reply) changes there.
+NOTHING: Final = Change(False)
 
 
 class Mode(Enum):
@@ -134,18 +139,14 @@ class TuiState:
     confirming: Card | None = None
     #: The last typed character was refused: Enter then plays nothing.
     rejected: bool = False
-    #: Every deal of the match seen so far: (deal, dealer, penalty NS, penalty EW,
-    #: winner or None, points, score NS, score EW).
-    deal_history: list[tuple[int, str, int, int, str | None, int, int, int]] = field(
-        default_factory=list)
     #: What the substitute last did at our seat, until we play again ourselves.
     substitute_note: str = ""
     #: The table's per-play limit in seconds, when it has a clock.
     clock_limit: float | None = None
     #: The warning before our time runs out was given (bell) for this turn.
     _warned_for: tuple[Seat, float] | None = None
-    #: The table as the server describes it (the client library's mirror, as in
-    #: ``jackal bot``), fed by :meth:`apply`.
+    #: The table as the server describes it: the process's one mirror (the seat
+    #: session's while seated), which the screen renders from.
     mirror: TableMirror = field(default_factory=TableMirror)
     # -- what the player is doing ---------------------------------------------------------
     cursor: int = 0
@@ -210,12 +211,6 @@ class TuiState:
         return self.mirror.first
 
     @property
-    def play_order(self) -> tuple[Seat, ...]:
-        """The four seats in the order they play this deal (N E S W before any deal)."""
-        first = self.first or Seat.N
-        return tuple(SEATS[(first.ordinal + i) % 4] for i in range(4))
-
-    @property
     def my_turn(self) -> bool:
         return self.mirror.my_turn
 
@@ -242,10 +237,6 @@ class TuiState:
         """How many cards of each rank the hand holds."""
         return Counter(card.rank for card in self.hand)
 
-    def history(self) -> list[tuple[Seat, Card]]:
-        """Every play of the deal in order (rebuilt from the public rows)."""
-        return list(self.mirror.history())
-
     def explain(self, seat: Seat, index: int) -> tuple[str, dict[str, Any]] | None:
         """The meaning of ``seat``'s ``index``-th card under its partnership's declared card,
         as (text, data); None when there is no card there or no explanation available."""
@@ -270,8 +261,14 @@ class TuiState:
     # ====================================================================== server messages
 
     def apply(self, msg: m.ServerMessage) -> None:
-        """Update from one server message (a reply or a pushed event)."""
-        changed = self.mirror.apply(msg)
+        """Feed one server message to the mirror, then show it (when this state feeds
+        the mirror itself: watching a table)."""
+        self.on_message(msg, self.mirror.apply(msg))
+
+    def on_message(self, msg: m.ServerMessage, changed: Change = NOTHING) -> None:
+        """Show one server message the mirror has already taken in (``changed``: what it
+        changed there), or a reply that never reaches it: the log, the message line, the
+        clock, the bell."""
         match msg:
             case m.TableState(turn=turn, turn_left=left, turn_seconds=limit):
                 self.awaiting_play = None
@@ -417,17 +414,12 @@ class TuiState:
             self.say(f"Your turn ({self.substitute_note}).", "error")
         else:
             self.say("Your turn: pick a card (arrows + Enter, or type it).")
-        turn = (self.mirror.deal, sum(len(row) for row in self.rows.values()))
+        turn = (self.mirror.deal, self.mirror.plays_made)
         if self.bell and turn != self._rung_for:
             self._rung_for = turn
             self.bell_due = True
 
     def _apply_deal_ended(self, msg: m.DealEnded) -> None:
-        dealer = self.mirror.dealer.value if self.mirror.dealer is not None else "?"
-        entry = (msg.deal, dealer, msg.penalty.get(Team.NS, 0), msg.penalty.get(Team.EW, 0),
-                 None if msg.winner is None else msg.winner.value, msg.points,
-                 msg.scores.get(Team.NS, 0), msg.scores.get(Team.EW, 0))
-        self.deal_history = [e for e in self.deal_history if e[0] != msg.deal] + [entry]
         self._clamp_cursor()
         if msg.winner is None:
             outcome = f"Deal {msg.deal} tied at {msg.penalty.get(Team.NS)}: nobody scores."
@@ -664,12 +656,9 @@ class TuiState:
     def askable(self) -> list[tuple[Seat, int]]:
         """The cards one may ask about: every played card of the opponents (all seats when
         spectating), newest first."""
-        seats = [s for s in SEATS if self.you is None or s.team is not self.you.team]
-        cards = [(seat, index) for seat in seats for index in range(1, len(self.rows[seat]) + 1)]
-        history = self.history()
-        order = {(seat, sum(1 for s, _ in history[:i + 1] if s is seat)): i
-                 for i, (seat, _) in enumerate(history)}
-        return sorted(cards, key=lambda c: -order.get(c, -1))
+        mine = None if self.you is None else self.you.team
+        return [(seat, index) for seat, index in reversed(self.mirror.places())
+                if seat.team is not mine]
 
     def open_ask(self) -> None:
         """e: pick an opponent's card and see what it means (then maybe ask)."""

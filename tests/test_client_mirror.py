@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from jackal.client.mirror import TableMirror
+from jackal.client.mirror import DealResult, TableMirror
 from jackal.game.deal import Deal
 from jackal.game.seats import SEATS, Seat, Team
 from jackal.protocol.messages import (
@@ -117,3 +117,29 @@ def test_view_needs_a_seat_and_a_deal() -> None:
     mirror.apply(_state(None, None))
     with pytest.raises(ValueError):
         mirror.view()  # a spectator has no seat to decide for
+
+
+def test_the_match_so_far_is_kept_through_a_snapshot_of_the_same_match() -> None:
+    """A reclaim's table_state keeps the deals scored so far (the snapshot does not carry
+    them); another table's starts a new history."""
+    mirror = TableMirror()
+    mirror.apply(_state(None, Seat.S))
+    for number, dealer in ((1, Seat.N), (2, Seat.E)):
+        mirror.apply(DealStarted(deal=number, dealer=dealer, first=dealer.next, hand=[]))
+        mirror.apply(DealEnded(deal=number, hands={}, penalty={Team.NS: 10, Team.EW: 20},
+                               winner=Team.NS, points=10, victory_points=10,
+                               scores={Team.NS: 10 * number, Team.EW: 0}, breakdown={}))
+    deal2 = DealResult(deal=2, dealer=Seat.E, penalty={Team.NS: 10, Team.EW: 20},
+                       winner=Team.NS, points=10, scores={Team.NS: 20, Team.EW: 0})
+    assert [d.deal for d in mirror.deals] == [1, 2] and mirror.deals[1] == deal2
+    mirror.apply(DealEnded(deal=2, hands={}, penalty={Team.NS: 10, Team.EW: 20},
+                           winner=Team.NS, points=10, victory_points=10,
+                           scores={Team.NS: 20, Team.EW: 0}, breakdown={}))
+    assert [d.deal for d in mirror.deals] == [1, 2]  # a deal is scored once
+    deal = Deal.from_seed(1, Seat.S)
+    mirror.apply(_state(deal, Seat.S, number=3))  # the same table, deal 3 under way
+    assert [d.deal for d in mirror.deals] == [1, 2]
+    other = _state(deal, Seat.S, number=3)
+    other.table = "t2"
+    mirror.apply(other)
+    assert mirror.deals == []

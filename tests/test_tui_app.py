@@ -13,19 +13,29 @@ import asyncio
 import json
 import threading
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
 import trio
 from jackal.bots.registry import substitute_strategy
 from jackal.cli.play import start_embedded_server
 from jackal.client.embedded import EmbeddedGame
+from jackal.client.mirror import Change, TableMirror
 from jackal.client.tui_app import PlayOptions, TuiApp
-from jackal.client.tui_layout import screen_text
+from jackal.client.tui_layout import (
+    render_hand,
+    render_header,
+    render_rows,
+    render_turn,
+    screen_text,
+)
 from jackal.client.tui_state import Mode
 from jackal.game.cards import DECK
 from jackal.game.conventions import builtin_card
 from jackal.game.seats import Seat, Team
+from jackal.protocol.messages import ServerMessage
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -242,6 +252,84 @@ def test_a_dropped_connection_is_reclaimed_and_the_screen_says_so() -> None:
         await quit_app(app, pipe)
 
     assert run_app(quick_game(), scenario) == 0
+
+
+def picture(app: TuiApp) -> dict[str, Any]:
+    """Everything the table screen shows of the table, as data and as drawn."""
+    mirror = app.state.mirror
+    return {
+        "seats": {seat: (i.name, i.kind, i.connected, i.ready, i.bot)
+                  for seat, i in mirror.seats.items()},
+        "cards": (sorted(mirror.hand), mirror.rows, mirror.history(), mirror.newest,
+                  mirror.play_order, mirror.play_number, app.state.askable()),
+        "match": (mirror.status, mirror.deal, mirror.dealer, mirror.turn,
+                  dict(mirror.scores), mirror.deals),
+        "drawn": [fragment_text(render(app.state)) for render in
+                  (render_header, render_rows, render_turn, render_hand)],
+    }
+
+
+def fragment_text(fragments: Any) -> str:
+    return "".join(fragment[1] for fragment in fragments)
+
+
+def test_the_screen_draws_the_sessions_one_mirror_and_a_reclaim_leaves_it_as_it_was(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """One picture per client: the screen's mirror is the seat session's, every event is
+    applied to a mirror once, and after a dropped connection the reclaim's table_state
+    leaves the picture (the match so far included) as a client that never left has it."""
+    applied: list[ServerMessage] = []  # kept alive, so no two messages share an id
+    apply = TableMirror.apply
+
+    def counted(mirror: TableMirror, msg: ServerMessage) -> Change:
+        applied.append(msg)
+        return apply(mirror, msg)
+
+    monkeypatch.setattr(TableMirror, "apply", counted)
+
+    async def scenario(app: TuiApp, pipe: PipeInput) -> None:
+        state = app.state
+
+        def turn_or_result() -> bool:
+            return (state.my_turn and state.awaiting_play is None) \
+                or state.table_status == "between_deals"
+
+        def more_than(count: int, what: Callable[[], int]) -> Callable[[], bool]:
+            return lambda: what() > count
+
+        # Play deal 1 (so the match has a history) into deal 2, until a card lies on the
+        # table and it is our turn.
+        while not (state.mirror.deal == 2 and state.mirror.history() and turn_or_result()):
+            await until(turn_or_result, "a turn or a result")
+            mirror = state.mirror
+            if mirror.status == "between_deals":
+                pipe.send_text("n")
+                await until(more_than(mirror.deal, lambda: state.mirror.deal), "next deal")
+            elif not (mirror.deal == 2 and mirror.history()):
+                pipe.send_text("\r")
+                await until(more_than(mirror.plays_made, lambda: state.mirror.plays_made),
+                            "the play")
+        session = app.session
+        assert session is not None and app.state.mirror is session.mirror
+        mirror = session.mirror
+        before = picture(app)
+        assert len(mirror.deals) == 1 and mirror.deals[0].deal == 1
+        assert f"{mirror.history()[-1][1]}*" in before["drawn"][1]  # the newest card
+        # Cut the TCP connection under the session, from inside the trio run.
+        conn, token = session.conn, app._token
+        assert conn is not None and token is not None
+        token.run_sync_soon(lambda: trio.lowlevel.spawn_system_task(conn.aclose))
+        await until(lambda: app.state.status == "reconnecting", "reconnecting")
+        await until(lambda: app.state.status == "connected" and session.conn is not None
+                    and session.conn is not conn, "reconnected")
+        await my_turn(app)
+        assert app.state.mirror is session.mirror is mirror
+        assert picture(app) == before
+        await quit_app(app, pipe)
+
+    assert run_app(quick_game(), scenario) == 0
+    times = Counter(map(id, applied))
+    assert times and set(times.values()) == {1}, "an event was applied more than once"
 
 
 def test_quit_asks_first_and_panels_open_and_close() -> None:

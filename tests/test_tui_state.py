@@ -46,7 +46,7 @@ def test_table_state_fills_the_mirror() -> None:
     state = seated()
     assert state.you is Seat.S and state.my_turn and state.table == "t1"
     assert state.mirror.scores == {Team.NS: 10, Team.EW: 20}
-    assert state.play_order == (Seat.S, Seat.W, Seat.N, Seat.E)
+    assert state.mirror.play_order == (Seat.S, Seat.W, Seat.N, Seat.E)
     assert [str(c) for c in state.sorted_hand()][:3] == ["AD", "2S", "2C"]
     assert state.group_sizes()[12] == 3  # three queens
     assert state.seat_label(Seat.S) == "S me (you)" and state.seat_label(Seat.W) == "W botW"
@@ -147,7 +147,7 @@ def test_server_error_reenables_play_and_is_shown() -> None:
 def test_history_and_explanations_use_the_public_rows() -> None:
     rows = {"S": ["2S"], "W": ["9H"], "N": ["5D"], "E": ["KH"]}
     state = seated(rows=rows)
-    assert [(str(s), str(c)) for s, c in state.history()] == [
+    assert [(str(s), str(c)) for s, c in state.mirror.history()] == [
         ("S", "2S"), ("W", "9H"), ("N", "5D"), ("E", "KH")]
     explained = state.explain(Seat.W, 1)
     assert explained is not None

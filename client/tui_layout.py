@@ -33,8 +33,8 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
 from ..game.cards import Card, rank_name
-from ..game.conventions import Answer, ConventionCard, NoMeaning, Promise, Rule
-from ..game.seats import SEATS, Seat, Team
+from ..game.explain import describe_card
+from ..game.seats import SEATS, TEAMS, Seat, Team
 from ..protocol.messages import TableInfo
 from .tui_meaning import short_meaning
 from .tui_state import Mode, Overlay, TuiState, ordinal
@@ -44,8 +44,6 @@ __all__ = [
     "STYLE",
     "build_layout",
     "card_text",
-    "describe_card",
-    "describe_rule",
     "render_footer",
     "render_hand",
     "render_header",
@@ -552,38 +550,6 @@ def _lobby_seat(info: TableInfo, seat: Seat) -> str:
 # ==================================================================== panels
 
 
-def describe_rule(rule: Rule) -> str:
-    """One rule of a convention card in words."""
-    if isinstance(rule, Promise):
-        what = "a pair" if rule.count == 2 else f"{rule.count}+ cards"
-        if rule.offset == 0:
-            where = "of its own rank"
-        else:
-            step = abs(rule.offset)
-            where = f"{step} rank{'s' if step > 1 else ''} " \
-                    f"{'below' if rule.offset < 0 else 'above'}"
-        return f"promises {what} {where}; else a {rule.fallback} card"
-    if isinstance(rule, Answer):
-        return f"answers partner's {ordinal(rule.play)}: low has it, high none"
-    if isinstance(rule, NoMeaning):
-        return "no meaning"
-    return str(rule)  # pragma: no cover - a rule kind added later
-
-
-def describe_card(card: ConventionCard) -> list[str]:
-    """A convention card as short lines a person reads."""
-    lines = [f"'{card.name}'"]
-    if card.description:
-        lines.append(card.description)
-    lines.append(f"low = A..{rank_name(card.low_max)}, high = {rank_name(card.low_max + 1)}..K")
-    for play, rule in enumerate(card.plays, start=1):
-        lines.append(f"{play}. {describe_rule(rule)}")
-    if card.notes.strip():
-        lines.append("Notes:")
-        lines.extend(card.notes.strip().splitlines())
-    return lines
-
-
 def render_overlay(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
     """The content of the open panel."""
     overlay = state.overlay
@@ -598,18 +564,7 @@ def render_overlay(state: TuiState, symbols: bool = False) -> StyleAndTextTuples
                 out.append(("class:score", f"  {key:<17}"))
                 out.append(("", f"{what}\n"))
     elif overlay is Overlay.CONVENTIONS:
-        mirror = state.mirror
-        for team in (Team.NS, Team.EW):
-            card = mirror.conventions.get(team)
-            mine = " (your side)" if state.you is not None and state.you.team is team else ""
-            out.append(("class:title", f"{team}{mine}: "))
-            if card is None:
-                out.append(("", "no card declared\n"))
-                continue
-            lines = describe_card(card)
-            out.append(("class:score", lines[0] + "\n"))
-            for line in lines[1:]:
-                out.append(("", f"  {line}\n"))
+        out.extend(_render_conventions(state))
     elif overlay is Overlay.LOG:
         for entry in list(state.log):
             out.append((f"class:log.{entry.style}" if entry.style else "",
@@ -632,10 +587,25 @@ def render_overlay(state: TuiState, symbols: bool = False) -> StyleAndTextTuples
         out.append(("class:score", "n"))
         out.append(("", " / Esc: keep playing"))
     # The frame's inner width: wrap by word here rather than let the window cut words.
-    out = _wrap_fragments(out, max(_width() - 8, 20))
+    out = _wrap_fragments(out, _panel_width())
     if state.panel_scroll and overlay in (Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG,
                                           Overlay.HISTORY, Overlay.HINT):
         out = _drop_lines(out, state.panel_scroll)
+    return out
+
+
+def _render_conventions(state: TuiState) -> StyleAndTextTuples:
+    """Both declared cards, each in the words ``jackal conventions show`` prints."""
+    out: StyleAndTextTuples = []
+    for team in TEAMS:
+        card = state.mirror.conventions.get(team)
+        mine = " (your side)" if state.you is not None and state.you.team is team else ""
+        out.append(("class:title", f"{team}{mine}: "))
+        if card is None:
+            out.append(("", "no card declared\n\n"))
+            continue
+        head, rest = describe_card(card, width=_panel_width()).split("\n", 1)
+        out += [("class:score", head + "\n"), ("", rest + "\n")]
     return out
 
 
@@ -718,6 +688,11 @@ def _overlay_title(state: TuiState) -> str:
             Overlay.LOG: "Event log", Overlay.ASK: "What does it mean?",
             Overlay.QUIT: "Quit", Overlay.HISTORY: "The match so far",
             Overlay.HINT: "Hint"}.get(state.overlay, "")
+
+
+def _panel_width() -> int:
+    """The columns inside a big panel's frame."""
+    return max(_width() - 8, 20)
 
 
 def _width() -> int:

@@ -13,7 +13,8 @@ Three layers, each built on the one below:
   dict for programs (the server's ``explanation`` message carries both).
 
 :func:`describe_rule` and :func:`describe_card` put a whole card into words, for
-``jackal conventions show`` and for anyone who asks what a partnership plays.
+``jackal conventions show``, the terminal client's card panel and anyone who asks what a
+partnership plays: one description, wherever it is read.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ __all__ = [
 ]
 
 History = Sequence[tuple[Seat, Card]]
-#: Width that :func:`describe_card` wraps rules to.
+#: Width that :func:`describe_card` wraps rules to unless told otherwise (a terminal's).
 WRAP = 80
 
 _WORDS = {1: ("ace", "aces"), 11: ("jack", "jacks"), 12: ("queen", "queens"),
@@ -382,20 +383,21 @@ def describe_tolerance(card: ConventionCard) -> list[str]:
     return lines if len(lines) > 1 else []
 
 
-def describe_card(card: ConventionCard) -> str:
-    """The whole card as a person reads it: name, boundary, each play's rule, notes.
+def describe_card(card: ConventionCard, *, width: int = WRAP) -> str:
+    """The whole card as a person reads it: name, boundary, each play's rule, the
+    tolerance for false signals, notes.
 
-    Rules are wrapped to :data:`WRAP` columns; notes keep the lines their author wrote.
+    Rules are wrapped to ``width`` columns; notes keep the lines their author wrote.
     """
     lines = [card.name + (f": {card.description}" if card.description else ""), "",
              f"Low cards: {_span(1, card.low_max)}; high cards: {_span(card.low_max + 1, 13)}.",
              ""]
-    # Wrapped for an 80-column terminal, continuation lines under the rule's first word.
-    lines += [textwrap.fill(f"Play {play}: {describe_rule(card, play)}", width=WRAP,
+    # Continuation lines go under the rule's first word.
+    lines += [textwrap.fill(f"Play {play}: {describe_rule(card, play)}", width=width,
                             subsequent_indent=" " * 8) for play in range(1, PLAYS + 1)]
     tolerance = describe_tolerance(card)
     if tolerance:
-        lines += ["", *(textwrap.fill(line, width=WRAP, subsequent_indent="  ")
+        lines += ["", *(textwrap.fill(line, width=width, subsequent_indent="  ")
                         for line in tolerance)]
     if card.notes.strip():
         lines += ["", "Notes:", *(f"  {line}" if line else "" for line in

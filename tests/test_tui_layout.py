@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Callable
 
 from jackal.client.tui_keys import create_key_bindings
@@ -10,10 +12,10 @@ from jackal.client.tui_layout import (
     STYLE,
     build_layout,
     card_text,
-    describe_card,
     render_footer,
     render_hand,
     render_lobby,
+    render_overlay,
     render_result,
     render_rows,
     screen_text,
@@ -119,12 +121,20 @@ def test_lobby_lists_tables_with_the_selection() -> None:
     assert "ann / - / - / [bot] random" in text(fragments)
 
 
-def test_convention_card_described_play_by_play() -> None:
-    lines = describe_card(builtin_card("beginner"))
-    assert lines[0] == "'beginner'"
-    assert any(line.startswith("1. promises a pair 1 rank below") for line in lines)
-    assert any(line.startswith("4. answers partner's 1st") for line in lines)
-    assert any(line.startswith("8. no meaning") for line in lines)
+def test_the_card_panel_says_what_jackal_conventions_show_prints() -> None:
+    """The panel and the command give a player the same card, tolerance lines included."""
+    state = seated()
+    state.apply(m.ConventionsChanged(team=Team.EW, card=builtin_card("advanced")))
+    state.show(Overlay.CONVENTIONS)
+    panel = text(render_overlay(state))
+    ns_part, ew_part = panel.split("EW: ", 1)
+    for part, name in ((ns_part, "beginner"), (ew_part, "advanced")):
+        shown = subprocess.run([sys.executable, "-m", "jackal.cli.main", "conventions",
+                                "show", name], capture_output=True, text=True, timeout=30,
+                               check=True).stdout
+        # Wrapped to the panel rather than to 80 columns: the same words in the same order.
+        assert part.split()[-len(shown.split()):] == shown.split()
+    assert "False signals:" in ew_part and "never more than 1 in 10" in ew_part
 
 
 def test_footer_fits_80_columns_on_every_screen() -> None:
@@ -207,7 +217,7 @@ def test_c_is_a_suit_after_a_rank_and_a_panel_otherwise() -> None:
     state.typed = ""
     shown = drive(state, lambda pipe, _app: pipe.send_text("c"))
     assert state.overlay is Overlay.CONVENTIONS
-    assert "Convention cards" in shown and "promises a pair 1 rank below" in shown
+    assert "Convention cards" in shown and "promises a pair of the rank one below" in shown
 
 
 def test_prompt_takes_every_key_then_escape_cancels() -> None:

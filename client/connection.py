@@ -195,9 +195,13 @@ class Connection:
         self._welcomed = trio.Event()
         self._finished = trio.Event()
         self._cancel = trio.CancelScope()
-        self.welcome: Welcome | None = None
         #: Why the connection ended, once it has.
         self.lost_reason: str | None = None
+
+    @property
+    def welcome(self) -> Welcome | None:
+        """The server's greeting, once it has arrived (kept by the sans-IO connection)."""
+        return self._conn.welcome
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -380,9 +384,8 @@ class Connection:
                 with contextlib.suppress(trio.WouldBlock):
                     self._out_in.send_nowait(self._conn.send(Pong()))
             return True
-        if isinstance(msg, Welcome) and self.welcome is None:
-            self.welcome = msg
-            self._welcomed.set()
+        if msg is self._conn.welcome and not self._welcomed.is_set():
+            self._welcomed.set()  # the first welcome, which the sans-IO object keeps
             return True
         msg_id = getattr(msg, "id", None)
         pending = self._pending.get(msg_id) if isinstance(msg_id, int) else None

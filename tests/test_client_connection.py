@@ -111,6 +111,7 @@ async def test_request_reply_ids_match_out_of_order() -> None:
 
     async with fake_server(script) as (_, port), open_connection("127.0.0.1", port) as conn:
         assert conn.welcome is not None and conn.welcome.server == "fake"
+        assert conn.welcome is conn._conn.welcome  # kept once: by the sans-IO object
         results: dict[str, Any] = {}
 
         async def ask(key: str, msg: Any) -> None:

@@ -206,11 +206,6 @@ class TuiState:
         return self.mirror.rows
 
     @property
-    def first(self) -> Seat | None:
-        """The seat that plays first in the current deal."""
-        return self.mirror.first
-
-    @property
     def my_turn(self) -> bool:
         return self.mirror.my_turn
 

@@ -178,7 +178,7 @@ def test_ask_about_an_opponent_card() -> None:
     assert state.ask_target == (Seat.E, 1)  # Left goes back in time
     state.move_ask(1)
     state.move_ask(-1)
-    assert all(seat.team is Team.EW for seat, _ in state.askable())
+    assert state.askable() == [(Seat.W, 2), (Seat.E, 1), (Seat.W, 1)]  # newest first
     state.ask_question()
     assert state.prompt is not None
     state.prompt_submit()  # empty: refused, prompt stays

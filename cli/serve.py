@@ -45,6 +45,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            f"{_home_relative(records_dir())})")
     kept.add_argument("--no-records", action="store_true",
                       help="keep no records: a server that stops forgets its matches")
+    parser.add_argument("--records-max-mb", type=float, default=None, metavar="MB",
+                        help="cap the records folder at this many megabytes (10^6 bytes): "
+                             "new tables are refused past 90%% of it and a match whose "
+                             "record would pass it is closed; old records are never "
+                             "deleted (default: no cap)")
     parser.add_argument("--password",
                         help="require this password in every hello")
     parser.add_argument("--hold-seconds", type=float, default=defaults.hold_seconds,
@@ -140,6 +145,8 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     burst = max(args.rate, 10.0)
     return ServerConfig(
         host=args.host, port=args.port, records_dir=_records(args), password=args.password,
+        records_max_bytes=None if args.records_max_mb is None
+        else int(args.records_max_mb * 1_000_000),
         max_line=args.max_line, hold_seconds=args.hold_seconds,
         between_deals_seconds=args.between_deals, ping_interval=args.ping_interval,
         ping_timeout=args.ping_timeout, hello_timeout=args.hello_timeout,

@@ -55,6 +55,17 @@ class ErrorCode(StrEnum):
     NO_SPECTATORS = "no_spectators"
     #: ``add_bot`` from a connection neither seated at that table nor its creator.
     NOT_AT_TABLE = "not_at_table"
+    #: ``conventions`` once the partnership has changed its card the most times a match
+    #: allows.
+    TOO_MANY_CHANGES = "too_many_changes"
+    #: ``create_table`` (or ``join``) while the server cannot write match records (a full
+    #: or read-only disk, or the records folder at its cap).
+    RECORDS_UNAVAILABLE = "records_unavailable"
+    #: Told (without ``id``) to everyone at a table whose record cannot be written now.
+    RECORDS_FAILING = "records_failing"
+    #: Told (without ``id``) to everyone at a table the server closes: its record reached
+    #: its cap, or its bots played the most deals allowed with no person seated.
+    TABLE_CLOSED = "table_closed"
     # play (the first three are the engine's IllegalAction codes)
     NOT_YOUR_TURN = "not_your_turn"
     NOT_IN_HAND = "not_in_hand"

@@ -28,6 +28,11 @@ class ServerConfig:
     port: int = DEFAULT_PORT
     #: One JSON-lines file per match goes here; unfinished matches are restored from it.
     records_dir: Path | None = None
+    #: A match record stops at this many bytes and its table is closed (``table_closed``).
+    record_max_bytes: int = 4 * 1024 * 1024
+    #: The records folder may hold this many bytes (None: no cap): new tables are refused
+    #: past 90% of it, and a record that would pass it is closed like a full one.
+    records_max_bytes: int | None = None
     #: When set, ``hello`` must carry it (else ``bad_password``).
     password: str | None = None
     #: Longest accepted line in bytes (without its newline).
@@ -65,6 +70,9 @@ class ServerConfig:
     orphan_table_seconds: float = 60.0
     #: A table where no person sits (connected) and nobody watches stops after this long.
     unattended_seconds: float = 300.0
+    #: A table where no person sits (bots only, perhaps watched) stops after this many
+    #: deals (``table_closed``).
+    max_unseated_deals: int = 100
     #: Tables per ``tables`` reply (``list_tables`` pages through the lobby).
     lobby_page: int = 100
     #: Unanswered questions one player may have asked at a time.

@@ -35,8 +35,12 @@ from ..protocol.messages import (
 from .record_events import ConventionsEvent, RecordEvent
 from .seating import Outbox, Peer, SeatSlot, Status
 
-__all__ = ["MAX_OPEN_QUESTIONS", "DisclosingTable", "Disclosure", "PendingQuestion",
-           "resolve_conventions"]
+__all__ = ["MAX_CONVENTION_CHANGES", "MAX_OPEN_QUESTIONS", "DisclosingTable", "Disclosure",
+           "PendingQuestion", "resolve_conventions"]
+
+#: Times a partnership may change its card in one match (each change is recorded whole,
+#: so this bounds what one player can make the record grow by).
+MAX_CONVENTION_CHANGES = 3
 
 #: Unanswered questions one player may have open at once (more is ``not_allowed``); all
 #: of them expire when the deal ends, answered or not. A question to a bot is answered
@@ -95,6 +99,8 @@ class Disclosure:
         self.questions: dict[str, PendingQuestion] = {}
         #: Questions each seat asked a bot this deal (they count as open; see above).
         self.asked_bots: dict[Seat, int] = {}
+        #: Cards each partnership has declared this match (after the table's presets).
+        self.changes: dict[Team, int] = {}
         self._question_ids = itertools.count(1)
 
     def set_conventions(self, table: DisclosingTable, peer: Peer, spec: str | ConventionCard,
@@ -107,11 +113,19 @@ class Disclosure:
                                 "between deals")
         card = resolve_conventions(spec)
         team = slot.seat.team
+        ok: Outbox = [(peer, Ok(id=req_id, request="conventions"))]
+        if card == self.conventions[team]:
+            return ok  # nothing changes: nothing to record or tell
+        made = self.changes.get(team, 0)
+        if made >= MAX_CONVENTION_CHANGES:
+            raise ProtocolError(ErrorCode.TOO_MANY_CHANGES,
+                                f"your partnership has changed its card {made} times this "
+                                f"match, the most allowed")
+        self.changes[team] = made + 1
         self.conventions[team] = card
         table.version += 1
         table.record(ConventionsEvent(team=team, card=card))
-        out: Outbox = [(peer, Ok(id=req_id, request="conventions"))]
-        return out + table.broadcast(ConventionsChanged(team=team, card=card))
+        return ok + table.broadcast(ConventionsChanged(team=team, card=card))
 
     def _explained_deal(self, table: DisclosingTable) -> Deal | None:
         deal = table.match.deal

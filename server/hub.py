@@ -103,7 +103,7 @@ from .keepalive import Keepalive
 from .lobby import Lobby
 from .ratelimit import AddressLimits, GuessLimits, host_of, retry_hint
 from .record_events import Closed
-from .records import RecordFile, RecordSyncer
+from .records import RecordFile, RecordsFolder, RecordSyncer
 from .restore import restore_tables
 from .session import Session
 from .table import Outbox, Table, TableOptions
@@ -154,6 +154,10 @@ class Hub:
         self._creators: dict[Table, tuple[Session, str]] = {}
         #: Each table's own record: only the table that owns a record writes or closes it.
         self.records: dict[Table, RecordFile] = {}
+        #: The records folder's size against its cap (``records_max_bytes``).
+        self.folder: RecordsFolder | None = None
+        #: Records the disk refuses now (each table's record: see :mod:`.records`).
+        self.failing: dict[RecordFile, Table] = {}
         #: Fsyncs and closes the records off the event loop (see :mod:`.records`).
         self.syncer = RecordSyncer()
         self._wake: dict[str, trio.Event] = {}
@@ -174,10 +178,14 @@ class Hub:
         if self.config.records_dir is None:
             return
         nursery.start_soon(self.syncer.run)
+        nursery.start_soon(self._retry_records)
+        self.folder = RecordsFolder(self.config.records_dir, self.config.records_max_bytes)
         for table, record in restore_tables(self.config.records_dir, trio.current_time()):
             record.syncer = self.syncer
             self.lobby.add(table)
-            self.records[table] = record
+            self._keep_record(table, record)
+            if record.failing:  # its restart line waits for the disk like any event
+                self._record_trouble(record)
             # The restored deal already started (and was logged) before the restart: the
             # "restored" line says where it stands, so don't log it as starting again.
             self._status_seen[table.id] = (table.status, table.match.deal_number)
@@ -453,14 +461,16 @@ class Hub:
                               else msg.allow_spectators),
             invites=None if made is None else {
                 seat: code_hash for seat, (_c, code_hash) in made.items()})
-        record = None
-        if self.config.records_dir is not None:
-            record = RecordFile.create(self.config.records_dir, table_id)
-            record.syncer = self.syncer
+        record = self._new_record(table_id)
         table = self.lobby.create(options, conventions, record, table_id)
-        if record is not None:
-            self.records[table] = record
         table.record_header()
+        if record is not None:
+            if record.failing:
+                # Nothing of it may come back after a restart: it was never announced.
+                self.lobby.remove(table)
+                record.discard()
+                raise _records_unavailable("the server cannot write match records now")
+            self._keep_record(table, record)
         table.creator_peer = session
         session.tables_created += 1
         self.addresses.table_created(host)
@@ -472,7 +482,62 @@ class Hub:
         assert self._nursery is not None
         self._nursery.start_soon(self.run_table, table)
 
+    def _new_record(self, table_id: str) -> RecordFile | None:
+        """A record file for a new table (None without a records folder); refused with
+        ``records_unavailable`` while records cannot be written."""
+        directory = self.config.records_dir
+        if directory is None:
+            return None
+        if self.failing:
+            raise _records_unavailable("the server cannot write match records now")
+        if self.folder is not None and not self.folder.room_for_new_table():
+            raise _records_unavailable("the server's records folder is at its cap")
+        try:
+            record = RecordFile.create(directory, table_id, self.config.record_max_bytes,
+                                       self.folder)
+        except OSError as exc:
+            log.error("cannot create a record in %s: %s", directory, exc)
+            raise _records_unavailable("the server cannot write match records now"
+                                       ) from None
+        record.syncer = self.syncer
+        return record
+
+    def _keep_record(self, table: Table, record: RecordFile) -> None:
+        self.records[table] = record
+        record.on_trouble = self._record_trouble
+
+    def _record_trouble(self, record: RecordFile) -> None:
+        """A record started or stopped failing, or is full: tell its table."""
+        table = next((t for t, r in self.records.items() if r is record), None)
+        if table is None:
+            return
+        if record.full:
+            self._poke(table)  # its task closes it
+        elif record.failing and record not in self.failing:
+            self.failing[record] = table
+            self.send(table.broadcast(Error(
+                code=ErrorCode.RECORDS_FAILING.value,
+                message="the server cannot write this table's record now (its disk is full "
+                        "or read-only); play goes on, but if the server stopped before the "
+                        "record is written again, the match would come back as it was when "
+                        "this began")))
+        elif not record.failing:
+            self.failing.pop(record, None)
+
+    async def _retry_records(self) -> None:
+        """Every second, try again to write what records could not write."""
+        while True:
+            await trio.sleep(1.0)
+            for record in list(self.failing):
+                if record.closed or record.retry():
+                    self.failing.pop(record, None)
+
     def _join(self, session: Session, msg: Join) -> None:
+        record = self.records.get(self.lobby.get(msg.table))
+        if record is not None and record.failing:
+            raise _records_unavailable("this table's record cannot be written now, so a "
+                                       "seat taken now could not be reclaimed after a "
+                                       "restart")
         table, out = self.lobby.join(session, session.name or "anonymous", msg.table,
                                      msg.seat, msg.id, msg.invite)
         log.info("connection #%d %r sits at %s %s", session.number, session.name, table.id,
@@ -505,6 +570,7 @@ class Hub:
         attended it for ``unattended_seconds``. A bug in one table is logged and closes
         that table only.
         """
+        table.unseated_deal_limit = self.config.max_unseated_deals
         try:
             abandoned = await self._play(table)
             if abandoned is None:
@@ -513,6 +579,10 @@ class Hub:
             else:
                 log.info("table %s: %s, removed", table.id, abandoned)
                 self._record_closed(table, abandoned)
+                why = _CLOSED_BECAUSE.get(abandoned)
+                if why is not None:
+                    self.send(table.broadcast(Error(code=ErrorCode.TABLE_CLOSED.value,
+                                                    message=why)))
         except Exception:
             log.exception("table %s failed and is closed", table.id)
             self._record_closed(table, "failed")
@@ -563,6 +633,11 @@ class Hub:
         ``unattended_seconds``, whatever the status)."""
         alone_since: float | None = None
         while table.status != "over":
+            record = self.records.get(table)
+            if record is not None and record.full:
+                return "record_full"
+            if table.halted is not None:
+                return table.halted
             now = trio.current_time()
             stop: float | None = None
             if table.attended:
@@ -618,6 +693,19 @@ class Hub:
         if table.version != version or table.bot_turn() is not seat:
             return  # the table moved on while the bot thought (e.g. its player came back)
         self.send(table.bot_play(seat, card, trio.current_time()), table)
+
+
+#: What everyone at a table the server closes is told (``table_closed``), by reason.
+_CLOSED_BECAUSE = {
+    "record_full": "this table's match record reached its size cap: the table is closed",
+    "deal_limit": "no person sits at this table and its bots have played the most deals "
+                  "allowed: the table is closed",
+}
+
+
+def _records_unavailable(why: str) -> ProtocolError:
+    return ProtocolError(ErrorCode.RECORDS_UNAVAILABLE,
+                         f"{why}: no new tables or seats until it can")
 
 
 def _clock(asked: float | None, default: float | None, least: float) -> float | None:

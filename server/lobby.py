@@ -63,9 +63,13 @@ class Lobby:
         self._index_tokens(table)
 
     def remove(self, table: Table) -> None:
-        """The table leaves the lobby (its tokens reclaim nothing any more)."""
+        """The table leaves the lobby (its tokens reclaim nothing any more, and whoever
+        was still at it is at no table now)."""
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
+        for peer, _seat in table.audience():
+            if self._at.get(peer) is table:
+                del self._at[peer]
         for token_hash in self._hashes.pop(table, ()):
             if self._by_token.get(token_hash) is table:
                 del self._by_token[token_hash]

@@ -24,9 +24,16 @@ The format is :mod:`server.record_events`; reading back and crash recovery are
   moment loses it). The syncer also closes records, after their last fsync, so a
   descriptor is never closed (and its number reused) while a thread still fsyncs it. The
   server's shutdown waits until every record is synced and closed.
-- If a write fails (a full disk), that record stops: one error is logged and no later
-  event is written, so the file stays a consistent prefix of the match rather than a
-  match with a hole in it. The table itself plays on.
+- If a write fails (a full or read-only disk), nothing is lost from the file: what was
+  not written (the rest of the line, and every later event) waits in memory, in order,
+  and is written as soon as the disk takes it again (at the next event, and the hub
+  tries every second). Meanwhile the file is a consistent prefix of the match, so a
+  server killed then restores the match as it was at the last line written, with the
+  tokens of the seats recorded by then. One error is logged when the trouble starts and
+  one line when it ends; the hub is told both times (:attr:`RecordFile.on_trouble`).
+- A record stops growing at its cap (``record_max_bytes``): the event that would pass
+  it is not written, and the hub closes the table (its ``closed`` line is always
+  written). The records folder as a whole can have a cap too (:class:`RecordsFolder`).
 """
 
 from __future__ import annotations
@@ -35,13 +42,14 @@ import logging
 import os
 import secrets
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import trio
 
 from .record_events import Closed, MatchEnd, RecordEvent, encode_event
 
-__all__ = ["RecordFile", "RecordSyncer", "private_folder"]
+__all__ = ["RecordFile", "RecordSyncer", "RecordsFolder", "private_folder"]
 
 log = logging.getLogger("jackal.server")
 
@@ -61,6 +69,31 @@ def private_folder(directory: Path) -> None:
         os.chmod(folder, 0o700)
 
 
+class RecordsFolder:
+    """The bytes the server's records take in their folder, against an optional cap."""
+
+    #: New tables are refused once the folder holds this share of its cap: the matches
+    #: being played keep room to go on.
+    NEW_TABLES_UP_TO = 0.9
+
+    def __init__(self, directory: Path, limit: int | None) -> None:
+        self.limit = limit
+        self.used = 0
+        if limit is not None and directory.is_dir():
+            for path in directory.iterdir():
+                try:
+                    if path.is_file():
+                        self.used += path.stat().st_size
+                except OSError:
+                    continue
+
+    def room_for_new_table(self) -> bool:
+        return self.limit is None or self.used < self.limit * self.NEW_TABLES_UP_TO
+
+    def room_for(self, size: int) -> bool:
+        return self.limit is None or self.used + size <= self.limit
+
+
 class RecordFile:
     """Appends events to one record file: one ``write`` per event, no flush needed.
 
@@ -68,7 +101,8 @@ class RecordFile:
     with one, those are handed to the syncer and happen in a worker thread.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, cap: int | None = None,
+                 folder: RecordsFolder | None = None) -> None:
         self.path = path
         # Readable by the server's user alone: a record holds every deal's seed. fchmod
         # also tightens a record an older server wrote (0644) when a restart reopens it.
@@ -76,6 +110,18 @@ class RecordFile:
             path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         os.fchmod(self._fd, 0o600)
         self._line = bytearray()
+        #: Bytes in the file, and the most it may hold (None: no cap).
+        self.size = os.fstat(self._fd).st_size
+        self.cap = cap
+        self.folder = folder
+        #: Bytes not written yet because the disk refused them (oldest first).
+        self._unwritten = bytearray()
+        #: The last write failed (what is left waits in ``_unwritten``).
+        self.failing = False
+        #: The cap (the record's or the folder's) was reached: only ``closed`` is written.
+        self.full = False
+        #: Called when the record starts failing, stops failing or becomes full.
+        self.on_trouble: Callable[[RecordFile], None] | None = None
         #: Where fsyncs and the close go (None: done inline).
         self.syncer: RecordSyncer | None = None
         #: No more events are written (closing, or a write failed).
@@ -84,11 +130,13 @@ class RecordFile:
         self._sync_due = False
 
     @classmethod
-    def create(cls, directory: Path, table_id: str) -> RecordFile:
+    def create(cls, directory: Path, table_id: str, cap: int | None = None,
+               folder: RecordsFolder | None = None) -> RecordFile:
         """A new file for table ``table_id`` with a name no other run can take."""
         private_folder(directory)
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-        return cls(directory / f"{stamp}-{table_id}-{secrets.token_hex(3)}.jsonl")
+        return cls(directory / f"{stamp}-{table_id}-{secrets.token_hex(3)}.jsonl", cap,
+                   folder)
 
     @property
     def closed(self) -> bool:
@@ -98,27 +146,82 @@ class RecordFile:
     def __call__(self, event: RecordEvent) -> None:
         """Write one event (the table's recorder)."""
         fd = self._fd
-        if fd is None or self._stopped:
+        if fd is None or self._stopped or (self.full and not isinstance(event, Closed)):
             return
         line = self._line
         encode_event(event, line)
-        try:
-            written = os.write(fd, line)
-            while written < len(line):  # a regular file writes short only when full
-                written += os.write(fd, memoryview(line)[written:])
-        except OSError as exc:
-            # A full disk must not take the table down, and a record with a hole in it
-            # would not replay: stop this record here (its prefix restores consistently).
-            log.error("cannot write record %s (%s): no further events are recorded for it",
-                      self.path, exc)
-            self._stop(sync=False)
+        if not isinstance(event, Closed) and not self._room_for(len(line)):
+            log.warning("record %s reached its cap (%d bytes): no further events",
+                        self.path, self.size)
+            self.full = True
+            self._tell()
             return
+        if self.failing:
+            self._unwritten += line  # after what is still waiting, never before it
+            self.retry()
+        else:
+            self._write(fd, line)
         if isinstance(event, _SYNC_AFTER):
             self._sync_due = True
             if self.syncer is None:
                 self.sync()
             else:
                 self.syncer.want(self)
+
+    def _room_for(self, size: int) -> bool:
+        pending = self.size + len(self._unwritten) + size
+        folder = self.folder
+        return (self.cap is None or pending <= self.cap) and (
+            folder is None or folder.room_for(len(self._unwritten) + size))
+
+    def _write(self, fd: int, data: bytes | bytearray) -> bool:
+        """Write ``data`` (whole, or keep what was not written for later); True if it
+        all went."""
+        written = 0
+        problem: str | None = None
+        try:
+            while written < len(data):  # a regular file writes short only when full
+                # (Copies, not memoryviews, of a short write's rest: an export would pin
+                # the reused line buffer.)
+                written += os.write(fd, data if not written else data[written:])
+        except OSError as exc:
+            problem = str(exc)
+        self._count(written)
+        if problem is not None:
+            # A full disk must not take the table down, and a record with a hole in it
+            # would not replay: keep the rest, in order, for when the disk takes it.
+            self._unwritten[:0] = data[written:]
+            if not self.failing:
+                self.failing = True
+                log.error("cannot write record %s (%s): its events wait in memory until "
+                          "the disk takes them", self.path, problem)
+                self._tell()
+            return False
+        return True
+
+    def _count(self, written: int) -> None:
+        self.size += written
+        if self.folder is not None:
+            self.folder.used += written
+
+    def retry(self) -> bool:
+        """Try to write what waits; True once nothing does."""
+        fd = self._fd
+        if fd is None or not self._unwritten:
+            return not self._unwritten
+        waiting, self._unwritten = self._unwritten, bytearray()
+        if not self._write(fd, waiting):
+            return False
+        if self.failing:
+            self.failing = False
+            log.warning("record %s is written again (%d bytes caught up)", self.path,
+                        len(waiting))
+            self._tell()
+        return True
+
+    def _tell(self) -> None:
+        if self.on_trouble is not None:
+            self.on_trouble(self)
 
     def sync(self) -> None:
         """Make everything written so far durable (fsync), here and now: only for a
@@ -141,8 +244,11 @@ class RecordFile:
         if self.syncer is not None:
             self.syncer.want(self)
             return
+        if self._unwritten:
+            self.retry()
         fd, self._fd = self._fd, None
         if fd is not None:
+            self._closing_unwritten()
             try:
                 if sync:
                     _fsync(fd, self.path)
@@ -166,8 +272,32 @@ class RecordFile:
                 self._sync_due = True  # cancelled before the thread started: still due
                 raise
         if self._stopped and not self._sync_due:  # (a sync point written meanwhile: again)
+            self.retry()
+            self._closing_unwritten()
             self._fd = None
             os.close(fd)
+
+    def discard(self) -> None:
+        """Close and delete a record whose header could not be written (its table is
+        refused, so nothing of it must come back after a restart)."""
+        self._stopped = True
+        self._unwritten = bytearray()
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+        if self.folder is not None:
+            self.folder.used -= self.size
+        try:
+            self.path.unlink()
+        except OSError as exc:
+            log.error("cannot remove record %s (%s)", self.path, exc)
+
+    def _closing_unwritten(self) -> None:
+        if self._unwritten:
+            log.error("record %s closed with %d bytes it could not write: a restart "
+                      "restores its match as it was at the last line written", self.path,
+                      len(self._unwritten))
+            self._unwritten = bytearray()
 
 
 def _fsync(fd: int, path: Path) -> None:

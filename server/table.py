@@ -197,6 +197,10 @@ class Table:
         #: told of (``hint_taken``, and the record's ``hint`` line). Restored from the
         #: record, so a hint asked for again after a restart is not announced twice.
         self.hint_told: tuple[Seat, tuple[int, int]] | None = None
+        #: With no person seated, no deal starts after this many (None: no limit)...
+        self.unseated_deal_limit: int | None = None
+        #: ...and the table halts, saying why: its task then closes it.
+        self.halted: str | None = None
         #: The connection that created the table: at a private table it may ``add_bot``
         #: without a code (not kept over a restart: the codes still work then).
         self.creator_peer: Peer | None = None
@@ -776,6 +780,12 @@ class Table:
         for slot in self.humans:
             slot.ready = False
         if not self.humans:
+            limit = self.unseated_deal_limit
+            if limit is not None and number >= limit:
+                # Bots alone (perhaps watched) would play forever and fill the record.
+                self.halted = "deal_limit"
+                self.version += 1
+                return out
             return out + self._start_deal()
         self.between_deadline = now + self.options.between_deals_seconds
         return out

@@ -50,7 +50,8 @@ async def keep_reading(client: RawClient) -> None:
 
 async def test_a_table_of_bots_nobody_watches_stops_and_is_removed(tmp_path: Path) -> None:
     # Real time: bots that play without pause never let a mock clock jump.
-    config = ServerConfig(unattended_seconds=0.5, records_dir=tmp_path, **QUIET)
+    config = ServerConfig(unattended_seconds=0.5, records_dir=tmp_path,
+                          max_unseated_deals=1_000_000, **QUIET)
     async with running_server(config) as port:
         lobby, bots_only = await open_table(port, target=100_000)
         watcher = await greeted(port, "watcher")

@@ -18,6 +18,8 @@ import trio
 from jackal.game.seats import Seat
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
+from jackal.server.record_events import read_record
+from jackal.server.record_replay import replay
 from jackal.server.restore import restore_tables
 from jackal.server.tokens import hash_token
 from record_support import record_match, rewrite
@@ -253,26 +255,42 @@ def test_every_event_is_one_write_and_syncs_only_at_the_end(
     assert calls == ["write"] * len(events) + ["fsync", "fsync"]
 
 
-def test_a_failed_write_stops_the_record_and_logs_once(
+def test_a_failed_write_waits_for_the_disk_and_the_record_catches_up(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture) -> None:
     real_write = os.write
     written = 0
 
-    def disk_fills(fd: int, data: Any) -> int:
+    def disk_full_for_a_while(fd: int, data: Any) -> int:
         nonlocal written
         written += 1
-        if written > 20:
+        if written == 20:  # a short write: the disk fills in the middle of a line
+            return real_write(fd, data[:7])
+        if 20 < written <= 40:
             raise OSError(28, "No space left on device")
         return real_write(fd, data)
 
-    monkeypatch.setattr(os, "write", disk_fills)
+    monkeypatch.setattr(os, "write", disk_full_for_a_while)
     caplog.set_level(logging.ERROR, "jackal.server")
-    made = record_match(tmp_path, seed=11, target=1)
-    assert made.table.status == "over"  # the table played on
-    assert len(_events(made.path)) == 20  # a consistent prefix: no event after the gap
+    made = record_match(tmp_path / "full", seed=11, target=1,
+                        until=lambda _table: written == 30)
+    # While the disk is full the file is a consistent prefix (its torn line is dropped).
+    assert len(read_record(made.path).events) == 19
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
-    assert len(errors) == 1 and "No space left" in errors[0].getMessage()
+    assert len(errors) == 2 and "No space left" in errors[0].getMessage()
+    assert "could not write" in errors[1].getMessage()  # closed before the disk took it
+
+    written = 0
+    caught_up = record_match(tmp_path / "again", seed=11, target=1)
+    # The disk came back before the end: nothing is missing, nothing out of order (the
+    # record reads strictly and replays to the table's own end).
+    read = read_record(caught_up.path)
+    assert not read.torn_bytes
+    state = None
+    for step in replay(read.events):
+        state = step.state
+    assert state is not None and state.finished_in_record
+    assert state.match.scores == caught_up.table.match.scores
 
 
 def test_replay_prints_what_a_torn_record_implies(tmp_path: Path, run_jackal: Any) -> None:

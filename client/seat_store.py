@@ -1,4 +1,5 @@
-"""Saved seats: the secret tokens of seats this user holds, kept on disk.
+"""Saved seats: the secret tokens of seats this user holds, kept on disk (and the
+invitation codes of the private tables this user created).
 
 A seat token is the only way back to a seat, so keeping it only in memory means a
 client restart (a crash, a closed laptop lid, a closed terminal) loses the seat. The
@@ -16,6 +17,10 @@ How it is kept safe and sound:
   each read-change-write holds an exclusive ``flock`` on a lock file beside it;
 - a file that cannot be read or parsed counts as empty (it is logged, and replaced by
   the next save): a corrupt file must never stop anybody from playing.
+
+The invitation codes of a private table are sent to its creator once and the server keeps
+only their hashes, so the same file keeps them too (the newest few, with the table's name)
+so that a creator whose client was restarted can still pass them on.
 
 The folder is chosen by the caller (``jackal play`` uses the XDG state folder,
 ``$XDG_STATE_HOME/jackal`` or ``~/.local/state/jackal``), so tests and other front ends
@@ -37,12 +42,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FILE_NAME", "SavedSeat", "SeatStore", "server_key"]
+__all__ = ["FILE_NAME", "MAX_INVITATIONS", "SavedInvitations", "SavedSeat", "SeatStore",
+           "server_key"]
 
 log = logging.getLogger("jackal.client")
 
 FILE_NAME = "seats.json"
 _FORMAT = 1
+#: Invitation codes kept, the newest first: enough for an evening's tables.
+MAX_INVITATIONS = 20
 
 
 def server_key(host: str, port: int) -> str:
@@ -66,6 +74,19 @@ class SavedSeat:
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.server, self.table, self.seat)
+
+
+@dataclass(frozen=True)
+class SavedInvitations:
+    """The seat codes of a private table we created (``codes``: seat letter -> code)."""
+
+    server: str
+    table: str
+    #: The table's name, so a table id that a restarted server gave to another table
+    #: (a server without records starts again at t1) is not taken for ours.
+    name: str
+    codes: dict[str, str]
+    saved_at: float = 0.0
 
 
 class SeatStore:
@@ -92,26 +113,43 @@ class SeatStore:
                 return saved
         return None
 
+    def invitations(self, server: str) -> list[SavedInvitations]:
+        """The invitation codes saved for ``server``'s tables, newest first."""
+        found = [entry for entry in self._load()[1] if entry.server == server]
+        return sorted(found, key=lambda entry: -entry.saved_at)
+
     # ------------------------------------------------------------------ changing
+
+    def save_invitations(self, server: str, table: str, name: str,
+                         codes: dict[str, str]) -> None:
+        """Keep a private table's codes (only the newest :data:`MAX_INVITATIONS`)."""
+        entry = SavedInvitations(server=server, table=table, name=name, codes=dict(codes),
+                                 saved_at=time.time())
+        with self._locked():
+            seats, invites = self._load()
+            kept = [old for old in invites if (old.server, old.table) != (server, table)]
+            kept = sorted(kept, key=lambda old: -old.saved_at)[:MAX_INVITATIONS - 1]
+            self._write(seats, [entry, *kept])
 
     def save(self, server: str, table: str, seat: str, token: str, name: str = "") -> SavedSeat:
         """Remember a seat (replacing an older entry for the same server, table and seat)."""
         entry = SavedSeat(server=server, table=table, seat=seat, token=token, name=name,
                           saved_at=time.time())
         with self._locked():
-            kept = [old for old in self._read() if old.key != entry.key]
-            self._write([*kept, entry])
+            seats, invites = self._load()
+            kept = [old for old in seats if old.key != entry.key]
+            self._write([*kept, entry], invites)
         return entry
 
     def forget(self, server: str, table: str, seat: str | None = None) -> None:
         """Drop the saved seat(s) at ``server``'s ``table`` (only ``seat`` when given)."""
         with self._locked():
-            seats = self._read()
+            seats, invites = self._load()
             kept = [old for old in seats
                     if not (old.server == server and old.table == table
                             and (seat is None or old.seat == seat))]
             if len(kept) != len(seats):
-                self._write(kept)
+                self._write(kept, invites)
 
     # ------------------------------------------------------------------ the file
 
@@ -134,22 +172,27 @@ class SeatStore:
                 os.chmod(self.folder, 0o700)
 
     def _read(self) -> list[SavedSeat]:
+        return self._load()[0]
+
+    def _load(self) -> tuple[list[SavedSeat], list[SavedInvitations]]:
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            return []
+            return [], []
         except (OSError, UnicodeDecodeError) as exc:
             log.warning("cannot read saved seats %s (%s); treating it as empty", self.path, exc)
-            return []
+            return [], []
         try:
-            return _parse(json.loads(text))
-        except (ValueError, TypeError, KeyError) as exc:
+            data = json.loads(text)
+            return _parse(data), _parse_invitations(data)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
             log.warning("saved seats %s are corrupt (%s); treating them as none", self.path,
                         exc)
-            return []
+            return [], []
 
-    def _write(self, seats: list[SavedSeat]) -> None:
-        data = {"format": _FORMAT, "seats": [asdict(seat) for seat in seats]}
+    def _write(self, seats: list[SavedSeat], invites: list[SavedInvitations]) -> None:
+        data = {"format": _FORMAT, "seats": [asdict(seat) for seat in seats],
+                "invitations": [asdict(entry) for entry in invites]}
         # mkstemp opens the file with mode 0600 (O_EXCL): the token is never readable by
         # anyone else, not even between creating and renaming.
         fd, temp = tempfile.mkstemp(prefix=".seats-", suffix=".tmp", dir=self.folder)
@@ -182,4 +225,21 @@ def _parse(data: Any) -> list[SavedSeat]:
         out.append(SavedSeat(**fields, name=name if isinstance(name, str) else "",
                              saved_at=float(saved_at)
                              if isinstance(saved_at, int | float) else 0.0))
+    return out
+
+
+def _parse_invitations(data: dict[str, Any]) -> list[SavedInvitations]:
+    """The invitation codes in a parsed file (none in a file from before they were kept)."""
+    out: list[SavedInvitations] = []
+    for item in data.get("invitations", []):
+        fields = {key: item[key] for key in ("server", "table", "name")}
+        codes = item["codes"]
+        if not all(isinstance(value, str) and value for value in fields.values()) \
+                or not isinstance(codes, dict) \
+                or not all(isinstance(k, str) and isinstance(v, str) for k, v in codes.items()):
+            raise ValueError("saved invitation codes lack a field")
+        saved_at = item.get("saved_at", 0.0)
+        out.append(SavedInvitations(**fields, codes=codes,
+                                    saved_at=float(saved_at)
+                                    if isinstance(saved_at, int | float) else 0.0))
     return out

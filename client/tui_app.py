@@ -323,6 +323,17 @@ class TuiApp:
         except OSError as exc:  # a read-only home must not stop the game
             self.state.add_log(f"Could not save the seat token: {exc}", "warn")
 
+    def _save_invitations(self, host: str, port: int, created: m.TableCreated) -> None:
+        """Keep a private table's codes on disk: the server cannot show them again."""
+        if self.options.store is None or not created.invitations:
+            return
+        try:
+            self.options.store.save_invitations(
+                server_key(host, port), created.table, created.name,
+                {seat.value: code for seat, code in created.invitations.items()})
+        except OSError as exc:  # a read-only home must not stop the game
+            self.state.add_log(f"Could not save the invitation codes: {exc}", "warn")
+
     def _forget_seat(self, session: SeatSession) -> None:
         key = self._store_key(session)
         if key is None or session.table is None or session.seat is None:
@@ -356,6 +367,12 @@ class TuiApp:
         """
         state = self.state
         options = self.options
+        if options.store is not None:  # the codes of private tables we created before
+            with contextlib.suppress(OSError):
+                for saved in options.store.invitations(server_key(host, port)):
+                    state.lobby.remember(saved.table, saved.name,
+                                         {Seat(seat): code for seat, code in saved.codes.items()
+                                          if seat in Seat.__members__})
         link = self.link = LobbyLink(
             host, port, name=options.game.name, password=options.password,
             client="jackal-play", on_status=self._on_link_status,
@@ -397,7 +414,9 @@ class TuiApp:
                     await self._stop_watching(link)
                     await self._back_to_lobby(link)
                 else:
-                    await self._request(link.request, item)
+                    reply = await self._request(link.request, item)
+                    if isinstance(reply, m.TableCreated) and reply.invitations:
+                        self._save_invitations(host, port, reply)
 
     async def _watch_events(self, link: LobbyLink) -> None:
         """The lobby link's pushed events matter only while we watch a table."""
@@ -442,6 +461,10 @@ class TuiApp:
         (or on to what the player asked for next)."""
         state = self.state
         options = self.options
+        # At a private table we created, its codes stay at hand in the log (l), for
+        # friends who come late.
+        for line in state.lobby.invitation_lines(target.table):
+            state.add_log(f"Invitation codes: {line}")
         while True:
             if isinstance(target, SavedSeat):
                 session = self._new_session(host, port, table=target.table,

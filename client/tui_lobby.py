@@ -95,15 +95,28 @@ class LobbyState:
 
     #: Tables on the server (the list holds the first page of them).
     tables_total: int = 0
-    #: The invitation codes of the private tables we created, by table id: the server
-    #: sends them once, so they are kept here to show and to use (kept for the session).
-    invitations: dict[str, dict[Seat, str]] = field(default_factory=dict)
+    #: The invitation codes of the private tables we created, with each table's name, by
+    #: table id: the server sends them once, so they are kept here to show and to use
+    #: (and saved by the app, which puts them back here when it starts again).
+    invitations: dict[str, tuple[str, dict[Seat, str]]] = field(default_factory=dict)
+
+    def remember(self, table: str, name: str, codes: dict[Seat, str]) -> None:
+        self.invitations[table] = (name, dict(codes))
+
+    def codes_of(self, table: str) -> dict[Seat, str] | None:
+        """Our codes for ``table``; None when we have none, or when the listed table of
+        that id has another name (a server restarted without records reuses ids)."""
+        kept = self.invitations.get(table)
+        listed = next((info for info in self.tables if info.table == table), None)
+        if kept is None or (listed is not None and listed.name != kept[0]):
+            return None
+        return kept[1]
 
     def created(self, msg: m.TableCreated) -> None:
         """Our ``create_table`` succeeded: select the table once listed, keep its codes."""
         self.select_when_listed = msg.table
         if msg.invitations:
-            self.invitations[msg.table] = dict(msg.invitations)
+            self.remember(msg.table, msg.name, dict(msg.invitations))
             self.say(f"Private table {msg.name} created: pass each seat's code on (shown "
                      f"under the list). Enter joins it.", "info")
         else:
@@ -111,7 +124,7 @@ class LobbyState:
 
     def invitation_lines(self, table: str) -> list[str]:
         """The codes of ``table`` (ours) to pass on, two seats a line; none if not ours."""
-        codes = self.invitations.get(table)
+        codes = self.codes_of(table)
         if not codes:
             return []
         pairs = [f"{seat} {codes[seat]}" for seat in Seat if seat in codes]
@@ -153,7 +166,7 @@ class LobbyState:
         if info is None:
             return
         free = free_seats(info)
-        codes = self.invitations.get(info.table)
+        codes = self.codes_of(info.table)
         if info.private and codes is None:
             self._join_invited(info)
             return
@@ -275,7 +288,7 @@ class LobbyState:
             # No strategy: the server's choice for that partnership's declared card.
             strategy = parts[1] if len(parts) > 1 else None
             # Our own private table: the seat's code lets us fill it from any connection.
-            invite = self.invitations.get(table, {}).get(seat)
+            invite = (self.codes_of(table) or {}).get(seat)
             self.send(m.AddBot(table=table, seat=seat, strategy=strategy, invite=invite))
             if refresh:
                 self.send(m.ListTables())

@@ -332,9 +332,6 @@ class TuiState:
             case m.TableCreated(table=table, name=name):
                 self.add_log(f"Created table {name} ({table}).", "good")
                 self.lobby.created(msg)
-                # Kept in the log too, so they stay at hand (l) once we sit down there.
-                for line in self.lobby.invitation_lines(table):
-                    self.add_log(f"Invitation codes: {line}")
             case m.ServerShutdown(reason=reason):
                 self.add_log(f"Server: {reason}", "warn")
             case m.Error(code=code, message=message):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from jackal.cli.main import main
 from jackal.cli.paths import records_dir, state_dir
-from jackal.client.seat_store import FILE_NAME, SeatStore, server_key
+from jackal.client.seat_store import FILE_NAME, MAX_INVITATIONS, SeatStore, server_key
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,6 +35,30 @@ def test_a_saved_seat_is_found_again_by_a_new_store(tmp_path: Path) -> None:
     assert again.find("10.0.0.5:7878", "t3", "N") is None
     assert again.find("10.0.0.5:7879", "t3") is None  # keyed by server...
     assert again.find("10.0.0.5:7878", "t4") is None  # ...and by table
+
+
+def test_invitation_codes_are_kept_beside_the_seats(tmp_path: Path) -> None:
+    """A private table's codes outlive the client (the server cannot show them again),
+    survive seat changes, and only the newest MAX_INVITATIONS are kept."""
+    folder = tmp_path / "jackal"
+    server = "10.0.0.5:7878"
+    # A file written before codes were kept still reads.
+    folder.mkdir(mode=0o700)
+    (folder / FILE_NAME).write_text(json.dumps({"format": 1, "seats": []}))
+    store = SeatStore(folder)
+    assert store.invitations(server) == []
+    store.save_invitations(server, "t1", "friends", {"N": "aaaa-bbbb-cccc-dddd"})
+    store.save("10.0.0.5:7878", "t1", "N", "secret-1")
+    store.forget("10.0.0.5:7878", "t1", "N")
+    kept = SeatStore(folder).invitations(server)
+    assert [(e.table, e.name, e.codes) for e in kept] == [
+        ("t1", "friends", {"N": "aaaa-bbbb-cccc-dddd"})]
+    assert stat.S_IMODE((folder / FILE_NAME).stat().st_mode) == 0o600
+    for number in range(2, MAX_INVITATIONS + 3):
+        store.save_invitations(server, f"t{number}", "x", {"N": str(number)})
+    tables = [entry.table for entry in store.invitations(server)]
+    assert len(tables) == MAX_INVITATIONS and tables[0] == f"t{MAX_INVITATIONS + 2}"
+    assert "t1" not in tables and store.invitations("other:1") == []
 
 
 def test_the_file_is_private_from_the_start(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 from jackal.server.config import ServerConfig
 from lan_support import ServerProcess
@@ -149,3 +150,17 @@ def test_codes_survive_a_server_sigkill_and_restart(tmp_path: Path) -> None:
     finally:
         server.stop()
 
+
+
+def test_a_record_whose_invitations_miss_a_seat_is_refused() -> None:
+    """A header naming codes for only some seats would leave a seat that nobody, not even
+    its invitee, could take: restore refuses the record instead."""
+    from jackal.game.seats import Seat
+    from jackal.server.record_events import RecordError, TableEvent
+    from jackal.server.record_replay import replay
+
+    header = TableEvent(table="t1", name="x", target=1, seed=1, bot_takeover=True,
+                        hold_seconds=1.0, between_deals_seconds=1.0,
+                        invites={Seat.N: "0" * 64, Seat.E: "1" * 64, Seat.S: "2" * 64})
+    with pytest.raises(RecordError, match="all four seats"):
+        list(replay([header]))

@@ -55,6 +55,11 @@ def test_the_create_dialog_makes_a_private_table_and_an_invited_friend_sits_down
         assert header["event"] == "table" and header["turn_seconds"] == 30, header
         assert header["creator"] == "ada" and header["allow_spectators"] is False, header
         table = header["table"]
+        # The server cannot show the codes again: a restarted client still has them.
+        ada.kill_program()
+        ada = open_client(clients, tmp_path, "ada", address)
+        screen = ada.wait(shows("Invitation codes to pass on"), "the codes after a restart")
+        assert dict(CODE_RE.findall(screen)) == codes, screen
 
         # A wrong code takes nothing; the right one takes its seat.
         carl = open_client(clients, tmp_path, "carl", address, "--table", table,

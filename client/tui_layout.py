@@ -36,6 +36,7 @@ from ..game.cards import Card, rank_name
 from ..game.explain import describe_card
 from ..game.seats import SEATS, TEAMS, Seat, Team
 from ..protocol.messages import TableInfo
+from ..protocol.text import display_width, escape_text, fit_width
 from .tui_meaning import short_meaning
 from .tui_state import Mode, Overlay, TuiState, ordinal
 
@@ -152,7 +153,7 @@ def _team_of_you(state: TuiState) -> Team | None:
 def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     """Two lines: table, deal, dealer, target, connection; then the score and the cards."""
     mirror = state.mirror
-    name = mirror.name or ("lobby" if state.mode is Mode.LOBBY else "")
+    name = _shown(mirror.name, 20) or ("lobby" if state.mode is Mode.LOBBY else "")
     left = f" JACKAL  {name}"
     if state.mode is Mode.TABLE and mirror.table is not None:
         deal = f"deal {mirror.deal}" if mirror.deal else "before the first deal"
@@ -165,8 +166,8 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
               "closed": "closed"}.get(state.status, state.status)
     status_style = "class:header.status.ok" if state.status in ("connected", "connecting") \
         else "class:header.status.bad"
-    width = max(_width() - len(status) - 2, len(left) + 1)
-    out: StyleAndTextTuples = [("class:header", left.ljust(width)),
+    width = max(_width() - len(status) - 2, display_width(left) + 1)
+    out: StyleAndTextTuples = [("class:header", _cell(left, width)),
                                (status_style, f" {status} "), ("", "\n")]
     if state.mode is Mode.LOBBY:
         shown = len(state.lobby.tables)
@@ -179,7 +180,7 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     for team in (Team.NS, Team.EW):
         tag = " (you)" if team is mine else ""
         out.append(("class:score", f" {team} {mirror.scores.get(team, 0)}{tag} "))
-    cards = "  ".join(f"{team}: {mirror.conventions[team].name}"
+    cards = "  ".join(f"{team}: {_shown(mirror.conventions[team].name, 16)}"
                       for team in (Team.NS, Team.EW) if team in mirror.conventions)
     if cards:
         out.append(("class:dim", f"  |  cards {cards} (c)"))
@@ -208,7 +209,7 @@ def render_rows(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
             label += f" [{info.bot} bot]"
         label_style = "class:turn" if turn else ("class:label.you" if seat is state.you
                                                    else "class:label")
-        out.append((label_style, (marker + label)[:24].ljust(25)))
+        out.append((label_style, _cell(marker + label, 24) + " "))
         row = mirror.rows[seat]
         for i, card in enumerate(row, start=1):
             style = _card_style(card)
@@ -220,10 +221,10 @@ def render_rows(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
             out.append(("", " " * (5 - len(card_text(card, symbols)) - len(mark))))
         out.append(("", "\n"))
         declared = mirror.conventions.get(seat.team)
-        sub = f"    {seat.team} {declared.name if declared else ''}"
+        sub = f"    {seat.team} {_shown(declared.name, 16) if declared else ''}"
         if mirror.status == "waiting" and info.kind != "empty":
             sub += "  ready" if info.ready else "  not ready"
-        out.append(("class:dim", sub[:24].ljust(25)))
+        out.append(("class:dim", _cell(sub, 24) + " "))
         for i in range(1, len(row) + 1):
             explained = state.explain(seat, i)
             short = short_meaning(explained[1]) if explained else ""
@@ -502,7 +503,7 @@ def render_lobby(state: TuiState) -> StyleAndTextTuples:
                                                f"{'status':<13} seats N / E / S / W\n")]
     for i, info in enumerate(state.lobby.tables):
         seats = " / ".join(_lobby_seat(info, s) for s in SEATS)
-        line = (f" {info.table[:10]:<10} {info.name[:20]:<20} {info.target:>6}  "
+        line = (f" {_cell(info.table, 10)} {_cell(info.name, 20)} {info.target:>6}  "
                 f"{info.status[:13]:<13} {seats}")
         if info.spectators:
             line += f"  ({info.spectators} watching)"
@@ -530,7 +531,8 @@ def _lobby_selected(state: TuiState, info: TableInfo) -> StyleAndTextTuples:
         about.append("PRIVATE: seats by invitation code")
     if not info.allow_spectators:
         about.append("no spectators")
-    out: StyleAndTextTuples = [("", f"\n {info.name} ({info.table}): {', '.join(about)}\n")]
+    out: StyleAndTextTuples = [("", f"\n {_shown(info.name, 32)} ({_shown(info.table, 64)}): "
+                                    f"{', '.join(about)}\n")]
     codes = state.lobby.invitation_lines(info.table)
     if codes:
         out.append(("class:title", " Invitation codes to pass on (each opens one seat):\n"))
@@ -543,8 +545,8 @@ def _lobby_seat(info: TableInfo, seat: Seat) -> str:
     person's name may not look like a bot's, so the mark is the server's word)."""
     name = info.seats.get(seat) or "-"
     if info.kinds.get(seat) == "bot":
-        return f"[bot] {name.removesuffix(' bot')[:8]}"
-    return name[:8]
+        return f"[bot] {_shown(name.removesuffix(' bot'), 8)}"
+    return _shown(name, 8)
 
 
 # ==================================================================== panels
@@ -693,6 +695,20 @@ def _overlay_title(state: TuiState) -> str:
 def _panel_width() -> int:
     """The columns inside a big panel's frame."""
     return max(_width() - 8, 20)
+
+
+def _shown(text: str | None, width: int) -> str:
+    """Text from the server (a name, a card's name) as drawn: escaped (an old record or
+    server may hold what today's server refuses) and at most ``width`` columns, so wide
+    characters take no more room than narrow ones."""
+    return fit_width(escape_text(text or ""), width)
+
+
+def _cell(text: str, width: int) -> str:
+    """:func:`_shown`, padded to exactly ``width`` columns (escaping is idempotent, so
+    text with escaped parts may pass again)."""
+    shown = _shown(text, width)
+    return shown + " " * (width - display_width(shown))
 
 
 def _width() -> int:

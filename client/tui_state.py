@@ -37,6 +37,7 @@ from ..game.errors import MalformedInput
 from ..game.explain import ordinal
 from ..game.seats import SEATS, Seat, Team
 from ..protocol import messages as m
+from ..protocol.text import escape_text
 from .hint import hint_is_current, notice_text, why_no_hint
 from .mirror import Change, TableMirror
 from .tui_lobby import JoinSeat, LobbyState, SpectateTable
@@ -243,8 +244,8 @@ class TuiState:
         info = self.mirror.seats[seat]
         if info.kind == "empty" or not info.name:
             label = f"{seat} (empty)"
-        else:
-            label = f"{seat} {info.name}"
+        else:  # escaped: an old record or server may hold what today's server refuses
+            label = f"{seat} {escape_text(info.name)}"
         if seat is self.you and (info.name or "").lower() != "you":
             label += " (you)"
         return label

@@ -28,13 +28,14 @@ HELP_ENTRIES: tuple[HelpEntry, ...] = (
                               "private: a code per seat",
               '{"type":"create_table","name":"evening","target":300,"seed":7,'
               '"conventions_ns":"beginner","conventions_ew":"advanced","bot_takeover":true,'
-              '"turn_seconds":60,"hints":true}'),
+              '"turn_seconds":60,"hints":true,"private":false,"allow_spectators":true}'),
     HelpEntry("join", "sit in \"seat\" N/E/S/W or any free one (private table: with its "
                       "\"invite\" code); keep the token",
               '{"type":"join","table":"t1","seat":"N"}'),
     HelpEntry("spectate", "watch a table without seeing anyone's hand",
               '{"type":"spectate","table":"t1"}'),
-    HelpEntry("add_bot", "put a server-side bot in an empty seat",
+    HelpEntry("add_bot", "put a server-side bot in an empty seat (private table: creator, "
+                         "or the seat's \"invite\" code)",
               '{"type":"add_bot","table":"t1","seat":"E","strategy":"random"}'),
     HelpEntry("leave", "give up your seat, or stop watching",
               '{"type":"leave"}'),

@@ -75,9 +75,11 @@ class BotPool:
         return True
 
     async def think(self, strategy: Strategy, view: View, *, attended: bool,
-                    at_least: float = 0.0) -> Decision:
+                    at_least: float = 0.0, hint: bool = False) -> Decision:
         """``strategy``'s decision on ``view`` in a worker thread behind the shared slots,
         or the host's fallback (with its ``problem``) when it takes over ``think_seconds``.
+        A ``hint`` waits behind the moves of tables where people play
+        (:mod:`.threadslots`).
 
         Returns no sooner than ``at_least`` seconds after the call, and only once a whole
         number of ``floor_seconds`` has passed since the call: one floor for every
@@ -90,7 +92,7 @@ class BotPool:
         started = trio.current_time()
         decision = timed_out(view, self.think_seconds)
         # trio documents that any object with acquire/release_on_behalf_of will do.
-        limiter = cast(trio.CapacityLimiter, self.slots.lease(attended))
+        limiter = cast(trio.CapacityLimiter, self.slots.lease(attended, hint))
         with trio.move_on_after(self.think_seconds):
             decision = await trio.to_thread.run_sync(decide, strategy, view, limiter=limiter,
                                                      abandon_on_cancel=True)

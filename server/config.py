@@ -111,6 +111,10 @@ class ServerConfig:
     #: Tests that need a quick clock lower it; the server's own ``turn_seconds`` is the
     #: operator's choice and not held to it.
     min_turn_seconds: float = 5.0
+    #: Hints one connection may have worked out per minute, and at once (a hint costs a
+    #: bot decision; asking again on the same turn is free).
+    hints_per_minute: float = 20.0
+    hint_burst: float = 3.0
     #: Whether tables allow hints (``hint``) when ``create_table`` does not say.
     hints: bool = False
     #: Tune the garbage collector for this process and freeze what start-up left alive

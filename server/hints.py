@@ -6,7 +6,8 @@ that seat's own picture of the table (:meth:`Table.bot_view`: its hand and the p
 plays, nothing more), with the strategy that would stand in for the seat under its
 partnership's card (:func:`jackal.bots.registry.substitute_strategy`), run like any
 server-side bot decision: in a worker thread behind the bots' shared slots
-(:meth:`BotPool.think`), people's tables first. The reasons come from
+(:meth:`BotPool.think`), after the moves of tables where people play and never in every
+slot at once. The reasons come from
 :func:`jackal.game.advice.advise`, which reuses the explanations every player can read.
 
 Behaviour decisions (for docs/PROTOCOL.md):
@@ -129,7 +130,7 @@ class HintDesk:
         name = substitute_strategy(view.our_card)
         # A strategy of its own for each hint, seeded unpredictably like every server bot.
         decision = await self.pool.think(make_strategy(name, secrets.randbits(128)), view,
-                                         attended=True)
+                                         attended=True, hint=True)
         if decision.problem is not None:
             raise ProtocolError(ErrorCode.INTERNAL,
                                 f"the {name} bot could not suggest a card ({decision.problem})")

@@ -101,7 +101,7 @@ from .disclosure import resolve_conventions
 from .hints import HintDesk
 from .keepalive import Keepalive
 from .lobby import Lobby
-from .ratelimit import AddressLimits, GuessLimits, host_of, retry_hint
+from .ratelimit import AddressLimits, GuessLimits, TokenBucket, host_of, retry_hint
 from .record_events import Closed
 from .records import RecordFile, RecordsFolder, RecordSyncer
 from .restore import restore_tables
@@ -545,11 +545,27 @@ class Hub:
         self.send(out, table)
 
     def _hint(self, session: Session, msg: Hint) -> None:
-        """Answer at once when this turn's hint is known; else work it out in a task."""
+        """Answer at once when this turn's hint is known; else work it out in a task.
+        A connection's hints are rate-limited (``hints_per_minute``, ``hint_burst``):
+        beyond, ``rate_limited``; only a hint that must be worked out costs."""
         table = self.lobby.current(session)
+        now = trio.current_time()
+        bucket = session.hint_bucket
+        if bucket is None:
+            bucket = session.hint_bucket = TokenBucket(self.config.hints_per_minute / 60.0,
+                                                       self.config.hint_burst, now)
+        bucket.refill(now)
+        wait = bucket.wait_for_one()
+        if wait:
+            hint = retry_hint(wait)
+            session.deliver(Error(id=msg.id, code=ErrorCode.RATE_LIMITED.value,
+                                  message=f"too many hints; wait {hint:.3f} s",
+                                  retry_after=hint))
+            return
         out, seat = self.hints.request(table, session, msg.id)
         self.send(out)
         if seat is not None:
+            bucket.take(now)  # only a hint that must be worked out costs one
             assert self._nursery is not None
             self._nursery.start_soon(self._hint_work, table, seat)
 

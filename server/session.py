@@ -93,8 +93,8 @@ class Session:
     # instead of two (no __dict__).
     __slots__ = ("_dropped", "_handler", "_hello_deadline", "_keepalive", "_ping_deadline",
                  "_ping_heard", "_scope", "address", "bad_passwords", "bucket", "closing",
-                 "config", "conn", "dropped_reason", "heard", "last_seen", "number", "out",
-                 "paused_until", "stream", "tables_created")
+                 "config", "conn", "dropped_reason", "heard", "hint_bucket", "last_seen",
+                 "number", "out", "paused_until", "stream", "tables_created")
 
     def __init__(self, stream: trio.SocketStream | trio.abc.Stream, number: int, address: str,
                  config: ServerConfig, handler: SessionHandler, flusher: Flusher,
@@ -127,6 +127,8 @@ class Session:
         self.bad_passwords = 0
         #: Tables this connection created that are still open (the hub keeps count).
         self.tables_created = 0
+        #: Hints this connection may still have worked out (made at its first hint).
+        self.hint_bucket: TokenBucket | None = None
         #: Nothing more is read or acted on before this time (see :meth:`pause`).
         self.paused_until = -math.inf
 

@@ -177,6 +177,7 @@ def test_documented_limits_are_the_server_defaults() -> None:
         f"| unattended tables | {c.unattended_seconds:g} s |",
         f"| wrong passwords | {c.password_guesses_per_minute:g} per minute per address, "
         f"{c.password_guess_burst:g} at once |",
+        f"| hints | {c.hints_per_minute:g} per minute per connection, {c.hint_burst:g} at once |",
         f"| lobby page | {c.lobby_page} tables |",
         f"up to {c.lobby_page} tables",
         f"| seat hold | {c.hold_seconds:g} s |",

@@ -486,11 +486,14 @@ class TuiState:
     # ====================================================================== small helpers
 
     def add_log(self, text: str, style: str = "") -> None:
-        self.log.append(LogLine(text, style))
+        # Escaped here, once for every line: log lines quote names, questions, answers
+        # and the server's own messages, any of which an old record or server may hold raw.
+        self.log.append(LogLine(escape_text(text), style))
 
     def say(self, text: str, style: str = "info") -> None:
-        """Show ``text`` on the message line (the place where choices are explained)."""
-        self.notice = text
+        """Show ``text`` on the message line (the place where choices are explained);
+        escaped, as log lines are."""
+        self.notice = escape_text(text)
         self.notice_style = style
 
     def send(self, msg: Outgoing) -> None:

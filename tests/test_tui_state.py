@@ -356,3 +356,18 @@ def test_bots_can_be_added_at_a_waiting_table_only() -> None:
     playing = seated()
     playing.table_add_bot()
     assert playing.prompt is None and "only while the table waits" in playing.notice
+
+
+def test_questions_answers_and_errors_from_a_server_show_escaped() -> None:
+    """An old or hostile server's text reaches the log and the message line escaped."""
+    state = seated()
+    hostile = "\x1b]0;pwned\x07\x1b[2J evil\u202egnp\u200b\x9b"
+    state.apply(m.Question(question="q7", seat=Seat.S, text=hostile, asker=Seat.E))
+    state.apply(m.Question(id=3, question="q1", seat=Seat.W, text="meaning?", asker=Seat.S))
+    state.apply(m.AnswerMessage(question="q1", question_text="meaning?", seat=Seat.W,
+                                text=hostile))
+    state.on_error("internal", hostile)
+    shown = [line.text for line in state.log] + [state.notice]
+    assert any("\\x1b]0;pwned\\x07\\x1b[2J evil\\u202egnp\\u200b\\x9b" in text
+               for text in shown), shown
+    assert not [text for text in shown if any(ch in text for ch in "\x1b\x07\x9b\u202e\u200b")]

@@ -51,6 +51,7 @@ from typing import Any
 
 import dask.config
 from distributed import Client, Future, LocalCluster, as_completed
+from distributed.security import Security
 
 from ..game.conventions import ConventionCard
 from .arena_deal import ArenaConfig, DealOutcome, play_deal
@@ -197,13 +198,17 @@ def local_cluster(workers: int | None = None) -> LocalCluster:
     """A LocalCluster of ``workers`` single-threaded processes (default one per CPU).
 
     Configured with ``WORKER_CONFIG``; no dashboard (the machine may be shared and
-    its port taken), and Dask's log lines only for errors.
+    its port taken), and Dask's log lines only for errors. Secured with Dask's own
+    ``Security.temporary()``: TLS with a certificate made for this cluster and held only
+    in this process's memory, so no other local process can reach the scheduler (which
+    runs whatever code its clients send) or the workers. A :class:`Client` given the
+    cluster object uses the same certificate.
     """
     with dask.config.set(WORKER_CONFIG):
         # The nanny reads its settings and hands the config to its worker now, once.
         return LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
                             processes=True, dashboard_address=None,
-                            silence_logs=logging.ERROR)
+                            silence_logs=logging.ERROR, security=Security.temporary())
 
 
 def run_on_cluster(config: ArenaConfig, scheduler: str, workers: int | None = None,

@@ -42,8 +42,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "--scheduler local; 0 = one per CPU)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="play the deals on a Dask cluster: its scheduler's address "
-                             "(tcp://HOST:8786), or 'local' to start one here with --jobs "
-                             "workers; needs pip install 'jackal-game[cluster]'")
+                             "(tcp://HOST:8786, trusted as Dask's configuration says: "
+                             "see docs/BOTS.md), or 'local' to start one here with --jobs "
+                             "workers, on TLS with a certificate only this run holds; "
+                             "needs pip install 'jackal-game[cluster]'")
     parser.add_argument("--records", type=Path, metavar="FILE",
                         help="write one JSON line per deal played to FILE")
     parser.add_argument("--duplicate", action="store_true",

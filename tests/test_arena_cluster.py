@@ -15,6 +15,7 @@ import psutil
 import pytest
 import yaml
 from distributed import Client
+from distributed.security import Security
 from jackal.bots.arena import ArenaConfig, run_arena, summarise
 from jackal.bots.arena_cluster import WORKER_CONFIG, BatchSizer, local_cluster, run_batches
 
@@ -27,9 +28,25 @@ def local_records(config: ArenaConfig) -> list[dict[str, Any]]:
     return [outcome.record for outcome in run_arena(config, jobs=1)]
 
 
-def arena_cli(*args: str) -> subprocess.CompletedProcess[str]:
+def arena_cli(*args: str, env: dict[str, str] | None = None
+              ) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "jackal.cli.main", "arena", *args],
-                          capture_output=True, text=True, timeout=120, check=False)
+                          capture_output=True, text=True, timeout=120, check=False,
+                          env=None if env is None else {**os.environ, **env})
+
+
+def tls_env(security: Security, folder: Path) -> dict[str, str]:
+    """Dask's configuration, as environment variables, that lets a client in another
+    process use ``security``'s certificate (what ``--scheduler ADDRESS`` trusts)."""
+    env = {"DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True"}
+    # Security sets its tls_* attributes at run time (mypy cannot see them).
+    for name, attribute in (("CA_FILE", "tls_ca_file"), ("CLIENT__CERT", "tls_client_cert"),
+                            ("CLIENT__KEY", "tls_client_key")):
+        path = folder / f"{name.lower()}.pem"
+        path.write_text(str(getattr(security, attribute)))
+        path.chmod(0o600)
+        env[f"DASK_DISTRIBUTED__COMM__TLS__{name}"] = str(path)
+    return env
 
 
 @pytest.fixture
@@ -106,10 +123,12 @@ def test_worker_killed_mid_run_loses_no_deal(tmp_path: Path) -> None:
         assert sorted(record["deal"] for record in seen) == list(range(16))
         assert by_deal(seen) == by_deal(local_records(config))
 
-        # The CLI against the same (recovered) cluster by address.
+        # The CLI against the same (recovered) cluster by address, trusting its
+        # certificate through Dask's configuration.
         path = tmp_path / "address.jsonl"
         proc = arena_cli("--ns", "beginner", "--ew", "greedy", "--deals", "4", "--seed", "5",
-                         "--scheduler", str(cluster.scheduler_address), "--records", str(path))
+                         "--scheduler", str(cluster.scheduler_address), "--records", str(path),
+                         env=tls_env(cluster.security, tmp_path))
         assert proc.returncode == 0, proc.stderr
         assert "4 deals played" in proc.stdout
         records = [json.loads(line) for line in path.read_text().splitlines()]
@@ -138,3 +157,34 @@ def test_documented_worker_config_is_the_one_local_uses() -> None:
         return out
 
     assert flat(documented) == WORKER_CONFIG
+
+
+#: Another local process that knows the scheduler's address (argv[1]) and tries to run
+#: code in the workers: prints the worker's pid if it could.
+OUTSIDER = """\
+import sys
+from distributed import Client
+from distributed.security import Security
+address = sys.argv[1]
+try:
+    with Client(address, timeout=5) as client:
+        print("RAN IN WORKER", client.submit(lambda: __import__("os").getpid()).result())
+except Exception as exc:
+    print("REFUSED", type(exc).__name__)
+"""
+
+
+@pytest.mark.usefixtures("no_leftover_processes")
+def test_another_local_process_cannot_use_the_local_cluster() -> None:
+    """``--scheduler local``'s cluster speaks TLS with a certificate only this process
+    holds: a local process that finds its port cannot submit work, whatever scheme it
+    tries; the arena's own client can."""
+    with local_cluster(1) as cluster, Client(cluster) as client:
+        address = cluster.scheduler_address
+        assert client.submit(os.getpid).result() != os.getpid()
+        for tried in (address, "tcp://" + address.split("://", 1)[1]):
+            done = subprocess.run([sys.executable, "-c", OUTSIDER, tried], capture_output=True,
+                                  text=True, timeout=60, check=False)
+            assert "RAN IN WORKER" not in done.stdout, (tried, done.stdout)
+            assert "REFUSED" in done.stdout, (tried, done.stdout, done.stderr[-2000:])
+        assert address.startswith("tls://")

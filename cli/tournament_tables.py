@@ -1,23 +1,29 @@
 """Playing a tournament's tables over the protocol (the engine room of ``jackal tournament``).
 
 Each table is run by a *director*: one client connection that creates the table (target
-1, the board's seed, both entries' convention cards), watches it as a spectator and
-seats the two entries:
+1, the board's seed, both entries' convention cards, private: one invitation code per
+seat, so only the seats' own programs can sit there), watches it as a spectator through a
+:class:`~jackal.client.mirror.TableMirror` and seats the two entries:
 
 - a built-in strategy as two server-side bots (``add_bot``);
 - an ``exec:`` entry as two seats hosted here, exactly as ``jackal bot --exec`` hosts a
   program (:func:`jackal.client.exec_host.play_exec_match`): one copy of the program per
-  seat, a fallback card for a move the program times out on, crashes on or answers with
-  something that is not a card of its hand;
-- a ``cmd:`` entry as two processes of its command, each told where to sit by the
-  placeholders of :data:`jackal.bots.tournament.PLACEHOLDERS` and the environment
-  variables ``JACKAL_HOST``, ``JACKAL_PORT``, ``JACKAL_TABLE``, ``JACKAL_SEAT``,
-  ``JACKAL_NAME`` and ``JACKAL_PASSWORD``. Such a client plays over its own connection,
-  so the director enforces the per-move limit from outside: when the seat's turn has
-  lasted ``move_seconds`` it kills the process; the server then holds the seat for its
-  hold time and hands it to its takeover bot (the substitute), which plays the rest of
-  the board. A client that disconnects by itself (crash, or the server closed it for
-  garbage) is substituted the same way.
+  seat, each in a sandbox of its own (:mod:`jackal.client.sandbox`), a fallback card for a
+  move the program times out on, crashes on or answers with something that is not a card
+  of its hand;
+- a ``cmd:`` entry as two processes of its command, each told where to sit (and with
+  which invitation) by the placeholders of :data:`jackal.bots.tournament.PLACEHOLDERS`,
+  substituted into the split argument list, and by the environment variables
+  ``JACKAL_HOST``, ``JACKAL_PORT``, ``JACKAL_TABLE``, ``JACKAL_SEAT``, ``JACKAL_NAME``,
+  ``JACKAL_PASSWORD`` and ``JACKAL_INVITE``. The values that come from the server (the
+  table id and the codes) are checked before any program sees them. Such a client plays
+  over its own connection, so the director enforces the per-move limit from outside: when
+  the seat's turn has lasted ``move_seconds`` it kills the process; the server then holds
+  the seat for its hold time and hands it to its takeover bot (the substitute), which
+  plays the rest of the board. A client that disconnects by itself (crash, or the server
+  closed it for garbage) is substituted the same way.
+
+Every program runs in a process group of its own, killed whole when its table ends.
 
 Everything the tournament scores comes from what the spectator sees, so it works the
 same against a remote ``--server``: the plays, and ``deal_ended`` with every seat's kept
@@ -33,7 +39,7 @@ than a move, a hold and a start allow is given up (:class:`TableFailed`).
 from __future__ import annotations
 
 import logging
-import os
+import re
 import subprocess
 from collections import Counter
 from collections.abc import Mapping
@@ -44,7 +50,9 @@ import trio
 
 from ..bots.tournament import Entry, TableJob, TableResult, command_argv
 from ..client.connection import ClientError, Connection, ServerError
-from ..client.exec_host import EXEC_FEATURES, ExecProgram, play_exec_match
+from ..client.exec_host import EXEC_FEATURES, ExecProgram, kill_group, play_exec_match
+from ..client.mirror import TableMirror
+from ..client.sandbox import Sandbox, SandboxPlan
 from ..client.session import SeatSession
 from ..game.cards import Card
 from ..game.conventions import BUILTIN_CARDS, ConventionCard, resolve_card
@@ -57,27 +65,36 @@ from ..protocol.messages import (
     DealStarted,
     Hello,
     MatchEnded,
-    Played,
     PlayerBack,
-    PlayerJoined,
     PlayerLeft,
-    PlayerReady,
+    ServerMessage,
     Spectate,
     TableCreated,
-    TableState,
     Turn,
 )
 
-__all__ = ["TableFailed", "TableOptions", "play_table"]
+__all__ = ["TableFailed", "TableOptions", "play_table", "safe_server_value"]
 
 log = logging.getLogger("jackal.tournament")
 
 #: How long a finished program gets to exit before it is killed.
 EXIT_GRACE = 2.0
+#: What a value from the server (a table id, an invitation code) must look like before a
+#: program's command line or environment gets it: letters, digits, ``_ . -``, not
+#: starting with ``-`` (which a program would read as an option).
+_SAFE_VALUE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 
 
 class TableFailed(Exception):
     """A table could not be played to its end (the message says why)."""
+
+
+def safe_server_value(what: str, value: str) -> str:
+    """``value`` if it is a plain word a program may be given; else :class:`TableFailed`."""
+    if not _SAFE_VALUE.fullmatch(value):
+        raise TableFailed(f"the server gave a {what} that is not a plain word: {value!r}; "
+                          "no program was started with it")
+    return value
 
 
 @dataclass(frozen=True)
@@ -99,6 +116,8 @@ class TableOptions:
     records: Path | None = None
     #: Let programs write to this process's stdout/stderr (else they are silenced).
     program_output: bool = False
+    #: How each copy of a program is sandboxed (a fresh sandbox per copy and table).
+    sandbox: SandboxPlan = field(default_factory=SandboxPlan)
 
 
 def card_spec(entry: Entry) -> str | ConventionCard:
@@ -109,16 +128,16 @@ def card_spec(entry: Entry) -> str | ConventionCard:
 
 @dataclass
 class _Seat:
-    """The director's view of one seat."""
+    """What the director keeps about one seat beyond the mirror: who plays it and why a
+    substitute does, its program, and the moves blamed on it."""
 
     entry: Entry
-    joined: bool = False
-    ready: bool = False
     #: Why a substitute plays it now (a fault kind), or None while the entry does.
     substitute: str | None = None
     #: The fault a takeover of this seat will be blamed on (set when we stop a program).
     cause: str = "crash"
     process: trio.Process | None = None
+    sandbox: Sandbox | None = None
     faults: Counter[str] = field(default_factory=Counter)
 
 
@@ -142,28 +161,34 @@ async def _direct(conn: Connection, options: TableOptions, job: TableJob,
     ns, ew = entries[job.ns], entries[job.ew]
     created = await conn.request(CreateTable(
         name=f"board {job.board} table {job.number}"[:32], target=1, seed=job.seed,
-        conventions_ns=card_spec(ns), conventions_ew=card_spec(ew)))
+        conventions_ns=card_spec(ns), conventions_ew=card_spec(ew), private=True,
+        allow_spectators=True))
     assert isinstance(created, TableCreated)
-    table = created.table
-    state = await conn.request(Spectate(table=table))
-    assert isinstance(state, TableState)
-    seats = {seat: _Seat(entries[job.entry_at(seat)]) for seat in SEATS}
+    table = safe_server_value("table id", created.table)
+    invitations = created.invitations or {}
+    if set(invitations) != set(SEATS):
+        raise TableFailed(f"table {table}: the server made no private table (it gave "
+                          f"invitations for {sorted(invitations) or 'no seat'})")
+    codes = {seat: safe_server_value("invitation code", invitations[seat]) for seat in SEATS}
+    watch = _Watch(conn, options, job, table, {seat: _Seat(entries[job.entry_at(seat)])
+                                               for seat in SEATS})
+    watch.mirror.apply(await conn.request(Spectate(table=table)))
     exec_faults: dict[Seat, Counter[str]] = {}
-    watch = _Watch(conn, options, job, table, seats)
     try:
         with trio.CancelScope() as scope:
             async with trio.open_nursery() as nursery:
-                for seat, slot in seats.items():
-                    await _seat_entry(nursery, conn, options, table, seat, slot, exec_faults)
+                for seat, slot in watch.seats.items():
+                    await _seat_entry(nursery, conn, options, table, seat, codes[seat],
+                                      slot, exec_faults)
                 await watch.run()
                 # The exec hosts end by themselves after match_ended, once their program
                 # has had its grace to exit; past that they are cut short.
                 scope.deadline = trio.current_time() + 2 * EXIT_GRACE + 1
     finally:
         with trio.CancelScope(shield=True):
-            await _stop_processes(seats)
+            await _stop_processes(watch.seats)
     faults: dict[Seat, Counter[str]] = {}
-    for seat, slot in seats.items():
+    for seat, slot in watch.seats.items():
         faults[seat] = slot.faults + exec_faults.get(seat, Counter())
     assert watch.ended is not None
     ended = watch.ended
@@ -173,31 +198,37 @@ async def _direct(conn: Connection, options: TableOptions, job: TableJob,
 
 
 async def _seat_entry(nursery: trio.Nursery, conn: Connection, options: TableOptions,
-                      table: str, seat: Seat, slot: _Seat,
+                      table: str, seat: Seat, invite: str, slot: _Seat,
                       exec_faults: dict[Seat, Counter[str]]) -> None:
     entry = slot.entry
     if entry.kind == "builtin":
         await conn.request(AddBot(table=table, seat=seat, strategy=entry.spec))
-    elif entry.kind == "exec":
-        nursery.start_soon(_host_exec, options, table, seat, entry, exec_faults)
-    else:
-        values = {"host": options.host, "port": str(options.port), "table": table,
-                  "seat": seat.value, "name": entry.name, "password": options.password or ""}
-        env = dict(os.environ)
-        env.update({f"JACKAL_{key.upper()}": value for key, value in values.items()})
-        output = None if options.program_output else subprocess.DEVNULL
-        try:
-            slot.process = await trio.lowlevel.open_process(
-                command_argv(entry.spec, values), env=env, stdin=subprocess.DEVNULL,
-                stdout=output, stderr=output)
-        except OSError as exc:
-            log.warning("table %s seat %s: cannot run %r: %s", table, seat, entry.spec, exc)
+        return
+    slot.sandbox = options.sandbox.new()
+    if entry.kind == "exec":
+        nursery.start_soon(_host_exec, options, table, seat, invite, entry, slot.sandbox,
+                           exec_faults)
+        return
+    values = {"host": options.host, "port": str(options.port), "table": table,
+              "seat": seat.value, "name": entry.name, "password": options.password or "",
+              "invite": invite}
+    # A cmd: client needs the network, so it gets only its own HOME and TMPDIR.
+    sandbox = Sandbox(slot.sandbox.root, SandboxPlan(),
+                      {f"JACKAL_{key.upper()}": value for key, value in values.items()})
+    output = None if options.program_output else subprocess.DEVNULL
+    try:
+        slot.process = await trio.lowlevel.open_process(
+            command_argv(entry.spec, values), env=sandbox.env(), stdin=subprocess.DEVNULL,
+            stdout=output, stderr=output, start_new_session=True)
+    except OSError as exc:
+        log.warning("table %s seat %s: cannot run %r: %s", table, seat, entry.spec, exc)
 
 
-async def _host_exec(options: TableOptions, table: str, seat: Seat, entry: Entry,
+async def _host_exec(options: TableOptions, table: str, seat: Seat, invite: str,
+                     entry: Entry, sandbox: Sandbox,
                      exec_faults: dict[Seat, Counter[str]]) -> None:
     """One seat of an ``exec:`` entry, as ``jackal bot --exec`` plays it."""
-    program = ExecProgram(entry.spec, startup_seconds=options.start_seconds)
+    program = ExecProgram(entry.spec, startup_seconds=options.start_seconds, sandbox=sandbox)
     try:
         await program.start()
     except OSError as exc:
@@ -205,7 +236,7 @@ async def _host_exec(options: TableOptions, table: str, seat: Seat, entry: Entry
         return  # the seat stays empty: the director seats a substitute (no_show)
     session = SeatSession(options.host, options.port, name=entry.name, table=table,
                           seat=seat, password=options.password, client="jackal-tournament",
-                          features=EXEC_FEATURES)
+                          features=EXEC_FEATURES, invite=invite)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(session.run)
@@ -219,15 +250,18 @@ async def _host_exec(options: TableOptions, table: str, seat: Seat, entry: Entry
 
 
 async def _stop_processes(seats: Mapping[Seat, _Seat]) -> None:
-    """Give every ``cmd:`` process :data:`EXIT_GRACE` to exit after the match, then kill."""
+    """Give every ``cmd:`` process :data:`EXIT_GRACE` to exit after the match, then kill
+    its whole process group; remove every sandbox folder."""
     with trio.move_on_after(EXIT_GRACE):
         for slot in seats.values():
             if slot.process is not None:
                 await slot.process.wait()
     for slot in seats.values():
-        if slot.process is not None and slot.process.returncode is None:
-            slot.process.kill()
+        if slot.process is not None:
+            kill_group(slot.process)
             await slot.process.wait()
+        if slot.sandbox is not None:
+            slot.sandbox.remove()
 
 
 def _record_of(directory: Path | None, table: str) -> str | None:
@@ -239,7 +273,9 @@ def _record_of(directory: Path | None, table: str) -> str | None:
 
 
 class _Watch:
-    """The spectator side of a director: follows the table until ``match_ended``."""
+    """The spectator side of a director: follows the table through a mirror until
+    ``match_ended``, and keeps the clocks a mirror has no business with (the start and a
+    ``cmd:`` client's move)."""
 
     def __init__(self, conn: Connection, options: TableOptions, job: TableJob, table: str,
                  seats: dict[Seat, _Seat]) -> None:
@@ -248,12 +284,13 @@ class _Watch:
         self.job = job
         self.table = table
         self.seats = seats
-        self.deal = 0
+        self.mirror = TableMirror()
         self.plays: list[tuple[Seat, Card]] = []
         self.ended: DealEnded | None = None
         now = trio.current_time()
         self.start_deadline: float | None = now + options.start_seconds
-        self.turn: Seat | None = None
+        #: The cmd: seat whose move the director is timing, and until when.
+        self._watched: Seat | None = None
         self.move_deadline: float | None = None
         # Nothing at all for this long means the table is stuck for good.
         self.stall_limit = (options.start_seconds + options.hold_seconds
@@ -276,50 +313,45 @@ class _Watch:
                 continue
             await self._on_deadline(trio.current_time())
 
-    async def _on(self, event: object) -> None:
+    async def _on(self, event: ServerMessage) -> None:
+        mirror = self.mirror
+        if isinstance(event, DealEnded) and event.deal == 1:
+            # Deal 1's plays, as the mirror holds them until the next deal starts.
+            self.plays = list(mirror.history())
+            self.ended = event
+        change = mirror.apply(event)
         match event:
-            case PlayerJoined(seat=seat):
-                self.seats[seat].joined = True
-            case PlayerReady(seat=seat):
-                self.seats[seat].ready = True
             case PlayerLeft(seat=seat):
-                slot = self.seats[seat]
-                slot.joined = slot.ready = False
                 # A program stopped for missing the start: once its hold has ended, the
                 # substitute sits in. (During the match the server's takeover bot does.)
-                if self.deal == 0 and self.start_deadline is None:
-                    await self._sit_in(seat, slot.cause)
+                if not mirror.deal and self.start_deadline is None:
+                    await self._sit_in(seat, self.seats[seat].cause)
             case BotTakeover(seat=seat):
                 slot = self.seats[seat]
                 slot.substitute = slot.cause
             case PlayerBack(seat=seat):
                 self.seats[seat].substitute = None
-            case DealStarted(deal=deal):
-                self.deal = deal
+            case DealStarted():
                 self.start_deadline = None
             case Turn(seat=seat):
                 self._turn(seat)
-            case Played(seat=seat, card=card):
+            case _ if change.play is not None:
+                seat = change.play.seat
                 slot = self.seats[seat]
-                if self.deal == 1:
-                    self.plays.append((seat, card))
-                    if slot.substitute is not None:
-                        slot.faults[slot.substitute] += 1
-                if seat is self.turn:
-                    self.turn = self.move_deadline = None
-            case DealEnded(deal=1):
-                assert isinstance(event, DealEnded)
-                self.ended = event
+                if mirror.deal == 1 and slot.substitute is not None:
+                    slot.faults[slot.substitute] += 1
+                if seat is self._watched:
+                    self._watched = self.move_deadline = None
             case _:
                 pass
 
     def _turn(self, seat: Seat) -> None:
         slot = self.seats[seat]
-        self.turn = seat
         # Only a cmd: client needs the director's clock: the exec host times its own
         # program, and the server times its own bots.
         watched = slot.entry.kind == "cmd" and slot.substitute is None and (
             slot.process is not None and slot.process.returncode is None)
+        self._watched = seat if watched else None
         self.move_deadline = trio.current_time() + self.options.move_seconds if watched \
             else None
 
@@ -328,38 +360,37 @@ class _Watch:
             raise TableFailed(f"table {self.table}: nothing happened for "
                               f"{self.stall_limit:g}s")
         if self.move_deadline is not None and now >= self.move_deadline:
-            seat = self.turn
+            seat = self._watched
             assert seat is not None
             slot = self.seats[seat]
             log.warning("table %s seat %s (%s): no move within %gs; stopping it, the "
                         "substitute plays the seat", self.table, seat, slot.entry.name,
                         self.options.move_seconds)
-            self.move_deadline = None
+            self.move_deadline = self._watched = None
             slot.cause = "timeout"
             if slot.process is not None and slot.process.returncode is None:
-                slot.process.kill()
+                kill_group(slot.process)
         if self.start_deadline is not None and now >= self.start_deadline:
             self.start_deadline = None
             for seat, slot in self.seats.items():
-                if slot.entry.kind == "builtin" or (slot.joined and slot.ready):
+                info = self.mirror.seats[seat]
+                if slot.entry.kind == "builtin" or (info.kind != "empty" and info.ready):
                     continue
                 log.warning("table %s seat %s (%s): did not take its seat within %gs; a "
                             "substitute sits in", self.table, seat, slot.entry.name,
                             self.options.start_seconds)
                 slot.cause = "no_show"
                 if slot.process is not None and slot.process.returncode is None:
-                    slot.process.kill()  # when its hold ends, player_left seats the substitute
-                if not slot.joined:
+                    kill_group(slot.process)  # when its hold ends, player_left seats one
+                if info.kind == "empty":
                     await self._sit_in(seat, "no_show")
 
     async def _sit_in(self, seat: Seat, why: str) -> None:
         """Seat the substitute in an empty seat for good; its moves are ``why`` faults."""
-        slot = self.seats[seat]
         try:
             await self.conn.request(AddBot(table=self.table, seat=seat,
                                            strategy=self.options.substitute))
         except ServerError as exc:  # e.g. the program took the seat after all
             log.warning("table %s seat %s: no substitute: %s", self.table, seat, exc)
             return
-        slot.substitute = why
-        slot.joined = slot.ready = True
+        self.seats[seat].substitute = why

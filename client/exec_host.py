@@ -30,6 +30,10 @@ Decisions:
   are skipped, and a line longer than 1 KiB counts as garbage.
 - At the end of the match the program's stdin is closed; it gets 2 s to exit before it is
   killed.
+- The program starts in a session (and process group) of its own, and every way the host
+  stops it kills that whole group, so a child it started (``sleep 97 &``) goes with it.
+- ``sandbox`` (:mod:`.sandbox`) runs it with its own HOME and TMPDIR, and under bubblewrap
+  when that works here; ``jackal tournament`` gives each copy of a program its own.
 - The host relies on the server's ``your_turn`` (the program is asked only when one
   arrives), so it needs a server whose ``welcome.features`` names it
   (:data:`EXEC_FEATURES`). An older server never sends it and the program would never be
@@ -42,7 +46,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import shlex
+import signal
 import subprocess
 from collections import Counter
 from collections.abc import Sequence
@@ -56,9 +62,11 @@ from ..game.cards import Card, format_cards
 from ..protocol.codec import encode
 from ..protocol.messages import YourTurn
 from .botrunner import BotResult, play_match
+from .sandbox import Sandbox
 from .session import SeatSession
 
-__all__ = ["EXEC_FEATURES", "ExecProgram", "ExecResult", "ProgramFault", "play_exec_match"]
+__all__ = ["EXEC_FEATURES", "ExecProgram", "ExecResult", "ProgramFault", "kill_group",
+           "play_exec_match"]
 
 log = logging.getLogger("jackal.bot")
 
@@ -79,11 +87,21 @@ class ProgramFault(Exception):
         self.detail = detail
 
 
+def kill_group(proc: trio.Process) -> None:
+    """SIGKILL ``proc``'s whole process group (it leads one: ``start_new_session``).
+
+    Safe after ``proc`` itself has exited: the group's id stays taken while any member
+    lives, and no new group can get it.
+    """
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
 class ExecProgram:
     """One external program: start it, ask it for a card, restart it, stop it."""
 
     def __init__(self, command: str | Sequence[str], *, max_restarts: int = 3,
-                 startup_seconds: float = 0.0) -> None:
+                 startup_seconds: float = 0.0, sandbox: Sandbox | None = None) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("empty command")
@@ -91,6 +109,7 @@ class ExecProgram:
         #: Extra time for the first answer after a (re)start, so that a short move limit
         #: does not count the interpreter's own start-up against the program.
         self.startup_seconds = startup_seconds
+        self.sandbox = sandbox
         self.restarts = 0
         self._fresh = False
         self._proc: trio.Process | None = None
@@ -102,8 +121,11 @@ class ExecProgram:
 
     async def start(self) -> None:
         """Start the program; raises ``OSError`` when it cannot be run at all."""
+        sandbox = self.sandbox
         self._proc = await trio.lowlevel.open_process(
-            self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            self.argv if sandbox is None else sandbox.argv(self.argv),
+            env=None if sandbox is None else sandbox.env(),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
         self._buffer = b""
         self._fresh = True
 
@@ -165,13 +187,12 @@ class ExecProgram:
             f"the program exited with status {code}"
 
     async def kill(self) -> None:
-        """Stop the program at once (idempotent)."""
+        """Stop the program and everything it started, at once (idempotent)."""
         proc = self._proc
         if proc is None:
             return
         with trio.CancelScope(shield=True):
-            if proc.returncode is None:
-                proc.kill()
+            kill_group(proc)
             await proc.wait()
             for stream in (proc.stdin, proc.stdout):
                 if stream is not None:

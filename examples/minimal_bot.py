@@ -59,8 +59,8 @@ def main() -> int:
     parser.add_argument("--table", help="join this table (default: create one, add bots)")
     parser.add_argument("--seat", choices="NESW", help="seat to take (default: any free)")
     parser.add_argument("--target", type=int, default=300, help="target for a new table")
+    parser.add_argument("--invite", help="the seat's invitation code at a private table")
     args = parser.parse_args()
-
     link = Link(args.host, args.port)
     link.wait_for("welcome")
     link.send(type="hello", name="minimal-bot", client="minimal_bot.py")
@@ -69,7 +69,7 @@ def main() -> int:
     if table is None:
         link.send(type="create_table", target=args.target)
         table = link.wait_for("table_created")["table"]
-    link.send(type="join", table=table, seat=args.seat)  # seat None (null): any free seat
+    link.send(type="join", table=table, seat=args.seat, invite=args.invite)  # None: null
     me = link.wait_for("joined")["seat"]
     if args.table is None:  # our own table: fill the other three seats with server bots
         for seat in "NESW".replace(me, ""):

@@ -11,7 +11,9 @@ half-open link that only a keepalive notices); ``restore`` then drops those link
 and ``cut_after = b"..."`` cuts every link just after the first client-to-server chunk
 containing those bytes has reached the server, before any reply can come back (a
 request whose answer is lost). ``target`` may be changed to send new connections to
-another port (a server restarted elsewhere).
+another port (a server restarted elsewhere). ``rewrite = (real, forged)`` plays a hostile
+server: every ``real`` the server sends reaches the client as ``forged``, and every
+``forged`` the client sends reaches the server as ``real`` (whole lines are rewritten).
 
 Run it in a nursery: ``proxy = CuttableProxy(port); await nursery.start(proxy.run)``.
 """
@@ -39,6 +41,8 @@ class CuttableProxy:
         #: See the module docstring: bytes after whose delivery to the server every link
         #: is cut (once; it is reset to None then).
         self.cut_after: bytes | None = None
+        #: See the module docstring: (what the server says, what the client hears).
+        self.rewrite: tuple[bytes, bytes] | None = None
         self._links: set[trio.CancelScope] = set()
         self._flowing = trio.Event()
         self._flowing.set()
@@ -102,12 +106,19 @@ class CuttableProxy:
 
     async def _pump(self, source: trio.SocketStream, sink: trio.SocketStream,
                     both: trio.CancelScope, upstream: bool) -> None:
+        pending = b""
         try:
             while True:
                 data = await source.receive_some(65536)
                 await self._flowing.wait()  # a silent cut holds the bytes back
                 if not data:
                     break
+                if self.rewrite is not None:
+                    real, forged = self.rewrite if not upstream else self.rewrite[::-1]
+                    lines, newline, pending = (pending + data).rpartition(b"\n")
+                    if not newline:  # no whole line yet: all of it is in pending
+                        continue
+                    data = (lines + b"\n").replace(real, forged)
                 await sink.send_all(data)
                 if upstream and self.cut_after is not None and self.cut_after in data:
                     # At once: a reply needs several more scheduling rounds (the server
@@ -134,10 +145,12 @@ class ProxyThread:
     """A :class:`CuttableProxy` in a thread of its own (with its own trio run), for tests
     that block while they poll a terminal: ``with ProxyThread(port) as proxy: ...``."""
 
-    def __init__(self, target_port: int) -> None:
+    def __init__(self, target_port: int, *, rewrite: tuple[bytes, bytes] | None = None
+                 ) -> None:
         import threading
 
         self.proxy = CuttableProxy(target_port)
+        self.proxy.rewrite = rewrite
         self._token: trio.lowlevel.TrioToken | None = None
         self._stop: trio.Event | None = None
         self._started = threading.Event()

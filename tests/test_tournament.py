@@ -63,12 +63,12 @@ for line in sys.stdin:
 #: A full protocol client that takes its seat, says ready and then never plays.
 HANGING_CLIENT = """\
 import json, socket, sys, time
-host, port, table, seat = sys.argv[1:5]
+host, port, table, seat, invite = sys.argv[1:6]
 link = socket.create_connection((host, int(port)))
 def send(**message):
     link.sendall((json.dumps(message) + "\\n").encode())
 send(type="hello", name="hang")
-send(type="join", table=table, seat=seat)
+send(type="join", table=table, seat=seat, invite=invite)
 send(type="ready")
 while link.recv(65536):
     pass
@@ -173,8 +173,8 @@ def test_cmd_entries_get_their_seat_and_a_hanging_one_is_substituted(
     done = run_jackal(
         "tournament",
         "--entry", f"mini=cmd:{PY} {minimal} --host {{host}} --port {{port}} "
-                   "--table {table} --seat {seat}",
-        "--entry", f"hang=cmd:{PY} {hanging} {{host}} {{port}} {{table}} {{seat}}",
+                   "--table {table} --seat {seat} --invite {invite}",
+        "--entry", f"hang=cmd:{PY} {hanging} {{host}} {{port}} {{table}} {{seat}} {{invite}}",
         "--entry", f"absent=cmd:{PY} -c 'import time; time.sleep(60)'",
         "--boards", "1", "--seed", "3", "--jobs", "4", "--move-seconds", "2",
         "--start-seconds", "8", "--results", str(results), "--records", str(records),

@@ -1,0 +1,86 @@
+"""No process a hosted program started outlives ``jackal bot`` or ``jackal tournament``
+(issue 22, item 6): the host owns the program's whole process group."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from test_client_bot import run_bot, server_port
+
+__all__ = ["server_port"]  # the fixture, used by name
+
+ROOT = Path(__file__).resolve().parent.parent
+RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]  # the run_jackal fixture
+
+#: Starts ``sleep TAG`` in the background (as ``sleep 97 &`` would), then becomes the
+#: command in the rest of its arguments.
+SPAWNER = """\
+import os, subprocess, sys
+subprocess.Popen(["sleep", sys.argv[1]], stdin=subprocess.DEVNULL)
+os.execv(sys.executable, [sys.executable, *sys.argv[2:]])
+"""
+
+
+def _tag() -> str:
+    """A sleep length nobody else uses, to find our sleeps among all processes."""
+    return f"97.{secrets.randbelow(10**6):06d}"
+
+
+def _sleeping(tag: str) -> list[int]:
+    """Pids of live ``sleep TAG`` processes."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if argv[:2] == [b"sleep", tag.encode()] and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def _none_left(tag: str) -> list[int]:
+    deadline = time.monotonic() + 3  # a SIGKILL is delivered at once; allow the reaping
+    while (left := _sleeping(tag)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in left:  # do not leave them behind for the rest of the suite
+        os.kill(pid, 9)
+    return left
+
+
+async def test_jackal_bot_leaves_no_process_of_its_program(server_port: int,
+                                                           tmp_path: Path) -> None:
+    spawner = tmp_path / "spawner.py"
+    spawner.write_text(SPAWNER)
+    tag = _tag()
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", "--target", "1",
+                         "--exec", f"{sys.executable} {spawner} {tag} "
+                                   f"{ROOT / 'examples' / 'stdin_bot.py'}")
+    assert done.returncode == 0, done.stderr.decode()
+    assert _none_left(tag) == [], "the program's background sleep outlived jackal bot"
+
+
+def test_jackal_tournament_leaves_no_process_of_its_programs(
+        tmp_path: Path, run_jackal: RunJackal) -> None:
+    spawner = tmp_path / "spawner.py"
+    spawner.write_text(SPAWNER)
+    tag = _tag()
+    minimal = ROOT / "examples" / "minimal_bot.py"
+    done = run_jackal(
+        "tournament", "--sandbox", "off",  # bubblewrap would end them itself
+        "--entry", f"ex=exec:{sys.executable} {spawner} {tag} "
+                   f"{ROOT / 'examples' / 'stdin_bot.py'}",
+        "--entry", f"cm=cmd:{sys.executable} {spawner} {tag} {minimal} --host {{host}} "
+                   "--port {port} --table {table} --seat {seat} --invite {invite}",
+        "--boards", "1", "-q", timeout=170)
+    assert done.returncode == 0, done.stderr
+    assert _none_left(tag) == [], "a program's background sleep outlived jackal tournament"

@@ -53,6 +53,9 @@ class ErrorCode(StrEnum):
     NOT_INVITED = "not_invited"
     #: ``spectate`` of a table whose creator allowed no spectators.
     NO_SPECTATORS = "no_spectators"
+    #: ``join`` of a seat during a match from an address that has held a seat of the
+    #: other partnership at that table in this match (an opponent peeking at a hand).
+    OPPONENT_ADDRESS = "opponent_address"
     #: ``add_bot`` from a connection neither seated at that table nor its creator.
     NOT_AT_TABLE = "not_at_table"
     #: ``conventions`` once the partnership has changed its card the most times a match

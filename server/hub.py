@@ -395,7 +395,8 @@ class Hub:
         name = table.seats[seat].name or msg.name
         session.conn.accept_hello(name)
         session.deliver(HelloOk(id=msg.id, name=name, table=table.id, seat=seat))
-        self.send(self.lobby.reclaim(session, table, seat, trio.current_time()), table)
+        self.send(self.lobby.reclaim(session, table, seat, trio.current_time(),
+                                     host_of(session.address)), table)
         log.info("connection #%d %s reclaimed %s at table %s", session.number, session.address,
                  seat, table.id)
 
@@ -539,7 +540,8 @@ class Hub:
                                        "seat taken now could not be reclaimed after a "
                                        "restart")
         table, out = self.lobby.join(session, session.name or "anonymous", msg.table,
-                                     msg.seat, msg.id, msg.invite)
+                                     msg.seat, msg.id, msg.invite,
+                                     host_of(session.address))
         log.info("connection #%d %r sits at %s %s", session.number, session.name, table.id,
                  table.seat_of(session))
         self.send(out, table)

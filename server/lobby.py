@@ -142,14 +142,14 @@ class Lobby:
             del self._at[peer]
 
     def join(self, peer: Peer, name: str, table_id: str, seat: Seat | None,
-             req_id: MessageId | None = None, invite: str | None = None
-             ) -> tuple[Table, Outbox]:
-        """Seat ``peer`` at a table (it stops watching any other)."""
+             req_id: MessageId | None = None, invite: str | None = None,
+             host: str | None = None) -> tuple[Table, Outbox]:
+        """Seat ``peer`` (from address ``host``) at a table (it stops watching any other)."""
         at = self._at.get(peer)
         if at is not None and at.seat_of(peer) is not None:
             raise ProtocolError(ErrorCode.ALREADY_SEATED, f"you already sit at table {at.id}")
         table = self.get(table_id)
-        _token, out = table.join(peer, name, seat, req_id, invite)
+        _token, out = table.join(peer, name, seat, req_id, invite, host)
         self._index_tokens(table)
         self._stop_watching(peer, unless=table)
         self._at[peer] = table
@@ -175,14 +175,14 @@ class Lobby:
         return table, out
 
     def reclaim(self, peer: Peer, table: Table, seat: Seat,
-                now: float | None = None) -> Outbox:
+                now: float | None = None, host: str | None = None) -> Outbox:
         """``peer`` proved it owns ``seat`` (by its token); a connection holding the seat
         until now loses it and is at no table any more."""
         old = table.seats[seat].peer
         if old is not None and old is not peer:
             self._at.pop(old, None)
         self._stop_watching(peer, unless=table)
-        out = table.reclaim(peer, seat, now)
+        out = table.reclaim(peer, seat, now, host)
         self._at[peer] = table
         return out
 

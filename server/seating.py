@@ -40,6 +40,9 @@ class SeatSlot:
     held_until: float | None = None
     #: A server-side bot plays this human seat (the hold ran out).
     takeover: bool = False
+    #: The network address (host) of the connection that took or last reclaimed this
+    #: human seat (None: unknown, e.g. restored from a record).
+    host: str | None = None
 
     @property
     def connected(self) -> bool:
@@ -53,4 +56,5 @@ class SeatSlot:
         """Make the seat empty."""
         self.kind = "empty"
         self.name = self.peer = self.token_hash = self.strategy = self.held_until = None
+        self.host = None
         self.ready = self.takeover = False

@@ -37,7 +37,10 @@ Behaviour decisions (for docs/PROTOCOL.md):
   that a player reclaimed a seat of the finished table).
 - ``leave`` while seated: before the match the seat is freed; during it the seat goes
   to a takeover bot if the table has ``bot_takeover``, else it is left empty and anyone
-  may ``join`` it (the table waits). The leaver's token stops working either way.
+  may ``join`` it (the table waits), except a connection from an address that has held
+  a seat of the other partnership during this match (``opponent_address``: the
+  server keeps each side's addresses until the match ends). The leaver's token stops
+  working either way.
 - ``add_bot`` needs a connection seated at the table or the one that created it
   (``not_at_table``; at a private table also a holder of the seat's code), an empty
   seat and a strategy name from ``jackal.bots.STRATEGIES`` (``unknown_strategy``);
@@ -201,6 +204,9 @@ class Table:
         self.unseated_deal_limit: int | None = None
         #: ...and the table halts, saying why: its task then closes it.
         self.halted: str | None = None
+        #: The addresses that have held a seat of each partnership since the match
+        #: started: none of them may take a seat of the other side that someone left.
+        self._match_hosts: dict[Team, set[str]] = {team: set() for team in TEAMS}
         #: The connection that created the table: at a private table it may ``add_bot``
         #: without a code (not kept over a restart: the codes still work then).
         self.creator_peer: Peer | None = None
@@ -363,9 +369,10 @@ class Table:
         return opened
 
     def join(self, peer: Peer, name: str, seat: Seat | None,
-             req_id: MessageId | None = None, invite: str | None = None
-             ) -> tuple[str, Outbox]:
-        """Seat ``peer``; returns its new secret token and the messages."""
+             req_id: MessageId | None = None, invite: str | None = None,
+             host: str | None = None) -> tuple[str, Outbox]:
+        """Seat ``peer`` (connected from address ``host``); returns its new secret token
+        and the messages."""
         if self.status == "over":
             raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the match at table {self.id} is over")
         if self.seat_of(peer) is not None:
@@ -375,14 +382,20 @@ class Table:
             free = [slot for slot in self.seats.values() if slot.kind == "empty"]
             if not free:
                 raise ProtocolError(ErrorCode.TABLE_FULL, f"table {self.id} has no free seat")
-            slot = free[0]
+            open_to = [slot for slot in free if not self._opponent_of(slot.seat, host)]
+            slot = open_to[0] if open_to else free[0]
         else:
             slot = self.seats[seat]
             if slot.kind != "empty":
                 raise ProtocolError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
+        if self._opponent_of(slot.seat, host):
+            raise ProtocolError(ErrorCode.OPPONENT_ADDRESS,
+                                f"seat {slot.seat} was left mid-match, and your address "
+                                f"holds a seat of the other side at table {self.id}")
         token, token_hash = new_token()
         slot.kind, slot.name, slot.peer, slot.token_hash = "human", name, peer, token_hash
-        slot.ready = False
+        slot.ready, slot.host = False, host
+        self._remember_host(slot)
         self.spectators.pop(peer, None)
         self.version += 1
         self._record_seat(slot)
@@ -393,6 +406,19 @@ class Table:
         out += self.broadcast(PlayerJoined(seat=slot.seat, name=name, kind="human"),
                                skip=peer)
         return token, out
+
+    def _opponent_of(self, seat: Seat, host: str | None) -> bool:
+        """During a match, ``host`` has held a seat of the side ``seat`` plays against:
+        a second connection of an opponent must not sit down in a seat someone left and
+        read its hand."""
+        return (self.status in ("playing", "between_deals") and host is not None
+                and host in self._match_hosts[seat.team.other])
+
+    def _remember_host(self, slot: SeatSlot) -> None:
+        """Note the address of ``slot``'s player once the match is on (kept to its end,
+        so leaving one's own seat does not open an opponent's)."""
+        if self.status in ("playing", "between_deals") and slot.host is not None:
+            self._match_hosts[slot.seat.team].add(slot.host)
 
     def stop_watching(self, peer: Peer) -> None:
         """``peer`` watches another table now (nothing is sent)."""
@@ -553,9 +579,11 @@ class Table:
                 found = slot.seat
         return found
 
-    def reclaim(self, peer: Peer, seat: Seat, now: float | None = None) -> Outbox:
-        """``peer`` proved it owns ``seat``: give the seat back to it (a player back from
-        a substitute on their own turn gets a full clock from ``now``)."""
+    def reclaim(self, peer: Peer, seat: Seat, now: float | None = None,
+                host: str | None = None) -> Outbox:
+        """``peer`` (from address ``host``) proved it owns ``seat``: give the seat back to
+        it (a player back from a substitute on their own turn gets a full clock from
+        ``now``)."""
         self._tick_clock(now)
         slot = self.seats[seat]
         out: Outbox = []
@@ -572,6 +600,9 @@ class Table:
         self.spectators.pop(peer, None)
         was_bot = slot.takeover
         slot.peer, slot.held_until, slot.takeover = peer, None, False
+        if host is not None:
+            slot.host = host
+            self._remember_host(slot)
         if was_bot:
             slot.strategy = None
             # Back from a substitute on their own turn: a fresh clock for the player.
@@ -677,7 +708,10 @@ class Table:
                for slot in self.seats.values()):
             return []
         self.record(MatchStart())
-        return self._start_deal()
+        out = self._start_deal()
+        for slot in self.humans:
+            self._remember_host(slot)
+        return out
 
     def _maybe_next_deal_now(self) -> Outbox:
         if self.status != "between_deals":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import stat
 from pathlib import Path
+from typing import Any
 
 import msgspec
 from jackal.client import tui_layout
@@ -20,6 +21,7 @@ from jackal.server.config import ServerConfig
 from lan_support import ServerProcess, create_table
 from test_server_support import (
     QUIET,
+    RawClient,
     greeted,
     open_table,
     running_server,
@@ -125,6 +127,46 @@ async def test_the_lobby_shows_the_clock_and_the_client_draws_it() -> None:
     timed_line = next(line for line in lines if "untimed" not in line and "timed" in line)
     assert "CLOCK 30s" in timed_line and "[bot] random" in timed_line
     assert "CLOCK" not in next(line for line in lines if "untimed" in line)
+
+
+# --------------------------------------------------------------------- a seat left mid-match
+
+
+async def test_an_opponents_second_connection_cannot_take_a_seat_left_mid_match() -> None:
+    # One household plays N and S from 127.0.0.1, another E and W from 127.0.0.2.
+    async with running_server(ServerConfig(**QUIET)) as port:
+        _, table = await open_table(port, seed=8, bot_takeover=False)
+        players = {}
+        for seat, host in zip("NESW", ["127.0.0.1", "127.0.0.2"] * 2, strict=True):
+            players[seat] = await greeted(port, f"p{seat}", host)
+            await players[seat].join(table, seat)
+        await start_deal(list(players.values()))
+        south = players["S"]
+        peeker = await greeted(port, "peeker", "127.0.0.2")  # East's second connection
+        # While S's seat is held (its connection dropped), only its token takes it.
+        await south.aclose()
+        await players["N"].wait_type("player_gone")
+        held = await peeker.request(type="join", table=table, seat="S")
+        assert held["type"] == "error" and held["code"] == "seat_taken", held
+        south = await RawClient.connect(port, "pS")
+        assert (await south.request(type="hello", name="pS", token=players["S"].token)
+                )["seat"] == "S"
+        # S leaves for good; the opponents' address may not sit down there and read the
+        # hand, with or without naming the seat, even after East gives up its own seat.
+        assert (await south.request(type="leave"))["type"] == "ok"
+        asks: list[dict[str, Any]] = [{"table": table, "seat": "S"}, {"table": table}]
+        for fields in asks:
+            refused = await peeker.request(type="join", **fields)
+            assert refused["type"] == "error", refused
+            assert refused["code"] == "opponent_address", refused
+        assert (await players["E"].request(type="leave"))["type"] == "ok"
+        refused = await players["E"].request(type="join", table=table, seat="S")
+        assert refused["code"] == "opponent_address", refused
+        assert not any("hand" in msg for msg in peeker.log)
+        # Someone else may take it (and so may the partner's household).
+        stand_in = await greeted(port, "stand-in", "127.0.0.3")
+        await stand_in.join(table, "S")
+        assert len(stand_in.log[-1]["hand"]) == 13
 
 
 # --------------------------------------------------------------------- files

@@ -578,21 +578,25 @@ def render_overlay(state: TuiState, symbols: bool = False) -> StyleAndTextTuples
     elif overlay is Overlay.HINT:
         out.extend(_render_hint(state))
     elif overlay is Overlay.QUIT:
-        out.append(("class:title", "Leave the match?\n\n"))
-        if state.on_server:
-            out.append(("", "Your seat is held for a while (a bot plays it after that); "
-                            "jackal play --server takes it back.\n\n"))
-        else:
-            out.append(("", "The game ends with it.\n\n"))
-        out.append(("class:score", "y"))
-        out.append(("", ": quit    "))
-        out.append(("class:score", "n"))
-        out.append(("", " / Esc: keep playing"))
+        out.extend(_render_quit(state))
     # The frame's inner width: wrap by word here rather than let the window cut words.
     out = _wrap_fragments(out, _panel_width())
     if state.panel_scroll and overlay in (Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG,
                                           Overlay.HISTORY, Overlay.HINT):
         out = _drop_lines(out, state.panel_scroll)
+    return out
+
+
+def _render_quit(state: TuiState) -> StyleAndTextTuples:
+    """The Ctrl-Q question (in its panel, or alone on a screen too small for the table)."""
+    out: StyleAndTextTuples = [("class:title", "Leave the match?\n\n")]
+    if state.on_server:
+        out.append(("", "Your seat is held for a while (a bot plays it after that); "
+                        "jackal play --server takes it back.\n\n"))
+    else:
+        out.append(("", "The game ends with it.\n\n"))
+    out += [("class:score", "y"), ("", ": quit    "), ("class:score", "n"),
+            ("", " / Esc: keep playing")]
     return out
 
 
@@ -779,7 +783,8 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
                                                                    strict=True)))
     root = HSplit([
         ConditionalContainer(screen, filter=fits),
-        ConditionalContainer(Window(text(render_too_small)), filter=~fits),
+        ConditionalContainer(Window(text(lambda: render_too_small(state)), wrap_lines=True),
+                             filter=~fits),
     ])
     return Layout(root)
 
@@ -801,11 +806,17 @@ def _size() -> tuple[int, int]:
     return 80, 24
 
 
-def render_too_small() -> StyleAndTextTuples:
+def render_too_small(state: TuiState) -> StyleAndTextTuples:
+    """The notice that the terminal is too small; the Ctrl-Q question in its place while
+    it is asked, so quitting can be confirmed at any size."""
     columns, rows = _size()
+    if state.overlay is Overlay.QUIT:
+        return _wrap_fragments(_render_quit(state), max(columns - 1, 10))
+    quits = "Ctrl-Q asks whether to leave: your match goes on meanwhile." if state.in_match \
+        else "Ctrl-Q quits."
     return [("class:notice.error", wrap_words(
         f"The terminal is {columns}x{rows}; Jackal needs at least {MIN_SIZE[0]}x"
-        f"{MIN_SIZE[1]}. Make it larger, or Ctrl-Q quits.", max(columns - 1, 10)))]
+        f"{MIN_SIZE[1]}. Make it larger, or {quits}", max(columns - 1, 10)))]
 
 
 def screen_text(app_screen: object) -> str:

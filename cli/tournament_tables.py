@@ -190,8 +190,8 @@ async def _direct(conn: Connection, options: TableOptions, job: TableJob,
     faults: dict[Seat, Counter[str]] = {}
     for seat, slot in watch.seats.items():
         faults[seat] = slot.faults + exec_faults.get(seat, Counter())
-    assert watch.ended is not None
-    ended = watch.ended
+    assert watch.mirror.deals, "run() returns only after deal 1 was scored"
+    ended = watch.mirror.deals[0]
     return TableResult(job=job, plays=watch.plays, penalty=dict(ended.penalty),
                        winner=ended.winner, points=ended.points, faults=faults,
                        record=_record_of(options.records, table))
@@ -285,8 +285,8 @@ class _Watch:
         self.table = table
         self.seats = seats
         self.mirror = TableMirror()
+        #: Deal 1's plays (the mirror keeps only the current deal's; its results it keeps).
         self.plays: list[tuple[Seat, Card]] = []
-        self.ended: DealEnded | None = None
         now = trio.current_time()
         self.start_deadline: float | None = now + options.start_seconds
         #: The cmd: seat whose move the director is timing, and until when.
@@ -305,7 +305,7 @@ class _Watch:
                 event = await self.conn.next_event()
                 self.last_news = trio.current_time()
                 if isinstance(event, MatchEnded):
-                    if self.ended is None:
+                    if not self.mirror.deals:
                         raise TableFailed(f"table {self.table}: the match ended without "
                                           "deal 1")
                     return
@@ -318,7 +318,6 @@ class _Watch:
         if isinstance(event, DealEnded) and event.deal == 1:
             # Deal 1's plays, as the mirror holds them until the next deal starts.
             self.plays = list(mirror.history())
-            self.ended = event
         change = mirror.apply(event)
         match event:
             case PlayerLeft(seat=seat):

@@ -79,6 +79,11 @@ class ErrorCode(StrEnum):
     NOT_PLAYED = "not_played"
     #: ``hint`` at a table that does not allow hints.
     HINTS_OFF = "hints_off"
+    #: ``chat`` from a seat while a deal is being played: partners talk only through
+    #: their cards.
+    CHAT_CLOSED = "chat_closed"
+    #: ``play`` (or ``ready`` starting a deal) while the table is paused.
+    PAUSED = "paused"
     # the server's own fault
     INTERNAL = "internal"
 

@@ -57,6 +57,13 @@ HELP_ENTRIES: tuple[HelpEntry, ...] = (
     HelpEntry("hint", "on your turn, where the table allows hints: the expert's card and "
                       "why (everyone is told you asked)",
               '{"type":"hint"}'),
+    HelpEntry("chat", "say a line: in the lobby, at your table (not during a deal), or to "
+                      "the other spectators",
+              '{"type":"chat","text":"good evening"}'),
+    HelpEntry("pause", "seated, during a match: ask for a pause, or agree to one",
+              '{"type":"pause"}'),
+    HelpEntry("resume", "seated: end the pause, or withdraw the request",
+              '{"type":"resume"}'),
 )
 
 

@@ -28,7 +28,7 @@ PROTOCOL_VERSION = 1
 #: The optional features this server has, announced in ``welcome.features`` (see
 #: docs/PROTOCOL.md, "Versions and features"): each names an addition to protocol 1.
 FEATURES = ("your_turn", "sync", "seat_kinds", "question_text", "table_first",
-            "victory_points", "hints", "private_tables")
+            "victory_points", "hints", "private_tables", "chat", "pause")
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
@@ -37,6 +37,9 @@ TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 MessageId = Annotated[str, msgspec.Meta(max_length=64)] | Annotated[
     int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
 FreeText = Annotated[str, msgspec.Meta(max_length=1000)]
+#: A chat line: at most 500 columns wide (protocol/text.py, ``CHAT``); a character may
+#: take no column (a combining mark), hence the longer length cap.
+ChatText = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
 #: A private table's invitation code for one seat, as given in ``table_created``.
 InviteCode = Annotated[str, msgspec.Meta(max_length=128)]
 #: A convention card given by built-in name ("beginner") or inline.
@@ -191,9 +194,27 @@ class AnswerQuestion(_Client, tag="answer"):
     text: FreeText
 
 
+class Chat(_Client, tag="chat"):
+    """Client: one chat line. Where it goes follows from where the sender is: at no table,
+    the lobby; seated, the table (not during a deal: ``chat_closed``); watching, the
+    table's spectators. Answered with the ``chat`` line itself (carrying this ``id``)."""
+
+    text: ChatText
+
+
+class Pause(_Client, tag="pause"):
+    """Client, seated during a match: asks for a pause, or agrees to the one asked for.
+    Carries nothing but itself: a pause is no channel between partners."""
+
+
+class Resume(_Client, tag="resume"):
+    """Client, seated: ends the pause (or withdraws the request for one)."""
+
+
 ClientMessage = (
     Hello | Help | Ping | Pong | ListTables | CreateTable | Join | Spectate | AddBot | Leave
-    | Ready | Play | Conventions | Explain | Ask | AnswerQuestion | Sync | Hint
+    | Ready | Play | Conventions | Explain | Ask | AnswerQuestion | Sync | Hint | Chat | Pause
+    | Resume
 )
 
 
@@ -317,6 +338,27 @@ class SeatInfo(msgspec.Struct, omit_defaults=True):
     substitute: str | None = None
 
 
+class ChatLine(msgspec.Struct, omit_defaults=True):
+    """One chat line as the table keeps it (the ``chat`` event without ``type``)."""
+
+    #: ``lobby``, ``table`` (from a seat) or ``spectators`` (from a spectator, read only
+    #: by spectators).
+    channel: Literal["lobby", "table", "spectators"]
+    name: str
+    text: str
+    #: The sender's seat, for a line from a seat.
+    seat: Seat | None = None
+
+
+class PauseInfo(msgspec.Struct, omit_defaults=True):
+    """Where a table's pause stands: asked for by ``asked_by`` and agreed to by the seats
+    in ``agreed`` (the asker included); ``paused`` once every person seated agreed."""
+
+    paused: bool
+    asked_by: Seat | None = None
+    agreed: list[Seat] = msgspec.field(default_factory=list)
+
+
 class TableState(_Reply, tag="table_state"):
     """Server: a full snapshot of the table for its recipient."""
 
@@ -348,6 +390,10 @@ class TableState(_Reply, tag="table_state"):
     #: Seated players may ask for hints on their turn (``hint``). Sent by every server
     #: that has the ``hints`` feature; None (no hints) from an older one.
     hints: bool | None = None
+    #: The table's last chat lines this recipient may read, oldest first (absent: none).
+    chat: list[ChatLine] = msgspec.field(default_factory=list)
+    #: A pause asked for or in force (absent: none).
+    pause: PauseInfo | None = None
 
 
 class DealStarted(_Server, tag="deal_started"):
@@ -536,6 +582,27 @@ class HintTaken(_Server, tag="hint_taken"):
     play: int
 
 
+class ChatMessage(_Reply, tag="chat"):
+    """Server: a chat line, to everyone who may read its channel (the sender's copy is the
+    reply and carries its ``id``)."""
+
+    channel: Literal["lobby", "table", "spectators"]
+    name: str
+    text: str
+    seat: Seat | None = None
+
+
+class PauseState(_Reply, tag="pause_state"):
+    """Server, to everyone at the table: ``seat`` asked for, agreed to or ended a pause;
+    the rest is where the pause stands now (as ``table_state.pause``). The reply to
+    ``pause`` and ``resume``."""
+
+    seat: Seat
+    paused: bool
+    asked_by: Seat | None = None
+    agreed: list[Seat] = msgspec.field(default_factory=list)
+
+
 class ServerShutdown(_Server, tag="server_shutdown", omit_defaults=False):
     # Sent with ``reason`` even when it is the default: the docs promise the field.
     reason: str = "the server is shutting down"
@@ -546,5 +613,5 @@ ServerMessage = (
     | Joined | TableState | DealStarted | Turn | Played | DealEnded | MatchEnded | PlayerJoined
     | PlayerLeft | PlayerReady | PlayerGone | PlayerBack | BotTakeover | ConventionsChanged
     | Explanation | Question | QuestionAsked | AnswerMessage | ServerShutdown | YourTurn | HintReply
-    | HintTaken
+    | HintTaken | ChatMessage | PauseState
 )

@@ -14,7 +14,16 @@ from dataclasses import dataclass
 
 from ..game.conventions import ConventionCard
 from .errors import ErrorCode, RemoteProtocolError
-from .messages import AnswerQuestion, Ask, ClientMessage, Conventions, CreateTable, Hello, MessageId
+from .messages import (
+    AnswerQuestion,
+    Ask,
+    Chat,
+    ClientMessage,
+    Conventions,
+    CreateTable,
+    Hello,
+    MessageId,
+)
 
 __all__ = [
     "ANSWER",
@@ -51,7 +60,7 @@ NAME = TextRule(32)
 TABLE_NAME = TextRule(32)
 QUESTION = TextRule(1000)
 ANSWER = TextRule(1000)
-#: Nobody sends chat yet; its rule waits here so it is checked like the rest when it comes.
+#: A ``chat`` line.
 CHAT = TextRule(500)
 CARD_NAME = TextRule(32)
 #: A card's description and each tolerance's ``when``.
@@ -220,5 +229,7 @@ def check_client_text(msg: ClientMessage) -> None:
             check_text("text", msg.text, QUESTION, id=msg.id)
         case AnswerQuestion():
             check_text("text", msg.text, ANSWER, id=msg.id)
+        case Chat():
+            check_text("text", msg.text, CHAT, id=msg.id)
         case _:
             pass

@@ -75,6 +75,12 @@ class ServerConfig:
     max_unseated_deals: int = 100
     #: Tables per ``tables`` reply (``list_tables`` pages through the lobby).
     lobby_page: int = 100
+    #: Chat lines one connection may send per minute, and at once...
+    chat_per_minute: float = 20.0
+    chat_burst: float = 5.0
+    #: ...and one address, all its connections together (see :mod:`.ratelimit`).
+    chat_per_minute_per_address: float = 60.0
+    chat_burst_per_address: float = 10.0
     #: Unanswered questions one player may have asked at a time.
     max_open_questions: int = 3
     #: A table nobody has sat at or watched for this long before its match is removed.

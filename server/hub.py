@@ -49,6 +49,11 @@ Behaviour decisions (for docs/PROTOCOL.md):
   (``token_guess_burst``, ``token_guesses_per_minute``).
 - A connection's requests cost its rate limit by size too (see :mod:`.session`).
 - Without ``seed`` a table gets a random 63-bit match seed (kept in the records).
+- ``chat`` at no table goes to every connection at no table (the lobby keeps no lines);
+  at a table the table decides who reads it (:mod:`.chat`). Chat lines have buckets of
+  their own, per connection (``chat_per_minute``, ``chat_burst``) and per address
+  (``chat_per_minute_per_address``, ``chat_burst_per_address``): beyond them
+  ``rate_limited`` with ``retry_after``, and the line goes nowhere.
 """
 
 from __future__ import annotations
@@ -70,6 +75,8 @@ from ..protocol.messages import (
     AddBot,
     AnswerQuestion,
     Ask,
+    Chat,
+    ChatLine,
     ClientMessage,
     Conventions,
     CreateTable,
@@ -83,10 +90,12 @@ from ..protocol.messages import (
     Join,
     Leave,
     ListTables,
+    Pause,
     Ping,
     Play,
     Pong,
     Ready,
+    Resume,
     ServerPong,
     Spectate,
     Sync,
@@ -96,6 +105,7 @@ from ..protocol.messages import (
 )
 from .bots import BotPool
 from .canned import HELP
+from .chat import chat_message
 from .config import ServerConfig
 from .disclosure import resolve_conventions
 from .hints import HintDesk
@@ -148,7 +158,9 @@ class Hub:
                                        config.password_guesses_per_minute / 60.0,
                                        config.password_guess_burst,
                                        config.token_guesses_per_minute / 60.0,
-                                       config.token_guess_burst)
+                                       config.token_guess_burst,
+                                       config.chat_per_minute_per_address / 60.0,
+                                       config.chat_burst_per_address)
         #: Who created each open table, and from which address (for
         #: ``max_tables_per_connection`` and ``max_tables_per_address``).
         self._creators: dict[Table, tuple[Session, str]] = {}
@@ -357,6 +369,14 @@ class Hub:
                 self.send(table.sync(session, msg.id), table)
             case Hint():
                 self._hint(session, msg)
+            case Chat():
+                self._chat(session, msg, now)
+            case Pause():
+                table, _seat = self.lobby.seated(session)
+                self.send(table.pause(session, now, msg.id), table)
+            case Resume():
+                table, _seat = self.lobby.seated(session)
+                self.send(table.end_pause(session, now, msg.id), table)
             case _:  # pragma: no cover  (every client message is handled above)
                 raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"cannot handle {msg!r}")
 
@@ -573,6 +593,37 @@ class Hub:
 
     async def _hint_work(self, table: Table, seat: Seat) -> None:
         self.send(await self.hints.work(table, seat))
+
+    def _chat(self, session: Session, msg: Chat, now: float) -> None:
+        """A chat line: to the sender's table (the table says who reads it), or to every
+        connection in the lobby. Limited per connection and per address."""
+        bucket = session.chat_bucket
+        if bucket is None:
+            bucket = session.chat_bucket = TokenBucket(self.config.chat_per_minute / 60.0,
+                                                       self.config.chat_burst, now)
+        host = host_of(session.address)
+        bucket.refill(now)
+        wait = max(bucket.wait_for_one(), self.addresses.chat.wait(host, now))
+        if wait:
+            hint = retry_hint(wait)
+            session.deliver(Error(id=msg.id, code=ErrorCode.RATE_LIMITED.value,
+                                  message=f"too many chat lines; wait {hint:.3f} s",
+                                  retry_after=hint))
+            return
+        name = session.name or "anonymous"
+        table = self.lobby.table_of(session)
+        if table is not None:
+            out = table.say(session, name, msg.text, msg.id)
+        else:
+            line = ChatLine(channel="lobby", name=name, text=msg.text)
+            public = chat_message(line)
+            out = [(peer, public) for peer in self.sessions
+                   if peer is not session and peer.helloed and not peer.closing
+                   and self.lobby.table_of(peer) is None]
+            out.append((session, chat_message(line, msg.id)))
+        bucket.take(now)
+        self.addresses.chat.wrong(host, now)
+        self.send(out)
 
     def _spectate(self, session: Session, msg: Spectate) -> None:
         table, out = self.lobby.spectate(session, msg.table, msg.id)

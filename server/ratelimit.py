@@ -12,7 +12,8 @@ Per address (:class:`AddressLimits`): how many connections each address holds (b
 ``max_per_address`` a new one gets ``server_full``), how many open tables it created, and
 buckets of wrong passwords and wrong seat tokens per address (:class:`GuessLimits`),
 shared by all its connections, so guessing over many connections is no faster than over
-one. Time is passed in, so this is pure.
+one. Chat lines are counted the same way, per connection and per address, so opening
+more connections does not chat faster. Time is passed in, so this is pure.
 """
 
 from __future__ import annotations
@@ -119,13 +120,16 @@ class AddressLimits:
     """Connections held, tables created and wrong guesses sent, per client address."""
 
     def __init__(self, max_per_address: int, password_rate: float, password_burst: float,
-                 token_rate: float = 0.5, token_burst: float = 10.0) -> None:
+                 token_rate: float = 0.5, token_burst: float = 10.0,
+                 chat_rate: float = 1.0, chat_burst: float = 10.0) -> None:
         self.max_per_address = max_per_address
         self.connections: dict[str, int] = {}
         #: Open tables each address created (over all its connections, closed ones too).
         self.tables: dict[str, int] = {}
         self.passwords = GuessLimits(password_rate, password_burst)
         self.tokens = GuessLimits(token_rate, token_burst)
+        #: Chat lines per address: a bucket of the same kind (a line spends a token).
+        self.chat = GuessLimits(chat_rate, chat_burst)
 
     def admit(self, address: str) -> bool:
         """Count a new connection from ``address``; False (not counted) if it already

@@ -12,6 +12,7 @@ Events, in order of appearance: ``table`` (the options), ``conventions`` (at cre
 and on every change), ``seat`` (whenever a seat changes hands), ``match_start``,
 then per deal ``deal``, 32 ``play`` (each perhaps after a ``hint``: the seat on turn
 took a hint, at a table that allows them) and ``result``; finally ``match_end``.
+``chat`` lines come whenever they were said (never from a seat during a deal).
 ``restored`` marks a server restart that took the match up again, ``closed`` a table
 removed without finishing (``idle``, ``failed``).
 
@@ -36,6 +37,7 @@ from ..game.seats import TEAMS, Seat, Team
 
 __all__ = [
     "MAX_LINE_BYTES",
+    "ChatEvent",
     "Closed",
     "ConventionsEvent",
     "DealEvent",
@@ -171,6 +173,16 @@ class HintEvent(_Event, tag="hint"):
     play: Annotated[int, msgspec.Meta(ge=1, le=8)]
 
 
+class ChatEvent(_Event, tag="chat"):
+    """A chat line said at the table (``table``: from a seat; ``spectators``: from a
+    spectator), while the table's chat budget lasts (server/chat.py)."""
+
+    channel: Literal["table", "spectators"]
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
+    text: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+    seat: Seat | None = None
+
+
 class ResultEvent(_Event, tag="result"):
     """A deal was scored; ``scores`` are the match totals after it."""
 
@@ -205,7 +217,7 @@ class Closed(_Event, tag="closed"):
 
 
 RecordEvent = (TableEvent | ConventionsEvent | SeatEvent | MatchStart | DealEvent | PlayEvent
-               | HintEvent | ResultEvent | MatchEnd | Restored | Closed)
+               | HintEvent | ResultEvent | MatchEnd | Restored | Closed | ChatEvent)
 
 _decoder = msgspec.json.Decoder(RecordEvent)
 _encoder = msgspec.json.Encoder()

@@ -29,7 +29,9 @@ from ..game.errors import JackalError
 from ..game.match import Match
 from ..game.scoring import DealResult
 from ..game.seats import SEATS, TEAMS, Seat, Team
+from ..protocol.messages import ChatLine
 from .record_events import (
+    ChatEvent,
     Closed,
     ConventionsEvent,
     DealEvent,
@@ -79,6 +81,8 @@ class MatchReplay:
     implied: list[RecordEvent] = field(default_factory=list)
     #: The seat and turn (deal number, plays made) of the last ``hint`` line.
     hint_told: tuple[Seat, tuple[int, int]] | None = None
+    #: The chat lines, oldest first (at most the table's chat budget of them).
+    chat: list[ChatLine] = field(default_factory=list)
 
     @classmethod
     def begin(cls, header: TableEvent) -> MatchReplay:
@@ -137,6 +141,9 @@ class MatchReplay:
                     self.table_id = table
             case Closed():
                 self.closed = event
+            case ChatEvent():
+                self.chat.append(ChatLine(channel=event.channel, name=event.name,
+                                          text=event.text, seat=event.seat))
         return step
 
     def _deal(self, event: DealEvent) -> None:

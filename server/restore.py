@@ -80,6 +80,7 @@ def restore_tables(directory: Path, now: float, hold_seconds: float | None = Non
                              hold_seconds=(state.header.hold_seconds if hold_seconds is None
                                            else hold_seconds),
                              recorder=record, hint_told=state.hint_told)
+        table.chat.restore(state.chat)
         restored.append((table, record))
     return restored
 

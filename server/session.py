@@ -92,9 +92,9 @@ class Session:
     # Slots: thousands are alive at once, and each is one object the collector walks
     # instead of two (no __dict__).
     __slots__ = ("_dropped", "_handler", "_hello_deadline", "_keepalive", "_ping_deadline",
-                 "_ping_heard", "_scope", "address", "bad_passwords", "bucket", "closing",
-                 "config", "conn", "dropped_reason", "heard", "hint_bucket", "last_seen",
-                 "number", "out", "paused_until", "stream", "tables_created")
+                 "_ping_heard", "_scope", "address", "bad_passwords", "bucket", "chat_bucket",
+                 "closing", "config", "conn", "dropped_reason", "heard", "hint_bucket",
+                 "last_seen", "number", "out", "paused_until", "stream", "tables_created")
 
     def __init__(self, stream: trio.SocketStream | trio.abc.Stream, number: int, address: str,
                  config: ServerConfig, handler: SessionHandler, flusher: Flusher,
@@ -116,6 +116,8 @@ class Session:
         self._ping_heard: int | None = None
         self._ping_deadline = math.inf
         self.bucket = TokenBucket(config.rate_per_second, config.rate_burst, now)
+        #: Chat lines have a bucket of their own (made at the first line).
+        self.chat_bucket: TokenBucket | None = None
         #: What runs now (reading, then the last writes): cancelled to stop it.
         self._scope = trio.CancelScope()
         self._dropped = False

@@ -69,6 +69,11 @@ Behaviour decisions (for docs/PROTOCOL.md):
   gets ``question_asked`` (no text) and its copy of the answer has no
   ``question_text``. Questions to bots count against the open-question limit until
   the deal ends.
+- ``chat``: a seat's line goes to everyone at the table but not during a deal
+  (``chat_closed``); a spectator's only to spectators (:mod:`.chat`).
+- ``pause`` / ``resume``: see :mod:`.pause`. While paused no card is played (``paused``),
+  bots wait, the turn clock and the between-deal countdown keep the seconds they had,
+  and the next deal waits; holds keep running.
 """
 
 from __future__ import annotations
@@ -89,10 +94,12 @@ from ..game.seats import SEATS, TEAMS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
     BotTakeover,
+    ChatLine,
     Joined,
     MatchEnded,
     MessageId,
     Ok,
+    PauseState,
     Played,
     PlayerBack,
     PlayerGone,
@@ -104,8 +111,11 @@ from ..protocol.messages import (
     Turn,
 )
 from . import views
+from .chat import TableChat, chat_message
 from .disclosure import Disclosure, PendingQuestion
+from .pause import MAX_REQUESTS, PauseVote
 from .record_events import (
+    ChatEvent,
     ConventionsEvent,
     DealEvent,
     MatchEnd,
@@ -210,6 +220,10 @@ class Table:
         #: The connection that created the table: at a private table it may ``add_bot``
         #: without a code (not kept over a restart: the codes still work then).
         self.creator_peer: Peer | None = None
+        #: The chat lines kept for snapshots, and the record's chat budget.
+        self.chat = TableChat()
+        #: A pause asked for or in force (see :mod:`.pause`).
+        self.pausing = PauseVote()
 
     # ------------------------------------------------------------------ helpers
 
@@ -525,7 +539,7 @@ class Table:
             out += self.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
             out += self.broadcast(BotTakeover(seat=slot.seat, strategy=strategy),
                                    skip=peer)
-            return out + self._maybe_next_deal_now()
+            return out + self._seat_went(slot.seat) + self._maybe_next_deal_now()
         self._record_seat(slot)
         out += self.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
         return out
@@ -566,8 +580,8 @@ class Table:
         slot.held_until = now + self.options.hold_seconds
         if self.status == "waiting":
             slot.ready = False
-        return self.broadcast(PlayerGone(seat=seat,
-                                          seconds=self.options.hold_seconds))
+        return self.broadcast(PlayerGone(seat=seat, seconds=self.options.hold_seconds)
+                              ) + self._seat_went(seat)
 
     def find_token(self, token_hash: str) -> Seat | None:
         """The seat whose token hashes to ``token_hash``, if any (constant-time compare)."""
@@ -682,6 +696,9 @@ class Table:
             return None
         if self.seats[deal.turn].bot_controlled:
             return None
+        if self.pausing.paused:  # it runs, in full, once the pause ends
+            self.pausing.turn_left = limit
+            return limit
         self.turn_deadline = self.now + limit
         return limit
 
@@ -694,9 +711,119 @@ class Table:
 
     def turn_left(self) -> float | None:
         """Seconds left on the current turn's clock (None without one)."""
+        if self.pausing.paused:
+            return self.pausing.turn_left
         if self.turn_deadline is None:
             return None
         return max(0.0, self.turn_deadline - self.now)
+
+    # ------------------------------------------------------------------ pause
+
+    def _present(self) -> set[Seat]:
+        """The seats of the persons here: human, seated and connected."""
+        return {slot.seat for slot in self.humans if slot.peer is not None}
+
+    def pause(self, peer: Peer, now: float, req_id: MessageId | None = None) -> Outbox:
+        """Ask for a pause, or agree to the one asked for (see :mod:`.pause`)."""
+        self._tick_clock(now)
+        seat = self.require_seat(peer).seat
+        vote = self.pausing
+        if self.status not in ("playing", "between_deals"):
+            raise ProtocolError(ErrorCode.NOT_ALLOWED,
+                                "a pause is for a match in progress (no clock runs now)")
+        if vote.paused:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "the table is paused already")
+        if not vote.active:
+            deal = self.match.deal
+            if self.status == "playing" and deal is not None and deal.turn is not seat:
+                raise ProtocolError(ErrorCode.NOT_YOUR_TURN,
+                                    "during a deal you may ask for a pause on your own "
+                                    "turn only (or agree to one asked for)")
+            if vote.requests.get(seat, 0) >= MAX_REQUESTS:
+                raise ProtocolError(ErrorCode.NOT_ALLOWED,
+                                    f"each seat asks for at most {MAX_REQUESTS} pauses "
+                                    f"a match")
+            vote.ask(seat)
+        else:
+            vote.agreed.add(seat)
+        self._settle_pause()
+        return self._pause_news(seat, peer, req_id)
+
+    def end_pause(self, peer: Peer, now: float, req_id: MessageId | None = None) -> Outbox:
+        """End the pause, or withdraw the request for one."""
+        self._tick_clock(now)
+        seat = self.require_seat(peer).seat
+        vote = self.pausing
+        if not vote.active:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "no pause is asked for")
+        if vote.paused:
+            self.turn_deadline = _after(self.now, vote.turn_left)
+            self.between_deadline = _after(self.now, vote.between_left)
+            self.version += 1
+        vote.clear()
+        return self._pause_news(seat, peer, req_id) + self._maybe_next_deal_now()
+
+    def _settle_pause(self) -> None:
+        """Pause the table once every person here agreed: the clocks stop where they are."""
+        vote = self.pausing
+        if not vote.everyone_agreed(self._present()):
+            return
+        vote.paused = True
+        vote.turn_left = None if self.turn_deadline is None else max(
+            0.0, self.turn_deadline - self.now)
+        vote.between_left = None if self.between_deadline is None else max(
+            0.0, self.between_deadline - self.now)
+        self.turn_deadline = self.between_deadline = None
+        self.version += 1  # a bot thinking now plays after the pause, not during it
+
+    def _pause_news(self, seat: Seat, peer: Peer | None = None,
+                    req_id: MessageId | None = None) -> Outbox:
+        """``pause_state`` to everyone here (``peer``'s copy is its reply)."""
+        info = self.pausing.info()
+        news = PauseState(seat=seat, paused=info.paused if info else False,
+                          asked_by=info.asked_by if info else None,
+                          agreed=info.agreed if info else [])
+        own = PauseState(id=req_id, seat=seat, paused=news.paused, asked_by=news.asked_by,
+                         agreed=news.agreed)
+        return [(each, own if each is peer else news) for each, _ in self.audience()]
+
+    def _seat_went(self, seat: Seat) -> Outbox:
+        """The person at ``seat`` went away (a drop, a leave): their agreement goes, and
+        the others may now all have agreed."""
+        vote = self.pausing
+        if not vote.active or vote.paused:
+            return []
+        vote.agreed.discard(seat)
+        if not vote.agreed:
+            vote.clear()
+        else:
+            self._settle_pause()
+        return self._pause_news(seat)
+
+    # ------------------------------------------------------------------ chat
+
+    def say(self, peer: Peer, name: str, text: str, req_id: MessageId | None = None
+            ) -> Outbox:
+        """A chat line from ``peer`` (see :mod:`.chat` for who reads it, and when)."""
+        seat = self.seat_of(peer)
+        if seat is None:
+            if peer not in self.spectators:
+                raise ProtocolError(ErrorCode.NOT_SEATED, f"you are not at table {self.id}")
+            line = ChatLine(channel="spectators", name=name, text=text)
+            readers = list(self.spectators)
+        else:
+            if self.status == "playing":
+                raise ProtocolError(ErrorCode.CHAT_CLOSED,
+                                    "no chat while a deal is being played: partners talk "
+                                    "only through their cards (chat opens when it ends)")
+            line = ChatLine(channel="table", name=self.seats[seat].name or name, text=text,
+                            seat=seat)
+            readers = [each for each, _ in self.audience()]
+        if self.chat.add(line):
+            self.record(ChatEvent(channel="table" if seat is not None else "spectators",
+                                  name=line.name, text=line.text, seat=line.seat))
+        public, own = chat_message(line), chat_message(line, req_id)
+        return [(each, own if each is peer else public) for each in readers]
 
 
     # ------------------------------------------------------------------ the match
@@ -714,7 +841,7 @@ class Table:
         return out
 
     def _maybe_next_deal_now(self) -> Outbox:
-        if self.status != "between_deals":
+        if self.status != "between_deals" or self.pausing.paused:
             return []
         if all(slot.ready for slot in self.humans):
             return self._start_deal()
@@ -755,6 +882,9 @@ class Table:
         deal = self.match.deal
         if self.status != "playing" or deal is None:
             raise ProtocolError(ErrorCode.NO_DEAL, "no deal is in progress")
+        if self.pausing.paused:
+            raise ProtocolError(ErrorCode.PAUSED, "the table is paused: no card is played "
+                                                  "until someone resumes")
         try:
             index = deal.play(card, seat)
         except IllegalAction as exc:
@@ -801,6 +931,7 @@ class Table:
         winner = self.match.winner
         if winner is not None:
             self.status = "over"
+            self.pausing = PauseVote()  # nothing left to pause; a new match asks anew
             self.record(MatchEnd(winner=winner, scores=dict(self.match.scores)))
             for slot in self.seats.values():
                 # A player who is away (its seat held or played by a bot) may still come
@@ -828,7 +959,8 @@ class Table:
         """The seat a server-side bot must play for now, if any (a bot seat, a seat its
         substitute plays, or a seat whose clock ran out)."""
         deal = self.match.deal
-        if self.status != "playing" or deal is None or deal.turn is None:
+        if self.status != "playing" or deal is None or deal.turn is None \
+                or self.pausing.paused:
             return None
         if self.seats[deal.turn].bot_controlled or self.clock_due is deal.turn:
             return deal.turn
@@ -870,4 +1002,10 @@ class Table:
             else dict(self.deal_conventions),
             turn_seconds=self.options.turn_seconds, seeded=self.options.seeded,
             hints=self.options.hints, private=self.options.private,
-            creator=self.options.creator, allow_spectators=self.options.allow_spectators)
+            creator=self.options.creator, allow_spectators=self.options.allow_spectators,
+            chat=self.chat, pause=self.pausing.info())
+
+
+def _after(now: float, left: float | None) -> float | None:
+    """The deadline of a clock that had ``left`` seconds when it was frozen."""
+    return None if left is None else now + left

@@ -31,12 +31,14 @@ from ..protocol.messages import (
     DealStarted,
     GroupInfo,
     MessageId,
+    PauseInfo,
     RowInfo,
     SeatInfo,
     TableInfo,
     TableState,
     YourTurn,
 )
+from .chat import TableChat
 
 __all__ = ["DealFacts", "TableSnapshot", "deal_ended", "deal_started", "knowledge", "table_info",
            "table_state", "your_turn"]
@@ -88,6 +90,10 @@ class TableSnapshot:
     creator: str | None = None
     #: Whether anyone may watch.
     allow_spectators: bool = True
+    #: The table's kept chat lines (each recipient gets those it may read).
+    chat: TableChat | None = None
+    #: A pause asked for or in force.
+    pause: PauseInfo | None = None
 
 
 def _cards(cards: tuple[Card, ...] | list[Card]) -> list[Card]:
@@ -141,6 +147,8 @@ def table_state(snap: TableSnapshot, you: Seat | None, *,
         turn_left=facts.turn_left,
         seeded=snap.seeded,
         hints=snap.hints,
+        chat=snap.chat.lines_for(you) if snap.chat is not None else [],
+        pause=snap.pause,
     )
 
 

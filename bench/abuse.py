@@ -24,6 +24,25 @@ read from /proc), with the server's default limits unless ``--server-arg`` says 
    for ``--seconds``; reported: wrong guesses answered per second, and the time a client
    from another address with the right password needs to get in meanwhile.
 
+Round three (issue 22), each against a server of its own (``--only NAME,...`` picks phases):
+
+6. ``lobby_lockout``: one address opens connection after connection, each creating tables
+   until refused; reported: tables made, how long it took, the refusal, and whether a
+   client from another address can still create a table.
+7. ``card_spam``: 16 seated connections send ``{"type":"conventions","card":"advanced"}``
+   as fast as the rate limit lets them for ``--seconds``; reported: record bytes written
+   a second and the server's CPU share.
+8. ``bots_watched``: a spectator on a table of four random bots with target 1,000,000,
+   for ``--seconds`` (at most); reported: record bytes a second, CPU share, and whether
+   and after how many deals the table stopped.
+9. ``wrong_tokens``: a full lobby (1,000 tables with a seated player each), then one
+   address's 20 connections send hellos with wrong tokens as fast as the server takes
+   them; reported: a bystander's ping p50/p99 before and during, tokens the server
+   answered, and its CPU share.
+10. ``hint_flood``: twelve tables of four people asking for a hint on every turn (and
+    playing 50 ms later); reported: another table's expert bot move time (turn to
+    played, p50) before and during, and hints answered a second.
+
 ``python bench/abuse.py`` prints a short summary; ``--json`` one JSON object.
 """
 
@@ -52,9 +71,10 @@ LIST = b'{"type":"list_tables"}\n'
 # --------------------------------------------------------------------------- helpers
 
 
-def jackal_serve(extra: Sequence[str]) -> ServerProcess:
+def jackal_serve(extra: Sequence[str], records: str | None = None) -> ServerProcess:
     return ServerProcess([sys.executable, "-m", "jackal.cli.main", "serve", "--host", HOST,
-                          "--port", "0", "--records", fresh_records_dir(), "--quiet", *extra])
+                          "--port", "0", "--records", records or fresh_records_dir(),
+                          "--quiet", *extra])
 
 
 def tcp_memory_kib() -> int:
@@ -279,13 +299,27 @@ def _flood(port: int, stop: Any, sent: Any) -> None:
                 sent.value += len(chunk)
 
 
-def ping_round_trips(port: int, seconds: float) -> list[float]:
-    sock = connect(port)
-    lines = Lines(sock)
-    with sock:
-        lines.until("welcome")
+def halt(stop: Any, process: Any) -> None:
+    """Tell a helper process to stop; kill it if it has not within 5 s."""
+    stop.set()
+    process.join(5)
+    if process.is_alive():
+        process.kill()
+
+
+def ping_round_trips(port: int, seconds: float, sock: socket.socket | None = None
+                     ) -> list[float]:
+    """A bystander's ping round trips over ``seconds``: on a new connection, or on
+    ``sock`` (already hello'd, so it is not kept out by a flood of new connections)."""
+    if sock is None:
+        sock = connect(port)
+        Lines(sock).until("welcome")
         sock.sendall(b'{"type":"hello","name":"pinger"}\n')
+        lines = Lines(sock)
         lines.until("hello_ok")
+    else:
+        lines = Lines(sock)
+    with sock:
         times: list[float] = []
         end = time.monotonic() + seconds
         number = 0
@@ -318,10 +352,7 @@ def newline_flood(port: int, server: ServerProcess, seconds: float) -> dict[str,
     finally:
         wall = time.monotonic() - start
         cpu = server.cpu_seconds() - cpu_before
-        stop.set()
-        flooder.join(5)
-        if flooder.is_alive():
-            flooder.kill()
+        halt(stop, flooder)
     return {
         "quiet_ping_p50_ms": percentile_ms(quiet, 0.5),
         "quiet_ping_p99_ms": percentile_ms(quiet, 0.99),
@@ -443,6 +474,309 @@ def password_guessing(seconds: float) -> dict[str, Any]:
         server.stop()
 
 
+# --------------------------------------------------------------------------- 6 to 10
+
+
+class Client:
+    """A blocking hello'd connection that asks and waits for the reply to its request."""
+
+    def __init__(self, port: int, name: str, source: str | None = None) -> None:
+        self.sock = connect(port, source=source)
+        self.lines = Lines(self.sock)
+        self.ids = 0
+        self.lines.until("welcome")
+        self.hello = self.ask({"type": "hello", "name": name})
+
+    def send(self, msg: dict[str, Any]) -> int:
+        self.ids += 1
+        self.sock.sendall(json.dumps({**msg, "id": self.ids}).encode() + b"\n")
+        return self.ids
+
+    def ask(self, msg: dict[str, Any]) -> dict[str, Any]:
+        number = self.send(msg)
+        while True:
+            reply = self.lines.next()
+            if reply.get("id") == number:
+                return reply
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def folder_bytes(folder: str) -> int:
+    return sum(path.stat().st_size for path in Path(folder).iterdir() if path.is_file())
+
+
+def serve_with(options: str, extra: Sequence[str] = (),
+               records: str | None = None) -> ServerProcess:
+    """A server with ``extra`` arguments and no pause or floor for its bots (options an
+    older server does not have are left out)."""
+    args = list(extra)
+    for name, value in (("--bot-floor", "0"), ("--bot-pause", "0")):
+        if name in options:
+            args += [name, value]
+    return jackal_serve(args, records)
+
+
+@contextlib.contextmanager
+def served(options: str, extra: Sequence[str] = ()) -> Iterator[tuple[ServerProcess, str]]:
+    """:func:`serve_with` on a fresh records folder, stopped afterwards."""
+    records = fresh_records_dir()
+    server = serve_with(options, extra, records)
+    try:
+        yield server, records
+    finally:
+        server.stop()
+
+
+def lobby_lockout(options: str) -> dict[str, Any]:
+    with served(options) as (server, _records):
+        made, refusal, start = 0, "", time.monotonic()
+        while not refusal and made < 5000:
+            client = Client(server.port, "hog")
+            for _ in range(100):
+                reply = client.ask({"type": "create_table"})
+                if reply["type"] != "error":
+                    made += 1
+                    continue
+                # One connection's own limit: the hog simply opens another connection.
+                if "you already have" not in reply["message"]:
+                    refusal = f"{reply['code']}: {reply['message']}"
+                break
+            client.close()
+        seconds = time.monotonic() - start
+        other = Client(server.port, "someone else", source=FRESH_HOST)
+        reply = other.ask({"type": "create_table"})
+        other.close()
+        return {"tables_made_by_one_address": made, "seconds": round(seconds, 3),
+                "then_refused_with": refusal,
+                "another_address_creates": reply["type"] == "table_created"
+                or reply.get("code")}
+
+
+def card_spam(options: str, seconds: float) -> dict[str, Any]:
+    with served(options) as (server, records):
+        spammers = []
+        for number in range(16):
+            client = Client(server.port, f"spammer{number}", source=spread(number))
+            table = client.ask({"type": "create_table"})["table"]
+            client.ask({"type": "join", "table": table, "seat": "N"})
+            spammers.append(client)
+        before, cpu_before, start = folder_bytes(records), server.cpu_seconds(), time.monotonic()
+        line = b'{"type":"conventions","card":"advanced"}\n' * 20
+        refusals: dict[str, int] = {}
+        while time.monotonic() < start + seconds:
+            for client in spammers:
+                client.sock.sendall(line)
+            for client in spammers:
+                for _ in range(20):
+                    reply = client.lines.next()
+                    if reply["type"] == "error":
+                        refusals[reply["code"]] = refusals.get(reply["code"], 0) + 1
+            time.sleep(0.1)  # 16 x 200 a second: under the rate limit
+        wall = time.monotonic() - start
+        for client in spammers:
+            client.close()
+        return {"record_bytes_per_s": round((folder_bytes(records) - before) / wall),
+                "server_cpu_share": round((server.cpu_seconds() - cpu_before) / wall, 3),
+                "refusals": refusals}
+
+
+def bots_watched(options: str, seconds: float) -> dict[str, Any]:
+    with served(options) as (server, records):
+        host = Client(server.port, "host")
+        table = host.ask({"type": "create_table", "target": 1_000_000})["table"]
+        watcher = Client(server.port, "watcher")
+        watcher.ask({"type": "spectate", "table": table})
+        for seat in ("N", "E", "S", "W"):
+            host.ask({"type": "add_bot", "table": table, "seat": seat, "strategy": "random"})
+        cpu_before, start = server.cpu_seconds(), time.monotonic()
+        watcher.sock.settimeout(0.5)
+        deals, stopped = 0, None
+        while time.monotonic() < start + seconds and stopped is None:
+            try:
+                msg = watcher.lines.next()
+            except TimeoutError:
+                continue
+            if msg["type"] == "deal_ended":
+                deals += 1
+            elif msg["type"] == "error":
+                stopped = msg["code"]
+        wall = time.monotonic() - start
+        cpu = server.cpu_seconds() - cpu_before
+        for client in (host, watcher):
+            client.close()
+        return {"record_bytes_per_s": round(folder_bytes(records) / wall),
+                "record_bytes": folder_bytes(records),
+                "server_cpu_share": round(cpu / wall, 3), "deals_watched": deals,
+                "stopped": stopped or f"no, still playing after {wall:.1f} s"}
+
+
+def _wrong_tokens(port: int, stop: Any, answered: Any) -> None:
+    """20 connections from one address, hellos with wrong tokens as fast as taken."""
+    burst = b'{"type":"hello","name":"x","token":"%s"}\n' % (b"w" * 43) * 50
+    socks: list[socket.socket] = []
+    while not stop.is_set():
+        while len(socks) < 20:
+            try:
+                sock = connect(port, source="127.0.0.3", timeout=2.0)
+            except OSError:
+                break
+            sock.setblocking(False)
+            socks.append(sock)
+        for sock in list(socks):
+            try:
+                data = sock.recv(1 << 16)
+                if not data:
+                    raise ConnectionError
+                with answered.get_lock():
+                    answered.value += data.count(b"\n")
+            except BlockingIOError:
+                pass
+            except OSError:
+                socks.remove(sock)
+                sock.close()
+                continue
+            with contextlib.suppress(BlockingIOError, OSError):
+                sock.send(burst)
+        time.sleep(0.001)
+
+
+def wrong_tokens(options: str, seconds: float) -> dict[str, Any]:
+    extra = ["--max-per-address", "20"]
+    with served(options, extra) as (server, _records):
+        for number in range(100):  # 1,000 tables, each with a seated (absent) player
+            source = f"127.0.2.{number + 1}"
+            host = Client(server.port, "host", source=source)
+            for _ in range(10):
+                table = host.ask({"type": "create_table"})["table"]
+                seated = Client(server.port, "player", source=source)
+                seated.ask({"type": "join", "table": table, "seat": "N"})
+                seated.close()
+            host.close()
+        quiet = ping_round_trips(server.port, min(seconds, 3.0))
+        bystander = Client(server.port, "bystander", source=FRESH_HOST)
+        ctx = mp.get_context("fork")
+        stop, answered = ctx.Event(), ctx.Value("q", 0)
+        flooder = ctx.Process(target=_wrong_tokens, args=(server.port, stop, answered),
+                              daemon=True)
+        flooder.start()
+        time.sleep(0.5)
+        cpu_before, start = server.cpu_seconds(), time.monotonic()
+        answered_before = answered.value
+        try:
+            loud = ping_round_trips(server.port, seconds, bystander.sock)
+        finally:
+            wall = time.monotonic() - start
+            cpu = server.cpu_seconds() - cpu_before
+            halt(stop, flooder)
+        return {"quiet_ping_p50_ms": percentile_ms(quiet, 0.5),
+                "quiet_ping_p99_ms": percentile_ms(quiet, 0.99),
+                "flood_ping_p50_ms": percentile_ms(loud, 0.5),
+                "flood_ping_p99_ms": percentile_ms(loud, 0.99),
+                "wrong_tokens_answered_per_s": round((answered.value - answered_before)
+                                                     / wall),
+                "server_cpu_share": round(cpu / wall, 3)}
+
+
+def _hinters(port: int, stop: Any, hints: Any, ask: bool = True) -> None:
+    """Twelve tables of four people: a hint on every turn (unless not ``ask``), the card
+    50 ms later."""
+    people: list[tuple[Client, dict[str, Any]]] = []
+    for number in range(12):
+        source = f"127.0.3.{number + 1}"
+        host = Client(port, "N", source=source)
+        table = host.ask({"type": "create_table", "hints": True, "target": 1_000_000})
+        for seat in ("N", "E", "S", "W"):
+            person = host if seat == "N" else Client(port, seat, source=source)
+            person.ask({"type": "join", "table": table["table"], "seat": seat})
+            people.append((person, {}))
+    for person, _ in people:
+        person.send({"type": "ready"})
+        person.sock.setblocking(False)
+    while not stop.is_set():
+        now = time.monotonic()
+        for person, state in people:
+            with contextlib.suppress(BlockingIOError):
+                person.lines.buf += person.sock.recv(1 << 16)
+            while b"\n" in person.lines.buf:
+                msg = person.lines.next()
+                if msg["type"] == "your_turn":
+                    state.update(card=msg["hand"][0], at=now + 0.05,
+                                 asked=person.send({"type": "hint"}) if ask else None)
+                elif msg.get("id") is not None and msg["id"] == state.get("asked"):
+                    state["asked"] = None
+                    if msg["type"] == "hint":
+                        with hints.get_lock():
+                            hints.value += 1
+                elif msg["type"] == "deal_ended":
+                    person.send({"type": "ready"})
+            if state.get("card") and state.get("asked") is None and now >= state["at"]:
+                person.send({"type": "play", "card": state.pop("card")})
+        time.sleep(0.002)
+
+
+def bot_moves(player: Client, count: int) -> list[float]:
+    """Seconds from each bot seat's ``turn`` to its ``played`` (N plays at once)."""
+    times: list[float] = []
+    started: dict[str, float] = {}
+    while len(times) < count:
+        msg = player.lines.next()
+        if msg["type"] == "turn" and msg["seat"] != "N":
+            started[msg["seat"]] = time.monotonic()
+        elif msg["type"] == "played" and msg["seat"] in started:
+            times.append(time.monotonic() - started.pop(msg["seat"]))
+        elif msg["type"] == "your_turn":
+            player.send({"type": "play", "card": msg["hand"][0]})
+        elif msg["type"] == "deal_ended":
+            player.send({"type": "ready"})
+    return times
+
+
+def _flooded_bot_moves(port: int, player: Client, seconds: float, ask: bool
+                       ) -> tuple[list[float], float]:
+    """The bot move times while the twelve tables play (asking for hints if ``ask``),
+    and the hints answered a second."""
+    ctx = mp.get_context("fork")
+    stop, hints = ctx.Event(), ctx.Value("q", 0)
+    flooder = ctx.Process(target=_hinters, args=(port, stop, hints, ask), daemon=True)
+    flooder.start()
+    time.sleep(2.0)  # the tables seated and playing
+    while ask and hints.value < 20 and flooder.is_alive():
+        bot_moves(player, 1)
+    start, hints_before = time.monotonic(), hints.value
+    loud: list[float] = []
+    while time.monotonic() < start + seconds:
+        loud += bot_moves(player, 1)
+    wall = time.monotonic() - start
+    halt(stop, flooder)
+    return loud, (hints.value - hints_before) / wall
+
+
+def hint_flood(options: str, seconds: float) -> dict[str, Any]:
+    with served(options, ["--hints", "--between-deals", "0"]) as (server, _records):
+        player = Client(server.port, "measured", source=FRESH_HOST)
+        table = player.ask({"type": "create_table", "target": 1_000_000})["table"]
+        player.ask({"type": "join", "table": table, "seat": "N"})
+        for seat in ("E", "S", "W"):
+            player.ask({"type": "add_bot", "table": table, "seat": seat,
+                        "strategy": "expert"})
+        player.send({"type": "ready"})
+        quiet = bot_moves(player, 60)
+        # The same twelve tables playing at the same pace without hints: what their
+        # plays alone cost the measured table.
+        plain, _ = _flooded_bot_moves(server.port, player, seconds, ask=False)
+        loud, rate = _flooded_bot_moves(server.port, player, seconds, ask=True)
+        return {"quiet_bot_move_p50_ms": percentile_ms(quiet, 0.5),
+                "tables_without_hints_bot_move_p50_ms": percentile_ms(plain, 0.5),
+                "flood_bot_move_p50_ms": percentile_ms(loud, 0.5),
+                "flood_bot_move_p99_ms": percentile_ms(loud, 0.99),
+                "hints_answered_per_s": round(rate, 1)}
+
+
+ROUND_THREE = ("lobby_lockout", "card_spam", "bots_watched", "wrong_tokens", "hint_flood")
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -452,6 +786,23 @@ def progress(figures: dict[str, Any]) -> dict[str, Any]:
     return figures
 
 
+def measure_round_three(args: argparse.Namespace, names: Sequence[str]) -> dict[str, Any]:
+    options = serve_help()
+    report: dict[str, Any] = {}
+    for name in names:
+        if name == "lobby_lockout":
+            report[name] = progress(lobby_lockout(options))
+        elif name == "card_spam":
+            report[name] = progress(card_spam(options, args.seconds))
+        elif name == "bots_watched":
+            report[name] = progress(bots_watched(options, max(args.seconds, 20.0)))
+        elif name == "wrong_tokens":
+            report[name] = progress(wrong_tokens(options, args.seconds))
+        elif name == "hint_flood":
+            report[name] = progress(hint_flood(options, args.seconds))
+    return report
+
+
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     options = serve_help()
     extra = list(args.server_arg)
@@ -459,6 +810,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     # player would: lift that limit (when this server version has one), not the others.
     if "--max-tables-per-connection" in options:
         extra += ["--max-tables-per-connection", str(args.lobby_tables)]
+    if "--max-tables-per-address" in options:
+        extra += ["--max-tables-per-address", str(args.lobby_tables)]
     extra += ["--max-tables", str(args.lobby_tables)]
     server = jackal_serve(extra)
     report: dict[str, Any] = {}
@@ -489,10 +842,24 @@ def main(argv: list[str] | None = None) -> int:
                         help="most connections the address hog tries (default 2100)")
     parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
                         help="extra argument for jackal serve (repeatable)")
+    parser.add_argument("--only", metavar="NAMES",
+                        help="run only these round-three phases, comma-separated: "
+                             + ", ".join(ROUND_THREE))
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     _raise_fd_limit()
-    report = measure(args)
+    if args.only:
+        names = [name.strip() for name in args.only.split(",") if name.strip()]
+        unknown = sorted(set(names) - set(ROUND_THREE))
+        if unknown:
+            parser.error(f"unknown phase(s): {', '.join(unknown)}")
+        report = measure_round_three(args, names)
+        report["server_problems"] = []
+    else:
+        report = measure(args)
+        problems = report.pop("server_problems")
+        report.update(measure_round_three(args, ROUND_THREE))
+        report["server_problems"] = problems
     if args.json:
         print(json.dumps(report))
     else:

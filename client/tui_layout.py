@@ -610,7 +610,9 @@ def _render_conventions(state: TuiState) -> StyleAndTextTuples:
         if card is None:
             out.append(("", "no card declared\n\n"))
             continue
-        head, rest = describe_card(card, width=_panel_width()).split("\n", 1)
+        # A card's texts come from the other side: escaped, its notes keep their lines.
+        words = escape_text(describe_card(card, width=_panel_width()), multiline=True)
+        head, rest = words.split("\n", 1)
         out += [("class:score", head + "\n"), ("", rest + "\n")]
     return out
 
@@ -664,8 +666,8 @@ def _render_ask(state: TuiState) -> StyleAndTextTuples:
     if explained is None:
         out.append(("", "No automatic explanation is available for this card.\n"))
     else:
-        out.append(("", f"Under {seat.team}'s card "
-                        f"'{card_spec.name if card_spec else '?'}':\n  {explained[0]}\n"))
+        name = _shown(card_spec.name, 32) if card_spec else "?"
+        out.append(("", f"Under {seat.team}'s card '{name}':\n  {explained[0]}\n"))
     out.append(("class:dim", "\nLeft/Right: other cards   Enter: ask "
                              f"{seat} a question   Esc: close"))
     return out

@@ -32,6 +32,8 @@ def test_wide_and_hostile_names_from_an_old_record(tmp_path: Path) -> None:
             event["name"] = NAMES[event["seat"]]
         elif event["event"] == "table":
             event["name"] = WIDE
+        elif event["event"] == "conventions" and event["team"] == "EW":
+            event["card"].update(name="ew\u202ecard", notes="see\u200b\x9b2J me")
     rewrite(made.path, events)
     rows = {seat: [e["card"] for e in events if e["event"] == "play" and e["seat"] == seat]
             for seat in NAMES}
@@ -57,6 +59,13 @@ def test_wide_and_hostile_names_from_an_old_record(tmp_path: Path) -> None:
         assert not [ch for ch in RAW if ch in screen], screen
         header = screen.splitlines()[0]
         assert "connected" in header, screen  # the status is not pushed off either
+        assert "EW: ew\\u202ecard" in screen, screen
+        # The opponents' card in words (c): its name and notes escaped too.
+        terminal.keys("c")
+        terminal.wait(lambda s: "Convention cards" in s, "the cards panel")
+        terminal.keys(*["Down"] * 80)  # to the end: the EW card's notes come last
+        screen = terminal.wait(lambda s: "see\\u200b\\x9b2J me" in s, "the cards panel")
+        assert not [ch for ch in RAW if ch in screen], screen
     finally:
         if terminal is not None:
             terminal.close()

@@ -20,7 +20,10 @@ gets as its view, and the server's per-seat views build) or a
 - ``you``: your ``Seat`` or None (spectating);
 - ``knowledge``: the picture above; ``last_deal``: the latest ``DealEnded`` message
   (kept hands, penalties, breakdown); ``deals``: the match so far, a :class:`DealResult`
-  per deal scored; ``winner``: the ``Team`` that won, once over.
+  per deal scored; ``winner``: the ``Team`` that won, once over; ``questions``: the open
+  questions the last snapshot listed for us (an ``OpenQuestion`` each);
+  ``next_deal_in``: between deals, the seconds until the next deal as of the last
+  ``table_state`` or ``deal_ended`` that said (the mirror keeps no clock).
 
 Read from the knowledge under the names screens use: ``target``, ``deal`` (0 before the
 first), ``dealer``, ``first``, ``turn`` (only while playing), ``hand`` (``list[Card]``,
@@ -46,7 +49,9 @@ from ..protocol.messages import (
     ConventionsChanged,
     DealEnded,
     DealStarted,
+    DealSummary,
     MatchEnded,
+    OpenQuestion,
     Played,
     PlayerBack,
     PlayerGone,
@@ -89,17 +94,9 @@ class Change:
         return self.changed
 
 
-@dataclass(frozen=True, slots=True)
-class DealResult:
-    """One scored deal of the match: who dealt, the penalties, who won (None on a tie)
-    and how many points, and the scores after it."""
-
-    deal: int
-    dealer: Seat
-    penalty: Mapping[Team, int]
-    winner: Team | None
-    points: int
-    scores: Mapping[Team, int]
+#: One scored deal of the match: who dealt, the penalties, who won (None on a tie) and
+#: how many points, and the scores after it; the snapshot's ``history`` lists them.
+DealResult = DealSummary
 
 
 _UNCHANGED = Change(False)
@@ -130,9 +127,14 @@ class TableMirror:
     #: started): a card declared between deals applies to the next deal only.
     played_under: dict[Team, ConventionCard] = field(default_factory=dict)
     last_deal: DealEnded | None = None
-    #: Every deal of the match scored so far, oldest first. The snapshot does not carry
-    #: them yet: a ``table_state`` of the same table keeps those up to its deal.
+    #: Every deal of the match scored so far, oldest first, as the snapshot lists them
+    #: (from a server without its ``history``, a ``table_state`` of the same table keeps
+    #: those up to its deal).
     deals: list[DealResult] = field(default_factory=list)
+    #: The open questions the last ``table_state`` listed for us.
+    questions: list[OpenQuestion] = field(default_factory=list)
+    #: Between deals: seconds until the next deal, as last told (None: not said).
+    next_deal_in: float | None = None
     winner: Team | None = None
     #: The table's creator chose its seed (and so may know every hand).
     seeded: bool = False
@@ -247,6 +249,8 @@ class TableMirror:
                 self.played_under = dict(known.conventions)
                 self.status = "playing"
                 self.last_deal = None
+                self.next_deal_in = None
+                self.questions = []
             case Played(seat=seat, card=card, index=index):
                 return self._played(seat, card, index)
             case DealEnded():
@@ -258,6 +262,7 @@ class TableMirror:
                     self.knowledge = replace(self.knowledge,
                                              hand=tuple(kept))
                 self.last_deal = msg
+                self.next_deal_in = msg.next_deal_in
                 self.status = "between_deals"
                 # Every human says ``ready`` again for the next deal; bots always are.
                 for info in self.seats.values():
@@ -312,13 +317,21 @@ class TableMirror:
         """Add ``ended`` to the match so far (once: a deal is scored once)."""
         result = DealResult(deal=ended.deal, dealer=self.knowledge.dealer,
                             penalty=_teams(ended.penalty), winner=ended.winner,
-                            points=ended.victory_points, scores=_teams(ended.scores))
+                            victory_points=ended.victory_points,
+                            scores=_teams(ended.scores))
         self.deals = [done for done in self.deals if done.deal != ended.deal] + [result]
 
     def _reset(self, state: TableState) -> None:
-        # The match so far is ours to keep while it is the same match (a table plays one).
-        self.deals = [done for done in self.deals if done.deal <= state.deal] \
-            if state.table == self.table else []
+        if state.history is not None:
+            self.deals = list(state.history)
+            self.last_deal = state.last_deal
+        else:
+            # An older server: the match so far is ours to keep while it is the same match
+            # (a table plays one).
+            self.deals = [done for done in self.deals if done.deal <= state.deal] \
+                if state.table == self.table else []
+        self.questions = list(state.questions or ())
+        self.next_deal_in = state.next_deal_in
         self.table = state.table
         self.name = state.name
         self.status = state.status

@@ -469,6 +469,7 @@ class TuiApp:
             if isinstance(target, SavedSeat):
                 session = self._new_session(host, port, table=target.table,
                                             seat=Seat(target.seat), token=target.token)
+                state.taking_back = True
                 state.say(f"Taking back your seat {target.seat} at table {target.table}...")
             else:
                 session = self._new_session(host, port, table=target.table,

@@ -250,7 +250,9 @@ def render_turn(state: TuiState) -> StyleAndTextTuples:
         winner = mirror.winner.value if mirror.winner else "?"
         return [("class:turn", f" Match over: {winner} win. n: play again, Ctrl-Q: quit.")]
     if mirror.status == "between_deals":
-        return [("", " Deal over: n for the next deal.")]
+        between = state.between_deals_text()
+        keys = "n: ready" if state.you is not None else ""
+        return [("", " Deal over. " + ". ".join(p for p in (between, keys) if p) + ".")]
     if mirror.turn is None:
         return [("", " ...")]
     clock = state.clock_text()
@@ -627,8 +629,8 @@ def _render_history(state: TuiState) -> StyleAndTextTuples:
     for done in deals:
         penalty, scores = done.penalty, done.scores
         out.append(("", f" {done.deal:>4}  {done.dealer:^6}  {penalty[Team.NS]:>7}-"
-                        f"{penalty[Team.EW]:<5}  {done.winner or 'tie':^6}  {done.points:>6}"
-                        f"  {scores[Team.NS]:>5}-{scores[Team.EW]}\n"))
+                        f"{penalty[Team.EW]:<5}  {done.winner or 'tie':^6}  "
+                        f"{done.victory_points:>6}  {scores[Team.NS]:>5}-{scores[Team.EW]}\n"))
     return out
 
 

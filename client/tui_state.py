@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Final
@@ -144,6 +144,14 @@ class TuiState:
     substitute_note: str = ""
     #: The table's per-play limit in seconds, when it has a clock.
     clock_limit: float | None = None
+    #: The turn's clock is stopped (its player waits for an answer): the seat and the
+    #: seconds it will have when it runs again.
+    clock_stopped: tuple[Seat, float] | None = None
+    #: Between deals: when the next deal starts (``time.monotonic()``), if the server said.
+    next_deal_at: float | None = None
+    #: The next seated ``table_state`` is a seat taken back (a restarted client, or a
+    #: reconnection): the log says so, with where the match stands.
+    taking_back: bool = False
     #: The warning before our time runs out was given (bell) for this turn.
     _warned_for: tuple[Seat, float] | None = None
     #: The table as the server describes it: the process's one mirror (the seat
@@ -274,6 +282,10 @@ class TuiState:
                 self.mode = Mode.TABLE
                 self._clamp_cursor()
                 self._set_clock(turn, left, limit)
+                if msg.clock_stopped and turn is not None and left is not None:
+                    self.clock, self.clock_stopped = None, (Seat(turn), left)
+                self._set_next_deal(self.mirror.next_deal_in)
+                self._apply_snapshot(msg)
             case m.DealStarted(deal=deal, dealer=dealer, first=first):
                 self.awaiting_play = None
                 self.confirming = None
@@ -285,7 +297,11 @@ class TuiState:
                 if self.my_turn:
                     self._your_turn()
             case m.Turn(seat=seat, seconds=seconds):
-                self._set_clock(seat, seconds, seconds)
+                self._set_clock(seat, seconds, self.clock_limit or seconds)
+            case m.Clock(seat=seat, seconds=seconds, stopped=True):
+                self.clock, self.clock_stopped = None, (seat, seconds)
+            case m.Clock(seat=seat, seconds=seconds):
+                self._set_clock(seat, seconds, self.clock_limit)
                 if self.my_turn:
                     self._your_turn()
             case m.Played() if changed:
@@ -345,6 +361,74 @@ class TuiState:
         self.clock = None if seat is None or seconds is None \
             else (Seat(seat), time.monotonic() + seconds)
         self.clock_limit = limit
+        self.clock_stopped = None
+
+    def _set_next_deal(self, seconds: float | None) -> None:
+        self.next_deal_at = None if seconds is None else time.monotonic() + seconds
+
+    def between_deals_text(self) -> str:
+        """Between deals: "Next deal in 23s. Ready: N S. Waiting for: E." (who is ready
+        from the mirror's seats; the countdown from the server's ``next_deal_in``)."""
+        seats = self.mirror.seats
+        humans = [s for s in SEATS if seats[s].kind == "human"]
+        ready = [s.value for s in humans if seats[s].ready]
+        waiting = [s.value for s in humans if not seats[s].ready]
+        parts = []
+        if self.next_deal_at is not None:
+            left = max(0, math.ceil(self.next_deal_at - time.monotonic()))
+            parts.append(f"Next deal in {left}s")
+        if ready:
+            parts.append(f"ready: {' '.join(ready)}")
+        if waiting:
+            parts.append(f"waiting for: {' '.join(waiting)}")
+        return "; ".join(parts)
+
+    def _apply_snapshot(self, state: m.TableState) -> None:
+        """A snapshot: the questions still waiting for our answer, and, when we took a
+        seat back or came to watch, where the match stands (the log of a client that
+        never left has the deals too)."""
+        you = self.you
+        if you is not None:
+            kept = {q.question for q in self.questions_to_me}
+            self.questions_to_me = [
+                m.Question(question=q.question, seat=q.seat, text=q.text or "",
+                           asker=q.asker, index=q.index)
+                for q in self.mirror.questions if q.seat is you]
+            for q in self.questions_to_me:
+                if q.question not in kept:
+                    about = f" about your {ordinal(q.index)} card" if q.index else ""
+                    self.add_log(f"{q.asker} asks you{about}: {q.text}  (r to reply)",
+                                 "answer")
+                    self.say(f"{q.asker} asks you a question: press r to reply.")
+        if you is not None and not self.taking_back:
+            return
+        back = you is not None
+        self.taking_back = False
+        if not any(line.text.startswith("Deal ") for line in self.log):
+            for done in self.mirror.deals:  # what the log said of them, as it was
+                self.add_log(deal_result_text(done.deal, done.winner, done.penalty,
+                                              done.victory_points), "good")
+        where = self.standing()
+        self.add_log((f"You took your seat back at {you}: {where}." if back
+                      else f"Watching table {state.name}: {where}."), "good")
+
+    def standing(self) -> str:
+        """Where the match stands, in words: "deal 3, W to play; NS 120 - EW 80 (target
+        300)"."""
+        mirror = self.mirror
+        scores = (f"NS {mirror.scores.get(Team.NS, 0)} - EW {mirror.scores.get(Team.EW, 0)} "
+                  f"(target {mirror.target})")
+        status = mirror.status
+        if status == "waiting":
+            return f"the match has not started; {scores}"
+        if status == "over":
+            return f"the match is over; {scores}"
+        if status == "between_deals":
+            return f"deal {mirror.deal} is over; {scores}"
+        turn = mirror.turn
+        who = "" if turn is None else (", your turn" if turn is self.you
+                                       else f", {turn} to play")
+        return f"deal {mirror.deal}, play {mirror.plays_made + 1} of 32{who}; {scores}"
 
     def clock_left(self) -> float | None:
         """Seconds left on the turn's clock (None when no clock runs)."""
@@ -369,6 +453,9 @@ class TuiState:
 
     def clock_text(self) -> str:
         """"12s left" on a clocked turn; the warning when our own time is nearly up."""
+        stopped = self.clock_stopped
+        if stopped is not None and self.table_status == "playing":
+            return f"clock stopped at {math.ceil(stopped[1])}s: waiting for an answer"
         left = self.clock_left()
         if left is None:
             return ""
@@ -414,13 +501,9 @@ class TuiState:
 
     def _apply_deal_ended(self, msg: m.DealEnded) -> None:
         self._clamp_cursor()
-        if msg.winner is None:
-            outcome = f"Deal {msg.deal} tied at {msg.penalty.get(Team.NS)}: nobody scores."
-        else:
-            outcome = (f"Deal {msg.deal}: {msg.winner} win, penalties "
-                       f"{msg.penalty.get(Team.NS)}-{msg.penalty.get(Team.EW)} (NS-EW), "
-                       f"+{msg.points} points.")
-        self.add_log(outcome, "good")
+        self._set_next_deal(msg.next_deal_in)
+        self.add_log(deal_result_text(msg.deal, msg.winner, msg.penalty,
+                                      msg.victory_points), "good")
         if self.you is not None:
             self.say("Deal over. Press n when ready for the next deal.")
 
@@ -475,6 +558,8 @@ class TuiState:
         """Connection status from the network task (connected / reconnecting / lost);
         ``retry_in``: seconds until the next reconnection attempt."""
         self.retry_at = None if retry_in is None else time.monotonic() + retry_in
+        if status == "reconnecting" and self.you is not None:
+            self.taking_back = True  # the reclaim's snapshot then says where we stand
         if status != self.status:
             text = {"connected": "Connected.", "reconnecting": "Connection lost: reconnecting...",
                     "lost": "Disconnected.", "closed": "Closed."}.get(status, status)
@@ -766,3 +851,13 @@ class TuiState:
             return
         free = [s.value for s in SEATS if self.mirror.seats[s].kind == "empty"]
         self.lobby.bot_prompt(self.table, free, refresh=False)
+
+
+def deal_result_text(deal: int, winner: Team | None, penalty: Mapping[Team, int],
+                     points: int) -> str:
+    """The log's line for a scored deal (as it ends, and again when a restarted client
+    takes its seat back)."""
+    if winner is None:
+        return f"Deal {deal} tied at {penalty.get(Team.NS)}: nobody scores."
+    return (f"Deal {deal}: {winner} win, penalties {penalty.get(Team.NS)}-"
+            f"{penalty.get(Team.EW)} (NS-EW), +{points} points.")

@@ -28,7 +28,7 @@ PROTOCOL_VERSION = 1
 #: The optional features this server has, announced in ``welcome.features`` (see
 #: docs/PROTOCOL.md, "Versions and features"): each names an addition to protocol 1.
 FEATURES = ("your_turn", "sync", "seat_kinds", "question_text", "table_first",
-            "victory_points", "hints", "private_tables", "chat", "pause")
+            "victory_points", "hints", "private_tables", "chat", "pause", "snapshot")
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
@@ -359,6 +359,32 @@ class PauseInfo(msgspec.Struct, omit_defaults=True):
     agreed: list[Seat] = msgspec.field(default_factory=list)
 
 
+class DealSummary(msgspec.Struct):
+    """One scored deal of the match, as ``table_state.history`` lists them."""
+
+    deal: int
+    dealer: Seat
+    penalty: dict[Team, int]
+    winner: Team | None
+    #: What the winner scored (0 on a tie).
+    victory_points: int
+    #: The match scores after this deal.
+    scores: dict[Team, int]
+
+
+class OpenQuestion(msgspec.Struct, omit_defaults=True):
+    """A question not answered yet, as ``table_state.questions`` lists them for one seat:
+    those asked of it (with ``text``, to answer) and those its side asked (``text`` only
+    in the asker's copy: partners talk only through their cards)."""
+
+    question: str
+    #: The seat asked.
+    seat: Seat
+    asker: Seat
+    index: int | None = None
+    text: str | None = None
+
+
 class TableState(_Reply, tag="table_state"):
     """Server: a full snapshot of the table for its recipient."""
 
@@ -394,6 +420,18 @@ class TableState(_Reply, tag="table_state"):
     chat: list[ChatLine] = msgspec.field(default_factory=list)
     #: A pause asked for or in force (absent: none).
     pause: PauseInfo | None = None
+    #: The match so far: every deal scored, oldest first (feature ``snapshot``).
+    history: list[DealSummary] | None = None
+    #: Between deals and at the end: the last deal's ``deal_ended``, as it was sent.
+    last_deal: DealEnded | None = None
+    #: Between deals: seconds until the next deal starts (sooner if every human seat
+    #: says ``ready``; who has is in ``seats``).
+    next_deal_in: float | None = None
+    #: Open questions this recipient may know of (see ``OpenQuestion``); spectators none.
+    questions: list[OpenQuestion] | None = None
+    #: The clock of the seat to play is stopped: it waits for an answer to its own
+    #: question (``turn_left`` is what it will have when the clock runs again).
+    clock_stopped: bool | None = None
 
 
 class DealStarted(_Server, tag="deal_started"):
@@ -411,6 +449,17 @@ class Turn(_Server, tag="turn"):
 
     seat: Seat
     seconds: float | None = None
+
+
+class Clock(_Server, tag="clock"):
+    """Server, to everyone at the table: the clock of ``seat``'s turn stopped
+    (``stopped``: it waits for an answer to the question it asked on its turn; ``seconds``
+    is what it will have when it runs again) or runs again (``seconds`` left from this
+    message)."""
+
+    seat: Seat
+    seconds: float
+    stopped: bool
 
 
 class RowInfo(msgspec.Struct):
@@ -473,6 +522,9 @@ class DealEnded(_Server, tag="deal_ended"):
     victory_points: int
     scores: dict[Team, int]
     breakdown: dict[Team, list[GroupInfo]]
+    #: Seconds until the next deal starts (sooner if every human seat says ``ready``);
+    #: absent when the match is over or the next deal starts at once.
+    next_deal_in: float | None = None
 
 
 class MatchEnded(_Server, tag="match_ended"):
@@ -613,5 +665,5 @@ ServerMessage = (
     | Joined | TableState | DealStarted | Turn | Played | DealEnded | MatchEnded | PlayerJoined
     | PlayerLeft | PlayerReady | PlayerGone | PlayerBack | BotTakeover | ConventionsChanged
     | Explanation | Question | QuestionAsked | AnswerMessage | ServerShutdown | YourTurn | HintReply
-    | HintTaken | ChatMessage | PauseState
+    | HintTaken | ChatMessage | PauseState | Clock
 )

@@ -28,6 +28,7 @@ from ..protocol.messages import (
     ConventionsChanged,
     MessageId,
     Ok,
+    OpenQuestion,
     Question,
     QuestionAsked,
     ServerMessage,
@@ -55,6 +56,8 @@ class PendingQuestion:
     target: Seat
     #: The question as asked: the answer repeats it to the asking side.
     text: str
+    #: Which of ``target``'s cards it is about (1..8), if one.
+    index: int | None = None
 
 
 def resolve_conventions(spec: str | ConventionCard, field: str = "card") -> ConventionCard:
@@ -180,7 +183,8 @@ class Disclosure:
                 table, PendingQuestion(asker=asker, target=target, text=text), qid,
                 self._bot_answer(table, target, index))
         assert slot.peer is not None
-        self.questions[qid] = PendingQuestion(asker=asker, target=target, text=text)
+        self.questions[qid] = PendingQuestion(asker=asker, target=target, text=text,
+                                              index=index)
         question = Question(question=qid, seat=target, text=text, asker=asker, index=index)
         return [*out, (slot.peer, question)]
 
@@ -213,6 +217,16 @@ class Disclosure:
         del self.questions[qid]
         out: Outbox = [(peer, Ok(id=req_id, request="answer"))]
         return out + self._answer_asking_side(table, pending, qid, text)
+
+    def open_questions(self) -> tuple[OpenQuestion, ...]:
+        """Every question waiting for an answer, text included (``views`` cuts them per
+        recipient for ``table_state``)."""
+        return tuple(OpenQuestion(question=qid, seat=q.target, asker=q.asker, index=q.index,
+                                  text=q.text) for qid, q in self.questions.items())
+
+    def waiting(self, seat: Seat) -> bool:
+        """``seat`` waits for an answer to a question it asked a person."""
+        return any(q.asker is seat for q in self.questions.values())
 
     def expire_questions(self) -> None:
         """The deal is over: questions about it that were not answered expire."""

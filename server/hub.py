@@ -360,10 +360,10 @@ class Hub:
                                             card=card, text=text, meaning=data))
             case Ask():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.ask(session, msg.seat, msg.text, msg.index, msg.id), table)
+                self.send(table.ask(session, msg.seat, msg.text, msg.index, msg.id, now), table)
             case AnswerQuestion():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.answer(session, msg.question, msg.text, msg.id), table)
+                self.send(table.answer(session, msg.question, msg.text, msg.id, now), table)
             case Sync():
                 table = self.lobby.current(session)
                 self.send(table.sync(session, msg.id), table)

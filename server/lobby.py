@@ -97,7 +97,7 @@ class Lobby:
         """The lobby, or the page of it from ``offset`` with at most ``limit`` tables
         (tables in the order they were created)."""
         stop = None if limit is None else offset + limit
-        return [views.table_info(table.snapshot())
+        return [views.table_info(table.snapshot(full=False))
                 for table in itertools.islice(self.tables.values(), offset, stop)]
 
     def find_token(self, token: str) -> tuple[Table, Seat] | None:

@@ -78,6 +78,7 @@ Behaviour decisions (for docs/PROTOCOL.md):
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -89,12 +90,13 @@ from ..game.cards import Card
 from ..game.conventions import ConventionCard, builtin_card
 from ..game.deal import Deal
 from ..game.errors import IllegalAction
-from ..game.match import Match
+from ..game.match import Match, first_dealer
 from ..game.seats import SEATS, TEAMS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
     BotTakeover,
     ChatLine,
+    Clock,
     Joined,
     MatchEnded,
     MessageId,
@@ -132,6 +134,10 @@ from .tokens import hash_invite, new_token
 __all__ = ["Outbox", "Peer", "SeatSlot", "Status", "Table", "TableOptions"]
 
 PlayedBy = Literal["player", "bot", "substitute", "clock"]
+#: The first turn of a deal gets this many seconds more than the table's clock: its
+#: player's screen still shows the last deal's summary when ``deal_started`` leaves, and
+#: the deal must be on screen before the time that counts starts.
+DEAL_GRACE_SECONDS = 2.0
 DEFAULT_CONVENTIONS = "beginner"
 
 
@@ -206,6 +212,12 @@ class Table:
         self.turn_deadline: float | None = None
         #: The seat whose clock ran out: the substitute plays this one card for it.
         self.clock_due: Seat | None = None
+        #: The turn's clock is stopped while its seat waits for an answer to a question it
+        #: asked on this turn: (seconds it has left, when it stopped).
+        self.clock_stop: tuple[float, float] | None = None
+        #: How long the clock may still stop this turn (the table's limit, once per
+        #: turn in all), so a question nobody answers cannot stall the table.
+        self.stop_budget = 0.0
         #: The seat and turn (deal number, plays made) whose hint the table was last
         #: told of (``hint_taken``, and the record's ``hint`` line). Restored from the
         #: record, so a hint asked for again after a restart is not announced twice.
@@ -251,12 +263,18 @@ class Table:
         return self.disclosure.explain(self, seat, index)
 
     def ask(self, peer: Peer, target: Seat, text: str, index: int | None,
-            req_id: MessageId | None = None) -> Outbox:
-        return self.disclosure.ask(self, peer, target, text, index, req_id)
+            req_id: MessageId | None = None, now: float | None = None) -> Outbox:
+        """A question; asked on one's own turn of a person, it stops one's clock."""
+        self._tick_clock(now)
+        out = self.disclosure.ask(self, peer, target, text, index, req_id)
+        seat = self.seat_of(peer)
+        return out if seat is None else out + self._stop_clock_for_question(seat)
 
     def answer(self, peer: Peer, qid: str, text: str,
-               req_id: MessageId | None = None) -> Outbox:
-        return self.disclosure.answer(self, peer, qid, text, req_id)
+               req_id: MessageId | None = None, now: float | None = None) -> Outbox:
+        """An answer; the asker's clock runs again once nothing it asked is open."""
+        self._tick_clock(now)
+        return self.disclosure.answer(self, peer, qid, text, req_id) + self._resume_clock()
 
     # ------------------------------------------------------------------ records
 
@@ -301,10 +319,14 @@ class Table:
             slot.ready = slot.kind == "bot"
             if slot.kind == "human":
                 slot.held_until = now + hold_seconds
+        table.now = now
         if match.is_over:
             table.status = "over"
         elif match.deal is not None:
             table.status = "playing"
+            # The turn's clock starts again, in full: a restart is nobody's fault, and
+            # the seat to play may need the time to come back first.
+            table._arm_clock()
         elif started:
             table.status = "between_deals"
             table.between_deadline = now + options.between_deals_seconds
@@ -461,13 +483,14 @@ class Table:
         """``sync`` from a seat or a spectator of this table."""
         return self.state_for(peer, self.seat_of(peer), req_id)
 
-    def _turn(self, turn: Seat, audience: list[tuple[Peer, Seat | None]]) -> Outbox:
+    def _turn(self, turn: Seat, audience: list[tuple[Peer, Seat | None]],
+              grace: float = 0.0) -> Outbox:
         """``turn`` to everyone in ``audience`` (the caller's, who just told them of the
         deal or the play), and ``your_turn`` to the player at that seat (a seat a
         server-side bot plays has no connection to send it to)."""
         # The clock starts now for a human seat when the table has one: ``turn`` and
         # ``your_turn`` say how long it has.
-        seconds = self._arm_clock()
+        seconds = self._arm_clock(grace)
         msg = Turn(seat=turn, seconds=seconds)
         out: Outbox = [(peer, msg) for peer, _ in audience]
         peer = self.seats[turn].peer
@@ -527,6 +550,7 @@ class Table:
             return out
         slot = self.require_seat(peer)
         self.disclosure.drop_questions(slot.seat)
+        out += self._resume_clock()  # the leaver may be the one its asker waits for
         in_match = self.status in ("playing", "between_deals")
         slot.clear()
         self.version += 1
@@ -640,6 +664,8 @@ class Table:
             times.append(self.between_deadline)
         if self.turn_deadline is not None:
             times.append(self.turn_deadline)
+        if self.clock_stop is not None and not self.pausing.paused:
+            times.append(self.clock_stop[1] + self.stop_budget)
         return min(times) if times else None
 
     def tick(self, now: float) -> Outbox:
@@ -669,6 +695,9 @@ class Table:
                 slot.held_until = None  # keep holding for good: the table waits
         if self.between_deadline is not None and now >= self.between_deadline:
             out += self._start_deal()
+        if self.clock_stop is not None and not self.pausing.paused \
+                and now >= self.clock_stop[1] + self.stop_budget:
+            out += self._resume_clock(force=True)  # waited as long as it may this turn
         deal = self.match.deal
         if self.turn_deadline is not None and now >= self.turn_deadline \
                 and self.status == "playing" and deal is not None and deal.turn is not None:
@@ -685,22 +714,24 @@ class Table:
         if now is not None:
             self.now = max(self.now, now)
 
-    def _arm_clock(self) -> float | None:
+    def _arm_clock(self, grace: float = 0.0) -> float | None:
         """Start the clock of the seat to play if it is a human's (and the table has
-        one); returns the seconds it has."""
+        one), with ``grace`` seconds more; returns the seconds it has."""
         self.clock_due = None
         self.turn_deadline = None
+        self.clock_stop = None
         limit = self.options.turn_seconds
         deal = self.match.deal
         if not limit or self.status != "playing" or deal is None or deal.turn is None:
             return None
         if self.seats[deal.turn].bot_controlled:
             return None
+        self.stop_budget = limit
         if self.pausing.paused:  # it runs, in full, once the pause ends
-            self.pausing.turn_left = limit
-            return limit
-        self.turn_deadline = self.now + limit
-        return limit
+            self.pausing.turn_left = limit + grace
+            return limit + grace
+        self.turn_deadline = self.now + limit + grace
+        return limit + grace
 
     def _stop_clock_of(self, seat: Seat) -> None:
         """``seat`` is now played by a bot: a clock running for it stops."""
@@ -708,11 +739,47 @@ class Table:
         if deal is not None and deal.turn is seat:
             self.turn_deadline = None
             self.clock_due = None
+            self.clock_stop = None
+
+    def _stop_clock_for_question(self, seat: Seat) -> Outbox:
+        """``seat`` asked a person a question on its own turn: its clock stops until the
+        answer comes (or, at most, for the table's limit in all this turn)."""
+        deal = self.match.deal
+        if self.turn_deadline is None or deal is None or deal.turn is not seat \
+                or not self.disclosure.waiting(seat) or self.stop_budget <= 0:
+            return []
+        left = max(0.0, self.turn_deadline - self.now)
+        self.clock_stop = (left, self.now)
+        self.turn_deadline = None
+        self.version += 1
+        return self.broadcast(Clock(seat=seat, seconds=left, stopped=True))
+
+    def _resume_clock(self, *, force: bool = False) -> Outbox:
+        """The stopped clock runs again once its seat waits for no answer (``force``: its
+        time to wait this turn is used up)."""
+        deal = self.match.deal
+        if self.clock_stop is None or deal is None or deal.turn is None:
+            return []
+        if not force and self.disclosure.waiting(deal.turn):
+            return []
+        left, since = self.clock_stop
+        self.clock_stop = None
+        self.stop_budget = max(0.0, self.stop_budget - (self.now - since))
+        if self.pausing.paused:  # it runs on once the pause ends
+            self.pausing.turn_left = left
+        else:
+            self.turn_deadline = self.now + left
+        self.version += 1
+        return self.broadcast(Clock(seat=deal.turn, seconds=left, stopped=False))
 
     def turn_left(self) -> float | None:
-        """Seconds left on the current turn's clock (None without one)."""
-        if self.pausing.paused:
+        """Seconds left on the current turn's clock (None without one); while it is
+        stopped (a pause, or its seat waits for an answer), what it will have when it
+        runs again."""
+        if self.pausing.paused and self.clock_stop is None:
             return self.pausing.turn_left
+        if self.clock_stop is not None:
+            return self.clock_stop[0]
         if self.turn_deadline is None:
             return None
         return max(0.0, self.turn_deadline - self.now)
@@ -861,7 +928,7 @@ class Table:
                        for peer, seat in audience]
         turn = deal.turn
         assert turn is not None
-        return out + self._turn(turn, audience)
+        return out + self._turn(turn, audience, grace=DEAL_GRACE_SECONDS)
 
     def play(self, peer: Peer, card: Card, now: float,
              req_id: MessageId | None = None) -> Outbox:
@@ -925,10 +992,13 @@ class Table:
         result = self.match.finish_deal()
         self.disclosure.expire_questions()
         self.last_deal = deal
-        ended = views.deal_ended(deal, number, result, self.match.scores)
+        winner = self.match.winner
+        # Between deals with a person seated, the next deal waits: say how long.
+        pause = self.options.between_deals_seconds if winner is None and self.humans \
+            else None
+        ended = views.deal_ended(deal, number, result, self.match.scores, pause)
         self.record(result_event(number, result, self.match.scores))
         out = self.broadcast(ended)
-        winner = self.match.winner
         if winner is not None:
             self.status = "over"
             self.pausing = PauseVote()  # nothing left to pause; a new match asks anew
@@ -988,8 +1058,33 @@ class Table:
             deal_number=self.match.deal_number, conventions=self.conventions,
             scores=self.match.scores, target=self.match.target, turn_left=self.turn_left())
 
-    def snapshot(self) -> views.TableSnapshot:
-        """The table's facts as views read them (views never get the table itself)."""
+    def snapshot(self, full: bool = True) -> views.TableSnapshot:
+        """The table's facts as views read them (views never get the table itself);
+        without ``full``, only what a lobby line needs (not the match so far)."""
+        if not full:
+            return self._snapshot()
+        results = self.match.results
+        last_ended = None
+        if self.status in ("between_deals", "over") and self.last_deal is not None \
+                and results:
+            last_ended = views.deal_ended(self.last_deal, len(results), results[-1],
+                                          self.match.scores, self._next_deal_in())
+        return dataclasses.replace(
+            self._snapshot(), history=views.history(results, first_dealer(self.match.seed)),
+            last_ended=last_ended, next_deal_in=self._next_deal_in(),
+            questions=self.disclosure.open_questions(),
+            clock_stopped=self.clock_stop is not None)
+
+    def _next_deal_in(self) -> float | None:
+        if self.status != "between_deals":
+            return None
+        if self.pausing.paused:
+            return self.pausing.between_left
+        if self.between_deadline is None:
+            return None
+        return max(0.0, self.between_deadline - self.now)
+
+    def _snapshot(self) -> views.TableSnapshot:
         return views.TableSnapshot(
             facts=self.deal_facts(), table=self.id, name=self.name, status=self.status,
             seats=tuple(SeatInfo(seat=slot.seat, name=slot.name, kind=slot.kind,

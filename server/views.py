@@ -8,7 +8,10 @@ The rules of disclosure, in one list:
   ``table_state`` (``hand`` is set only when the recipient sits there) and in
   ``your_turn`` (built from that seat's own knowledge, sent to it alone);
 - ``deal_ended`` shows every seat's five kept cards to everyone: the deal is over;
-- spectators get exactly what an opponent of every seat would get: rows, never hands.
+- spectators get exactly what an opponent of every seat would get: rows, never hands;
+- an open question's text goes to the asked seat and the asker only; the asker's partner
+  learns which card it is about, spectators and the asked seat's partner nothing
+  (``table_state.questions``, as the events ``question``/``question_asked`` do).
 
 Callers pass the recipient's seat (``None`` for a spectator); nothing else here looks
 at who is asking.
@@ -16,7 +19,7 @@ at who is asking.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -29,9 +32,11 @@ from ..game.seats import SEATS, TEAMS, Seat, Team
 from ..protocol.messages import (
     DealEnded,
     DealStarted,
+    DealSummary,
     GroupInfo,
     MessageId,
     PauseInfo,
+    OpenQuestion,
     RowInfo,
     SeatInfo,
     TableInfo,
@@ -40,8 +45,8 @@ from ..protocol.messages import (
 )
 from .chat import TableChat
 
-__all__ = ["DealFacts", "TableSnapshot", "deal_ended", "deal_started", "knowledge", "table_info",
-           "table_state", "your_turn"]
+__all__ = ["DealFacts", "TableSnapshot", "deal_ended", "deal_started", "history", "knowledge",
+           "questions_for", "table_info", "table_state", "your_turn"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +99,32 @@ class TableSnapshot:
     chat: TableChat | None = None
     #: A pause asked for or in force.
     pause: PauseInfo | None = None
+    #: The match so far, every deal scored (public).
+    history: tuple[DealSummary, ...] = ()
+    #: Between deals and at the end: the last deal's ``deal_ended`` (public).
+    last_ended: DealEnded | None = None
+    #: Between deals: seconds until the next deal starts.
+    next_deal_in: float | None = None
+    #: Every open question, with its text: :func:`table_state` cuts them per recipient.
+    questions: tuple[OpenQuestion, ...] = ()
+    #: The clock of the seat to play waits for an answer to its question.
+    clock_stopped: bool = False
+
+
+def questions_for(questions: tuple[OpenQuestion, ...], you: Seat | None
+                  ) -> list[OpenQuestion]:
+    """The open questions ``you`` may know of: asked of it or by it (with the text), or
+    by its partner (without: partners talk only through their cards). Spectators: none."""
+    if you is None:
+        return []
+    out: list[OpenQuestion] = []
+    for q in questions:
+        if q.seat is you or q.asker is you:
+            out.append(q)
+        elif q.asker is you.partner:
+            out.append(OpenQuestion(question=q.question, seat=q.seat, asker=q.asker,
+                                    index=q.index))
+    return out
 
 
 def _cards(cards: tuple[Card, ...] | list[Card]) -> list[Card]:
@@ -149,6 +180,11 @@ def table_state(snap: TableSnapshot, you: Seat | None, *,
         hints=snap.hints,
         chat=snap.chat.lines_for(you) if snap.chat is not None else [],
         pause=snap.pause,
+        history=list(snap.history),
+        last_deal=snap.last_ended,
+        next_deal_in=snap.next_deal_in,
+        questions=questions_for(snap.questions, you) or None,
+        clock_stopped=snap.clock_stopped or None,
     )
 
 
@@ -187,7 +223,7 @@ def _groups(score: TeamScore) -> list[GroupInfo]:
 
 
 def deal_ended(deal: Deal, number: int, result: DealResult,
-               scores: Mapping[Team, int]) -> DealEnded:
+               scores: Mapping[Team, int], next_deal_in: float | None = None) -> DealEnded:
     """The end of a deal, the same for everyone: every kept hand is shown now."""
     return DealEnded(
         deal=number,
@@ -198,7 +234,25 @@ def deal_ended(deal: Deal, number: int, result: DealResult,
         victory_points=result.points,
         scores={team: scores[team] for team in TEAMS},
         breakdown={team: _groups(result.scores[i]) for i, team in enumerate(TEAMS)},
+        next_deal_in=next_deal_in,
     )
+
+
+def history(results: Sequence[DealResult], first_dealer: Seat) -> tuple[DealSummary, ...]:
+    """The match so far from its results (public: scores and who won, no cards); the
+    deal passes clockwise from ``first_dealer``."""
+    out: list[DealSummary] = []
+    scores = {team: 0 for team in TEAMS}
+    dealer = first_dealer
+    for number, result in enumerate(results, 1):
+        if result.winner is not None:
+            scores[result.winner] += result.points
+        out.append(DealSummary(deal=number, dealer=dealer,
+                               penalty={team: result.penalty(team) for team in TEAMS},
+                               winner=result.winner, victory_points=result.points,
+                               scores=dict(scores)))
+        dealer = dealer.next
+    return tuple(out)
 
 
 def table_info(snap: TableSnapshot) -> TableInfo:

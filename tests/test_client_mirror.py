@@ -17,6 +17,7 @@ from jackal.protocol.messages import (
     DealEnded,
     DealStarted,
     MatchEnded,
+    OpenQuestion,
     Played,
     PlayerGone,
     PlayerJoined,
@@ -120,8 +121,8 @@ def test_view_needs_a_seat_and_a_deal() -> None:
 
 
 def test_the_match_so_far_is_kept_through_a_snapshot_of_the_same_match() -> None:
-    """A reclaim's table_state keeps the deals scored so far (the snapshot does not carry
-    them); another table's starts a new history."""
+    """From a server whose snapshot has no ``history``, a reclaim's table_state keeps the
+    deals scored so far; another table's starts a new history."""
     mirror = TableMirror()
     mirror.apply(_state(None, Seat.S))
     for number, dealer in ((1, Seat.N), (2, Seat.E)):
@@ -130,7 +131,7 @@ def test_the_match_so_far_is_kept_through_a_snapshot_of_the_same_match() -> None
                                winner=Team.NS, points=10, victory_points=10,
                                scores={Team.NS: 10 * number, Team.EW: 0}, breakdown={}))
     deal2 = DealResult(deal=2, dealer=Seat.E, penalty={Team.NS: 10, Team.EW: 20},
-                       winner=Team.NS, points=10, scores={Team.NS: 20, Team.EW: 0})
+                       winner=Team.NS, victory_points=10, scores={Team.NS: 20, Team.EW: 0})
     assert [d.deal for d in mirror.deals] == [1, 2] and mirror.deals[1] == deal2
     mirror.apply(DealEnded(deal=2, hands={}, penalty={Team.NS: 10, Team.EW: 20},
                            winner=Team.NS, points=10, victory_points=10,
@@ -143,3 +144,24 @@ def test_the_match_so_far_is_kept_through_a_snapshot_of_the_same_match() -> None
     other.table = "t2"
     mirror.apply(other)
     assert mirror.deals == []
+
+
+def test_a_snapshot_with_the_match_so_far_is_the_mirrors_match_so_far() -> None:
+    """A restarted client's first table_state: the deals, the last summary, the open
+    questions and the countdown come from it alone."""
+    mirror = TableMirror()
+    history = [DealResult(deal=1, dealer=Seat.W, penalty={Team.NS: 30, Team.EW: 10},
+                          winner=Team.EW, victory_points=20, scores={Team.NS: 0, Team.EW: 20})]
+    ended = DealEnded(deal=1, hands={}, penalty={Team.NS: 30, Team.EW: 10}, winner=Team.EW,
+                      points=20, victory_points=20, scores={Team.NS: 0, Team.EW: 20},
+                      breakdown={})
+    asked = OpenQuestion(question="q4", seat=Seat.S, asker=Seat.E, text="why the 7?")
+    state = _state(None, Seat.S)
+    state.status, state.deal, state.dealer = "between_deals", 1, Seat.W
+    state.history, state.last_deal, state.next_deal_in = history, ended, 12.5
+    state.questions = [asked]
+    mirror.apply(state)
+    assert mirror.deals == history and mirror.last_deal == ended
+    assert mirror.questions == [asked] and mirror.next_deal_in == 12.5
+    mirror.apply(DealStarted(deal=2, dealer=Seat.N, first=Seat.E, hand=[]))
+    assert mirror.last_deal is None and mirror.next_deal_in is None and mirror.deals == history

@@ -12,7 +12,7 @@ from jackal.game.explain import explain_play
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol.messages import Played, ServerMessage, TableState, Turn
 from jackal.server import views
-from jackal.server.table import Table, TableOptions
+from jackal.server.table import DEAL_GRACE_SECONDS, Table, TableOptions
 from test_server_table import FakePeer as Peer
 
 
@@ -52,28 +52,30 @@ def test_a_turn_carries_its_clock_and_time_up_hands_one_card_to_the_substitute()
     table, peers, records = _table(turn_seconds=30.0)
     first = _turn_seat(table)
     turns = [m for m in peers[first].got if isinstance(m, Turn)]
-    assert turns[-1].seconds == 30.0 and table.next_deadline() == 30.0
+    # A deal's first turn has a grace on top, while the new deal reaches the screens.
+    limit = 30.0 + DEAL_GRACE_SECONDS
+    assert turns[-1].seconds == limit and table.next_deadline() == limit
     state = views.table_state(table.snapshot(), first)
-    assert (state.turn_seconds, state.turn_left) == (30.0, 30.0)
+    assert (state.turn_seconds, state.turn_left) == (30.0, limit)
     # Nothing happens before the deadline...
-    _deliver(table.tick(29.0))
+    _deliver(table.tick(limit - 1))
     assert table.bot_turn() is None
     # ...and at it, the substitute must play this one card for the seat.
-    _deliver(table.tick(30.0))
+    _deliver(table.tick(limit))
     assert table.bot_turn() is first
     view = table.bot_view(first)
-    _deliver(table.bot_play(first, min(view.hand), 31.0))
+    _deliver(table.bot_play(first, min(view.hand), limit + 1))
     played = [m for m in peers[first.partner].got if isinstance(m, Played)][-1]
     assert (played.seat, played.by) == (first, "clock")
     assert records[-1].by == "clock"
     # The seat is still the player's; the next seat has a fresh clock of its own.
     slot = table.seats[first]
     assert slot.kind == "human" and not slot.takeover and slot.peer is peers[first]
-    assert table.bot_turn() is None and table.next_deadline() == 61.0
+    assert table.bot_turn() is None and table.next_deadline() == limit + 31
     # A play in time stops the clock and is the player's own.
-    _play_lowest(table, peers, 40.0)
+    _play_lowest(table, peers, limit + 10)
     assert records[-1].by == "player"
-    assert table.next_deadline() == 70.0
+    assert table.next_deadline() == limit + 40
 
 
 def test_no_clock_unless_the_table_has_one() -> None:

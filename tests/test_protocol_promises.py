@@ -164,7 +164,8 @@ async def test_leave_mid_match_is_player_left_then_bot_takeover() -> None:
 def test_only_durations_may_have_a_fraction() -> None:
     says("Numbers are integers (JSON numbers without a fraction or exponent), except the "
          "durations in seconds, which may have a fraction: `retry_after` of an `error`, "
-         "`seconds` of `player_gone` and of `turn`, `deadline` of `your_turn`, and the "
+         "`seconds` of `player_gone`, of `turn` and of `clock`, `deadline` of `your_turn`, "
+         "`next_deal_in` of `deal_ended` and `table_state`, and the "
          "clock's `turn_seconds` (also in `create_table`) and `turn_left`")
     # The published schema (cards are text there), client and server messages alike.
     components = json_schema()["$defs"]
@@ -185,7 +186,8 @@ def test_only_durations_may_have_a_fraction() -> None:
                 walk(item, name)
 
     walk(components, "")
-    assert floats == {"retry_after", "seconds", "deadline", "turn_seconds", "turn_left"}
+    assert floats == {"retry_after", "seconds", "deadline", "turn_seconds", "turn_left",
+                      "next_deal_in"}
 
 
 def test_protocol_help_names_every_field_of_every_message() -> None:

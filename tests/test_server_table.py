@@ -34,9 +34,20 @@ class FakePeer:
         return f"<{self.name}>"
 
 
+def _without_countdowns(state: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot without the seconds that count down: a refused request may tell the
+    table what time it is, and time passing is not a change."""
+    state.pop("next_deal_in", None)
+    state.pop("turn_left", None)
+    if isinstance(state.get("last_deal"), dict):
+        state["last_deal"].pop("next_deal_in", None)
+    return state
+
+
 def _snapshot(table: Table) -> list[Any]:
     snap = table.snapshot()
-    shots = [json.loads(encode(views.table_state(snap, seat))) for seat in (*SEATS, None)]
+    shots: list[Any] = [_without_countdowns(json.loads(encode(views.table_state(snap, seat))))
+             for seat in (*SEATS, None)]
     shots.append(sorted(table.questions))
     shots.append([(s.kind, s.name, s.token_hash, s.ready, s.held_until, s.takeover,
                    s.peer) for s in table.seats.values()])

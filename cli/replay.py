@@ -28,6 +28,7 @@ from ..server.record_events import (
     MatchEnd,
     MatchStart,
     RecordError,
+    RematchEvent,
     Restored,
     ResultEvent,
     SeatEvent,
@@ -95,6 +96,8 @@ def _step_lines(step: Step) -> list[str]:
             lines += _scored(step.deal, step.result, number, state)
         case MatchEnd(winner=winner, scores=scores):
             lines += ["", f"Match over: {winner} wins, NS {scores[Team.NS]} EW {scores[Team.EW]}"]
+        case RematchEvent():
+            lines += ["", f"Rematch: match {state.rematches + 1} at this table, same seats"]
         case Restored(table=table):
             renamed = f" as table {table}" if table is not None else ""
             lines.append(f"  (the server restarted here and restored the match{renamed})")

@@ -41,6 +41,9 @@ HELP_ENTRIES: tuple[HelpEntry, ...] = (
               '{"type":"leave"}'),
     HelpEntry("ready", "say you are ready; play starts when every human seat is ready",
               '{"type":"ready"}'),
+    HelpEntry("rematch", "after match_ended: play again at this table with the same seats "
+                         "(starts when every human seat asks)",
+              '{"type":"rematch"}'),
     HelpEntry("play", "play a card from your hand when it is your turn",
               '{"type":"play","card":"7H"}'),
     HelpEntry("conventions", "declare your partnership's card: a built-in name or a whole "

@@ -28,7 +28,8 @@ PROTOCOL_VERSION = 1
 #: The optional features this server has, announced in ``welcome.features`` (see
 #: docs/PROTOCOL.md, "Versions and features"): each names an addition to protocol 1.
 FEATURES = ("your_turn", "sync", "seat_kinds", "question_text", "table_first",
-            "victory_points", "hints", "private_tables", "chat", "pause", "snapshot")
+            "victory_points", "hints", "private_tables", "chat", "pause", "snapshot",
+            "rematch")
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
@@ -150,6 +151,11 @@ class Ready(_Client, tag="ready"):
     """Client, seated: ready to start; the match starts when every human seat is ready."""
 
 
+class Rematch(_Client, tag="rematch"):
+    """Client, seated, after ``match_ended``: play again at this table with the same seats;
+    a new match starts there when every human seat has asked (answered with ``ok``)."""
+
+
 class Play(_Client, tag="play"):
     """Client, on its turn: plays a card; answered with ``played`` (also sent to everyone)."""
 
@@ -214,7 +220,7 @@ class Resume(_Client, tag="resume"):
 ClientMessage = (
     Hello | Help | Ping | Pong | ListTables | CreateTable | Join | Spectate | AddBot | Leave
     | Ready | Play | Conventions | Explain | Ask | AnswerQuestion | Sync | Hint | Chat | Pause
-    | Resume
+    | Resume | Rematch
 )
 
 
@@ -546,6 +552,17 @@ class PlayerReady(_Server, tag="player_ready"):
     seat: Seat
 
 
+class RematchWanted(_Server, tag="rematch_wanted"):
+    """A seat asked to play again at this table (``rematch``)."""
+
+    seat: Seat
+
+
+class RematchStarted(_Server, tag="rematch_started"):
+    """Every human seat asked: a new match starts at this table with the same seats (its
+    scores are 0; ``deal_started`` of its deal 1 follows)."""
+
+
 class PlayerGone(_Server, tag="player_gone"):
     """A seated player's connection dropped; the seat is held for ``seconds``."""
 
@@ -665,5 +682,5 @@ ServerMessage = (
     | Joined | TableState | DealStarted | Turn | Played | DealEnded | MatchEnded | PlayerJoined
     | PlayerLeft | PlayerReady | PlayerGone | PlayerBack | BotTakeover | ConventionsChanged
     | Explanation | Question | QuestionAsked | AnswerMessage | ServerShutdown | YourTurn | HintReply
-    | HintTaken | ChatMessage | PauseState | Clock
+    | HintTaken | ChatMessage | PauseState | Clock | RematchWanted | RematchStarted
 )

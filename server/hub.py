@@ -95,6 +95,7 @@ from ..protocol.messages import (
     Play,
     Pong,
     Ready,
+    Rematch,
     Resume,
     ServerPong,
     Spectate,
@@ -350,6 +351,9 @@ class Hub:
             case Ready():
                 table, _seat = self.lobby.seated(session)
                 self.send(table.ready(session, msg.id, now), table)
+            case Rematch():
+                table, _seat = self.lobby.seated(session)
+                self.send(table.rematch(session, msg.id, now), table)
             case Conventions():
                 table, _seat = self.lobby.seated(session)
                 self.send(table.set_conventions(session, msg.card, msg.id), table)
@@ -641,11 +645,16 @@ class Hub:
         """
         table.unseated_deal_limit = self.config.max_unseated_deals
         try:
-            abandoned = await self._play(table)
-            if abandoned is None:
+            while True:
+                abandoned = await self._play(table)
+                if abandoned is not None:
+                    break
                 log.info("table %s: match over, %s wins", table.id, table.match.winner)
                 await self._linger(table)
-            else:
+                if table.status == "over":
+                    break
+                log.info("table %s: rematch", table.id)  # its players play again
+            if abandoned is not None:
                 log.info("table %s: %s, removed", table.id, abandoned)
                 self._record_closed(table, abandoned)
                 why = _CLOSED_BECAUSE.get(abandoned)
@@ -739,8 +748,10 @@ class Hub:
 
     async def _linger(self, table: Table) -> None:
         """Keep a finished table listed while anyone is still at it, or while a player
-        who was away at the end may still reclaim the seat to see it (a held seat)."""
-        while table.audience() or table.next_deadline() is not None:
+        who was away at the end may still reclaim the seat to see it (a held seat); until
+        a rematch starts a new match there."""
+        while table.status == "over" and (table.audience()
+                                          or table.next_deadline() is not None):
             wake = self._new_wake(table)
             deadline = table.next_deadline()
             with trio.move_on_at(deadline if deadline is not None else math.inf):

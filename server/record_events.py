@@ -11,7 +11,9 @@ Unknown fields are refused: a line this code did not write is not trusted.
 Events, in order of appearance: ``table`` (the options), ``conventions`` (at creation
 and on every change), ``seat`` (whenever a seat changes hands), ``match_start``,
 then per deal ``deal``, 32 ``play`` (each perhaps after a ``hint``: the seat on turn
-took a hint, at a table that allows them) and ``result``; finally ``match_end``.
+took a hint, at a table that allows them) and ``result``; finally ``match_end``. A
+``rematch`` after ``match_end`` starts a new match at the same table with the same seats:
+its ``match_start``, deals and ``match_end`` follow, and a restart restores that match.
 ``chat`` lines come whenever they were said (never from a seat during a deal).
 ``restored`` marks a server restart that took the match up again, ``closed`` a table
 removed without finishing (``idle``, ``failed``).
@@ -48,6 +50,7 @@ __all__ = [
     "RecordError",
     "RecordEvent",
     "RecordRead",
+    "RematchEvent",
     "Restored",
     "ResultEvent",
     "SeatEvent",
@@ -200,6 +203,13 @@ class MatchEnd(_Event, tag="match_end"):
     scores: dict[Team, Points]
 
 
+class RematchEvent(_Event, tag="rematch"):
+    """Every human seat asked to play again: a new match at this table, same seats, dealt
+    from ``seed`` (derived from the last match's, so as secret as it was)."""
+
+    seed: MatchSeed
+
+
 class Restored(_Event, tag="restored"):
     """The server restarted and took the match up again.
 
@@ -217,7 +227,7 @@ class Closed(_Event, tag="closed"):
 
 
 RecordEvent = (TableEvent | ConventionsEvent | SeatEvent | MatchStart | DealEvent | PlayEvent
-               | HintEvent | ResultEvent | MatchEnd | Restored | Closed | ChatEvent)
+               | HintEvent | ResultEvent | MatchEnd | RematchEvent | Restored | Closed | ChatEvent)
 
 _decoder = msgspec.json.Decoder(RecordEvent)
 _encoder = msgspec.json.Encoder()

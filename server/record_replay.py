@@ -41,6 +41,7 @@ from .record_events import (
     PlayEvent,
     RecordError,
     RecordEvent,
+    RematchEvent,
     Restored,
     ResultEvent,
     SeatEvent,
@@ -78,6 +79,8 @@ class MatchReplay:
     ended: MatchEnd | None = None
     closed: Closed | None = None
     restarts: int = 0
+    #: Matches played at this table before the current one (one per ``rematch`` line).
+    rematches: int = 0
     implied: list[RecordEvent] = field(default_factory=list)
     #: The seat and turn (deal number, plays made) of the last ``hint`` line.
     hint_told: tuple[Seat, tuple[int, int]] | None = None
@@ -135,6 +138,8 @@ class MatchReplay:
                 step.deal, step.result = self._result(event)
             case MatchEnd():
                 self._end(event)
+            case RematchEvent(seed=seed):
+                self._rematch(seed)
             case Restored(table=table):
                 self.restarts += 1
                 if table is not None:
@@ -198,6 +203,14 @@ class MatchReplay:
                 event.scores != self.match.scores):
             raise RecordError("'match_end' does not agree with the scores")
         self.ended = event
+
+    def _rematch(self, seed: int) -> None:
+        """A new match at the same table: what follows is that match's."""
+        if self.ended is None or self.closed is not None:
+            raise RecordError("a 'rematch' before the match ended")
+        self.match = Match(seed, self.header.target)
+        self.started, self.last_deal, self.ended, self.hint_told = False, None, None, None
+        self.rematches += 1
 
     def complete(self) -> Iterator[Step]:
         """The steps the lines imply but lack (torn final writes), applied as well."""

@@ -41,6 +41,13 @@ Behaviour decisions (for docs/PROTOCOL.md):
   a seat of the other partnership during this match (``opponent_address``: the
   server keeps each side's addresses until the match ends). The leaver's token stops
   working either way.
+- ``rematch`` (seated, once the match is over): the seat asks to play again here;
+  everyone at the table gets ``rematch_wanted``, and between the end and a rematch a
+  human seat's ``ready`` flag says it asked. When every human seat is connected and has
+  asked, ``rematch_started`` goes out and a new match starts at once with the same seats
+  (bots stay), dealt from a seed derived from the last match's; the record gets a
+  ``rematch`` line and the new match's lines after it. A seat left empty after the end
+  (its player sent ``leave``) means no rematch at this table.
 - ``add_bot`` needs a connection seated at the table or the one that created it
   (``not_at_table``; at a private table also a holder of the seat's code), an empty
   seat and a strategy name from ``jackal.bots.STRATEGIES`` (``unknown_strategy``);
@@ -91,6 +98,7 @@ from ..game.conventions import ConventionCard, builtin_card
 from ..game.deal import Deal
 from ..game.errors import IllegalAction
 from ..game.match import Match, first_dealer
+from ..game.rng import derive_seed
 from ..game.seats import SEATS, TEAMS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
@@ -108,6 +116,8 @@ from ..protocol.messages import (
     PlayerJoined,
     PlayerLeft,
     PlayerReady,
+    RematchStarted,
+    RematchWanted,
     SeatInfo,
     ServerMessage,
     Turn,
@@ -124,6 +134,7 @@ from .record_events import (
     MatchStart,
     PlayEvent,
     RecordEvent,
+    RematchEvent,
     SeatEvent,
     TableEvent,
     result_event,
@@ -584,6 +595,40 @@ class Table:
             out += self._maybe_next_deal_now()
         return out
 
+    def rematch(self, peer: Peer, req_id: MessageId | None = None,
+                now: float | None = None) -> Outbox:
+        """After the end: the sender's seat asks to play again at this table; the new
+        match starts when every human seat is connected and has asked."""
+        self._tick_clock(now)
+        slot = self.require_seat(peer)
+        if self.status != "over":
+            raise ProtocolError(ErrorCode.NOT_ALLOWED,
+                                "a rematch can be asked for once the match is over")
+        out: Outbox = [(peer, Ok(id=req_id, request="rematch"))]
+        if not slot.ready:
+            slot.ready = True
+            out += self.broadcast(RematchWanted(seat=slot.seat))
+        return out + self._maybe_rematch()
+
+    def _maybe_rematch(self) -> Outbox:
+        if self.status != "over" or any(
+                slot.kind == "empty" or (slot.kind == "human" and not (
+                    slot.peer is not None and slot.ready)) for slot in self.seats.values()):
+            return []
+        # Derived from the last match's seed: as secret as it was, and a seeded table's
+        # rematches are as reproducible as its first match.
+        seed = derive_seed(self.match.seed, 2) & (2**63 - 1)
+        self.record(RematchEvent(seed=seed))
+        self.match = Match(seed, self.options.target)
+        self.last_deal, self.hint_told = None, None
+        self.disclosure.expire_questions()
+        self._match_hosts = {team: set() for team in TEAMS}
+        for slot in self.seats.values():
+            slot.held_until, slot.takeover = None, False
+        self.status = "waiting"
+        self.version += 1
+        return self.broadcast(RematchStarted()) + self._maybe_start()
+
     # ------------------------------------------------------------------ connections
 
     def disconnect(self, peer: Peer, now: float) -> Outbox:
@@ -652,7 +697,7 @@ class Table:
             # Back to see the end (after a drop, or a restart that finished the match).
             out.append((peer, MatchEnded(winner=winner, scores=dict(self.match.scores))))
         out += self.broadcast(PlayerBack(seat=seat), skip=peer)
-        return out
+        return out + self._maybe_rematch()  # the last who asked for one may be back
 
     # ------------------------------------------------------------------ timers
 
@@ -1009,6 +1054,8 @@ class Table:
                 away = slot.kind == "human" and slot.peer is None
                 slot.held_until = now + self.options.hold_seconds if away else None
                 slot.takeover = False
+                # From here a human's ready flag says it asked for a rematch.
+                slot.ready = slot.kind == "bot"
             return out + self.broadcast(MatchEnded(winner=winner,
                                                     scores=ended.scores))
         self.status = "between_deals"

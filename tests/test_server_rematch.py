@@ -1,0 +1,114 @@
+"""A rematch at the same table: every human seat asks, a new match starts there with the
+same seats (bots stay), the record starts a new match, and a restart restores that new
+match, not the finished one. A real server on port 0, real sockets, real record files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import trio
+from jackal.server.config import ServerConfig
+from test_server_support import (
+    RawClient,
+    open_table,
+    play_out,
+    running_server,
+    sit,
+    start_deal,
+)
+
+FAST: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0,
+                            hello_timeout=10_000.0)
+
+
+def record_kinds(directory: Path) -> list[str]:
+    (path,) = directory.glob("*.jsonl")
+    return [json.loads(line)["event"] for line in path.read_text().splitlines()]
+
+
+async def both(north: RawClient, south: RawClient, until: str, seat_played: bool) -> None:
+    """Play N and S at once until each has seen ``until`` (``played`` by itself when
+    ``seat_played``)."""
+    def done(client: RawClient) -> Any:
+        return lambda m: m["type"] == until and (not seat_played or m["seat"] == client.seat)
+
+    async with trio.open_nursery() as nursery:
+        for client in (north, south):
+            nursery.start_soon(play_out, client, done(client))
+
+
+async def test_every_human_asks_then_a_new_match_starts_and_survives_a_restart(
+        tmp_path: Path) -> None:
+    config = ServerConfig(records_dir=tmp_path, **FAST)
+    async with running_server(config) as port:
+        lobby, table = await open_table(port, target=1, seed=3)
+        north, south = await sit(port, table, "N"), await sit(port, table, "S")
+        for seat in ("E", "W"):
+            await lobby.request(type="add_bot", table=table, seat=seat, strategy="random")
+        await start_deal([north, south])
+        early = await north.request(type="rematch")  # not before the end
+        assert (early["type"], early["code"]) == ("error", "not_allowed")
+        await both(north, south, "match_ended", seat_played=False)
+
+        # N asks: everyone hears, nothing starts while S has not asked.
+        assert (await north.request(type="rematch"))["type"] == "ok"
+        assert (await south.wait_type("rematch_wanted"))["seat"] == "N"
+        state = await south.request(type="sync")
+        assert state["status"] == "over"
+        assert {s["seat"]: s["ready"] for s in state["seats"]} == {
+            "N": True, "E": True, "S": False, "W": True}
+        # S asks too: the new match starts at once, same seats, scores back to 0.
+        assert (await south.request(type="rematch"))["type"] == "ok"
+        for client in (north, south):
+            await client.wait_type("rematch_started")
+            started = await client.wait_type("deal_started")
+            assert started["deal"] == 1 and len(started["hand"]) == 13
+            client.hand = started["hand"]
+        state = await north.request(type="sync")
+        assert state["status"] == "playing" and state["deal"] == 1
+        assert set(state["scores"].values()) == {0}
+        assert [(s["name"], s["kind"]) for s in state["seats"]] == [
+            ("pN", "human"), ("random bot", "bot"), ("pS", "human"), ("random bot", "bot")]
+        await both(north, south, "played", seat_played=True)
+        north_row = [m["card"] for m in north.log if m["type"] == "played"
+                     and m["seat"] == "N"][-1:]
+        token = north.token
+    kinds = record_kinds(tmp_path)
+    assert kinds.count("match_start") == 2 and kinds.count("match_end") == 1
+    assert kinds.index("match_end") < kinds.index("rematch") < len(kinds) - 1 - kinds[
+        ::-1].index("match_start")
+
+    # A restart (the first server is gone without a goodbye) restores the new match.
+    async with running_server(ServerConfig(records_dir=tmp_path, **FAST)) as port:
+        back = await RawClient.connect(port, "pN")
+        ok = await back.hello(token=token)
+        assert (ok["table"], ok["seat"]) == (table, "N")
+        state = await back.wait_type("table_state")
+        assert state["status"] == "playing" and state["deal"] == 1
+        assert set(state["scores"].values()) == {0}
+        assert state["rows"]["N"] == north_row
+
+
+async def test_a_rematch_is_for_seated_players_and_waits_for_every_human() -> None:
+    async with running_server(ServerConfig(**FAST)) as port:
+        lobby, table = await open_table(port, target=1, seed=4)
+        north, south = await sit(port, table, "N"), await sit(port, table, "S")
+        for seat in ("E", "W"):
+            await lobby.request(type="add_bot", table=table, seat=seat, strategy="random")
+        watcher = await RawClient.connect(port, "watcher")
+        await watcher.hello()
+        await watcher.request(type="spectate", table=table)
+        await start_deal([north, south])
+        await both(north, south, "match_ended", seat_played=False)
+        refused = await watcher.request(type="rematch")
+        assert (refused["type"], refused["code"]) == ("error", "not_seated")
+        assert (await north.request(type="rematch"))["type"] == "ok"
+        # S leaves: its seat is empty, so no rematch here; N is told who left.
+        assert (await south.request(type="leave"))["type"] == "ok"
+        assert (await north.wait_type("player_left"))["seat"] == "S"
+        assert (await north.request(type="rematch"))["type"] == "ok"  # asking twice: no-op
+        state = await north.request(type="sync")
+        assert state["status"] == "over"
+        assert not any(m["type"] == "rematch_started" for m in north.log + watcher.log)

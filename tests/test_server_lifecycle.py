@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import socket as stdsocket
 from pathlib import Path
@@ -229,8 +230,11 @@ async def test_cancelling_serve_says_server_shutdown_after_what_was_queued() -> 
         busy = RawClient(trio.SocketStream(sock), "busy")
         assert (await busy.recv())["type"] == "welcome"
         await busy.hello()
-        # More than the kernel buffers take, less than the server's send buffer holds.
-        count = 80
+        # More than the kernel buffers take, less than the server's send buffer holds:
+        # counted from the size of one help reply, which grows with the protocol.
+        help_bytes = len(json.dumps(await idle.request(type="help")))
+        count = config.send_buffer // (2 * help_bytes)
+        assert count * help_bytes > 64 * 1024, "too few replies to fill the kernel buffers"
         await busy.send_raw(b"".join(b'{"type":"help","id":%d}\n' % i for i in range(count)))
         await trio.sleep(0.3)
         server.cancel()

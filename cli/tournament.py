@@ -115,7 +115,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bot-floor", type=float, default=BOT_FLOOR_SECONDS,
                         metavar="SECONDS",
                         help="the embedded server's floor for a bot's move (jackal serve "
-                             f"--bot-floor; default {BOT_FLOOR_SECONDS:g})")
+                             f"--bot-floor; default {BOT_FLOOR_SECONDS:g}; none when every "
+                             "entry is a built-in strategy)")
     parser.add_argument("--json", action="store_true",
                         help="print the results JSON instead of the table")
     parser.add_argument("--program-output", action="store_true",
@@ -239,6 +240,15 @@ def _sandbox(args: argparse.Namespace, entries: list[Entry]) -> SandboxPlan | No
     return SandboxPlan(bwrap, tuple(hidden))
 
 
+def _floor(args: argparse.Namespace, entries: list[Entry]) -> float:
+    """The embedded server's bot floor: none when only built-in strategies play, since
+    then no program sits at any table to time the bots (and nobody else may watch)."""
+    if all(entry.kind == "builtin" for entry in entries):
+        return 0.0
+    floor: float = args.bot_floor
+    return max(0.0, floor)
+
+
 def _units(jobs: list[TableJob]) -> list[list[TableJob]]:
     """The tables grouped by board and pair (both ways round), in schedule order: a unit's
     tables are played one after the other, so nobody plays a board from one side while it
@@ -271,7 +281,7 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
                 config = ServerConfig(host="127.0.0.1", port=0, records_dir=args.records,
                                       hold_seconds=1.0, between_deals_seconds=1.0,
                                       takeover_strategy=args.substitute,
-                                      bot_floor_seconds=max(0.0, args.bot_floor))
+                                      bot_floor_seconds=_floor(args, entries))
                 port: int = await server.start(serve, config)
                 options = TableOptions("127.0.0.1", port, move_seconds=args.move_seconds,
                                        start_seconds=args.start_seconds,
@@ -354,7 +364,7 @@ def results_json(args: argparse.Namespace, entries: list[Entry], ranked: list[St
             "move_seconds": args.move_seconds,
             "substitute": args.substitute,
             "sandbox": args.sandbox,
-            "bot_floor_seconds": args.bot_floor if args.server is None else None,
+            "bot_floor_seconds": _floor(args, entries) if args.server is None else None,
             "server": args.server,
             "records": None if args.records is None else str(args.records),
             "elapsed_s": round(elapsed, 3),

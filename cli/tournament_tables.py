@@ -2,7 +2,8 @@
 
 Each table is run by a *director*: one client connection that creates the table (target
 1, the board's seed, both entries' convention cards, private: one invitation code per
-seat, so only the seats' own programs can sit there), watches it as a spectator through a
+seat, so only the seats' own programs can sit there, and no spectators but the director,
+since another pair plays the same board at the same time), watches it through a
 :class:`~jackal.client.mirror.TableMirror` and seats the two entries:
 
 - a built-in strategy as two server-side bots (``add_bot``);
@@ -162,7 +163,7 @@ async def _direct(conn: Connection, options: TableOptions, job: TableJob,
     created = await conn.request(CreateTable(
         name=f"board {job.board} table {job.number}"[:32], target=1, seed=job.seed,
         conventions_ns=card_spec(ns), conventions_ew=card_spec(ew), private=True,
-        allow_spectators=True))
+        allow_spectators=False))
     assert isinstance(created, TableCreated)
     table = safe_server_value("table id", created.table)
     invitations = created.invitations or {}

@@ -475,7 +475,8 @@ class Table:
         """Watch the table: the public view only."""
         if self.seat_of(peer) is not None:
             raise ProtocolError(ErrorCode.ALREADY_SEATED, "you sit at this table already")
-        if not self.options.allow_spectators:
+        # Its creator's connection may always watch (a tournament director does).
+        if not self.options.allow_spectators and peer is not self.creator_peer:
             raise ProtocolError(ErrorCode.NO_SPECTATORS,
                                 f"table {self.id} allows no spectators")
         self.spectators[peer] = None

@@ -68,7 +68,8 @@ for line in sys.stdin:
 """
 
 #: A cmd: entry that plays its own seat (the level 4 example) while four more
-#: connections keep trying to sit at every other table's seats, which they then hold.
+#: connections keep trying to sit at every other table's seats, which they then hold,
+#: and one more keeps trying to watch every other table.
 THIEF = """\
 import json, runpy, socket, sys, threading, time
 own = sys.argv[sys.argv.index("--table") + 1]
@@ -98,8 +99,28 @@ def steal(n):
                     return
                 link.close()
         time.sleep(0.05)
+def watch():
+    for _ in range(300):
+        for number in range(1, 13):
+            table = f"t{number}"
+            if table == own:
+                continue
+            link = socket.create_connection((host, port))
+            reader = link.makefile("rb")
+            link.sendall((json.dumps({"type": "hello", "name": f"peek{own}", "id": 1}) + "\\n"
+                          + json.dumps({"type": "spectate", "table": table, "id": 2}) + "\\n"
+                          ).encode())
+            for raw in reader:
+                reply = json.loads(raw)
+                if reply.get("id") == 2:
+                    break
+            if reply["type"] == "table_state":
+                print(f"THIEF watched {table}", file=sys.stderr, flush=True)
+            link.close()
+        time.sleep(0.05)
 for n in range(4):
     threading.Thread(target=steal, args=(n,), daemon=True).start()
+threading.Thread(target=watch, daemon=True).start()
 sys.argv = [sys.argv[0], *sys.argv[1:]]
 runpy.run_path(MINIMAL, run_name="__main__")
 """
@@ -164,6 +185,9 @@ def test_a_cmd_entry_cannot_take_other_tables_seats(
     report = json.loads(results.read_text())
     stolen = re.findall(r"THIEF took (t\d+ [NESW])", done.stderr)
     assert not stolen, f"the thief sat at {stolen}"
+    # Other pairs play the same board meanwhile: watching them would show its cards.
+    watched = sorted(set(re.findall(r"THIEF watched (t\d+)", done.stderr)))
+    assert not watched, f"the thief watched {watched}"
     assert report["failures"] == [], report["failures"]
     assert len(report["tables"]) == 6
     assert done.returncode == 0, done.stderr

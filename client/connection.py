@@ -217,7 +217,8 @@ class Connection:
             with trio.fail_after(connect_timeout):
                 stream = await trio.open_tcp_stream(host, port)
         except (OSError, trio.TooSlowError) as exc:
-            raise ConnectionLost(f"cannot connect to {host}:{port}: {_describe(exc)}") from None
+            # Never connected: nothing was lost, the server is not there (yet).
+            raise ConnectionLost(f"cannot reach {host}:{port} ({_describe(exc)})") from None
         conn = cls(stream, **options)
         if nursery is None:
             trio.lowlevel.spawn_system_task(conn._run)

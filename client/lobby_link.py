@@ -11,9 +11,11 @@ never gives up on its own: a player who sees RECONNECTING for too long quits wit
 What the owner sees:
 
 - ``on_status(status, detail, retry_in)``: ``"connecting"``, ``"connected"``,
-  ``"reconnecting"`` (with ``retry_in``: seconds until the next attempt, so a countdown
-  can be drawn) or ``"lost"`` (the server refused the hello, e.g. a wrong password:
-  trying again cannot help, and :meth:`LobbyLink.run` raises the ``ServerError``);
+  ``"unreachable"`` (no connection was ever made: the server is not there, or not yet),
+  ``"reconnecting"`` (a connection was lost; both with ``retry_in``: seconds until the
+  next attempt, so a countdown can be drawn) or ``"lost"`` (the server refused the
+  hello, e.g. a wrong password: trying again cannot help, and :meth:`LobbyLink.run`
+  raises the ``ServerError``);
 - :meth:`LobbyLink.events`: pushed events of every connection in turn, in order; an
   owner that leaves more than ``MAX_EVENT_BYTES`` of them unread (a server flooding) gets
   the connection dropped and a new one, which lists and watches again from snapshots;
@@ -97,7 +99,7 @@ class LobbyLink:
                     with trio.CancelScope(shield=True):
                         await conn.aclose()
             delay = next(delays)
-            self._set("reconnecting", reason, delay)
+            self._set("reconnecting" if self.connections else "unreachable", reason, delay)
             await trio.sleep(delay)
 
     async def _open(self) -> Connection:

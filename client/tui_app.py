@@ -107,6 +107,8 @@ class TuiApp:
         self.link: LobbyLink | None = None
         #: The table we watch as a spectator (watched again after a reconnect).
         self._watching: str | None = None
+        #: A seat session is taking its seat (not yet seated).
+        self._taking_seat = False
 
     # ------------------------------------------------------------------ the two loops
 
@@ -189,6 +191,10 @@ class TuiApp:
         self.app.invalidate()
 
     def _on_status(self, status: Status, detail: str) -> None:
+        if self._taking_seat and status in (Status.LOST, Status.CLOSED):
+            # Refused before it was seated: the lobby link is still up, and the lobby
+            # says why the seat was refused.
+            return
         self.state.set_status(status.value, detail)
         self._redraw()
 
@@ -256,6 +262,7 @@ class TuiApp:
         state.mirror = session.mirror
         state.questions_to_me.clear()
         result: list[Outgoing | None] = [None]
+        self._taking_seat = True
         try:
             async with trio.open_nursery() as nursery:
                 try:
@@ -268,6 +275,7 @@ class TuiApp:
                                     f"Could not take the seat: {_describe(exc)}")
                     nursery.cancel_scope.cancel()
                     return None
+                self._taking_seat = False
                 self._save_seat(session)
                 state.mode = Mode.TABLE
                 self._redraw()
@@ -299,8 +307,16 @@ class TuiApp:
 
                 nursery.start_soon(pump)
                 nursery.start_soon(send)
+        except BaseExceptionGroup as group:
+            # The refusal left the nursery wrapped in a group: the caller wants it bare
+            # (it goes back to the lobby and says why; a group would end the client).
+            refusal = _unwrapped(group)
+            if raise_refusal and isinstance(refusal, ServerError):
+                raise refusal from None
+            raise
         finally:
             self.session = None
+            self._taking_seat = False
         await session.aclose()
         return result[0]
 
@@ -520,10 +536,16 @@ class TuiApp:
             await self._request(link.request, m.ListTables())
 
 
-def _describe(exc: BaseException) -> str:
-    """A one-line reason for the screen, looking inside task-group wrappers."""
+def _unwrapped(exc: BaseException) -> BaseException:
+    """``exc`` without the task-group wrappers of a single exception."""
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
+    return exc
+
+
+def _describe(exc: BaseException) -> str:
+    """A one-line reason for the screen, looking inside task-group wrappers."""
+    exc = _unwrapped(exc)
     if isinstance(exc, ConnectionLost):
         return exc.reason
     if isinstance(exc, ServerError):

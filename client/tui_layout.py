@@ -162,7 +162,8 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     elif server:
         left += f"  {server}"
     status = {"connected": "connected", "connecting": "connecting...",
-              "reconnecting": f"RECONNECTING ({state.retry_text()})", "lost": "DISCONNECTED",
+              "reconnecting": f"RECONNECTING ({state.retry_text()})",
+              "unreachable": f"UNREACHABLE ({state.retry_text()})", "lost": "DISCONNECTED",
               "closed": "closed"}.get(state.status, state.status)
     status_style = "class:header.status.ok" if state.status in ("connected", "connecting") \
         else "class:header.status.bad"
@@ -172,6 +173,9 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     if state.mode is Mode.LOBBY:
         shown = len(state.lobby.tables)
         total = state.lobby.tables_total
+        if state.status != "connected" and not shown:
+            out.append(("", "\n"))  # no list came: no count to give
+            return out
         more = f" (the first {shown} shown)" if total > shown else ""
         out.append(("", f" {max(total, shown)} table(s) on the server{more}\n"))
         return out
@@ -500,6 +504,10 @@ def _table_keys(state: TuiState) -> list[str]:
 def render_lobby(state: TuiState) -> StyleAndTextTuples:
     """The list of tables with their seats; the selected one in reverse video."""
     if not state.lobby.tables:
+        if state.status != "connected":  # no list came: say why, not that it is empty
+            why = {"lost": "Not connected", "unreachable": "The server cannot be reached",
+                   "reconnecting": "Connection lost"}.get(state.status, "Connecting")
+            return [("", f"\n {why}: no list of tables yet.\n")]
         return [("", "\n No tables yet: press c to create one, g to refresh.\n")]
     out: StyleAndTextTuples = [("class:title", f" {'table':<10} {'name':<20} {'target':>6}  "
                                                f"{'status':<13} seats N / E / S / W\n")]

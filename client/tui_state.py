@@ -562,6 +562,7 @@ class TuiState:
             self.taking_back = True  # the reclaim's snapshot then says where we stand
         if status != self.status:
             text = {"connected": "Connected.", "reconnecting": "Connection lost: reconnecting...",
+                    "unreachable": "Not connected, trying again:",
                     "lost": "Disconnected.", "closed": "Closed."}.get(status, status)
             self.add_log(text + (f" {detail}" if detail else ""),
                          "good" if status == "connected" else "warn")

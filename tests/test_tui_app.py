@@ -525,8 +525,10 @@ def test_an_unreachable_server_is_a_message_not_a_traceback() -> None:
 
     async def scenario(app: TuiApp, pipe: PipeInput) -> None:
         # It keeps trying (a LAN server may still be starting) and says why and when.
-        text = await drawn(app, f"cannot connect to 127.0.0.1:{port}")
-        assert "RECONNECTING (" in text.splitlines()[0]
+        text = await drawn(app, f"cannot reach 127.0.0.1:{port}")
+        # It never connected: nothing was lost, and the lobby is not empty, just unknown.
+        assert "UNREACHABLE (" in text.splitlines()[0]
+        assert "Connection lost" not in text and "No tables yet" not in text
         assert "Traceback" not in text
         pipe.send_text("\x11")  # nothing to lose: quits at once
 

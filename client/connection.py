@@ -30,11 +30,11 @@ Decisions worth knowing:
   assigns one, waits for the direct reply carrying it and returns it, or raises
   :class:`ServerError` (``code``, ``message``) when that reply is an ``error``.
 - A reply that changes table state (``played``, ``table_state``, ``explanation``,
-  ``question``, ``answer``) is *also* put on the event queue, so a state mirror fed only
-  from :meth:`Connection.events` never misses the player's own play (the server sends the
-  player's copy of ``played`` once, with the id). Pure answers (``ok``, ``hello_ok``,
-  ``joined``, ``tables``, ``table_created``, ``help``, ``pong``, ``error`` with an id) only
-  go to their request.
+  ``question``, ``answer``, ``chat``, ``pause_state``) is *also* put on the event
+  queue, so a state mirror fed only from :meth:`Connection.events` never misses the
+  player's own play (the server sends the player's copy of ``played`` once, with the
+  id). Pure answers (``ok``, ``hello_ok``, ``joined``, ``tables``, ``table_created``,
+  ``help``, ``pong``, ``error`` with an id) only go to their request.
 - The event queue is bounded, in events (``max_events``) and in the bytes the unread
   events took on the wire (``max_event_bytes``, 4 MiB: a hostile server's 1 MB events
   cannot pile up). A consumer that falls that far behind gets the connection closed with
@@ -67,9 +67,11 @@ from ..protocol.connection import CLIENT_MAX_LINE, ClientConnection
 from ..protocol.errors import RemoteProtocolError
 from ..protocol.messages import (
     AnswerMessage,
+    ChatMessage,
     ClientMessage,
     Error,
     Explanation,
+    PauseState,
     Ping,
     Played,
     Pong,
@@ -97,7 +99,8 @@ __all__ = [
 log = logging.getLogger("jackal.client")
 
 #: Replies that also carry table state, so they go to the event queue as well.
-_STATEFUL_REPLIES = (Played, TableState, Explanation, Question, AnswerMessage)
+_STATEFUL_REPLIES = (Played, TableState, Explanation, Question, AnswerMessage, ChatMessage,
+                     PauseState)
 
 DEFAULT_TIMEOUT = 30.0
 #: A connection that hears nothing (not even a pong to its own ping) this long is lost.

@@ -24,6 +24,9 @@ gets as its view, and the server's per-seat views build) or a
   questions the last snapshot listed for us (an ``OpenQuestion`` each);
   ``next_deal_in``: between deals, the seconds until the next deal as of the last
   ``table_state`` or ``deal_ended`` that said (the mirror keeps no clock).
+- ``chat``: the table's last chat lines this client may read (a :class:`ChatLog`;
+  ``change.chat`` names the lines a message added); ``pause``: a pause asked for or in
+  force (``PauseInfo``: ``paused``, ``asked_by``, ``agreed``), or None.
 
 Read from the knowledge under the names screens use: ``target``, ``deal`` (0 before the
 first), ``dealer``, ``first``, ``turn`` (only while playing), ``hand`` (``list[Card]``,
@@ -46,12 +49,16 @@ from ..game.knowledge import PlayApplied, SeatKnowledge, TableKnowledge, history
 from ..game.seats import SEATS, Seat, Team
 from ..protocol.messages import (
     BotTakeover,
+    ChatLine,
+    ChatMessage,
     ConventionsChanged,
     DealEnded,
     DealStarted,
     DealSummary,
     MatchEnded,
     OpenQuestion,
+    PauseInfo,
+    PauseState,
     Played,
     PlayerBack,
     PlayerGone,
@@ -61,6 +68,7 @@ from ..protocol.messages import (
     ServerMessage,
     TableState,
 )
+from .chat_log import ChatLog, line_of
 
 __all__ = ["Change", "DealResult", "SeatView", "TableMirror"]
 
@@ -84,11 +92,13 @@ class Change:
     """What one message changed in the mirror; false when it changed nothing.
 
     ``play`` is set when the message added a card to a row (see
-    :class:`~jackal.game.knowledge.PlayApplied`), so a screen can show just that card.
+    :class:`~jackal.game.knowledge.PlayApplied`), so a screen can show just that card;
+    ``chat``, the chat lines it added (a snapshot's: those the client had not seen).
     """
 
     changed: bool
     play: PlayApplied | None = None
+    chat: tuple[ChatLine, ...] = ()
 
     def __bool__(self) -> bool:
         return self.changed
@@ -140,6 +150,15 @@ class TableMirror:
     seeded: bool = False
     #: Seated players may ask for hints here (everyone is told when one does).
     hints: bool = False
+    #: The table's last chat lines we may read.
+    chat: ChatLog = field(default_factory=ChatLog)
+    #: A pause asked for or in force (None: none).
+    pause: PauseInfo | None = None
+
+    @property
+    def paused(self) -> bool:
+        """Everyone agreed: clocks stand still and nobody plays."""
+        return self.pause is not None and self.pause.paused
 
     # ------------------------------------------------------------------ reading
 
@@ -240,7 +259,15 @@ class TableMirror:
         known = self.knowledge
         match msg:
             case TableState():
+                if msg.table != self.table:
+                    self.chat.clear()
                 self._reset(msg)
+                return Change(True, chat=self.chat.reset(msg.chat))
+            case ChatMessage() if msg.channel != "lobby":
+                return Change(True, chat=self.chat.add(line_of(msg)))
+            case PauseState(paused=paused, asked_by=asked_by, agreed=agreed):
+                self.pause = None if asked_by is None else PauseInfo(
+                    paused=paused, asked_by=asked_by, agreed=list(agreed))
             case DealStarted(deal=deal, dealer=dealer, hand=hand):
                 public = TableKnowledge(dealer=dealer, deal_number=deal,
                                         conventions=known.conventions, scores=known.scores,
@@ -272,6 +299,7 @@ class TableMirror:
                 self.knowledge = replace(known, scores=_teams(scores))
                 self.winner = winner
                 self.status = "over"
+                self.pause = None
             case PlayerJoined(seat=seat, name=name, kind=kind):
                 self.seats[seat] = SeatView(name=name, kind=kind, connected=True,
                                                   ready=kind == "bot")
@@ -337,6 +365,7 @@ class TableMirror:
         self.status = state.status
         self.seeded = bool(state.seeded)
         self.hints = bool(state.hints)
+        self.pause = state.pause
         self.seats = {
             info.seat: SeatView(name=info.name, kind=info.kind, connected=info.connected,
                                 ready=info.ready, bot=info.substitute)

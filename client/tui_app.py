@@ -51,7 +51,8 @@ __all__ = ["PlayOptions", "TuiApp", "run_tui"]
 #: How often the lobby's table list refreshes by itself.
 LOBBY_REFRESH_SECONDS = 5.0
 #: Replies the client library also delivers as events: showing them twice would log twice.
-_ALSO_EVENTS = (m.Played, m.TableState, m.Explanation, m.Question, m.AnswerMessage)
+_ALSO_EVENTS = (m.Played, m.TableState, m.Explanation, m.Question, m.AnswerMessage,
+                m.ChatMessage, m.PauseState)
 
 
 @dataclass(frozen=True)
@@ -435,10 +436,16 @@ class TuiApp:
                         self._save_invitations(host, port, reply)
 
     async def _watch_events(self, link: LobbyLink) -> None:
-        """The lobby link's pushed events matter only while we watch a table."""
+        """The lobby link's pushed events matter while we watch a table, and its chat
+        while we are in the lobby."""
         async for event in link.events():
-            if self._watching is not None and self.session is None:
+            if self.session is not None:
+                continue
+            if self._watching is not None:
                 self.state.apply(event)
+                self._redraw()
+            elif isinstance(event, m.ChatMessage) and event.channel == "lobby":
+                self.state.on_message(event)
                 self._redraw()
 
     async def _lobby_connected(self, conn: Connection) -> None:

@@ -208,6 +208,16 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
         """On your turn, where the table allows it: the expert's card and why."""
         state.ask_hint()
 
+    @kb.add("m", filter=free)
+    def chat(event: KeyPressEvent) -> None:
+        """Say something (lobby, table between deals, or fellow spectators)."""
+        state.open_chat()
+
+    @kb.add("p", filter=table)
+    def pause(event: KeyPressEvent) -> None:
+        """Ask for a pause, agree to one, or resume."""
+        state.toggle_pause()
+
     @kb.add("n", filter=table)
     def ready(event: KeyPressEvent) -> None:
         """Ready / next deal / play again."""

@@ -79,6 +79,7 @@ STYLE = Style.from_dict({
     "log.warn": "ansiyellow",
     "log.error": "ansired",
     "log.answer": "ansimagenta bold",
+    "log.chat": "ansiblue",
     "footer": "reverse",
     "newest": "ansiyellow bold",
     "title": "bold underline",
@@ -102,6 +103,7 @@ KEY_HELP: dict[str, list[tuple[str, str]]] = {
         ("x", "hint: the expert's card for you, and why (if HINTS)"),
         ("n", "ready / next deal / play again; spectating: back to the lobby"),
         ("b", "before the match: put a bot in a free seat ('E', or 'E random')"),
+        ("m / p", "chat (not during a deal) / pause: ask, agree, resume"),
         ("Esc", "clear what you typed, close a panel"),
     ],
     "Under the cards": [
@@ -123,6 +125,7 @@ KEY_HELP: dict[str, list[tuple[str, str]]] = {
         ("c", "create a table (name, target, cards, hints, clock, private)"),
         ("b", "add a server-side bot to a free seat"),
         ("g", "refresh the list"),
+        ("m", "chat with the lobby"),
     ],
     "Anywhere": [
         ("?", "this help (any key closes it)"),
@@ -184,6 +187,8 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     for team in (Team.NS, Team.EW):
         tag = " (you)" if team is mine else ""
         out.append(("class:score", f" {team} {mirror.scores.get(team, 0)}{tag} "))
+    # Before the cards: a long card name must not push it off the line.
+    out += _pause_mark(state)
     cards = "  ".join(f"{team}: {_shown(mirror.conventions[team].name, 16)}"
                       for team in (Team.NS, Team.EW) if team in mirror.conventions)
     if cards:
@@ -194,6 +199,19 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
         out.append(("class:dim", " HINTS (x)"))
     out.append(("", "\n"))
     return out
+
+
+def _pause_mark(state: TuiState) -> StyleAndTextTuples:
+    """PAUSED and who asked; or the request waiting for us to agree."""
+    pause = state.mirror.pause
+    if pause is None:
+        return []
+    asker = pause.asked_by
+    if pause.paused:
+        return [("class:header.status.bad", f" PAUSED by {asker} (p resumes) ")]
+    if state.you is not None and state.you not in pause.agreed:
+        return [("class:header.status.bad", f" {asker} asks a pause (p agrees) ")]
+    return [("class:dim", f"  pause asked by {asker}")]
 
 
 def render_rows(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
@@ -466,7 +484,7 @@ def render_footer(state: TuiState) -> StyleAndTextTuples:
     elif state.overlay is not Overlay.NONE:
         text = " any key closes this panel  (Up/Down scroll)"
     elif state.mode is Mode.LOBBY:
-        text = " Up/Down table  Enter join  s watch  c create  b bot  g refresh  ? keys  ^Q quit"
+        text = " Up/Down  Enter join  s watch  c create  b bot  g list  m chat  ? keys  ^Q quit"
     else:
         text = " " + "  ".join(_table_keys(state)) + "  ? keys  ^Q quit"
     return [("class:footer", text[:_width()].ljust(_width()))]
@@ -476,7 +494,7 @@ def _table_keys(state: TuiState) -> list[str]:
     """The table keys that do something right now, most useful first."""
     status = state.table_status
     if state.you is None:  # watching
-        return ["e meaning", "c cards", "l log", "h deals", "n lobby"]
+        return ["e meaning", "m chat", "c cards", "l log", "h deals", "n lobby"]
     keys: list[str] = []
     if status == "playing":
         keys.append("arrows/type+Enter play" if state.my_turn else "e ask")
@@ -486,12 +504,16 @@ def _table_keys(state: TuiState) -> list[str]:
         keys.append("x hint")
     if state.questions_to_me:
         keys.append("r reply")
+    if state.mirror.paused:
+        keys.append("p resume")
     if status == "waiting":
         keys += ["n ready", "b bot"]
     elif status == "between_deals":
         keys.append("n next deal")
     elif status == "over":
         keys.append("n lobby" if state.on_server else "n play again")
+    if status != "playing" and state.on_server:
+        keys.append("m chat")
     keys += ["c cards", "l log"]
     if state.mirror.deals:
         keys.append("h deals")
@@ -567,8 +589,9 @@ def render_overlay(state: TuiState, symbols: bool = False) -> StyleAndTextTuples
     overlay = state.overlay
     out: StyleAndTextTuples = []
     if overlay is Overlay.HELP:
-        sections = ("Lobby", "Anywhere") if state.mode is Mode.LOBBY else \
-            ("Table", "Anywhere", "Under the cards", "Ask panel")
+        # "Anywhere" (help, quit) first: a small screen cuts the panel's end.
+        sections = ("Anywhere", "Lobby") if state.mode is Mode.LOBBY else \
+            ("Anywhere", "Table", "Under the cards", "Ask panel")
         for section in sections:
             keys = KEY_HELP[section]
             out.append(("class:title", f"{section}\n"))

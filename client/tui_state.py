@@ -38,6 +38,7 @@ from ..game.explain import ordinal
 from ..game.seats import SEATS, Seat, Team
 from ..protocol import messages as m
 from ..protocol.text import escape_text
+from .chat_log import line_of
 from .hint import hint_is_current, notice_text, why_no_hint
 from .mirror import Change, TableMirror
 from .tui_lobby import JoinSeat, LobbyState, SpectateTable
@@ -183,6 +184,8 @@ class TuiState:
     #: A bell is due; the application rings it when it next draws, and clears this.
     bell_due: bool = False
     _rung_for: tuple[int, int] | None = None
+    #: While the table is paused: what the turn's clock had left when it stopped.
+    _clock_frozen: float | None = None
 
     def __post_init__(self) -> None:
         self.lobby = LobbyState(say=self.say, send=self.send, open_prompt=self.open_prompt)
@@ -275,6 +278,7 @@ class TuiState:
         clock, the bell."""
         match msg:
             case m.TableState(turn=turn, turn_left=left, turn_seconds=limit):
+                self._log_chat(changed.chat)
                 self.awaiting_play = None
                 self.confirming = None
                 if self.mode is not Mode.TABLE or self.notice_style == "info":
@@ -349,6 +353,12 @@ class TuiState:
             case m.TableCreated(table=table, name=name):
                 self.add_log(f"Created table {name} ({table}).", "good")
                 self.lobby.created(msg)
+            case m.ChatMessage(channel="lobby"):
+                self._log_chat((line_of(msg),))
+            case m.ChatMessage():
+                self._log_chat(changed.chat)
+            case m.PauseState():
+                self._apply_pause(msg)
             case m.ServerShutdown(reason=reason):
                 self.add_log(f"Server: {reason}", "warn")
             case m.Error(code=code, message=message):
@@ -362,6 +372,8 @@ class TuiState:
             else (Seat(seat), time.monotonic() + seconds)
         self.clock_limit = limit
         self.clock_stopped = None
+        # A snapshot of a paused table gives what the clock had when it stopped.
+        self._clock_frozen = seconds if self.mirror.paused else None
 
     def _set_next_deal(self, seconds: float | None) -> None:
         self.next_deal_at = None if seconds is None else time.monotonic() + seconds
@@ -431,10 +443,75 @@ class TuiState:
         return f"deal {mirror.deal}, play {mirror.plays_made + 1} of 32{who}; {scores}"
 
     def clock_left(self) -> float | None:
-        """Seconds left on the turn's clock (None when no clock runs)."""
+        """Seconds left on the turn's clock (None when no clock runs); while the table
+        is paused, what it had when it stopped."""
         if self.clock is None or self.table_status != "playing":
             return None
+        if self.mirror.paused and self._clock_frozen is not None:
+            return self._clock_frozen
         return max(0.0, self.clock[1] - time.monotonic())
+
+    def _apply_pause(self, msg: m.PauseState) -> None:
+        """Someone asked for, agreed to or ended a pause (the mirror holds where it
+        stands): stop or restart our picture of the clock, and say it."""
+        who = self.who(msg.seat)
+        if msg.paused:
+            if self.clock is not None and self._clock_frozen is None:
+                self._clock_frozen = max(0.0, self.clock[1] - time.monotonic())
+            self.add_log(f"{who} agreed: the table is paused, clocks stopped (p resumes).",
+                         "warn")
+            self.say("Paused. Press p to resume.")
+        elif msg.asked_by is None:
+            if self.clock is not None and self._clock_frozen is not None:
+                self.clock = (self.clock[0], time.monotonic() + self._clock_frozen)
+            self._clock_frozen = None
+            self.add_log(f"{who} resumed: the pause is over.", "good")
+            self.say("")
+        elif msg.seat is msg.asked_by and msg.agreed == [msg.seat]:
+            mine = msg.seat is self.you
+            self.add_log(f"{who} asked for a pause" + ("." if mine or self.you is None
+                                                      else " (p agrees)."), "warn")
+        else:
+            self.add_log(f"{who} agreed to the pause.")
+
+    def toggle_pause(self) -> None:
+        """p: ask for a pause, agree to the one asked for, or end it (or withdraw ours)."""
+        pause = self.mirror.pause
+        if self.you is None:
+            self.say("Only the players at the table ask for a pause.", "error")
+        elif pause is not None and (pause.paused or self.you in pause.agreed):
+            self.send(m.Resume())
+        elif self.table_status not in ("playing", "between_deals"):
+            self.say("A pause is for a match under way.", "error")
+        elif pause is None and self.table_status == "playing" and not self.my_turn:
+            self.say("During a deal you ask for a pause on your own turn (so it says "
+                     "nothing to partner).", "error")
+        else:
+            self.send(m.Pause())
+
+    def open_chat(self) -> None:
+        """m: type a chat line (seated players cannot talk while a deal is played)."""
+        if self.mode is Mode.TABLE and self.you is not None and self.table_status == "playing":
+            self.say("No chat during a deal: partners talk only through their cards. "
+                     "Chat opens again when the deal ends.", "error")
+            return
+        where = "the lobby" if self.mode is Mode.LOBBY or self.table is None \
+            else "the spectators" if self.you is None else "the table"
+
+        def send(text: str) -> str | None:
+            if not text.strip():
+                return "Type something first (Esc to cancel)."
+            self.send(m.Chat(text=text.strip()))
+            return None
+
+        self.open_prompt(f"Say to {where}: ", send, max_len=500)
+
+    def _log_chat(self, lines: tuple[m.ChatLine, ...]) -> None:
+        for line in lines:
+            seat = f" ({line.seat})" if line.seat is not None else ""
+            room = {"lobby": "lobby", "spectators": "spectators"}.get(line.channel)
+            where = f"[{room}] " if room else ""
+            self.add_log(f"{where}{line.name}{seat}: {line.text}", "chat")
 
     def clock_warning(self) -> bool:
         """Our own time is nearly up: a third of the limit or 10 seconds, whichever is

@@ -14,10 +14,13 @@ from jackal.client.mirror import DealResult, TableMirror
 from jackal.game.deal import Deal
 from jackal.game.seats import SEATS, Seat, Team
 from jackal.protocol.messages import (
+    ChatLine,
+    ChatMessage,
     DealEnded,
     DealStarted,
     MatchEnded,
     OpenQuestion,
+    PauseState,
     Played,
     PlayerGone,
     PlayerJoined,
@@ -25,6 +28,7 @@ from jackal.protocol.messages import (
     TableState,
     Turn,
 )
+from msgspec.structs import replace
 
 
 def _state(deal: Deal | None, you: Seat | None, number: int = 1) -> TableState:
@@ -165,3 +169,29 @@ def test_a_snapshot_with_the_match_so_far_is_the_mirrors_match_so_far() -> None:
     assert mirror.questions == [asked] and mirror.next_deal_in == 12.5
     mirror.apply(DealStarted(deal=2, dealer=Seat.N, first=Seat.E, hand=[]))
     assert mirror.last_deal is None and mirror.next_deal_in is None and mirror.deals == history
+
+
+def test_chat_lines_and_the_pause_follow_events_and_snapshots() -> None:
+    """A snapshot after a reconnect repeats lines the mirror has: only the new ones are
+    reported (so a screen logs each line once); the pause follows pause_state."""
+    mirror = TableMirror()
+    said = [ChatLine(channel="table", name="pN", text=f"line {n}", seat=Seat.N)
+            for n in range(4)]
+    first = replace(_state(None, Seat.S), chat=said[:2])
+    assert mirror.apply(first).chat == tuple(said[:2])
+    change = mirror.apply(ChatMessage(channel="table", name="pN", text="line 2",
+                                      seat=Seat.N))
+    assert change.chat == (said[2],)
+    again = replace(_state(None, Seat.S), chat=said)
+    assert mirror.apply(again).chat == (said[3],)
+    assert list(mirror.chat.lines) == said
+    assert not mirror.apply(ChatMessage(channel="lobby", name="x", text="hi"))
+    mirror.apply(PauseState(seat=Seat.N, paused=False, asked_by=Seat.N, agreed=[Seat.N]))
+    assert mirror.pause is not None and not mirror.paused
+    mirror.apply(PauseState(seat=Seat.S, paused=True, asked_by=Seat.N,
+                            agreed=[Seat.N, Seat.S]))
+    assert mirror.paused
+    mirror.apply(PauseState(seat=Seat.S, paused=False))
+    assert mirror.pause is None
+    other = replace(_state(None, Seat.S), table="t2")
+    assert mirror.apply(other).chat == () and not mirror.chat.lines

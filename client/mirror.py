@@ -65,6 +65,8 @@ from ..protocol.messages import (
     PlayerJoined,
     PlayerLeft,
     PlayerReady,
+    RematchStarted,
+    RematchWanted,
     ServerMessage,
     TableState,
 )
@@ -305,8 +307,17 @@ class TableMirror:
                                                   ready=kind == "bot")
             case PlayerLeft(seat=seat):
                 self.seats[seat] = SeatView()
-            case PlayerReady(seat=seat):
+            case PlayerReady(seat=seat) | RematchWanted(seat=seat):
+                # After the end a human seat's ready flag says it asked for a rematch.
                 self.seats[seat].ready = True
+            case RematchStarted():
+                # A new match at this table: same seats and cards, nothing scored yet.
+                self.knowledge = self._for_you(
+                    TableKnowledge(dealer=Seat.N, deal_number=0, conventions=known.conventions,
+                                   scores={Team.NS: 0, Team.EW: 0}, target=known.target),
+                    None)
+                self.deals, self.questions, self.last_deal = [], [], None
+                self.winner, self.next_deal_in, self.status = None, None, "waiting"
             case PlayerGone(seat=seat, seconds=seconds):
                 info = self.seats[seat]
                 info.connected = False

@@ -33,7 +33,10 @@ it, as after each deal); ``reconnect`` (a :class:`Backoff`); ``client`` (sent in
 and ``run`` raises ``ServerError`` ``bad_token`` if the server no longer holds it);
 ``features`` (names from ``welcome.features`` the caller relies on: on a connection whose
 server lacks one, ``run`` raises :class:`MissingFeatures` before saying hello, on the
-first connection or on any reconnection).
+first connection or on any reconnection); ``rematch`` (default False: the session ends
+with ``match_ended``; True, on a server with the ``rematch`` feature, it goes on after
+the end, so the caller may ask for a ``rematch`` or ``leave``, and ends when the
+caller closes it).
 
 ``session.status`` is a :class:`Status`: "connecting" -> "connected" -> ("reconnecting"
 -> "connected")* -> "lost" | "closed"; every change is reported through
@@ -181,6 +184,7 @@ class SeatSession:
         on_retry: Callable[[float, str], None] | None = None,
         features: Collection[str] = (),
         invite: str | None = None,
+        rematch: bool = False,
     ) -> None:
         self.host = host
         self.port = port
@@ -193,6 +197,7 @@ class SeatSession:
         self._conventions = conventions
         self._password = password
         self.auto_ready = auto_ready
+        self._rematch = rematch
         self._backoff = reconnect or Backoff()
         self._client = client
         self._on_status = on_status
@@ -464,6 +469,17 @@ class SeatSession:
         info = mirror.seats.get(mirror.you)
         return (info is None or not info.ready) and self._ready_sent_for != mirror.deal
 
+    @property
+    def stays_for_rematch(self) -> bool:
+        """The session goes on after the match (see ``rematch``), on this connection."""
+        conn = self.conn
+        return conn is not None and self._stays(conn)
+
+    def _stays(self, conn: Connection) -> bool:
+        """After the match: stay for a rematch (asked for, and the server has it)."""
+        welcome = conn.welcome
+        return self._rematch and welcome is not None and "rematch" in welcome.features
+
     async def _serve(self, conn: Connection) -> None:
         """Pump events from one connection until it drops or the match ends."""
         try:
@@ -476,7 +492,7 @@ class SeatSession:
                     while True:
                         msg = await conn.next_event()
                         self._deliver(msg, conn.last_event_size)
-                        if isinstance(msg, MatchEnded):
+                        if isinstance(msg, MatchEnded) and not self._stays(conn):
                             self._closing = True
                             self._set_status(Status.CLOSED, "match over")
                             self._events_in.send_nowait(_DONE)

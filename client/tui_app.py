@@ -278,6 +278,7 @@ class TuiApp:
                     return None
                 self._taking_seat = False
                 self._save_seat(session)
+                state.can_rematch = session.stays_for_rematch
                 state.mode = Mode.TABLE
                 self._redraw()
                 await self._request(session.request, m.Ready())
@@ -288,6 +289,8 @@ class TuiApp:
                             state.on_message(event, session.change)
                             if isinstance(event, m.MatchEnded):
                                 self._forget_seat(session)
+                            elif isinstance(event, m.RematchStarted):
+                                self._save_seat(session)  # a seat to take back again
                             self._redraw()
                     except SessionLost as exc:
                         # With endless retries, only a refusal ends a session: the
@@ -525,7 +528,7 @@ class TuiApp:
                            token=token, invite=invite, password=self.options.password,
                            auto_ready=False,
                            on_status=self._on_status, on_retry=self._on_retry,
-                           client="jackal-play",
+                           client="jackal-play", rematch=True,
                            # A LAN evening waits for its server however long it takes;
                            # the player quits with Ctrl-Q.
                            reconnect=Backoff(give_up_after=math.inf))

@@ -223,6 +223,11 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
         """Ready / next deal / play again."""
         state.ready()
 
+    @kb.add("g", filter=table)
+    def to_lobby(event: KeyPressEvent) -> None:
+        """After the match: back to the lobby (no rematch)."""
+        state.to_lobby()
+
     @kb.add("<any>", filter=table)
     def type_card(event: KeyPressEvent) -> None:
         """Type a card: a rank (A 2-9 T 10 J Q K) then a suit (S H D C or a symbol)."""

@@ -101,7 +101,7 @@ KEY_HELP: dict[str, list[tuple[str, str]]] = {
         ("l", "show the whole event log"),
         ("h", "the match so far: every deal's penalties and points"),
         ("x", "hint: the expert's card for you, and why (if HINTS)"),
-        ("n", "ready / next deal / play again; spectating: back to the lobby"),
+        ("n / g", "ready, next deal, rematch after the match / g: lobby after it"),
         ("b", "before the match: put a bot in a free seat ('E', or 'E random')"),
         ("m / p", "chat (not during a deal) / pause: ask, agree, resume"),
         ("Esc", "clear what you typed, close a panel"),
@@ -270,7 +270,8 @@ def render_turn(state: TuiState) -> StyleAndTextTuples:
                      f"{' (n: ready)' if state.you is not None else ''}.")]
     if mirror.status == "over":
         winner = mirror.winner.value if mirror.winner else "?"
-        return [("class:turn", f" Match over: {winner} win. n: play again, Ctrl-Q: quit.")]
+        again = "n: rematch, g: lobby" if state.can_rematch else "n: play again"
+        return [("class:turn", f" Match over: {winner} win. {again}, Ctrl-Q: quit.")]
     if mirror.status == "between_deals":
         between = state.between_deals_text()
         keys = "n: ready" if state.you is not None else ""
@@ -466,8 +467,9 @@ def render_result(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
     scores = "  ".join(f"{t} {mirror.scores.get(t, 0)}" for t in (Team.NS, Team.EW))
     out.append(("", f" Scores: {scores}  (target {mirror.target})"))
     if mirror.status == "over" and mirror.winner is not None:
+        again = "n: rematch, g: lobby" if state.can_rematch else "n: play again"
         out.append(("class:turn", f"\n MATCH OVER: {mirror.winner} win."
-                                  f" n: play again, Ctrl-Q: quit."))
+                                  f" {again}, Ctrl-Q: quit."))
     elif state.you is not None:
         out.append(("class:dim", "   n: next deal"))
     return out
@@ -510,6 +512,8 @@ def _table_keys(state: TuiState) -> list[str]:
         keys += ["n ready", "b bot"]
     elif status == "between_deals":
         keys.append("n next deal")
+    elif status == "over" and state.can_rematch:
+        keys += ["n rematch", "g lobby"]
     elif status == "over":
         keys.append("n lobby" if state.on_server else "n play again")
     if status != "playing" and state.on_server:

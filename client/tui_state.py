@@ -135,6 +135,9 @@ class TuiState:
     #: On a server (not the built-in game): "n" after a match goes back to the lobby,
     #: and quitting leaves a held seat behind.
     on_server: bool = False
+    #: Our seat's session stays after the match (the server has ``rematch``): "n" then
+    #: asks for a rematch at this table and "g" leaves for the lobby.
+    can_rematch: bool = False
     #: Ask "Play 7H?" and wait for a second Enter before a card is sent (``--confirm``).
     confirm: bool = False
     #: The card waiting for that second Enter.
@@ -317,7 +320,13 @@ class TuiState:
                     else f"Team {winner}"
                 self.add_log(f"Match over: {side} wins, {scores.get(Team.NS, 0)}-"
                              f"{scores.get(Team.EW, 0)} (NS-EW).", "good")
-                self.say("Match over. Press n to play again, Ctrl-Q to quit.")
+                self.say("Match over. " + self._after_match_keys())
+            case m.RematchWanted(seat=seat):
+                who = "You" if seat is self.you else self.seat_label(seat)
+                self.add_log(f"{who} asked for a rematch at this table.")
+            case m.RematchStarted():
+                self.add_log("Rematch: a new match at this table, same seats.", "good")
+                self.say("")
             case m.PlayerJoined(seat=seat, name=name):
                 self.add_log(f"{name} sits at {seat}.")
             case m.PlayerLeft(seat=seat):
@@ -794,6 +803,20 @@ class TuiState:
         self.say(f"Playing {card}...")
         self.send(m.Play(card=card))
 
+    def _after_match_keys(self) -> str:
+        if self.can_rematch:
+            return "n: rematch at this table, g: back to the lobby, Ctrl-Q: quit."
+        return "Press n to play again, Ctrl-Q to quit."
+
+    def to_lobby(self) -> None:
+        """g after the match: give up the seat (no rematch for us) and go to the lobby."""
+        if self.you is None or self.table_status != "over" or not self.can_rematch:
+            self.say("g goes back to the lobby once the match is over.", "error")
+            return
+        self.send(m.Leave())
+        self.send(PlayAgain())
+        self.say("Back to the lobby...")
+
     def ready(self) -> None:
         """n: ready to start (or for the next deal); after the match, play again. A
         spectator goes back to the lobby."""
@@ -801,6 +824,14 @@ class TuiState:
             if self.table is not None and self.mode is Mode.TABLE:
                 self.send(PlayAgain())
                 self.say("Back to the lobby...")
+        elif self.table_status == "over" and self.can_rematch:
+            info = self.mirror.seats.get(self.you)
+            if info is None or not info.ready:
+                self.send(m.Rematch())
+            waiting = [s.value for s in SEATS if s is not self.you
+                       and self.mirror.seats[s].kind != "bot" and not self.mirror.seats[s].ready]
+            self.say(f"Rematch asked for; waiting for {' '.join(waiting) or 'the server'}. "
+                     "g: back to the lobby.")
         elif self.table_status == "over":
             self.send(PlayAgain())
             self.say("Back to the lobby..." if self.on_server else "Setting up a new match...")

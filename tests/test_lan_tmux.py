@@ -240,3 +240,40 @@ def test_the_quit_question_shows_at_60x18_with_a_server(tmp_path: Path,
         assert small.wait_exit() == 0
     finally:
         server.stop()
+
+
+def test_a_rematch_at_the_same_table_when_both_players_ask(tmp_path: Path,
+                                                           clients: list[Tmux]) -> None:
+    server = ServerProcess(tmp_path, "--between-deals", "1", "--bot-pause", "0")
+    try:
+        table = create_table(server.port, {"E": "greedy", "W": "greedy"}, target=1, seed=3)
+        address = f"127.0.0.1:{server.port}"
+        players = [open_client(clients, tmp_path, name, address, "--table", table,
+                               "--seat", seat)
+                   for name, seat in zip(("ann", "sam"), HUMAN_SEATS, strict=True)]
+        human_turns(players, lambda: match_over(server), "the end of the match")
+        ann, sam = players
+        for player in players:
+            player.wait(shows("n rematch"), "the rematch key after the end")
+        ann.keys("n")
+        ann.wait(shows("waiting for S"), "ann waiting for sam")
+        sam.wait(shows("N ann asked for a rematch"), "sam told that ann asked")
+        assert not any(e["event"] == "rematch" for e in server.record_events())
+        sam.keys("n")
+        for player in players:
+            player.wait(shows("Rematch: a new match at this table"), "the rematch")
+        # The new match is played at the same table, by the same people, from deal 1.
+        def since_rematch() -> list[dict[str, Any]]:
+            events = server.record_events()
+            kinds = [e["event"] for e in events]
+            assert kinds.count("rematch") == 1
+            return [e for e in events[kinds.index("rematch"):] if e["event"] == "play"
+                    and e["seat"] in HUMAN_SEATS]
+
+        human_turns(players, lambda: {p["seat"] for p in since_rematch()} == set(HUMAN_SEATS),
+                    "a play by each human in the new match")
+        assert {p["by"] for p in since_rematch()} == {"player"}
+        screen = ann.screen()
+        assert "deal 1" in header(screen) and "N ann (you)" in screen
+    finally:
+        server.stop()

@@ -75,7 +75,8 @@ ACTIONS = st.lists(
         st.integers(0, 5),  # who
         st.sampled_from(["join", "join_any", "spectate", "leave", "ready", "play_bad",
                          "add_bot", "disconnect", "conventions", "explain", "ask", "answer",
-                         "tick", *["play"] * 8, *["bot_play"] * 3]),
+                         "tick", "chat", "pause", "resume", *["play"] * 8,
+                         *["bot_play"] * 3]),
         st.integers(0, 3),  # a seat
         st.integers(0, 12),  # a card choice / index
     ),
@@ -154,6 +155,14 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
                 out = table.ask(peer, seat, "why?", None, rid)
             elif action == "answer":
                 out = table.answer(peer, f"q{pick}", "because", rid)
+            elif action == "chat":
+                out = table.say(peer, peer.name, "hello", rid)
+                # A seat never talks during a deal (partners talk only through cards).
+                assert table.seat_of(peer) is None or table.status != "playing"
+            elif action == "pause":
+                out = table.pause(peer, now, rid)
+            elif action == "resume":
+                out = table.end_pause(peer, now, rid)
             elif action == "tick":
                 now += 10.0
                 out = table.tick(now)
@@ -181,6 +190,8 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
         for i, p in enumerate(peers):
             mine = table.seat_of(p)
             for msg in p.got[counts[i]:]:
+                # Spectators' chat never reaches a seat.
+                assert mine is None or getattr(msg, "channel", None) != "spectators", msg
                 named = _card_strings(msg_to_obj(msg))
                 if deal is None:
                     continue

@@ -467,14 +467,18 @@ class TuiState:
         if msg.paused:
             if self.clock is not None and self._clock_frozen is None:
                 self._clock_frozen = max(0.0, self.clock[1] - time.monotonic())
-            self.add_log(f"{who} agreed: the table is paused, clocks stopped (p resumes).",
-                         "warn")
+            # Not "{who} agreed": a pause also begins when the last one to agree leaves.
+            self.add_log(f"The table is paused (asked by {msg.asked_by}): clocks stopped; "
+                         f"p resumes.", "warn")
             self.say("Paused. Press p to resume.")
         elif msg.asked_by is None:
             if self.clock is not None and self._clock_frozen is not None:
                 self.clock = (self.clock[0], time.monotonic() + self._clock_frozen)
             self._clock_frozen = None
-            self.add_log(f"{who} resumed: the pause is over.", "good")
+            # A request also lapses when everyone who agreed to it has gone.
+            self.add_log(f"{who} resumed: the pause is over."
+                         if self.mirror.seats[msg.seat].connected
+                         else "The pause is over.", "good")
             self.say("")
         elif msg.seat is msg.asked_by and msg.agreed == [msg.seat]:
             mine = msg.seat is self.you

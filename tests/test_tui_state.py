@@ -371,3 +371,42 @@ def test_questions_answers_and_errors_from_a_server_show_escaped() -> None:
     assert any("\\x1b]0;pwned\\x07\\x1b[2J evil\\u202egnp\\u200b\\x9b" in text
                for text in shown), shown
     assert not [text for text in shown if any(ch in text for ch in "\x1b\x07\x9b\u202e\u200b")]
+
+
+def test_chat_is_refused_by_the_client_during_a_deal_and_sent_between_deals() -> None:
+    state = seated()
+    state.open_chat()
+    assert "No chat during a deal" in state.notice and state.prompt is None
+    assert not state.outbox
+    state = seated(status="between_deals")
+    state.open_chat()
+    assert state.prompt is not None and "the table" in state.prompt.label
+    for char in "gg":
+        state.prompt_char(char)
+    state.prompt_submit()
+    assert list(state.outbox) == [m.Chat(text="gg")]
+    # The line comes back from the server: in the log, once, from the mirror's chat.
+    state.apply(m.ChatMessage(channel="table", name="me", text="gg", seat=Seat.S))
+    assert [line.text for line in state.log if "gg" in line.text] == ["me (S): gg"]
+
+
+def test_a_pause_freezes_the_clock_shown_and_resume_lets_it_run() -> None:
+    state = seated()
+    state.apply(m.Turn(seat=Seat.S, seconds=30.0))
+    state.toggle_pause()
+    assert list(state.outbox) == [m.Pause()]
+    state.apply(m.PauseState(seat=Seat.S, paused=False, asked_by=Seat.S, agreed=[Seat.S]))
+    state.apply(m.PauseState(seat=Seat.N, paused=True, asked_by=Seat.S,
+                             agreed=[Seat.N, Seat.S]))
+    frozen = state.clock_left()
+    assert frozen is not None and state.mirror.paused
+    assert state.clock is not None
+    state.clock = (state.clock[0], state.clock[1] - 100.0)  # time passes meanwhile
+    assert state.clock_left() == frozen
+    state.outbox.clear()
+    state.toggle_pause()
+    assert list(state.outbox) == [m.Resume()]
+    state.apply(m.PauseState(seat=Seat.S, paused=False))
+    left = state.clock_left()
+    assert left is not None and frozen - 1 < left <= frozen
+    assert any("paused" in line.text for line in state.log)

@@ -6,11 +6,15 @@ wait is for something on a screen or in the record, never a fixed sleep."""
 
 from __future__ import annotations
 
+import json
+import re
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
-from lan_support import JACKAL, TMUX, ServerProcess, Tmux, create_table
-from test_lan_tmux import clients, header, open_client, shows
+from lan_support import JACKAL, TMUX, LineClient, ServerProcess, Tmux, create_table
+from test_lan_tmux import clients, header, human_turns, open_client, shows
 
 __all__ = ["clients"]  # the fixture, shared with test_lan_tmux
 
@@ -72,3 +76,112 @@ def test_a_wrong_password_and_a_missing_server_say_what_they_are(
     screen = fay.wait(shows(f"cannot reach 127.0.0.1:{refused_port}"), "cannot reach")
     assert "Connection lost" not in screen and "No tables yet" not in screen
     assert "UNREACHABLE" in header(screen)
+
+
+class Opponent(threading.Thread):
+    """East, over the line protocol: plays its lowest card on its turns, says ready after
+    each deal, and on North's first turn of deal 2 asks North a question."""
+
+    QUESTION = "why lead that card?"
+
+    def __init__(self, port: int, table: str) -> None:
+        super().__init__(daemon=True)
+        self.client = LineClient(port, "eli")
+        self.client.request({"type": "join", "table": table, "seat": "E"})
+        self.client.request({"type": "ready"})
+        self.asked = threading.Event()
+        self.stop = threading.Event()
+
+    def send(self, **msg: Any) -> None:
+        self.client.sock.sendall(json.dumps(msg).encode() + b"\n")
+
+    def run(self) -> None:
+        deal = 0
+        while not self.stop.is_set():
+            try:
+                line = self.client.reader.readline()
+            except (OSError, ValueError):  # closed under us at the end of the test
+                return
+            if not line:
+                return
+            msg = json.loads(line)
+            kind = msg["type"]
+            if kind == "ping":
+                self.send(type="pong")
+            elif kind == "deal_started":
+                deal = msg["deal"]
+            elif kind == "your_turn":
+                self.send(type="play", card=msg["hand"][0])
+            elif kind == "deal_ended":
+                self.send(type="ready")
+            elif kind == "turn" and msg["seat"] == "N" and deal >= 2 \
+                    and not self.asked.is_set():
+                self.send(type="ask", seat="N", text=self.QUESTION)
+                self.asked.set()
+
+
+def test_a_client_killed_and_started_again_shows_the_evening_as_before(
+        tmp_path: Path, clients: list[Tmux]) -> None:
+    server = ServerProcess(tmp_path, "--bot-pause", "0", "--between-deals", "1")
+    opponent: Opponent | None = None
+    try:
+        table = create_table(server.port, {"S": "greedy", "W": "greedy"}, target=100_000,
+                             seed=8, turn_seconds=120)
+        opponent = Opponent(server.port, table)
+        opponent.start()
+        address = f"127.0.0.1:{server.port}"
+        ann = open_client(clients, tmp_path, "ann", address, "--table", table, "--seat", "N")
+        # Deal 1 played out; on North's first turn of deal 2, East asks North.
+        human_turns([ann], opponent.asked.is_set, "deal 1 and East's question")
+        before = ann.wait(shows("asks you"), "the question on ann's screen")
+        shown = re.search(r"(\d+)s left", before)
+        assert shown is not None, before
+        ann.kill_program()
+        again = open_client(clients, tmp_path, "ann", address)
+        screen = again.wait(shows("You took your seat back"), "the seat taken back")
+        # The log tells the match so far, the question, and where the match stands.
+        assert "Deal 1:" in screen and "your turn" in screen, screen
+        assert f"asks you: {Opponent.QUESTION}" in screen, screen
+        # The clock runs on the screen where it was (the server's, not a fresh one).
+        left = re.search(r"(\d+)s left", again.wait(lambda s: "s left" in s, "the clock"))
+        assert left is not None and int(left.group(1)) <= int(shown.group(1))
+        # h: the deals so far; r: the question to answer.
+        again.keys("h")
+        history = again.wait(shows("score NS-EW"), "the deals panel")
+        assert re.search(r"\s1\s+[NESW]\s+\d+-\d+\s", history), history
+        again.keys("Escape")
+        again.keys("r")
+        again.wait(shows(f"asks: {Opponent.QUESTION}"), "the answer prompt")
+    finally:
+        if opponent is not None:
+            opponent.stop.set()
+            opponent.client.sock.shutdown(2)
+            opponent.join(5)
+            opponent.client.close()
+        server.stop()
+
+
+def test_a_server_killed_mid_turn_runs_the_clock_and_the_substitute_plays(
+        tmp_path: Path, clients: list[Tmux]) -> None:
+    server = ServerProcess(tmp_path, "--bot-pause", "0")
+    try:
+        table = create_table(server.port, {"E": "greedy", "S": "greedy", "W": "greedy"},
+                             target=100_000, seed=9, turn_seconds=6)
+        wes = open_client(clients, tmp_path, "wes", f"127.0.0.1:{server.port}",
+                          "--table", table, "--seat", "N")
+        wes.wait(shows("Your turn"), "wes's turn")
+        server.kill()
+        wes.wait(lambda s: "RECONNECTING" in header(s), "RECONNECTING")
+        server.start()
+        wes.wait(lambda s: "connected" in header(s) and "s left" in s,
+                 "back, with the clock running")
+        # Wes does nothing: when the clock runs out the substitute plays that card.
+        screen = wes.wait(lambda s: re.search(r"substitute played \w\w for you", s)
+                          is not None, "the substitute's card")
+        assert "your time ran out" in screen
+        events = server.record_events()
+        restart = [e["event"] for e in events].index("restored")
+        after = [e for e in events[restart:] if e["event"] == "play" and e["seat"] == "N"]
+        assert after and after[0].get("by") == "clock", after
+    finally:
+        server.stop()

@@ -61,7 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="declare this convention card for the bot's partnership "
                              "(default: at a table the bot creates, the strategy's own card, "
                              "e.g. advanced for expert; at another table, the table's)")
-    parser.add_argument("--name", help="player name shown at the table (default: the strategy)")
+    parser.add_argument("--name", help="player name shown at the table (default: the strategy; "
+                        "a built-in one as 'expert (remote)', since the server keeps its "
+                        "bots' names for them)")
     parser.add_argument("--password", help="the server password, if it has one")
     parser.add_argument("--target", type=int, default=300, metavar="POINTS",
                         help="match target for a table the bot creates (default 300)")
@@ -90,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     from ..client.session import MissingFeatures, SeatSession, SessionLost
     from ..game.conventions import BUILTIN_CARDS, ConventionCard, resolve_card
     from ..protocol.messages import CreateTable
+    from ..server.names import poses_as_bot
 
     # Log lines carry the server's text (reasons, card names, table ids): escaped.
     configure_logging(
@@ -141,7 +144,12 @@ def run(args: argparse.Namespace) -> int:
         create = CreateTable(name=f"{args.name or label} table"[:32],
                              target=args.target, conventions_ns=cards[Team.NS],
                              conventions_ew=cards[Team.EW])
-    session = SeatSession(host, port, name=(args.name or label.rpartition(":")[2])[:32],
+    name = args.name or label.rpartition(":")[2]
+    if args.name is None and poses_as_bot(name):
+        # A server refuses a connection named like its own bots ("expert"): this one is
+        # a program of the player's, so say so.
+        name = f"{name} (remote)"
+    session = SeatSession(host, port, name=name[:32],
                           table=args.table, seat=seat, create=create, bots=bots,
                           conventions=conventions, password=args.password,
                           client="jackal-bot",

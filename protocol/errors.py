@@ -69,6 +69,11 @@ class ErrorCode(StrEnum):
     #: Told (without ``id``) to everyone at a table the server closes: its record reached
     #: its cap, or its bots played the most deals allowed with no person seated.
     TABLE_CLOSED = "table_closed"
+    #: ``hello`` with a name a connected person from another address uses (compared
+    #: after NFKC, case folding and look-alike letters).
+    NAME_TAKEN = "name_taken"
+    #: ``hello`` with a name that reads as one of the server's bots ("random bot").
+    NAME_RESERVED = "name_reserved"
     # play (the first three are the engine's IllegalAction codes)
     NOT_YOUR_TURN = "not_your_turn"
     NOT_IN_HAND = "not_in_hand"

@@ -19,6 +19,11 @@ Behaviour decisions (for docs/PROTOCOL.md):
   state machine's, jackal.protocol.state, applied by the session.) With a server password a
   ``hello`` without the right one gets ``bad_password`` and the connection may try again,
   up to five times: the fifth wrong password also closes it.
+- ``hello`` without a token: a name a person from another address uses (or a held
+  seat's) is ``name_taken``, one that reads as a server bot's ``name_reserved``
+  (:mod:`.names`); the connection may try again.
+- ``create_table`` from a connection seated at a table whose deal is being played is
+  ``not_allowed``: the new table's name would reach its partner through the lobby.
 - ``hello`` with a ``token`` reclaims that seat (``bad_token`` if it matches no seat):
   the reply is ``hello_ok`` with ``table`` and ``seat``, then a private ``table_state``.
   A connection still holding that seat is told ``bad_token`` and loses it.
@@ -112,6 +117,7 @@ from .disclosure import resolve_conventions
 from .hints import HintDesk
 from .keepalive import Keepalive
 from .lobby import Lobby
+from .names import NameBook
 from .ratelimit import AddressLimits, GuessLimits, TokenBucket, host_of, retry_hint
 from .record_events import Closed
 from .records import RecordFile, RecordsFolder, RecordSyncer
@@ -146,6 +152,8 @@ class Hub:
                             config.bot_floor_seconds)
         self.hints = HintDesk(self.bots)
         self.sessions: dict[Session, None] = {}
+        #: Who goes by which name (one person per name; see :mod:`.names`).
+        self.names = NameBook()
         # Built once: looking the version up costs milliseconds, for every connection.
         self._welcome = Welcome(protocol=PROTOCOL_VERSION, server="jackal",
                                 version=server_version(),
@@ -261,6 +269,8 @@ class Hub:
         """A connection ended: hold its seat or stop its watching."""
         if self.sessions.pop(session, False) is None:
             self.addresses.release(host_of(session.address))
+        if session.name is not None:
+            self.names.release(session, session.name)
         if not self.sessions and self._all_gone is not None:
             self._all_gone.set()
         reason = session.dropped_reason or "closed"
@@ -403,7 +413,9 @@ class Hub:
                 raise ProtocolError(ErrorCode.BAD_PASSWORD, "wrong or missing password",
                                     fatal=session.bad_passwords >= MAX_BAD_PASSWORDS)
         if msg.token is None:
+            self.names.check(msg.name, host, self.lobby.held_names())
             session.conn.accept_hello(msg.name)
+            self.names.take(session, msg.name, host)
             session.deliver(HelloOk(id=msg.id, name=msg.name))
             log.info("connection #%d %s is %r", session.number, session.address, msg.name)
             return
@@ -418,6 +430,7 @@ class Hub:
         # A reclaim does not rename the seat: the name is the one the table shows.
         name = table.seats[seat].name or msg.name
         session.conn.accept_hello(name)
+        self.names.take(session, name, host)  # the seat's own name: no check
         session.deliver(HelloOk(id=msg.id, name=name, table=table.id, seat=seat))
         self.send(self.lobby.reclaim(session, table, seat, trio.current_time(),
                                      host_of(session.address)), table)
@@ -448,6 +461,13 @@ class Hub:
                                total=total, next=following if following < total else None))
 
     def _create_table(self, session: Session, msg: CreateTable) -> None:
+        at = self.lobby.table_of(session)
+        if at is not None and at.status == "playing" and at.seat_of(session) is not None:
+            # Its name would be text in the lobby, which partner can read: no channel
+            # from a seat during its deal.
+            raise ProtocolError(ErrorCode.NOT_ALLOWED,
+                                "not while a deal is played at your table (a table's name "
+                                "would reach your partner)")
         conventions: dict[Team, ConventionCard] = {}
         if msg.conventions_ns is not None:
             conventions[Team.NS] = resolve_conventions(msg.conventions_ns, "conventions_ns")

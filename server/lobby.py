@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import secrets
+from collections.abc import Iterator
 
 from ..game.conventions import ConventionCard
 from ..game.seats import Seat, Team
@@ -109,6 +110,13 @@ class Lobby:
             return None
         seat = table.find_token(token_hash)
         return None if seat is None else (table, seat)
+
+    def held_names(self) -> Iterator[tuple[str, str | None]]:
+        """The name and address of each person whose seat is held while they are away."""
+        for table in self.tables.values():
+            for slot in table.seats.values():
+                if slot.kind == "human" and slot.peer is None and slot.name is not None:
+                    yield slot.name, slot.host
 
     @staticmethod
     def random_seed() -> int:

@@ -66,6 +66,64 @@ async def test_a_question_to_a_bot_carries_no_text_to_partner_or_spectators() ->
         assert not any(msg["type"] in ("question_asked", "answer") for msg in spy.log)
 
 
+# --------------------------------------------------------------------- names
+
+
+async def test_a_name_in_use_from_another_address_is_refused_look_alikes_too() -> None:
+    async with running_server(ServerConfig(**QUIET)) as port:
+        _, table = await open_table(port)
+        alice = await greeted(port, "alice", "127.0.0.1")
+        await alice.join(table, "N")
+        # Another machine: the same name, in capitals, with a Cyrillic a, in full width.
+        for name in ("alice", "ALICE", "\u0430lice", "\uff41\uff4c\uff49\uff43\uff45", "AIice"):
+            other = await RawClient.connect(port, "mallory", "127.0.0.2")
+            refused = await other.request(type="hello", name=name)
+            assert refused["type"] == "error", (name, refused)
+            assert refused["code"] == "name_taken", refused
+            assert refused["message"].startswith("field 'name'"), refused
+            await other.aclose()
+        # Her own second window (same address) may go by her name; others by theirs.
+        window = await greeted(port, "alice", "127.0.0.1")
+        assert (await greeted(port, "alicia", "127.0.0.2")).log[-1]["name"] == "alicia"
+        # While her seat is held for her, the name stays hers...
+        bob = await sit(port, table, "S", "bob")
+        await alice.aclose()
+        await window.aclose()
+        await bob.wait_type("player_gone")
+        late = await RawClient.connect(port, "late", "127.0.0.2")
+        assert (await late.request(type="hello", name="Alice"))["code"] == "name_taken"
+        # ...and once she has left and closed, it is free (the refusal changed nothing).
+        back = await RawClient.connect(port, "alice")
+        assert (await back.request(type="hello", name="alice", token=alice.token)
+                )["seat"] == "N"
+        assert (await back.request(type="leave"))["type"] == "ok"
+        await back.aclose()
+        await bob.wait_type("player_left")
+        assert (await late.request(type="hello", name="Alice"))["type"] == "hello_ok"
+
+
+async def test_a_person_may_not_take_a_bots_name() -> None:
+    async with running_server(ServerConfig(**QUIET)) as port:
+        for name in ("random bot", "Expert", "r\u0430ndom-bot", "greedy_bot", "BOT"):
+            person = await RawClient.connect(port, "person")
+            refused = await person.request(type="hello", name=name)
+            assert refused["type"] == "error", (name, refused)
+            assert refused["code"] == "name_reserved", refused
+            await person.aclose()
+        # Names that merely contain the word are people's.
+        for name in ("minimal-bot", "Abbot", "expert remote"):
+            await greeted(port, name)
+        # What the server calls its bots, the lobby and the table show as bots.
+        host, table = await open_table(port)
+        await host.request(type="add_bot", table=table, seat="E", strategy="random")
+        player = await sit(port, table, "N", "ann")
+        listing = (await host.request(type="list_tables"))["tables"][0]
+        assert listing["kinds"] == {"N": "human", "E": "bot", "S": "empty", "W": "empty"}
+        state = await player.request(type="sync")
+        assert [(s["name"], s["kind"]) for s in state["seats"][:2]] == [
+            ("ann", "human"), ("random bot", "bot")]
+
+
 # --------------------------------------------------------------------- table control
 
 

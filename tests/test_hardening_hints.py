@@ -62,14 +62,15 @@ def _flood(port: int, stop: Any, hints: Any) -> None:
     people: list[_Seat] = []
     for number in range(FLOOD_TABLES):
         source = f"127.0.3.{number + 1}"
-        host = _Seat(port, source, "host")
-        host.wait_for(host.send({"type": "hello", "name": "host"}))
+        # Each address its own names: a name is one person's (server/names.py).
+        host = _Seat(port, source, f"host{number}")
+        host.wait_for(host.send({"type": "hello", "name": f"host{number}"}))
         table = host.wait_for(host.send({"type": "create_table", "hints": True,
                                          "target": 1_000_000}))["table"]
         for seat in SEATS:
             person = host if seat == "N" else _Seat(port, source, seat)
             if person is not host:
-                person.wait_for(person.send({"type": "hello", "name": seat}))
+                person.wait_for(person.send({"type": "hello", "name": f"{seat}{number}"}))
             person.wait_for(person.send({"type": "join", "table": table, "seat": seat}))
             people.append(person)
     for person in people:

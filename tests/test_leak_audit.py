@@ -23,6 +23,15 @@ Every seat plays from ``your_turn`` alone (the card it picks comes from that mes
 hand), and the audit checks each ``your_turn`` against the truth: only its own seat gets
 it, its hand is exactly the seat's unplayed cards and its rows exactly the plays so far.
 The late spectator also sends ``sync`` and its snapshot is audited like the others.
+
+The partner channel: every human seat plays a cheater too. On its second play of each
+deal it asks the next seat (an opponent: a person or a bot) a question whose text is a
+marker unique to it and the deal; it answers every question it is asked with another
+marker; North also tries to create a table named with a marker in deal 1 (a lobby entry its
+partner could read), and reclaims its seat in deal 2 with a marker as its name. South
+lists the lobby whenever it hears its partner asked something. Nothing any seat typed
+may ever reach its partner or a spectator (checked over the raw lines, so any field
+counts), while the opponent asked does get the question: the channel was used.
 Tables with an odd seed allow hints: there North asks for one on its first turn and plays
 the card it names, so the private ``hint`` (cards and reasons in words) and the public
 ``hint_taken`` go through the same audit; elsewhere the request must be refused. Time:
@@ -125,15 +134,45 @@ class Audit:
     #: Hints North received (tables that allow them) and refusals (tables that do not).
     hints: int = 0
     refused_hints: int = 0
+    #: Markers typed (questions, answers, a table name, a name) that reached the
+    #: opponent they were for, and partner-channel leaks found.
+    typed_seen: int = 0
+    partner_leaks: list[str] = field(default_factory=list)
     #: One match's streams, kept to prove the audit can fail (see the end of the test).
-    sample: tuple[int, list[Stream]] | None = None
+    sample: tuple[int, list[Stream], Typed] | None = None
 
 
 Stream = tuple[Seat | None, list[bytes]]
+#: What each seat typed during the match's deals: unique markers, as bytes.
+Typed = dict[Seat, set[bytes]]
 
 
-def check_match(seed: int, streams: list[Stream], audit: Audit) -> None:
-    """Replay every kept stream of one match against the independently known hands.
+def marker(kind: str, seed: int, seat: Seat, deal: int) -> str:
+    """Text a seat types, unique to it: lowercase letters and digits, so the card pattern
+    never takes it for a card."""
+    return f"zz{kind}{seed}x{seat.value.lower()}x{deal}zz"
+
+
+def check_partner_channel(seed: int, streams: list[Stream], typed: Typed,
+                          audit: Audit) -> None:
+    """Nothing a seat typed reaches its partner or a spectator (in any line, ever: the
+    server never sends it later either); the opponents it was for do get some of it."""
+    for seat, lines in streams:
+        # A spectator could be any seat's partner's second connection.
+        forbidden = typed[seat.partner] if seat is not None else set().union(*typed.values())
+        opponents = [] if seat is None else [typed[o] for o in SEATS if o.team is not seat.team]
+        allowed: set[bytes] = set().union(*opponents)
+        for line in lines:
+            leaked = [mark for mark in forbidden if mark in line]
+            if leaked:
+                audit.partner_leaks.append(f"seed {seed}: {seat or 'spectator'} got "
+                                           f"{leaked[0]!r} in {line[:300]!r}")
+            audit.typed_seen += sum(1 for mark in allowed if mark in line)
+
+
+def check_match(seed: int, streams: list[Stream], audit: Audit, typed: Typed) -> None:
+    """Replay every kept stream of one match against the independently known hands, and
+    check the partner channel.
 
     ``streams`` holds (seat or None for a spectator, lines received in order); the first
     spectator's stream must cover the whole match (it is the reference for play order).
@@ -162,6 +201,7 @@ def check_match(seed: int, streams: list[Stream], audit: Audit) -> None:
     for seat, lines in streams:
         audit.lines += len(lines)
         audit_stream(seed, seat, lines, hands, order, audit)
+    check_partner_channel(seed, streams, typed, audit)
 
 
 def audit_stream(seed: int, seat: Seat | None, lines: list[bytes],
@@ -223,7 +263,7 @@ def audit_stream(seed: int, seat: Seat | None, lines: list[bytes],
 
 
 async def seat_loop(client: RawClient, seat: Seat, port: int, token: str, reclaim: bool,
-                    extra: list[RawClient], audit: Audit) -> None:
+                    extra: list[RawClient], audit: Audit, seed: int, typed: Typed) -> None:
     """Play this seat's turns, each from its ``your_turn`` alone, until match_ended.
 
     North asks for a hint on its first turn of deal 1 and plays the card it names (on a
@@ -232,11 +272,42 @@ async def seat_loop(client: RawClient, seat: Seat, port: int, token: str, reclai
     With ``reclaim``, on its 4th turn of deal 2 the seat hangs up instead of playing,
     reconnects, reclaims the seat with its token, and plays on from the ``your_turn``
     that follows the snapshot. Its lines go on in the same list, as one stream.
+
+    And it cheats as the module notes say, each typed text a marker kept in ``typed``.
     """
     hand: list[str] = []
+    deal = 0
+
+    def typing(kind: str) -> str:
+        text = marker(kind, seed, seat, deal)
+        typed[seat].add(text.encode())
+        return text
+
     while True:
         msg = await client.recv()
         kind = msg["type"]
+        if kind == "deal_started":
+            deal = msg["deal"]
+        elif kind == "question" and "id" not in msg:  # asked by an opponent: answer
+            await client.send(type="answer", question=msg["question"], text=typing("a"))
+            continue
+        elif kind == "question_asked" and seat is Seat.S:  # partner asked: read the lobby
+            await client.send(type="list_tables")
+            continue
+        elif kind == "error" and msg.get("id") in ("ask", "mktable"):
+            # The asked seat was away (held), or no table may be made mid-deal.
+            assert msg["code"] == "not_allowed" or msg.get("id") == "mktable", msg
+            continue
+        elif kind == "table_created":  # its name is in the lobby, for partner to read
+            audit.partner_leaks.append(f"seed {seed}: {seat} made table {msg['name']!r} "
+                                       f"during deal {deal}")
+            continue
+        elif kind in ("question", "answer", "ok", "tables"):
+            continue
+        if kind == "your_turn" and msg["play"] == 2:
+            await client.send(type="ask", id="ask", seat=seat.next.value, text=typing("q"))
+            if seat is Seat.N and deal == 1:  # once a match: a made table stays a while
+                await client.send(type="create_table", id="mktable", name=typing("t"))
         if kind == "error" and msg.get("id") == "hint":
             assert msg["code"] == "hints_off", msg
             audit.refused_hints += 1
@@ -257,7 +328,7 @@ async def seat_loop(client: RawClient, seat: Seat, port: int, token: str, reclai
                 client = await RawClient.connect(port, lines=client.lines)
                 extra.append(client)
                 await client.expect("welcome")
-                await client.send(type="hello", name=f"audit-{seat}", token=token)
+                await client.send(type="hello", name=typing("n"), token=token)
                 assert (await client.expect("hello_ok"))["seat"] == seat
                 state = await client.expect("table_state")
                 assert state["turn"] == seat and state["deal"] == 2, state
@@ -319,6 +390,7 @@ async def play_match(port: int, seed: int, bots: tuple[Seat, ...], audit: Audit)
     everyone: list[tuple[Seat | None, RawClient]] = [*clients.items(), (None, watcher)]
     extra: list[RawClient] = []
     tokens: dict[Seat, str] = {}
+    typed: Typed = {seat: set() for seat in SEATS}
     try:
         for seat, client in everyone:
             await client.expect("welcome")
@@ -342,17 +414,17 @@ async def play_match(port: int, seed: int, bots: tuple[Seat, ...], audit: Audit)
         async with trio.open_nursery() as nursery:
             for seat, client in clients.items():
                 nursery.start_soon(seat_loop, client, seat, port, tokens[seat],
-                                   seat is Seat.N, extra, audit)
+                                   seat is Seat.N, extra, audit, seed, typed)
             nursery.start_soon(spectator_loop, watcher, plays_seen)
             nursery.start_soon(late_spectator, port, table, plays_seen, streams, extra)
     finally:
         for client in [client for _, client in everyone] + extra:
             await client.stream.aclose()
-    check_match(seed, streams, audit)
+    check_match(seed, streams, audit, typed)
     audit.matches += 1
     audit.reclaims += sum(1 for line in clients[Seat.N].lines if b'"hello_ok"' in line) - 1
     if audit.sample is None and not bots:
-        audit.sample = (seed, streams)
+        audit.sample = (seed, streams, typed)
 
 
 async def watchdog(progress: Callable[[], int], stall_seconds: float) -> None:
@@ -391,6 +463,9 @@ async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
                 workers.start_soon(worker)
         server.cancel_scope.cancel()
     assert not audit.leaks, "\n".join(audit.leaks[:10])
+    assert not audit.partner_leaks, "\n".join(audit.partner_leaks[:10])
+    # The cheats were made: each human seat's question of every deal reached its target.
+    assert audit.typed_seen >= audit.deals * 2
     assert audit.deals >= DEALS_WANTED
     # The audit really looked at traffic: tens of lines per deal and connection.
     assert audit.lines > audit.deals * 4 * 32
@@ -407,7 +482,7 @@ async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
 
     # And it can fail: slip one unplayed card of E into a line N receives mid-deal.
     assert audit.sample is not None
-    seed, streams = audit.sample
+    seed, streams, typed = audit.sample
     by_seat = {seat: lines for seat, lines in streams if seat is not None}
     north = list(by_seat[Seat.N])
     start = next(i for i, line in enumerate(north) if b'"deal_started"' in line)
@@ -416,8 +491,14 @@ async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
     north.insert(start + 1, b'{"type":"turn","seat":"E","hint":"%s"}' % east_hand[0].encode())
     caught = Audit()
     check_match(seed, [(seat, north if seat is Seat.N else lines) for seat, lines in streams],
-                caught)
+                caught, typed)
     assert len(caught.leaks) == 1 and east_hand[0] in caught.leaks[0]
+    # The partner check too: one of N's markers in a line S receives.
+    south = [*by_seat[Seat.S], b'{"type":"answer","question_text":"%s"}' % min(typed[Seat.N])]
+    caught = Audit()
+    check_partner_channel(seed, [(seat, south if seat is Seat.S else lines)
+                                 for seat, lines in streams], typed, caught)
+    assert len(caught.partner_leaks) == 1 and "S got" in caught.partner_leaks[0]
 
 
 def test_card_pattern_finds_cards_anywhere() -> None:

@@ -26,12 +26,14 @@ The late spectator also sends ``sync`` and its snapshot is audited like the othe
 
 The partner channel: every human seat plays a cheater too. On its second play of each
 deal it asks the next seat (an opponent: a person or a bot) a question whose text is a
-marker unique to it and the deal; it answers every question it is asked with another
-marker; North also tries to create a table named with a marker in deal 1 (a lobby entry its
-partner could read), and reclaims its seat in deal 2 with a marker as its name. South
-lists the lobby whenever it hears its partner asked something. Nothing any seat typed
-may ever reach its partner or a spectator (checked over the raw lines, so any field
-counts), while the opponent asked does get the question: the channel was used.
+marker unique to it and the deal, and says another in the table's chat; it answers
+every question it is asked with another marker; North also tries to create a table
+named with a marker in deal 1 (a lobby entry its partner could read), and reclaims its
+seat in deal 2 with a marker as its name. South lists the lobby whenever it hears its
+partner asked something. Nothing any seat typed may ever reach its partner or a
+spectator (checked over the raw lines, so any field counts), while the opponent asked
+does get the question: the channel was used.
+
 Tables with an odd seed allow hints: there North asks for one on its first turn and plays
 the card it names, so the private ``hint`` (cards and reasons in words) and the public
 ``hint_taken`` go through the same audit; elsewhere the request must be refused. Time:
@@ -294,18 +296,20 @@ async def seat_loop(client: RawClient, seat: Seat, port: int, token: str, reclai
         elif kind == "question_asked" and seat is Seat.S:  # partner asked: read the lobby
             await client.send(type="list_tables")
             continue
-        elif kind == "error" and msg.get("id") in ("ask", "mktable"):
-            # The asked seat was away (held), or no table may be made mid-deal.
-            assert msg["code"] == "not_allowed" or msg.get("id") == "mktable", msg
+        elif kind == "error" and msg.get("id") in ("ask", "mktable", "chat"):
+            # The asked seat was away (held), no table may be made mid-deal, no chat.
+            assert msg["code"] == {"ask": "not_allowed", "chat": "chat_closed"}.get(
+                msg["id"], msg["code"]), msg
             continue
         elif kind == "table_created":  # its name is in the lobby, for partner to read
             audit.partner_leaks.append(f"seed {seed}: {seat} made table {msg['name']!r} "
                                        f"during deal {deal}")
             continue
-        elif kind in ("question", "answer", "ok", "tables"):
+        elif kind in ("question", "answer", "ok", "tables", "chat"):
             continue
         if kind == "your_turn" and msg["play"] == 2:
             await client.send(type="ask", id="ask", seat=seat.next.value, text=typing("q"))
+            await client.send(type="chat", id="chat", text=typing("c"))
             if seat is Seat.N and deal == 1:  # once a match: a made table stays a while
                 await client.send(type="create_table", id="mktable", name=typing("t"))
         if kind == "error" and msg.get("id") == "hint":

@@ -16,6 +16,7 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -54,10 +55,26 @@ def _bwrap_prefix(bwrap: str, hide: Sequence[Path] = (), argv: Sequence[str] = (
         path = Path(word).absolute()
         if path.is_file() and path.is_relative_to("/tmp"):
             prefix += ["--ro-bind", str(path), str(path)]
+    # So would the Python environment jackal itself runs from, when it lives under /tmp (a
+    # clone tested there, say): a Python program started with our interpreter needs its
+    # standard library, its packages and, for an editable install, jackal's source tree.
+    for path in _own_environment():
+        if path.is_relative_to("/tmp"):
+            prefix += ["--ro-bind", str(path), str(path)]
     for path in hide:
         if path.is_dir():
             prefix += ["--tmpfs", str(path)]
     return [*prefix, "--"]
+
+
+@functools.cache
+def _own_environment() -> tuple[Path, ...]:
+    """The folders this Python and the jackal package are read from."""
+    import jackal.client  # this package: its parent's parent is jackal's source tree
+
+    package = Path(jackal.client.__file__).resolve().parent
+    found = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), package.parent}
+    return tuple(sorted(path for path in found if path.is_dir()))
 
 
 @functools.cache

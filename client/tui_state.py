@@ -409,6 +409,12 @@ class TuiState:
         seat back or came to watch, where the match stands (the log of a client that
         never left has the deals too)."""
         you = self.you
+        announce = you is None or self.taking_back
+        self.taking_back = False
+        if announce and not any(line.text.startswith("Deal ") for line in self.log):
+            for done in self.mirror.deals:  # what the log said of them, as it was
+                self.add_log(deal_result_text(done.deal, done.winner, done.penalty,
+                                              done.victory_points), "good")
         if you is not None:
             kept = {q.question for q in self.questions_to_me}
             self.questions_to_me = [
@@ -421,17 +427,10 @@ class TuiState:
                     self.add_log(f"{q.asker} asks you{about}: {q.text}  (r to reply)",
                                  "answer")
                     self.say(f"{q.asker} asks you a question: press r to reply.")
-        if you is not None and not self.taking_back:
-            return
-        back = you is not None
-        self.taking_back = False
-        if not any(line.text.startswith("Deal ") for line in self.log):
-            for done in self.mirror.deals:  # what the log said of them, as it was
-                self.add_log(deal_result_text(done.deal, done.winner, done.penalty,
-                                              done.victory_points), "good")
-        where = self.standing()
-        self.add_log((f"You took your seat back at {you}: {where}." if back
-                      else f"Watching table {state.name}: {where}."), "good")
+        if announce:
+            where = self.standing()
+            self.add_log((f"You took your seat back at {you}: {where}." if you is not None
+                          else f"Watching table {state.name}: {where}."), "good")
 
     def standing(self) -> str:
         """Where the match stands, in words: "deal 3, W to play; NS 120 - EW 80 (target

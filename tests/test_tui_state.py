@@ -410,3 +410,48 @@ def test_a_pause_freezes_the_clock_shown_and_resume_lets_it_run() -> None:
     left = state.clock_left()
     assert left is not None and frozen - 1 < left <= frozen
     assert any("paused" in line.text for line in state.log)
+
+
+def test_between_deals_the_line_counts_down_and_says_who_is_ready() -> None:
+    state = seated()
+    state.apply(m.DealEnded(deal=1, hands={}, penalty={Team.NS: 10, Team.EW: 20},
+                            winner=Team.NS, points=10, victory_points=10,
+                            scores={Team.NS: 20, Team.EW: 20}, breakdown={},
+                            next_deal_in=30.0))
+    text = state.between_deals_text()
+    assert text.startswith("Next deal in ") and int(text.split()[3].rstrip("s;")) in (29, 30)
+    assert "waiting for: S" in text and "ready:" not in text
+    state.apply(m.PlayerReady(seat=Seat.S))
+    assert "ready: S" in state.between_deals_text()
+    assert state.mirror.last_deal is not None  # the summary stays up meanwhile
+
+
+def test_a_stopped_clock_says_so_and_runs_on_when_told() -> None:
+    state = seated(turn="W")
+    state.apply(m.Turn(seat=Seat.W, seconds=30.0))
+    state.apply(m.Clock(seat=Seat.W, seconds=21.4, stopped=True))
+    assert state.clock_text() == "clock stopped at 22s: waiting for an answer"
+    state.apply(m.Clock(seat=Seat.W, seconds=21.4, stopped=False))
+    assert state.clock_text() in ("22s left", "21s left")
+
+
+def test_a_seat_taken_back_logs_the_deals_the_question_and_where_the_match_stands() -> None:
+    state = seated()
+    state.taking_back = True
+    ended = m.DealSummary(deal=1, dealer=Seat.W, penalty={Team.NS: 30, Team.EW: 10},
+                          winner=Team.EW, victory_points=20, scores={Team.NS: 0, Team.EW: 20})
+    asked = m.OpenQuestion(question="q3", seat=Seat.S, asker=Seat.E, text="why the 9?")
+    snapshot = m.TableState(
+        table="t1", name="test", target=300, status="playing", seats=[], conventions={},
+        scores={Team.NS: 0, Team.EW: 20}, deal=2, dealer=Seat.N, first=Seat.E, turn=Seat.E,
+        rows={}, you=Seat.S, hand=parse_hand(HAND), history=[ended], questions=[asked])
+    state.log.clear()
+    state.apply(snapshot)
+    lines = [line.text for line in state.log]
+    assert lines[0].startswith("Deal 1: EW win, penalties 30-10")
+    assert "E asks you: why the 9?  (r to reply)" in lines
+    assert lines[-1] == ("You took your seat back at S: deal 2, play 1 of 32, E to play; "
+                         "NS 0 - EW 20 (target 300).")
+    assert [q.question for q in state.questions_to_me] == ["q3"]
+    state.apply(snapshot)  # a second snapshot (a sync) repeats nothing
+    assert [line.text for line in state.log] == lines

@@ -480,7 +480,8 @@ def render_footer(state: TuiState) -> StyleAndTextTuples:
     if state.prompt is not None:
         text = " Enter send  Esc cancel  Backspace edit"
     elif state.overlay is Overlay.ASK:
-        text = " Left/Right choose a card  Enter ask a question  Esc close"
+        text = " Left/Right choose a card  Enter ask a question  Esc close" \
+            if state.you is not None else " Left/Right choose a card  Esc close"
     elif state.overlay is Overlay.QUIT:
         text = " y quit  n / Esc stay"
     elif state.overlay is not Overlay.NONE:
@@ -705,8 +706,9 @@ def _render_ask(state: TuiState) -> StyleAndTextTuples:
     else:
         name = _shown(card_spec.name, 32) if card_spec else "?"
         out.append(("", f"Under {seat.team}'s card '{name}':\n  {explained[0]}\n"))
-    out.append(("class:dim", "\nLeft/Right: other cards   Enter: ask "
-                             f"{seat} a question   Esc: close"))
+    # Only seated players may ask (the server refuses spectators): offer it to them only.
+    ask = f"   Enter: ask {seat} a question" if state.you is not None else ""
+    out.append(("class:dim", f"\nLeft/Right: other cards{ask}   Esc: close"))
     return out
 
 

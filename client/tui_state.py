@@ -64,6 +64,11 @@ LOG_SIZE = 300
 NOTHING: Final = Change(False)
 
 
+
+def article(word: str) -> str:
+    """"a" or "an" before ``word`` (by its first letter: bot names are plain words)."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
 class Mode(Enum):
     """Which screen is up."""
 
@@ -332,12 +337,14 @@ class TuiState:
             case m.PlayerLeft(seat=seat):
                 self.add_log(f"{seat} left the table.")
             case m.PlayerGone(seat=seat, seconds=seconds):
-                self.add_log(f"{self.seat_label(seat)} lost connection; seat held "
-                             f"{seconds:.0f} s.", "warn")
+                # The server cannot tell a quit from a dropped line: say only what is known.
+                self.add_log(f"{self.seat_label(seat)} is away (quit, or the connection "
+                             f"dropped); the seat is held {seconds:.0f} s.", "warn")
             case m.PlayerBack(seat=seat):
                 self.add_log(f"{self.seat_label(seat)} is back.")
             case m.BotTakeover(seat=seat, strategy=strategy):
-                self.add_log(f"A {strategy} bot plays {seat} until its player returns.", "warn")
+                self.add_log(f"{article(strategy).capitalize()} {strategy} bot plays {seat} "
+                             "until its player returns.", "warn")
             case m.ConventionsChanged(team=team, card=card):
                 self.add_log(f"{team} play the '{card.name}' convention card (c shows it).",
                              "warn")
@@ -875,6 +882,10 @@ class TuiState:
         if self.ask_target is None:
             return
         seat, index = self.ask_target
+        if self.you is None:
+            self.say("Spectators cannot ask questions: only the players at the table can.",
+                     "error")
+            return
         if self.mirror.seats[seat].kind == "empty":
             self.say("Nobody sits there to answer.", "error")
             return

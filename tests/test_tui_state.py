@@ -455,3 +455,35 @@ def test_a_seat_taken_back_logs_the_deals_the_question_and_where_the_match_stand
     assert [q.question for q in state.questions_to_me] == ["q3"]
     state.apply(snapshot)  # a second snapshot (a sync) repeats nothing
     assert [line.text for line in state.log] == lines
+
+
+def test_a_spectator_sees_meanings_but_is_not_offered_a_question() -> None:
+    from jackal.client.tui_layout import render_footer, render_overlay
+
+    rows = {"S": ["2S"], "W": ["9H"]}
+    state = seated(rows=rows, turn="N")
+    state.mirror.you = None  # the same table, watched
+    state.open_ask()
+    assert state.overlay is Overlay.ASK
+    panel = "".join(text for _style, text, *_ in render_overlay(state))
+    footer = "".join(text for _style, text, *_ in render_footer(state))
+    assert "Under" in panel and "ask" not in panel.lower()
+    assert "ask" not in footer.lower()
+    state.ask_question()  # Enter anyway: told why, nothing sent
+    assert state.prompt is None and "Spectators cannot ask" in state.notice
+    assert not state.outbox
+    seated_state = seated(rows=rows, turn="N")
+    seated_state.open_ask()
+    assert "Enter: ask W a question" in "".join(
+        text for _style, text, *_ in render_overlay(seated_state))
+
+
+def test_away_and_substitute_wording() -> None:
+    state = seated()
+    state.apply(m.PlayerGone(seat=Seat.W, seconds=120.0))
+    state.apply(m.BotTakeover(seat=Seat.W, strategy="expert"))
+    state.apply(m.BotTakeover(seat=Seat.N, strategy="random"))
+    lines = [entry.text for entry in state.log][-3:]
+    assert lines[0] == "W botW is away (quit, or the connection dropped); the seat is held 120 s."
+    assert lines[1:] == ["An expert bot plays W until its player returns.",
+                         "A random bot plays N until its player returns."]

@@ -135,3 +135,36 @@ def test_cards_are_explained_under_the_card_they_were_played_under() -> None:
     assert isinstance(snapshot, TableState) and snapshot.deal_conventions is not None
     fresh.apply(snapshot)
     assert explain_card(fresh, Seat.N, 1) == expected
+
+
+def test_a_question_stops_the_askers_clock_for_the_tables_limit_at_most() -> None:
+    table, peers, _ = _table(turn_seconds=30.0)
+    first = _turn_seat(table)
+    limit = 30.0 + DEAL_GRACE_SECONDS
+    # Asked 5 s into the turn: the clock stops with what it had left.
+    _deliver(table.ask(peers[first], first.next, "why?", None, now=5.0))
+    assert table.turn_left() == limit - 5 and table.turn_deadline is None
+    # Nobody answers: after the table's limit (30 s) of waiting it runs on by itself...
+    assert table.next_deadline() == 35.0
+    _deliver(table.tick(35.0))
+    assert table.turn_deadline == 35.0 + limit - 5
+    # ...and a second question on the same turn stops it no more.
+    _deliver(table.ask(peers[first], first.next.next.next, "and you?", None, now=36.0))
+    assert table.turn_deadline == 35.0 + limit - 5
+
+
+def test_an_answer_during_a_pause_lets_the_clock_run_on_after_the_pause() -> None:
+    table, peers, _ = _table(turn_seconds=30.0)
+    first = _turn_seat(table)
+    limit = 30.0 + DEAL_GRACE_SECONDS
+    _deliver(table.ask(peers[first], first.next, "why?", None, now=2.0))
+    qid = next(iter(table.questions))
+    # The mover asks for a pause, everyone else agrees.
+    for seat in (first, *(seat for seat in SEATS if seat is not first)):
+        _deliver(table.pause(peers[seat], now=3.0))
+    assert table.pausing.paused and table.next_deadline() is None
+    _deliver(table.tick(1000.0))  # a long break: nothing runs out
+    _deliver(table.answer(peers[first.next], qid, "because", now=1001.0))
+    assert table.turn_deadline is None and table.turn_left() == limit - 2
+    _deliver(table.end_pause(peers[first], now=1002.0))
+    assert table.turn_deadline == 1002.0 + limit - 2

@@ -149,6 +149,9 @@ async def test_a_question_on_ones_own_turn_stops_ones_clock_until_the_answer() -
         assert running["stopped"] is False and running["seconds"] == stopped["seconds"]
         synced = await watcher.request(type="sync")
         assert "clock_stopped" not in synced and synced["turn_left"] <= stopped["seconds"]
+        # Running again: the spectator's seconds are the player's (read one after the other).
+        player = await asker.request(type="sync")
+        assert 0 <= synced["turn_left"] - player["turn_left"] < 1.0
 
 
 async def test_a_server_killed_mid_turn_runs_the_clock_again_and_the_substitute_plays(

@@ -66,12 +66,12 @@ from __future__ import annotations
 import hmac
 import logging
 import math
-from importlib.metadata import PackageNotFoundError, version
 
 import trio
 
 from ..game.conventions import ConventionCard
 from ..game.seats import SEATS, Seat, Team
+from ..game.version import package_version
 from ..protocol.codec import encode
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
@@ -119,7 +119,6 @@ from .keepalive import Keepalive
 from .lobby import Lobby
 from .names import NameBook
 from .ratelimit import AddressLimits, GuessLimits, TokenBucket, host_of, retry_hint
-from .record_events import Closed
 from .records import RecordFile, RecordsFolder, RecordSyncer
 from .restore import restore_tables
 from .session import Session
@@ -127,19 +126,12 @@ from .table import Outbox, Table, TableOptions
 from .tokens import new_invite
 from .transport import Flusher
 
-__all__ = ["Hub", "server_version"]
+__all__ = ["Hub"]
 
 log = logging.getLogger("jackal.server")
 
 #: Wrong passwords one connection may send before it is closed (guessing is abuse).
 MAX_BAD_PASSWORDS = 5
-
-
-def server_version() -> str:
-    try:
-        return version("jackal-game")
-    except PackageNotFoundError:  # pragma: no cover  (running from an uninstalled tree)
-        return "0+unknown"
 
 
 class Hub:
@@ -156,7 +148,7 @@ class Hub:
         self.names = NameBook()
         # Built once: looking the version up costs milliseconds, for every connection.
         self._welcome = Welcome(protocol=PROTOCOL_VERSION, server="jackal",
-                                version=server_version(),
+                                version=package_version(),
                                 hint='send {"type":"help"} for the list of messages',
                                 features=list(FEATURES))
         #: The one task that writes every connection's outgoing bytes.
@@ -676,17 +668,14 @@ class Hub:
                 log.info("table %s: rematch", table.id)  # its players play again
             if abandoned is not None:
                 log.info("table %s: %s, removed", table.id, abandoned)
-                self._record_closed(table, abandoned)
+                table.close(abandoned)
                 why = _CLOSED_BECAUSE.get(abandoned)
                 if why is not None:
                     self.send(table.broadcast(Error(code=ErrorCode.TABLE_CLOSED.value,
                                                     message=why)))
         except Exception:
             log.exception("table %s failed and is closed", table.id)
-            self._record_closed(table, "failed")
-            table.status = "over"
-            self.send(table.broadcast(Error(code=ErrorCode.INTERNAL.value,
-                                             message="this table failed and is closed")))
+            self.send(table.fail())
         finally:
             self._wake.pop(table.id, None)
             self._status_seen.pop(table.id, None)
@@ -700,12 +689,6 @@ class Hub:
             record = self.records.pop(table, None)
             if record is not None:
                 record.close()
-
-    def _record_closed(self, table: Table, reason: str) -> None:
-        """Mark the record so a restart does not bring this table back."""
-        record = self.records.get(table)
-        if record is not None:
-            record(Closed(reason=reason))
 
     def _poke(self, table: Table) -> None:
         """Wake ``table``'s task whatever it waits for (its timers changed)."""

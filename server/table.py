@@ -105,6 +105,7 @@ from ..protocol.messages import (
     BotTakeover,
     ChatLine,
     Clock,
+    Error,
     Joined,
     MatchEnded,
     MessageId,
@@ -128,6 +129,7 @@ from .disclosure import Disclosure, PendingQuestion
 from .pause import MAX_REQUESTS, PauseVote
 from .record_events import (
     ChatEvent,
+    Closed,
     ConventionsEvent,
     DealEvent,
     MatchEnd,
@@ -254,6 +256,19 @@ class Table:
         if self.recorder is not None:
             self.recorder(event)
 
+    def close(self, reason: str) -> None:
+        """The table is closed for ``reason`` (its record says so, so a restart does not
+        bring it back); its task then takes it out of the lobby."""
+        self.record(Closed(reason=reason))
+
+    def fail(self) -> Outbox:
+        """A bug in this table's task: its match is over and it is closed, and everyone
+        at it is told (``internal``). The lobby then removes it, freeing its players."""
+        self.close("failed")
+        self.status = "over"
+        return self.broadcast(Error(code=ErrorCode.INTERNAL.value,
+                                    message="this table failed and is closed"))
+
     # ------------------------------------------------------------------ disclosure
     # Conventions, explanations and questions are the disclosure object's; these hand the
     # requests on so callers see one table.
@@ -365,9 +380,6 @@ class Table:
         if seat is None:
             raise ProtocolError(ErrorCode.NOT_SEATED, f"you have no seat at table {self.id}")
         return self.seats[seat]
-
-    def is_member(self, peer: Peer) -> bool:
-        return peer in self.spectators or self.seat_of(peer) is not None
 
     @property
     def is_empty(self) -> bool:

@@ -139,16 +139,21 @@ async def test_a_finished_table_goes_when_everyone_has_left() -> None:
                 await trio.sleep(0.01)
 
 
-async def test_one_broken_table_does_not_touch_another(monkeypatch: pytest.MonkeyPatch
-                                                       ) -> None:
+def break_bots_at(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """A bug in the table named ``name``: its task fails at its first bot move."""
     original = Table.bot_view
 
     def sometimes_broken(self: Table, seat: Any) -> Any:
-        if self.name == "doomed":
+        if self.name == name:
             raise RuntimeError("a bug in this table")
         return original(self, seat)
 
     monkeypatch.setattr(Table, "bot_view", sometimes_broken)
+
+
+async def test_one_broken_table_does_not_touch_another(monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    break_bots_at(monkeypatch, "doomed")
     async with running_server(ServerConfig(**QUIET)) as port:
         lobby = await greeted(port, "lobby")
         doomed = await new_table(lobby, name="doomed", seed=1)
@@ -165,6 +170,33 @@ async def test_one_broken_table_does_not_touch_another(monkeypatch: pytest.Monke
         await watchers[1].wait_type("match_ended", timeout=30)
         # The server still takes new work.
         assert (await lobby.request(type="ping"))["type"] == "pong"
+
+
+async def test_a_table_that_fails_frees_its_players_for_another_table(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    break_bots_at(monkeypatch, "doomed")
+    async with running_server(ServerConfig(records_dir=tmp_path, **QUIET)) as port:
+        lobby, doomed = await open_table(port, name="doomed", seed=1)
+        human = await sit(port, doomed, "N", "nora")
+        watcher = await greeted(port, "watcher")
+        await watcher.request(type="spectate", table=doomed)
+        for seat in "ESW":
+            await lobby.request(type="add_bot", table=doomed, seat=seat)
+        await human.send(type="ready")
+        # The first bot to move breaks the table (N plays a card if the deal starts there).
+        await play_out(human, lambda msg: msg["type"] == "error", timeout=20)
+        assert human.log[-1]["code"] == "internal", human.log[-1]
+        listed = await lobby.request(type="list_tables")
+        assert doomed not in {info["table"] for info in listed["tables"]}
+        # Nobody is still mapped to the failed table: the player sits down elsewhere, the
+        # watcher is at no table, and the record says the table closed.
+        other = await new_table(lobby, name="next", seed=2)
+        assert (await human.request(type="join", table=other))["type"] == "joined"
+        assert (await watcher.request(type="sync"))["code"] == "not_seated"
+        assert (await watcher.request(type="spectate", table=other))["type"] == "table_state"
+        record = next(tmp_path.glob(f"*-{doomed}-*.jsonl")).read_text().splitlines()
+        last = json.loads(record[-1])
+        assert (last["event"], last["reason"]) == ("closed", "failed")
 
 
 async def test_add_bot_reply_then_the_same_event_for_a_requester_at_the_table() -> None:

@@ -67,10 +67,6 @@ class Belief:
     #: tail[r, t]: total weight of ranks r..13 holding t cards between them.
     tail: Float
 
-    @property
-    def feasible(self) -> bool:
-        return bool(self.tail[1, self.size] > 0)
-
     def sample(self, rng: np.random.Generator, count: int) -> Int:
         """``count`` draws of partner's counts, shape [count, 14] (column 0 unused)."""
         out = np.zeros((count, 14), dtype=np.int64)

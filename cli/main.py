@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from importlib.metadata import PackageNotFoundError, version
+
+from ..game.version import package_version
 
 #: name -> (module in jackal.cli, one-line summary)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -26,13 +27,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("replay", "print a recorded match deal by deal"),
     "protocol": ("protocol", "protocol tools (JSON Schema of every message)"),
 }
-
-
-def package_version() -> str:
-    try:
-        return version("jackal-game")
-    except PackageNotFoundError:  # running from a source tree that is not installed
-        return "0+unknown"
 
 
 def _top_parser() -> argparse.ArgumentParser:

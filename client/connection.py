@@ -87,6 +87,7 @@ from ..protocol.state import ConnState
 
 __all__ = [
     "MAX_EVENT_BYTES",
+    "STATEFUL_REPLIES",
     "ClientError",
     "Connection",
     "ConnectionLost",
@@ -99,7 +100,7 @@ __all__ = [
 log = logging.getLogger("jackal.client")
 
 #: Replies that also carry table state, so they go to the event queue as well.
-_STATEFUL_REPLIES = (Played, TableState, Explanation, Question, AnswerMessage, ChatMessage,
+STATEFUL_REPLIES = (Played, TableState, Explanation, Question, AnswerMessage, ChatMessage,
                      PauseState)
 
 DEFAULT_TIMEOUT = 30.0
@@ -396,7 +397,7 @@ class Connection:
         if pending is not None and not pending.done.is_set():
             pending.reply = msg
             pending.done.set()
-            if not isinstance(msg, _STATEFUL_REPLIES):
+            if not isinstance(msg, STATEFUL_REPLIES):
                 return True
         if isinstance(msg, ServerPong):
             return True  # the answer to the watchdog's ping: proof of life, nothing more

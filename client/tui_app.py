@@ -35,7 +35,7 @@ from prompt_toolkit.output import Output
 
 from ..game.seats import Seat
 from ..protocol import messages as m
-from .connection import ClientError, Connection, ConnectionLost, ServerError
+from .connection import STATEFUL_REPLIES, ClientError, Connection, ConnectionLost, ServerError
 from .embedded import EmbeddedGame
 from .lobby_link import LobbyLink
 from .mirror import TableMirror
@@ -50,9 +50,6 @@ __all__ = ["PlayOptions", "TuiApp", "run_tui"]
 
 #: How often the lobby's table list refreshes by itself.
 LOBBY_REFRESH_SECONDS = 5.0
-#: Replies the client library also delivers as events: showing them twice would log twice.
-_ALSO_EVENTS = (m.Played, m.TableState, m.Explanation, m.Question, m.AnswerMessage,
-                m.ChatMessage, m.PauseState)
 
 
 @dataclass(frozen=True)
@@ -240,7 +237,7 @@ class TuiApp:
             self.state.awaiting_play = None
             self.state.say(f"Not sent: {exc}", "error")
         else:
-            if reply is not None and not isinstance(reply, _ALSO_EVENTS):
+            if reply is not None and not isinstance(reply, STATEFUL_REPLIES):
                 self.state.on_message(reply)  # a reply: nothing in it belongs to the mirror
             # A bot we add at our own table reaches the mirror as the table's player_joined
             # event, which the server sends us too after the ok.

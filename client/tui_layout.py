@@ -757,14 +757,7 @@ def _cell(text: str, width: int) -> str:
 
 
 def _width() -> int:
-    try:
-        from prompt_toolkit.application.current import get_app_or_none
-        app = get_app_or_none()
-        if app is not None:
-            return app.output.get_size().columns
-    except Exception:  # drawing must not fail because the size is unknown
-        pass
-    return 80
+    return _size()[0]
 
 
 # ==================================================================== assembly

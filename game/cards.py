@@ -26,7 +26,6 @@ __all__ = [
     "parse_card",
     "parse_hand",
     "rank_name",
-    "rank_value",
 ]
 
 SUITS = "SHDC"
@@ -115,8 +114,3 @@ def format_cards(cards: Iterable[Card]) -> str:
 def rank_name(rank: int) -> str:
     """The one-character name of a rank (1 -> "A", 10 -> "T")."""
     return RANK_NAMES[rank]
-
-
-def rank_value(rank: int) -> int:
-    """Scoring value of a single card of ``rank``; equal to the rank number."""
-    return rank

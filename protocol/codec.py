@@ -73,15 +73,22 @@ def _dec_hook(kind: type, obj: Any) -> Any:
     raise NotImplementedError(f"cannot decode {kind.__name__}")
 
 
+#: Each JSON value's type: msgspec's own name for it (so readable_validation_error words
+#: a card field's error as msgspec's others) and ours in an error message. ``bool``
+#: comes before ``int``, its base class.
+_KINDS: tuple[tuple[type, str, str], ...] = (
+    (bool, "bool", "a boolean"), (int, "int", "an integer"), (float, "float", "a number"),
+    (str, "str", "a string"), (list, "array", "an array"), (dict, "object", "an object"))
+
+
 def _msgspec_kind(obj: object) -> str:
-    """msgspec's own name for a JSON value's type, so readable_validation_error words it."""
-    if obj is None:
-        return "null"
-    for kind, name in ((bool, "bool"), (int, "int"), (float, "float"), (list, "array"),
-                       (dict, "object")):
-        if isinstance(obj, kind):
-            return name
-    return "str"
+    return next((name for kind, name, _ in _KINDS if isinstance(obj, kind)),
+                "null" if obj is None else "str")
+
+
+def _json_kind(value: object) -> str:
+    return next((words for kind, _, words in _KINDS if isinstance(value, kind)),
+                "null" if value is None else "an object")
 
 
 _client_decoder = msgspec.json.Decoder(ClientMessage, dec_hook=_dec_hook)
@@ -107,25 +114,23 @@ def decode_client(line: bytes) -> ClientMessage:
     ``bad_text`` (a name, question, answer or card text that :mod:`.text` refuses).
     The error carries the line's ``id`` when it could be read.
     """
-    try:
-        msg: ClientMessage = _client_decoder.decode(line)
-    except msgspec.ValidationError as exc:  # subclass of DecodeError: must come first
-        raise _classify(line, exc, CLIENT_TYPES) from None
-    except msgspec.DecodeError as exc:
-        raise RemoteProtocolError(ErrorCode.BAD_JSON, f"not valid JSON: {_short(exc)}") from None
-    except RecursionError:
-        raise RemoteProtocolError(ErrorCode.BAD_JSON, "JSON nested too deeply") from None
+    msg: ClientMessage = _decode(_client_decoder, line, CLIENT_TYPES)
     check_client_text(msg)
     return msg
 
 
 def decode_server(line: bytes) -> ServerMessage:
     """Decode one line from the server (for clients); same errors as :func:`decode_client`."""
+    msg: ServerMessage = _decode(_server_decoder, line, SERVER_TYPES)
+    return msg
+
+
+def _decode(decoder: msgspec.json.Decoder[Any], line: bytes,
+            known: dict[str, type[msgspec.Struct]]) -> Any:
     try:
-        msg: ServerMessage = _server_decoder.decode(line)
-        return msg
-    except msgspec.ValidationError as exc:
-        raise _classify(line, exc, SERVER_TYPES) from None
+        return decoder.decode(line)
+    except msgspec.ValidationError as exc:  # subclass of DecodeError: must come first
+        raise _classify(line, exc, known) from None
     except msgspec.DecodeError as exc:
         raise RemoteProtocolError(ErrorCode.BAD_JSON, f"not valid JSON: {_short(exc)}") from None
     except RecursionError:
@@ -192,20 +197,6 @@ def _read_id(obj: dict[str, Any]) -> MessageId | None:
     return None
 
 
-def _json_kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
 
 
 def _short(exc: Exception) -> str:

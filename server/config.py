@@ -81,8 +81,6 @@ class ServerConfig:
     #: ...and one address, all its connections together (see :mod:`.ratelimit`).
     chat_per_minute_per_address: float = 60.0
     chat_burst_per_address: float = 10.0
-    #: Unanswered questions one player may have asked at a time.
-    max_open_questions: int = 3
     #: A table nobody has sat at or watched for this long before its match is removed.
     idle_table_seconds: float = 600.0
     #: Token bucket per connection: sustained messages per second...

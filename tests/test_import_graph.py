@@ -16,7 +16,7 @@ import pytest
 TOP = Path(__file__).resolve().parent.parent
 PACKAGES = ("game", "protocol", "server", "client", "bots", "cli")
 
-#: Which of our packages each package may import (docs: ../shared/design/architecture.md).
+#: Which of our packages each package may import: a layer sees only the layers below it.
 MAY_IMPORT: dict[str, frozenset[str]] = {
     "game": frozenset(),
     "protocol": frozenset({"game"}),

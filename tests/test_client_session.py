@@ -148,7 +148,7 @@ async def test_reclaim_with_a_bad_token_loses_the_seat(server_port: int,
 async def test_unreachable_server_fails_to_start(nursery: trio.Nursery,
                                                  refused_port: int) -> None:
     session = SeatSession("127.0.0.1", refused_port)
-    with trio.fail_after(10), pytest.raises(ConnectionLost, match="cannot connect"):
+    with trio.fail_after(10), pytest.raises(ConnectionLost, match="cannot reach"):
         await nursery.start(session.run)
     assert session.status is Status.LOST
 

@@ -442,6 +442,8 @@ class TuiApp:
             if self.session is not None:
                 continue
             if self._watching is not None:
+                if isinstance(event, m.TableState) and event.id is not None:
+                    continue  # a spectate reply, which its caller applied already
                 self.state.apply(event)
                 self._redraw()
             elif isinstance(event, m.ChatMessage) and event.channel == "lobby":

@@ -208,7 +208,8 @@ def _pause_mark(state: TuiState) -> StyleAndTextTuples:
         return []
     asker = pause.asked_by
     if pause.paused:
-        return [("class:header.status.bad", f" PAUSED by {asker} (p resumes) ")]
+        key = " (p resumes)" if state.you is not None else ""  # a spectator cannot
+        return [("class:header.status.bad", f" PAUSED by {asker}{key} ")]
     if state.you is not None and state.you not in pause.agreed:
         return [("class:header.status.bad", f" {asker} asks a pause (p agrees) ")]
     return [("class:dim", f"  pause asked by {asker}")]

@@ -474,9 +474,11 @@ class TuiState:
             if self.clock is not None and self._clock_frozen is None:
                 self._clock_frozen = max(0.0, self.clock[1] - time.monotonic())
             # Not "{who} agreed": a pause also begins when the last one to agree leaves.
-            self.add_log(f"The table is paused (asked by {msg.asked_by}): clocks stopped; "
-                         f"p resumes.", "warn")
-            self.say("Paused. Press p to resume.")
+            # Only the players resume: a spectator is not offered the key.
+            seated = self.you is not None
+            self.add_log(f"The table is paused (asked by {msg.asked_by}): clocks stopped"
+                         + ("; p resumes." if seated else "."), "warn")
+            self.say("Paused. Press p to resume." if seated else "Paused by the players.")
         elif msg.asked_by is None:
             if self.clock is not None and self._clock_frozen is not None:
                 self.clock = (self.clock[0], time.monotonic() + self._clock_frozen)

@@ -81,6 +81,24 @@ def _seconds_left(screen: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
+def pause_agreed(north: Tmux, south: Tmux) -> tuple[Tmux, Tmux, str]:
+    """The one whose turn it is asks for a pause (during a deal one asks on one's own
+    turn) and the other agrees: (the one who asked, the other, the asker's seat)."""
+    deadline = time.monotonic() + 30
+    while True:
+        mover = next((p for p in (north, south) if "Your turn" in p.screen()), None)
+        if mover is not None:
+            break
+        assert time.monotonic() < deadline, north.screen() + south.screen()
+        time.sleep(0.1)
+    other = south if mover is north else north
+    asker = "N" if mover is north else "S"
+    mover.keys("p")
+    other.wait(shows(f"{asker} asks a pause (p agrees)"), "the request")
+    other.keys("p")
+    return mover, other, asker
+
+
 def test_a_pause_stops_the_clock_until_someone_resumes(
         tmp_path: Path, clients: list[Tmux]) -> None:
     server = ServerProcess(tmp_path, "--bot-pause", "0", "--turn-seconds", "40")
@@ -90,19 +108,7 @@ def test_a_pause_stops_the_clock_until_someone_resumes(
         kim, lou = (open_client(clients, tmp_path, name, address, "--table", table,
                                 "--seat", seat)
                     for name, seat in (("kim", "N"), ("lou", "S")))
-        # Whoever has the turn asks (during a deal one asks on one's own turn).
-        deadline = time.monotonic() + 30
-        while True:
-            mover = next((p for p in (kim, lou) if "Your turn" in p.screen()), None)
-            if mover is not None:
-                break
-            assert time.monotonic() < deadline, kim.screen() + lou.screen()
-            time.sleep(0.1)
-        other = lou if mover is kim else kim
-        asker = "N" if mover is kim else "S"
-        mover.keys("p")
-        other.wait(shows(f"{asker} asks a pause (p agrees)"), "the request")
-        other.keys("p")
+        mover, other, asker = pause_agreed(kim, lou)
         for player in (kim, lou):
             player.wait(shows(f"PAUSED by {asker}"), "PAUSED in the header")
         stopped = _seconds_left(mover.wait(lambda s: _seconds_left(s) is not None,

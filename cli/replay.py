@@ -23,10 +23,13 @@ from ..game.scoring import DealResult
 from ..game.seats import SEATS, Seat, Team
 from ..protocol.text import escape_text
 from ..server.record_events import (
+    AnswerEvent,
     DealEvent,
     HintEvent,
     MatchEnd,
     MatchStart,
+    PlayEvent,
+    QuestionEvent,
     RecordError,
     RematchEvent,
     Restored,
@@ -61,6 +64,7 @@ def _player(seat: SeatEvent) -> str:
 
 def _scored(deal: Deal, result: DealResult, number: int, state: MatchReplay) -> list[str]:
     lines = [f"  {seat.value}: {format_cards(deal.row(seat))}" for seat in SEATS]
+    lines += [f"  {seat.value} kept: {format_cards(sorted(deal.kept(seat)))}" for seat in SEATS]
     for team, score in zip((Team.NS, Team.EW), result.scores, strict=True):
         kept = sorted(card for seat in team.seats for card in deal.kept(seat))
         lines += ["  " + line for line in format_team(team.value, kept, score)]
@@ -69,6 +73,19 @@ def _scored(deal: Deal, result: DealResult, number: int, state: MatchReplay) -> 
     scores = state.match.scores
     lines.append(f"  Score after deal {number}: NS {scores[Team.NS]}, EW {scores[Team.EW]}")
     return lines
+
+
+def _play_number(state: MatchReplay, upcoming: bool = False) -> str:
+    """"play 12 of 32": the play just applied (or, ``upcoming``, the next one)."""
+    deal = state.match.deal
+    if deal is None:
+        return "between deals"
+    return f"play {deal.plays_made + (1 if upcoming else 0)} of 32"
+
+
+def _quoted(text: str | None) -> str:
+    return "(text not kept: the record's question budget was spent)" if text is None \
+        else repr(text)
 
 
 def _step_lines(step: Step) -> list[str]:
@@ -98,9 +115,24 @@ def _step_lines(step: Step) -> list[str]:
             lines += ["", f"Match over: {winner} wins, NS {scores[Team.NS]} EW {scores[Team.EW]}"]
         case RematchEvent():
             lines += ["", f"Rematch: match {state.rematches + 1} at this table, same seats"]
+        case PlayEvent(seat=seat, card=card, by=by) if by in ("clock", "substitute"):
+            why = ("by the clock: the player's time ran out" if by == "clock"
+                   else "by the substitute: the player was away")
+            lines.append(f"  {_play_number(state)}: {seat} {card} played {why}")
+        case QuestionEvent(question=qid, asker=asker, seat=seat, index=index, text=text):
+            about = f" about its card {index}" if index is not None else ""
+            lines.append(f"  before {_play_number(state, upcoming=True)}: {asker} asked {seat}"
+                         f"{about} ({qid}): {_quoted(text)}")
+        case AnswerEvent(question=qid, seat=seat, by=by, text=text):
+            who = " (a bot, from its card)" if by == "bot" else ""
+            lines.append(f"  {seat} answered {qid}{who}: {_quoted(text)}")
         case Restored(table=table):
             renamed = f" as table {table}" if table is not None else ""
-            lines.append(f"  (the server restarted here and restored the match{renamed})")
+            deal = state.match.deal
+            where = f" before play {deal.plays_made + 1} of 32 of deal " \
+                    f"{state.match.deal_number}" if deal is not None else ""
+            lines.append(f"  (the server restarted here{where} and restored the match"
+                         f"{renamed})")
         case _:  # seats and conventions show at match_start; plays in the rows
             pass
     if step.implied:

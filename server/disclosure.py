@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from ..bots.host import answer_question
 from ..game.cards import Card
@@ -33,7 +33,7 @@ from ..protocol.messages import (
     QuestionAsked,
     ServerMessage,
 )
-from .record_events import ConventionsEvent, RecordEvent
+from .record_events import AnswerEvent, ConventionsEvent, QuestionEvent, RecordEvent
 from .seating import Outbox, Peer, SeatSlot, Status
 
 __all__ = ["MAX_CONVENTION_CHANGES", "MAX_OPEN_QUESTIONS", "DisclosingTable", "Disclosure",
@@ -49,6 +49,9 @@ MAX_CONVENTION_CHANGES = 3
 #: end, and each question tells its partner which card it was about.
 MAX_OPEN_QUESTIONS = 3
 
+
+#: Question and answer text a table's record keeps, at most (the events stay, textless).
+QA_RECORD_BUDGET = 64 * 1024
 
 @dataclass
 class PendingQuestion:
@@ -105,6 +108,9 @@ class Disclosure:
         #: Cards each partnership has declared this match (after the table's presets).
         self.changes: dict[Team, int] = {}
         self._question_ids = itertools.count(1)
+        #: Bytes of question and answer text the record may still keep (as for chat: a
+        #: table's questions take a small, fixed part of the record's cap).
+        self.record_budget = QA_RECORD_BUDGET
 
     def set_conventions(self, table: DisclosingTable, peer: Peer, spec: str | ConventionCard,
                         req_id: MessageId | None = None) -> Outbox:
@@ -168,6 +174,8 @@ class Disclosure:
                                 f"counts until the deal ends); wait for an answer (they "
                                 f"expire when the deal ends)")
         qid = f"q{next(self._question_ids)}"
+        table.record(QuestionEvent(question=qid, asker=asker, seat=target, index=index,
+                                   text=self._kept(text)))
         receipt = Question(id=req_id, question=qid, seat=target, text=text, asker=asker,
                            index=index)
         # The text goes to the asked seat and back to the asker, nowhere else: the
@@ -197,6 +205,10 @@ class Disclosure:
                             text: str) -> Outbox:
         """The answer to both seats of the asking side; the question's text only in the
         asker's copy (the partner's would carry what the asker typed)."""
+        by: Literal["player", "bot"] = "bot" if table.seats[pending.target].bot_controlled \
+            else "player"
+        table.record(AnswerEvent(question=qid, seat=pending.target, by=by,
+                                 text=self._kept(text)))
         out: Outbox = []
         for seat in pending.asker.team.seats:
             peer = table.seats[seat].peer
@@ -217,6 +229,14 @@ class Disclosure:
         del self.questions[qid]
         out: Outbox = [(peer, Ok(id=req_id, request="answer"))]
         return out + self._answer_asking_side(table, pending, qid, text)
+
+    def _kept(self, text: str) -> str | None:
+        """``text`` for the record while the table's question budget lasts, else None."""
+        size = len(text.encode())
+        if size > self.record_budget:
+            return None
+        self.record_budget -= size
+        return text
 
     def open_questions(self) -> tuple[OpenQuestion, ...]:
         """Every question waiting for an answer, text included (``views`` cuts them per

@@ -15,6 +15,7 @@ took a hint, at a table that allows them) and ``result``; finally ``match_end``.
 ``rematch`` after ``match_end`` starts a new match at the same table with the same seats:
 its ``match_start``, deals and ``match_end`` follow, and a restart restores that match.
 ``chat`` lines come whenever they were said (never from a seat during a deal).
+``question`` and ``answer`` lines (newer records) come where they were asked and answered.
 ``restored`` marks a server restart that took the match up again, ``closed`` a table
 removed without finishing (``idle``, ``failed``).
 
@@ -39,6 +40,7 @@ from ..game.seats import TEAMS, Seat, Team
 
 __all__ = [
     "MAX_LINE_BYTES",
+    "AnswerEvent",
     "ChatEvent",
     "Closed",
     "ConventionsEvent",
@@ -47,6 +49,7 @@ __all__ = [
     "MatchEnd",
     "MatchStart",
     "PlayEvent",
+    "QuestionEvent",
     "RecordError",
     "RecordEvent",
     "RecordRead",
@@ -176,6 +179,32 @@ class HintEvent(_Event, tag="hint"):
     play: Annotated[int, msgspec.Meta(ge=1, le=8)]
 
 
+QuestionId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+QaText = Annotated[str, msgspec.Meta(max_length=1000)]
+
+
+class QuestionEvent(_Event, tag="question"):
+    """``asker`` asked ``seat`` a question (about its ``index``-th card, if given). The
+    text is kept while the table's question budget lasts (``server/disclosure.py``),
+    None after, so questions cannot fill the record."""
+
+    question: QuestionId
+    asker: Seat
+    seat: Seat
+    index: Annotated[int, msgspec.Meta(ge=1, le=8)] | None = None
+    text: QaText | None = None
+
+
+class AnswerEvent(_Event, tag="answer"):
+    """``seat`` answered question ``question``: ``by`` its ``player`` or a ``bot`` (a bot
+    seat, or the substitute, answers at once from its card)."""
+
+    question: QuestionId
+    seat: Seat
+    by: Literal["player", "bot"]
+    text: QaText | None = None
+
+
 class ChatEvent(_Event, tag="chat"):
     """A chat line said at the table (``table``: from a seat; ``spectators``: from a
     spectator), while the table's chat budget lasts (server/chat.py)."""
@@ -227,7 +256,8 @@ class Closed(_Event, tag="closed"):
 
 
 RecordEvent = (TableEvent | ConventionsEvent | SeatEvent | MatchStart | DealEvent | PlayEvent
-               | HintEvent | ResultEvent | MatchEnd | RematchEvent | Restored | Closed | ChatEvent)
+               | HintEvent | ResultEvent | MatchEnd | RematchEvent | Restored | Closed | ChatEvent
+               | QuestionEvent | AnswerEvent)
 
 _decoder = msgspec.json.Decoder(RecordEvent)
 _encoder = msgspec.json.Encoder()

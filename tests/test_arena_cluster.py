@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -100,25 +101,39 @@ def test_worker_killed_mid_run_loses_no_deal(tmp_path: Path) -> None:
     window = 4
     with local_cluster(2) as cluster, Client(cluster) as client:
         pids: dict[str, int] = client.run(os.getpid)
+        # The victim is stopped (SIGSTOP) before the run: a batch the scheduler gives it
+        # stays on it, unfinished, until it is killed. Picking a worker that looked busy
+        # after the first outcome was a race: a batch of two deals takes about 25 ms of
+        # CPU, so on a loaded machine every batch in flight could finish before the test
+        # asked the scheduler, leaving "no batch in flight to lose".
+        address = sorted(pids)[0]
+        os.kill(pids[address], signal.SIGSTOP)
         seen = []
-        victim: tuple[str, list[str]] | None = None
-        for outcome in run_batches(client, config, batch=2, window=window):
-            seen.append(outcome.record)
-            # At most `window` batches are submitted and unfinished; finished ones are
-            # let go (released on the client's event loop, so a moment late). Without
-            # the bound all 8 batches would be out at once.
-            futures = list(client.futures.values())
-            assert sum(1 for f in futures if f.status == "pending") <= window
-            assert len(futures) <= 2 * window
-            if victim is None:
-                # Kill a worker that holds batches right now: they must be played again.
-                busy = [(worker, list(keys)) for worker, keys in client.processing().items()
-                        if keys]
-                assert busy, "no batch in flight to lose"
-                victim = busy[0]
-                os.kill(pids[victim[0]], signal.SIGKILL)
-        assert victim is not None and victim[1]
-        assert not psutil.pid_exists(pids[victim[0]])
+        lost: list[str] = []
+        try:
+            for outcome in run_batches(client, config, batch=2, window=window):
+                seen.append(outcome.record)
+                # At most `window` batches are submitted and unfinished; finished ones
+                # are let go (released on the client's event loop, so a moment late).
+                # Without the bound all 8 batches would be out at once.
+                futures = list(client.futures.values())
+                assert sum(1 for f in futures if f.status == "pending") <= window
+                assert len(futures) <= 2 * window
+                if not lost:
+                    # Kill the stopped worker once the scheduler has given it a batch (it
+                    # is the least busy worker, so it gets the next one if not yet):
+                    # that batch must be played again elsewhere.
+                    lost = list(client.processing().get(address, ()))
+                    if lost:
+                        os.kill(pids[address], signal.SIGKILL)
+        finally:
+            if not lost:
+                os.kill(pids[address], signal.SIGCONT)
+        assert lost, "the stopped worker was never given a batch"
+        # Dead: gone, or a zombie its nanny has not reaped yet (the scheduler saw the
+        # connection close, which is what reran its batches).
+        with contextlib.suppress(psutil.NoSuchProcess):
+            assert psutil.Process(pids[address]).status() == psutil.STATUS_ZOMBIE
         # Every deal exactly once, each as the single-process run played it.
         assert sorted(record["deal"] for record in seen) == list(range(16))
         assert by_deal(seen) == by_deal(local_records(config))

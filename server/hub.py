@@ -1,69 +1,10 @@
-"""The hub: routes each client message to the lobby or a table, and runs the tables.
-
-Message handling is synchronous: each connection's session decodes its lines, applies
-the protocol state machine (the hello rule) and the rate limit, and hands every good
-message to :meth:`Hub.handle_message`, which calls one table or lobby method and
-delivers the returned messages to the recipients' queues. Nothing in it awaits, so one slow
-client or one busy table never holds up another. Each table has one task
-(:meth:`Hub.run_table`) that sleeps until the table's next deadline or until an
-action wakes it, runs server-side bot decisions in worker threads, and applies them
-(dropped if the table moved on meanwhile, e.g. its player came back).
-
-Behaviour decisions (for docs/PROTOCOL.md):
-
-- ``pong`` is never answered (it is itself an answer); every other request gets exactly
-  one direct reply carrying its ``id``.
-- ``hello`` with a ``protocol`` other than 1 gets ``invalid_message`` naming the field.
-- Before ``hello`` only ``help``, ``ping`` and ``pong`` are accepted; anything else gets
-  ``hello_first``. A second ``hello`` gets ``not_allowed``. (Both rules are the protocol
-  state machine's, jackal.protocol.state, applied by the session.) With a server password a
-  ``hello`` without the right one gets ``bad_password`` and the connection may try again,
-  up to five times: the fifth wrong password also closes it.
-- ``hello`` without a token: a name a person from another address uses (or a held
-  seat's) is ``name_taken``, one that reads as a server bot's ``name_reserved``
-  (:mod:`.names`); the connection may try again.
-- ``create_table`` from a connection seated at a table whose deal is being played is
-  ``not_allowed``: the new table's name would reach its partner through the lobby.
-- ``hello`` with a ``token`` reclaims that seat (``bad_token`` if it matches no seat):
-  the reply is ``hello_ok`` with ``table`` and ``seat``, then a private ``table_state``.
-  A connection still holding that seat is told ``bad_token`` and loses it.
-- ``rate_limited`` carries ``retry_after`` (rounded up to the millisecond, so never 0)
-  and changes nothing; ``flood_limit`` of them in a row close the connection.
-- Decoding errors never close the connection; only framing (``line_too_long``),
-  floods, timeouts and ``server_full`` do.
-- A connection holds at most one seat (``already_seated``) and watches at most one
-  table; joining or watching a table stops watching the previous one.
-- Unexpected exceptions answer ``internal`` (logged) and leave the connection open; a
-  bug inside one table's task closes that table only (``internal`` to everyone at it).
-- ``create_table`` beyond ``max_tables`` gets ``server_full``, and beyond
-  ``max_tables_per_connection`` tables created by the same connection that are still
-  open, or ``max_tables_per_address`` created from the same address (all its
-  connections, closed ones included), ``not_allowed``. A table leaves the lobby when
-  its match is over, nobody is at it any more and no seat is held for a player who was
-  away at the end (so they can reclaim it to see the end); when nobody has sat at or
-  watched it for
-  ``idle_table_seconds`` before its match started (``orphan_table_seconds`` once the
-  connection that created it has closed); or when seats are taken but nobody
-  attends it (no person seated and connected, nobody watching) for
-  ``unattended_seconds``, whatever its status: bots do not play on for nobody, and the
-  record is closed so a restart does not bring the table back.
-- With a server password, wrong passwords are also limited per address (all its
-  connections together): past ``password_guess_burst`` at once and
-  ``password_guesses_per_minute``, a ``hello`` with a password gets ``rate_limited``
-  (with ``retry_after``) without being checked. Wrong seat tokens likewise
-  (``token_guess_burst``, ``token_guesses_per_minute``).
-- A connection's requests cost its rate limit by size too (see :mod:`.session`).
-- Without ``seed`` a table gets a random 63-bit match seed (kept in the records).
-- ``chat`` at no table goes to every connection at no table (the lobby keeps no lines);
-  at a table the table decides who reads it (:mod:`.chat`). Chat lines have buckets of
-  their own, per connection (``chat_per_minute``, ``chat_burst``) and per address
-  (``chat_per_minute_per_address``, ``chat_burst_per_address``): beyond them
-  ``rate_limited`` with ``retry_after``, and the line goes nowhere.
+"""The hub: routes each client message to the lobby, a table or the hello desk, and
+runs each table's task (its timers and server-side bots). Handling a message never awaits,
+so one slow client or one busy table holds up no other. The behaviour is docs/PROTOCOL.md's.
 """
 
 from __future__ import annotations
 
-import hmac
 import logging
 import math
 
@@ -89,7 +30,6 @@ from ..protocol.messages import (
     Explain,
     Explanation,
     Hello,
-    HelloOk,
     Help,
     Hint,
     Join,
@@ -114,12 +54,13 @@ from .canned import HELP
 from .chat import chat_message
 from .config import ServerConfig
 from .disclosure import resolve_conventions
+from .hello import Greeter
 from .hints import HintDesk
 from .keepalive import Keepalive
 from .lobby import Lobby
 from .names import NameBook
-from .ratelimit import AddressLimits, GuessLimits, TokenBucket, host_of, retry_hint
-from .records import RecordFile, RecordsFolder, RecordSyncer
+from .ratelimit import AddressLimits, TokenBucket, host_of, retry_hint
+from .record_desk import RecordDesk, records_unavailable
 from .restore import restore_tables
 from .session import Session
 from .table import Outbox, Table, TableOptions
@@ -129,10 +70,6 @@ from .transport import Flusher
 __all__ = ["Hub"]
 
 log = logging.getLogger("jackal.server")
-
-#: Wrong passwords one connection may send before it is closed (guessing is abuse).
-MAX_BAD_PASSWORDS = 5
-
 
 class Hub:
     """Everything one server process holds: sessions, the lobby, tables, bots, records."""
@@ -162,17 +99,11 @@ class Hub:
                                        config.token_guess_burst,
                                        config.chat_per_minute_per_address / 60.0,
                                        config.chat_burst_per_address)
+        self.greeter = Greeter(config, self.lobby, self.names, self.addresses, self.send)
         #: Who created each open table, and from which address (for
         #: ``max_tables_per_connection`` and ``max_tables_per_address``).
         self._creators: dict[Table, tuple[Session, str]] = {}
-        #: Each table's own record: only the table that owns a record writes or closes it.
-        self.records: dict[Table, RecordFile] = {}
-        #: The records folder's size against its cap (``records_max_bytes``).
-        self.folder: RecordsFolder | None = None
-        #: Records the disk refuses now (each table's record: see :mod:`.records`).
-        self.failing: dict[RecordFile, Table] = {}
-        #: Fsyncs and closes the records off the event loop (see :mod:`.records`).
-        self.syncer = RecordSyncer()
+        self.records = RecordDesk(config, self.send, self._poke)
         self._wake: dict[str, trio.Event] = {}
         self._status_seen: dict[str, tuple[str, int]] = {}
         self._nursery: trio.Nursery | None = None
@@ -190,15 +121,10 @@ class Hub:
         nursery.start_soon(self.keepalive.run)
         if self.config.records_dir is None:
             return
-        nursery.start_soon(self.syncer.run)
-        nursery.start_soon(self._retry_records)
-        self.folder = RecordsFolder(self.config.records_dir, self.config.records_max_bytes)
+        self.records.start(nursery)
         for table, record in restore_tables(self.config.records_dir, trio.current_time()):
-            record.syncer = self.syncer
             self.lobby.add(table)
-            self._keep_record(table, record)
-            if record.failing:  # its restart line waits for the disk like any event
-                self._record_trouble(record)
+            self.records.adopt(table, record)
             # The restored deal already started (and was logged) before the restart: the
             # "restored" line says where it stands, so don't log it as starting again.
             self._status_seen[table.id] = (table.status, table.match.deal_number)
@@ -295,9 +221,7 @@ class Hub:
                 self._all_gone = trio.Event()
                 await self._all_gone.wait()
         left = len(self.sessions)
-        for record in self.records.values():
-            record.close()
-        await self.syncer.drain()  # every record synced and closed (also tables gone before)
+        await self.records.close_all()
         log.info("server stopped (%d connections told%s)", told,
                  f", {left} not finished in time" if left else "")
 
@@ -334,7 +258,7 @@ class Hub:
             case Pong():
                 pass  # the bytes arriving already counted as life
             case Hello():
-                self._hello(session, msg)
+                self.greeter.hello(session, msg)
             case ListTables():
                 self._list_tables(session, msg)
             case CreateTable():
@@ -385,64 +309,6 @@ class Hub:
                 self.send(table.end_pause(session, now, msg.id), table)
             case _:  # pragma: no cover  (every client message is handled above)
                 raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"cannot handle {msg!r}")
-
-    def _hello(self, session: Session, msg: Hello) -> None:
-        # A second hello never gets here: the connection's state machine refuses it.
-        if msg.protocol is not None and msg.protocol != PROTOCOL_VERSION:
-            raise ProtocolError(ErrorCode.INVALID_MESSAGE,
-                                f"field 'protocol': this server speaks protocol "
-                                f"{PROTOCOL_VERSION}, not {msg.protocol}")
-        password = self.config.password
-        host, now = host_of(session.address), trio.current_time()
-        if password is not None:
-            # Not checked at all while throttled: guessing from this address goes no
-            # faster than this.
-            if self._throttled(session, msg, self.addresses.passwords, "passwords"):
-                return
-            if not _same(msg.password or "", password):
-                self.addresses.passwords.wrong(host, now)
-                session.bad_passwords += 1
-                raise ProtocolError(ErrorCode.BAD_PASSWORD, "wrong or missing password",
-                                    fatal=session.bad_passwords >= MAX_BAD_PASSWORDS)
-        if msg.token is None:
-            self.names.check(msg.name, host, self.lobby.held_names())
-            session.conn.accept_hello(msg.name)
-            self.names.take(session, msg.name, host)
-            session.deliver(HelloOk(id=msg.id, name=msg.name))
-            log.info("connection #%d %s is %r", session.number, session.address, msg.name)
-            return
-        # Not looked up at all while throttled: wrong tokens cost the server little.
-        if self._throttled(session, msg, self.addresses.tokens, "tokens"):
-            return
-        found = self.lobby.find_token(msg.token)
-        if found is None:
-            self.addresses.tokens.wrong(host, now)
-            raise ProtocolError(ErrorCode.BAD_TOKEN, "that token reclaims no seat")
-        table, seat = found
-        # A reclaim does not rename the seat: the name is the one the table shows.
-        name = table.seats[seat].name or msg.name
-        session.conn.accept_hello(name)
-        self.names.take(session, name, host)  # the seat's own name: no check
-        session.deliver(HelloOk(id=msg.id, name=name, table=table.id, seat=seat))
-        self.send(self.lobby.reclaim(session, table, seat, trio.current_time(),
-                                     host_of(session.address)), table)
-        log.info("connection #%d %s reclaimed %s at table %s", session.number, session.address,
-                 seat, table.id)
-
-    @staticmethod
-    def _throttled(session: Session, msg: Hello, guesses: GuessLimits, what: str) -> bool:
-        """Whether ``session``'s address must wait before its next guess is checked; if
-        so it is told (``rate_limited``) and nothing more of it is read until then."""
-        now = trio.current_time()
-        wait = guesses.wait(host_of(session.address), now)
-        if not wait:
-            return False
-        hint = retry_hint(wait)
-        session.deliver(Error(id=msg.id, code=ErrorCode.RATE_LIMITED.value,
-                              message=f"too many wrong {what} from your address; "
-                                      f"wait {hint:.3f} s", retry_after=hint))
-        session.pause(now + hint)
-        return True
 
     def _list_tables(self, session: Session, msg: ListTables) -> None:
         """One page of the lobby: whatever its size, the reply stays small."""
@@ -498,7 +364,7 @@ class Hub:
                               else msg.allow_spectators),
             invites=None if made is None else {
                 seat: code_hash for seat, (_c, code_hash) in made.items()})
-        record = self._new_record(table_id)
+        record = self.records.new(table_id)
         table = self.lobby.create(options, conventions, record, table_id)
         table.record_header()
         if record is not None:
@@ -506,8 +372,8 @@ class Hub:
                 # Nothing of it may come back after a restart: it was never announced.
                 self.lobby.remove(table)
                 record.discard()
-                raise _records_unavailable("the server cannot write match records now")
-            self._keep_record(table, record)
+                raise records_unavailable("the server cannot write match records now")
+            self.records.keep(table, record)
         table.creator_peer = session
         session.tables_created += 1
         self.addresses.table_created(host)
@@ -519,62 +385,8 @@ class Hub:
         assert self._nursery is not None
         self._nursery.start_soon(self.run_table, table)
 
-    def _new_record(self, table_id: str) -> RecordFile | None:
-        """A record file for a new table (None without a records folder); refused with
-        ``records_unavailable`` while records cannot be written."""
-        directory = self.config.records_dir
-        if directory is None:
-            return None
-        if self.failing:
-            raise _records_unavailable("the server cannot write match records now")
-        if self.folder is not None and not self.folder.room_for_new_table():
-            raise _records_unavailable("the server's records folder is at its cap")
-        try:
-            record = RecordFile.create(directory, table_id, self.config.record_max_bytes,
-                                       self.folder)
-        except OSError as exc:
-            log.error("cannot create a record in %s: %s", directory, exc)
-            raise _records_unavailable("the server cannot write match records now"
-                                       ) from None
-        record.syncer = self.syncer
-        return record
-
-    def _keep_record(self, table: Table, record: RecordFile) -> None:
-        self.records[table] = record
-        record.on_trouble = self._record_trouble
-
-    def _record_trouble(self, record: RecordFile) -> None:
-        """A record started or stopped failing, or is full: tell its table."""
-        table = next((t for t, r in self.records.items() if r is record), None)
-        if table is None:
-            return
-        if record.full:
-            self._poke(table)  # its task closes it
-        elif record.failing and record not in self.failing:
-            self.failing[record] = table
-            self.send(table.broadcast(Error(
-                code=ErrorCode.RECORDS_FAILING.value,
-                message="the server cannot write this table's record now (its disk is full "
-                        "or read-only); play goes on, but if the server stopped before the "
-                        "record is written again, the match would come back as it was when "
-                        "this began")))
-        elif not record.failing:
-            self.failing.pop(record, None)
-
-    async def _retry_records(self) -> None:
-        """Every second, try again to write what records could not write."""
-        while True:
-            await trio.sleep(1.0)
-            for record in list(self.failing):
-                if record.closed or record.retry():
-                    self.failing.pop(record, None)
-
     def _join(self, session: Session, msg: Join) -> None:
-        record = self.records.get(self.lobby.get(msg.table))
-        if record is not None and record.failing:
-            raise _records_unavailable("this table's record cannot be written now, so a "
-                                       "seat taken now could not be reclaimed after a "
-                                       "restart")
+        self.records.check_writable(self.lobby.get(msg.table))
         table, out = self.lobby.join(session, session.name or "anonymous", msg.table,
                                      msg.seat, msg.id, msg.invite,
                                      host_of(session.address))
@@ -686,9 +498,7 @@ class Hub:
                 creator[0].tables_created -= 1
                 self.addresses.table_gone(creator[1])
             self.lobby.remove(table)
-            record = self.records.pop(table, None)
-            if record is not None:
-                record.close()
+            self.records.drop(table)
 
     def _poke(self, table: Table) -> None:
         """Wake ``table``'s task whatever it waits for (its timers changed)."""
@@ -714,8 +524,7 @@ class Hub:
         ``unattended_seconds``, whatever the status)."""
         alone_since: float | None = None
         while table.status != "over":
-            record = self.records.get(table)
-            if record is not None and record.full:
+            if self.records.full(table):
                 return "record_full"
             if table.halted is not None:
                 return table.halted
@@ -786,11 +595,6 @@ _CLOSED_BECAUSE = {
 }
 
 
-def _records_unavailable(why: str) -> ProtocolError:
-    return ProtocolError(ErrorCode.RECORDS_UNAVAILABLE,
-                         f"{why}: no new tables or seats until it can")
-
-
 def _clock(asked: float | None, default: float | None, least: float) -> float | None:
     """A table's per-play clock: what ``create_table`` asked (0: none), else the server's.
 
@@ -804,6 +608,3 @@ def _clock(asked: float | None, default: float | None, least: float) -> float | 
     chosen = default if asked is None else asked
     return chosen if chosen else None
 
-
-def _same(given: str, expected: str) -> bool:
-    return hmac.compare_digest(given.encode(), expected.encode())

@@ -1,61 +1,7 @@
-"""A seat at a Jackal table that survives dropped connections: :class:`SeatSession`.
-
-Shared by ``jackal bot`` and the terminal UI. Connect, say hello, take a seat and keep it::
-
-    session = SeatSession("127.0.0.1", 7878, name="alice", table="t1", seat=Seat.S,
-                          on_status=lambda status, detail: ...)
-    async with trio.open_nursery() as nursery:
-        await nursery.start(session.run)        # returns once seated
-        async for event in session.events():    # session.mirror is as of this event
-            if session.my_turn:                 # our turn, and not played yet
-                await session.play(card)        # raises ServerError (e.g. not_your_turn)
-        # events() ends after match_ended, or raises SessionLost when the seat is gone
-
-``session.mirror`` is the client's one copy of the table, a
-:class:`~jackal.client.mirror.TableMirror` (:mod:`jackal.client.mirror` lists its fields),
-and ``session.change`` what the event last handed out changed in it. Iterating
-``events()`` is what updates it (one event at a time, so a handler always sees the table
-as of the event it handles): keep one task iterating it. Because the mirror can be a few
-events behind the server, ``mirror.my_turn`` can still be True for a turn you just
-played; ``session.my_turn`` also remembers your plays (and forgets them on a reclaim's
-``table_state``), so act on that.
-
-Constructor options: ``table`` (join it) or ``create`` (a ``CreateTable`` message: a new
-table is made and joined; ``table=None`` and no ``create`` makes one with defaults);
-``seat`` (None: any free seat); ``invite`` (a private table's invitation code for the
-seat: sent with the join, and without ``seat`` it picks the seat); ``bots`` (``{Seat:
-strategy}``: server-side bots to add just before sitting down, e.g. to fill a table you
-created); ``conventions`` (a card spec -- built-in name or ``ConventionCard`` -- declared
-for your partnership before ready); ``password``; ``auto_ready`` (default True: send
-``ready`` once seated, and again whenever ``events()`` hands out a table that waits for
-it, as after each deal); ``reconnect`` (a :class:`Backoff`); ``client`` (sent in hello);
-``token`` (a token saved from an earlier run: the session starts by reclaiming that seat,
-and ``run`` raises ``ServerError`` ``bad_token`` if the server no longer holds it);
-``features`` (names from ``welcome.features`` the caller relies on: on a connection whose
-server lacks one, ``run`` raises :class:`MissingFeatures` before saying hello, on the
-first connection or on any reconnection); ``rematch`` (default False: the session ends
-with ``match_ended``; True, on a server with the ``rematch`` feature, it goes on after
-the end, so the caller may ask for a ``rematch`` or ``leave``, and ends when the
-caller closes it).
-
-``session.status`` is a :class:`Status`: "connecting" -> "connected" -> ("reconnecting"
--> "connected")* -> "lost" | "closed"; every change is reported through
-``on_status(status, detail)`` (called in the trio thread; keep it quick, e.g.
-``app.invalidate()``); ``on_retry(delay, reason)`` is called before every reconnection
-attempt with the seconds until it (for a countdown). After a drop the session reconnects
-with exponential backoff and
-reclaims the seat by ``hello`` with the saved ``token``; the reclaim's ``table_state``
-resets the mirror (and is delivered through ``events()``), so no play is lost. A
-``server_shutdown`` is treated the same way, since a server restarted on its records
-directory restores the match and holds the seats. It gives up ("lost") when the server
-rejects the token or ``reconnect.give_up_after`` seconds pass without a connection.
-
-Also: ``session.token``, ``session.table``, ``session.seat``, ``session.conn`` (the
-current :class:`~jackal.client.connection.Connection`, or None while reconnecting),
-``await session.request(msg)`` (any request on the current connection, e.g. ``Explain``
-or ``Ask``; raises ``ConnectionLost`` while down), ``await session.ready()``,
-``await session.leave()`` and ``await session.aclose()``.
-"""
+"""A seat at a Jackal table that survives dropped connections: :class:`SeatSession`,
+shared by ``jackal bot`` and the terminal UI. It reconnects with backoff and reclaims the
+seat with its token; its :class:`~jackal.client.mirror.TableMirror` is the client's one
+copy of the table."""
 
 from __future__ import annotations
 
@@ -161,7 +107,64 @@ _DONE = object()
 
 
 class SeatSession:
-    """One seat at one table, kept across dropped connections. See the module docstring."""
+    """One seat at one table, kept across dropped connections.
+
+    Shared by ``jackal bot`` and the terminal UI. Connect, say hello, take a seat and keep it::
+
+        session = SeatSession("127.0.0.1", 7878, name="alice", table="t1", seat=Seat.S,
+                              on_status=lambda status, detail: ...)
+        async with trio.open_nursery() as nursery:
+            await nursery.start(session.run)        # returns once seated
+            async for event in session.events():    # session.mirror is as of this event
+                if session.my_turn:                 # our turn, and not played yet
+                    await session.play(card)        # raises ServerError (e.g. not_your_turn)
+            # events() ends after match_ended, or raises SessionLost when the seat is gone
+
+    ``session.mirror`` is the client's one copy of the table, a
+    :class:`~jackal.client.mirror.TableMirror` (:mod:`jackal.client.mirror` lists its fields),
+    and ``session.change`` what the event last handed out changed in it. Iterating
+    ``events()`` is what updates it (one event at a time, so a handler always sees the table
+    as of the event it handles): keep one task iterating it. Because the mirror can be a few
+    events behind the server, ``mirror.my_turn`` can still be True for a turn you just
+    played; ``session.my_turn`` also remembers your plays (and forgets them on a reclaim's
+    ``table_state``), so act on that.
+
+    Constructor options: ``table`` (join it) or ``create`` (a ``CreateTable`` message: a new
+    table is made and joined; ``table=None`` and no ``create`` makes one with defaults);
+    ``seat`` (None: any free seat); ``invite`` (a private table's invitation code for the
+    seat: sent with the join, and without ``seat`` it picks the seat); ``bots`` (``{Seat:
+    strategy}``: server-side bots to add just before sitting down, e.g. to fill a table you
+    created); ``conventions`` (a card spec -- built-in name or ``ConventionCard`` -- declared
+    for your partnership before ready); ``password``; ``auto_ready`` (default True: send
+    ``ready`` once seated, and again whenever ``events()`` hands out a table that waits for
+    it, as after each deal); ``reconnect`` (a :class:`Backoff`); ``client`` (sent in hello);
+    ``token`` (a token saved from an earlier run: the session starts by reclaiming that seat,
+    and ``run`` raises ``ServerError`` ``bad_token`` if the server no longer holds it);
+    ``features`` (names from ``welcome.features`` the caller relies on: on a connection whose
+    server lacks one, ``run`` raises :class:`MissingFeatures` before saying hello, on the
+    first connection or on any reconnection); ``rematch`` (default False: the session ends
+    with ``match_ended``; True, on a server with the ``rematch`` feature, it goes on after
+    the end, so the caller may ask for a ``rematch`` or ``leave``, and ends when the
+    caller closes it).
+
+    ``session.status`` is a :class:`Status`: "connecting" -> "connected" -> ("reconnecting"
+    -> "connected")* -> "lost" | "closed"; every change is reported through
+    ``on_status(status, detail)`` (called in the trio thread; keep it quick, e.g.
+    ``app.invalidate()``); ``on_retry(delay, reason)`` is called before every reconnection
+    attempt with the seconds until it (for a countdown). After a drop the session reconnects
+    with exponential backoff and
+    reclaims the seat by ``hello`` with the saved ``token``; the reclaim's ``table_state``
+    resets the mirror (and is delivered through ``events()``), so no play is lost. A
+    ``server_shutdown`` is treated the same way, since a server restarted on its records
+    directory restores the match and holds the seats. It gives up ("lost") when the server
+    rejects the token or ``reconnect.give_up_after`` seconds pass without a connection.
+
+    Also: ``session.token``, ``session.table``, ``session.seat``, ``session.conn`` (the
+    current :class:`~jackal.client.connection.Connection`, or None while reconnecting),
+    ``await session.request(msg)`` (any request on the current connection, e.g. ``Explain``
+    or ``Ask``; raises ``ConnectionLost`` while down), ``await session.ready()``,
+    ``await session.leave()`` and ``await session.aclose()``.
+    """
 
     def __init__(
         self,

@@ -1,34 +1,8 @@
 """Hints: the card the expert bot would play for a seat on its turn, and why, in words.
 
-A seated player at a table that allows hints (``create_table`` with ``hints``, or the
-server's default) may send ``hint`` on its turn. The server works the answer out from
-that seat's own picture of the table (:meth:`Table.bot_view`: its hand and the public
-plays, nothing more), with the strategy that would stand in for the seat under its
-partnership's card (:func:`jackal.bots.registry.substitute_strategy`), run like any
-server-side bot decision: in a worker thread behind the bots' shared slots
-(:meth:`BotPool.think`), after the moves of tables where people play and never in every
-slot at once. The reasons come from
-:func:`jackal.game.advice.advise`, which reuses the explanations every player can read.
-
-Behaviour decisions (for docs/PROTOCOL.md):
-
-- The answer, ``hint``, goes to the asker alone: it is derived from the asker's hand.
-  Everyone at the table (seats and spectators, the asker too) gets ``hint_taken`` naming
-  the seat, so the opponents know partner-like help was taken. The match record gets a
-  ``hint`` line at the same moment, naming the seat, deal and play but not the card.
-- One hint per seat and turn: asking again on the same turn gets the same answer (with
-  the new request's ``id``) and nobody is told again; requests that arrive while the
-  answer is being worked out wait for it and share it. A server restart forgets the
-  answer but not that it was given (the record's ``hint`` line): asked again, the
-  hint is worked out afresh (usually the same card; the bot samples) and nobody is
-  told or recorded again.
-- Refusals, changing nothing: ``not_seated`` (a spectator, or at no table), ``hints_off``
-  (the table does not allow hints), ``no_deal`` (no deal is being played),
-  ``not_your_turn``. If the turn passes while the answer is worked out (the clock's
-  substitute played), the waiting requests get ``not_your_turn`` and nobody is told. A
-  strategy that fails or does not answer within the bots' think time gets ``internal``,
-  nobody is told, and the next request tries again.
-"""
+Worked out from the seat's own view (:meth:`Table.bot_view`) by the strategy that would
+stand in for it, in a worker thread behind the bots' shared slots; the reasons come from
+:func:`jackal.game.advice.advise`. Who is told what is docs/PROTOCOL.md's (``hint``)."""
 
 from __future__ import annotations
 

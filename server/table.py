@@ -1,87 +1,9 @@
-"""One table as a plain synchronous state machine around :class:`game.Match`.
-
-How it works: every action (join, ready, play, ...) is a method that takes the acting
-participant (a :class:`Peer`, i.e. a connection), checks the action, changes the state
-and returns the messages to send as ``(peer, message)`` pairs. A bad action raises
-:class:`ProtocolError` with its code *before* anything changes. Time is passed in as
-``now`` (trio's clock in the server, plain numbers in tests); the table only stores
-deadlines and :meth:`Table.tick` acts on the ones that passed. Server-side bots are
-driven from outside: :meth:`Table.bot_turn` says which seat a bot must play now and
-:meth:`Table.bot_play` applies its card. No I/O and no trio here.
-
-Statuses: ``waiting`` (seats filling) -> ``playing`` (a deal in progress) ->
-``between_deals`` -> ``playing`` ... -> ``over``.
-
-Behaviour decisions (for docs/PROTOCOL.md):
-
-- Seat kinds: ``empty``, ``human``, ``bot``. A connection holds at most one seat in the
-  whole server (``already_seated`` otherwise) and may spectate while seated nowhere.
-- ``join`` without ``seat`` takes the first free seat in N, E, S, W order; a full table
-  answers ``table_full``; a taken seat ``seat_taken``; a finished table ``not_allowed``.
-- The match starts when all four seats are filled and every human seat is ready.
-  Bots are always ready. ``ready`` during a deal is accepted and changes nothing.
-- Between deals the next deal starts when every human seat has sent ``ready`` again
-  or ``between_deals_seconds`` after the deal ended; with no human seat it starts at once.
-- Disconnect while seated: the seat is held (``player_gone`` with ``seconds``). Before
-  the match a hold that runs out frees the seat (``player_left``) and the player's ready
-  flag is cleared at once; during the match a hold that runs out hands the seat to a
-  server-side bot when the table has ``bot_takeover`` (``bot_takeover`` event), else the
-  table waits for the player. That bot, the *substitute*, is the server's
-  ``takeover_strategy`` if one is set, else ``bots.substitute_strategy`` of the
-  partnership's declared card at that moment. Reclaiming (``hello`` with the token) ends hold and
-  takeover: ``player_back`` to the others, a private ``table_state`` to the player.
-  When the match ends, every human seat whose player is away is held once more so the
-  player can reclaim it to see the end (``table_state`` with status ``over``, then
-  ``match_ended``); a player who leaves after seeing the end is not held, and since
-  nothing is held no ``player_gone`` is sent after the end (``player_back`` still says
-  that a player reclaimed a seat of the finished table).
-- ``leave`` while seated: before the match the seat is freed; during it the seat goes
-  to a takeover bot if the table has ``bot_takeover``, else it is left empty and anyone
-  may ``join`` it (the table waits), except a connection from an address that has held
-  a seat of the other partnership during this match (``opponent_address``: the
-  server keeps each side's addresses until the match ends). The leaver's token stops
-  working either way.
-- ``rematch`` (seated, once the match is over): the seat asks to play again here;
-  everyone at the table gets ``rematch_wanted``, and between the end and a rematch a
-  human seat's ``ready`` flag says it asked. When every human seat is connected and has
-  asked, ``rematch_started`` goes out and a new match starts at once with the same seats
-  (bots stay), dealt from a seed derived from the last match's; the record gets a
-  ``rematch`` line and the new match's lines after it. A seat left empty after the end
-  (its player sent ``leave``) means no rematch at this table.
-- ``add_bot`` needs a connection seated at the table or the one that created it
-  (``not_at_table``; at a private table also a holder of the seat's code), an empty
-  seat and a strategy name from ``jackal.bots.STRATEGIES`` (``unknown_strategy``);
-  without one it is the seat's substitute (:meth:`Table.substitute`).
-  The requester gets ``ok``; everyone at the table, the requester included when it
-  sits there or watches, then gets ``player_joined``.
-  Remote clients can never make the server import code (no ``module:Class`` specs).
-- A private table (``options.invites`` set) seats only a holder of the seat's invitation
-  code (``not_invited``), and takes ``add_bot`` only from its creating connection or with
-  the seat's code; a table without ``allow_spectators`` answers ``spectate`` with
-  ``no_spectators``.
-- ``conventions`` (seated players only, for their own partnership) is allowed while
-  waiting and between deals (``not_allowed`` during a deal); a built-in name or an
-  inline card; a bad one is ``bad_conventions``. Everyone at the table, spectators
-  included, gets ``conventions_changed``. Tables without a preset use ``beginner``.
-- ``explain`` works for anyone at the table (seated or spectating) on any card already
-  in a row of the current deal (or of the last one, between deals); ``invalid_message``
-  naming ``index`` if that card has not been played.
-- ``ask`` is for seated players about an opponent (``not_allowed`` for partner or
-  self); the asker gets the ``question`` back with its ``id`` as a receipt. A human
-  target gets the ``question``; a bot (or a seat a bot has taken over) answers at once
-  from its card's explanation; a held seat nobody plays answers ``not_allowed``.
-  ``answer`` goes to both seats of the asking side, never to the answerer's partner
-  or spectators; only the asked seat can answer (``no_such_question`` otherwise).
-  The question's text goes to the asked seat and the asker only: the asker's partner
-  gets ``question_asked`` (no text) and its copy of the answer has no
-  ``question_text``. Questions to bots count against the open-question limit until
-  the deal ends.
-- ``chat``: a seat's line goes to everyone at the table but not during a deal
-  (``chat_closed``); a spectator's only to spectators (:mod:`.chat`).
-- ``pause`` / ``resume``: see :mod:`.pause`. While paused no card is played (``paused``),
-  bots wait, the turn clock and the between-deal countdown keep the seconds they had,
-  and the next deal waits; holds keep running.
-"""
+"""One table as a plain synchronous state machine around :class:`game.Match`: each action
+is a method that takes the acting connection (a :class:`Peer`), checks the action (a bad
+one raises :class:`ProtocolError` before anything changes) and returns the messages to
+send as ``(peer, message)`` pairs. Time comes in as ``now``; no I/O and no trio here.
+Statuses: ``waiting`` -> ``playing`` -> ``between_deals`` -> ``playing`` ... -> ``over``.
+The behaviour is docs/PROTOCOL.md's."""
 
 from __future__ import annotations
 

@@ -803,12 +803,17 @@ class Table:
         vote = self.pausing
         if not vote.active:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "no pause is asked for")
+        self._lift_pause()
+        return self._pause_news(seat, peer, req_id) + self._maybe_next_deal_now()
+
+    def _lift_pause(self) -> None:
+        """No pause any more: the clocks go on with the seconds they had left."""
+        vote = self.pausing
         if vote.paused:
             self.turn_deadline = _after(self.now, vote.turn_left)
             self.between_deadline = _after(self.now, vote.between_left)
             self.version += 1
         vote.clear()
-        return self._pause_news(seat, peer, req_id) + self._maybe_next_deal_now()
 
     def _settle_pause(self) -> None:
         """Pause the table once every person here agreed: the clocks stop where they are."""
@@ -838,6 +843,11 @@ class Table:
         """The person at ``seat`` went away (a drop, a leave): their agreement goes, and
         the others may now all have agreed."""
         vote = self.pausing
+        if vote.paused and all(slot.kind == "bot" for slot in self.seats.values()):
+            # Everyone left for good (a bot plays each seat, which nobody can take):
+            # nobody could resume, and spectators would watch a table stopped for ever.
+            self._lift_pause()
+            return self._pause_news(seat) + self._maybe_next_deal_now()
         if not vote.active or vote.paused:
             return []
         vote.agreed.discard(seat)

@@ -171,3 +171,32 @@ async def _play_deal(person: RawClient) -> None:
                 person.hand.remove(card)
             elif msg["type"] == "deal_ended":
                 return
+
+
+async def test_a_pause_ends_when_every_person_has_left_the_table(
+        bot_clock: trio.testing.MockClock) -> None:  # noqa: ARG001  (its clock drives the test)
+    """Nobody is left to resume (spectators may not, and bot seats cannot be taken): the
+    bots play on instead of the spectators watching a table stopped for good."""
+    async with running_server(ServerConfig(**QUIET)) as port:
+        north, south, table = await _two_humans(port, turn_seconds=CLOCK)
+        watcher = await RawClient.connect(port, "watcher")
+        await watcher.hello()
+        assert (await watcher.request(type="spectate", table=table))["type"] == "table_state"
+        mover, other = await _my_turn(north, south)
+        await mover.request(type="pause")
+        assert _state(await other.request(type="pause"))[0] is True
+        await watcher.request(type="ping")
+        since = len(watcher.log)
+        await mover.request(type="leave")
+        await trio.sleep(60)
+        await watcher.request(type="ping")
+        # One person is still there to resume: still paused.
+        assert not [m for m in watcher.log[since:] if m["type"] == "played"]
+        await other.request(type="leave")
+        news = (await watcher.recv_until(lambda m: m["type"] == "pause_state"
+                                         and not m["paused"]))[-1]
+        assert news.get("asked_by") is None, news
+        with trio.fail_after(60):
+            played = (await watcher.recv_until(lambda m: m["type"] == "played"))[-1]
+        assert played["seat"] == mover.seat  # the substitute plays the turn paused at
+        assert "pause" not in await watcher.request(type="sync")

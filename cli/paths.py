@@ -8,18 +8,18 @@ lives in its ``jackal`` folder.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from platformdirs import user_state_path
 
 __all__ = ["records_dir", "seats_dir", "state_dir"]
 
 
 def state_dir() -> Path:
     """``$XDG_STATE_HOME/jackal``, or ``~/.local/state/jackal`` when it is unset or not an
-    absolute path (the specification says to ignore a relative one)."""
-    base = os.environ.get("XDG_STATE_HOME", "")
-    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".local" / "state"
-    return root / "jackal"
+    absolute path (the specification says to ignore a relative one); on macOS and
+    Windows their own state folder (platformdirs)."""
+    return user_state_path("jackal", appauthor=False)
 
 
 def records_dir() -> Path:

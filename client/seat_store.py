@@ -14,7 +14,7 @@ How it is kept safe and sound:
 - every change writes a new temporary file next to it and renames it over the old one
   (``os.replace``), so a crash mid-write leaves either the old file or the new one;
 - two clients of the same user (two terminals at one table) may change it at once:
-  each read-change-write holds an exclusive ``flock`` on a lock file beside it;
+  each read-change-write holds an exclusive OS lock (filelock) on a lock file beside it;
 - a file that cannot be read or parsed counts as empty (it is logged, and replaced by
   the next save): a corrupt file must never stop anybody from playing.
 
@@ -30,7 +30,6 @@ can point it anywhere.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import logging
 import os
@@ -41,6 +40,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock
 
 __all__ = ["FILE_NAME", "MAX_INVITATIONS", "SavedInvitations", "SavedSeat", "SeatStore",
            "server_key"]
@@ -156,12 +157,9 @@ class SeatStore:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         self._make_folder()
-        fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        # filelock: an OS lock on every platform (flock on POSIX, msvcrt on Windows).
+        with FileLock(self._lock_path, mode=0o600):
             yield
-        finally:
-            os.close(fd)  # closing releases the lock
 
     def _make_folder(self) -> None:
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -34,7 +34,7 @@ from prompt_toolkit.widgets import Frame
 
 from ..game.cards import Card, rank_name
 from ..game.explain import describe_card
-from ..game.seats import SEATS, TEAMS, Seat, Team
+from ..game.seats import SEATS, TEAMS, Team
 from ..protocol.messages import TableInfo
 from ..protocol.text import display_width, escape_text, fit_width
 from .tui_meaning import short_meaning
@@ -537,23 +537,28 @@ def render_lobby(state: TuiState) -> StyleAndTextTuples:
                    "reconnecting": "Connection lost"}.get(state.status, "Connecting")
             return [("", f"\n {why}: no list of tables yet.\n")]
         return [("", "\n No tables yet: press c to create one, g to refresh.\n")]
-    out: StyleAndTextTuples = [("class:title", f" {'table':<10} {'name':<20} {'target':>6}  "
-                                               f"{'status':<13} seats N / E / S / W\n")]
+    # Two lines a table, each fitted to the screen, so no name or flag runs off its edge:
+    # the table and its settings, then the seats (with room for names).
+    width = max(_width() - 1, 40)
+    out: StyleAndTextTuples = [("class:title", fit_width(
+        f" {'table':<10} {'name':<20} {'target':>6}  {'status':<13} settings", width)
+        + "\n" + fit_width(f"{_SEATS_LABEL}N / E / S / W", width) + "\n")]
     for i, info in enumerate(state.lobby.tables):
-        seats = " / ".join(_lobby_seat(info, s) for s in SEATS)
-        line = (f" {_cell(info.table, 10)} {_cell(info.name, 20)} {info.target:>6}  "
-                f"{info.status[:13]:<13} {seats}")
+        flags = [f"CLOCK {info.turn_seconds:g}s"] if info.turn_seconds else []
+        flags += [flag for flag, on in (("HINTS", info.hints), ("PRIVATE", info.private),
+                                        ("SEEDED", info.seeded)) if on]
         if info.spectators:
-            line += f"  ({info.spectators} watching)"
-        if info.seeded:
-            line += "  SEEDED"
-        if info.hints:
-            line += "  HINTS"
-        if info.turn_seconds:
-            line += f"  CLOCK {info.turn_seconds:g}s"
-        if info.private:
-            line += "  PRIVATE"
-        out.append(("class:cursor" if i == state.lobby.cursor else "", line))
+            flags.append(f"{info.spectators} watching")
+        head = (f" {_cell(info.table, 10)} {_cell(info.name, 20)} {info.target:>6}  "
+                f"{info.status[:13]:<13}")
+        settings = " ".join(flags)
+        if display_width(f"{head} {settings}") <= width:
+            head = f"{head} {settings}".rstrip()
+        else:  # on a line of their own rather than cut off
+            head += "\n" + fit_width(_SEATS_LABEL + settings, width)
+        seats = " / ".join(_lobby_seats(info, width - len(_SEATS_LABEL)))
+        entry = head + "\n" + fit_width(_SEATS_LABEL + seats, width)
+        out.append(("class:cursor" if i == state.lobby.cursor else "", entry))
         out.append(("", "\n"))
     selected = state.lobby.selected_table()
     if selected is not None:
@@ -578,13 +583,25 @@ def _lobby_selected(state: TuiState, info: TableInfo) -> StyleAndTextTuples:
     return out
 
 
-def _lobby_seat(info: TableInfo, seat: Seat) -> str:
-    """One seat of a lobby line: the name, marked when a server-side bot sits there (a
-    person's name may not look like a bot's, so the mark is the server's word)."""
-    name = info.seats.get(seat) or "-"
-    if info.kinds.get(seat) == "bot":
-        return f"[bot] {_shown(name.removesuffix(' bot'), 8)}"
-    return _shown(name, 8)
+#: The start of a lobby entry's second line.
+_SEATS_LABEL = "   "
+
+
+def _lobby_seats(info: TableInfo, room: int) -> list[str]:
+    """The four seats of a lobby entry in ``room`` columns (with " / " between them):
+    each whole when they fit, else the longest cut first, so short names leave their
+    room to long ones. A server-side bot is marked (a person's name may not look like a
+    bot's, so the mark is the server's word)."""
+    shown = []
+    for seat in SEATS:
+        name = escape_text(info.seats.get(seat) or "-")
+        shown.append(f"[bot] {name.removesuffix(' bot')}" if info.kinds.get(seat) == "bot"
+                     else name)
+    room -= 3 * len(" / ")
+    cap = max(display_width(text) for text in shown)
+    while cap > 4 and sum(min(display_width(text), cap) for text in shown) > room:
+        cap -= 1
+    return [fit_width(text, cap) for text in shown]
 
 
 # ==================================================================== panels

@@ -182,8 +182,9 @@ async def test_the_lobby_shows_the_clock_and_the_client_draws_it() -> None:
     state = TuiState(mode=Mode.LOBBY)
     state.apply(msgspec.convert(reply, m.Tables))
     lines = "".join(piece[1] for piece in tui_layout.render_lobby(state)).splitlines()
-    timed_line = next(line for line in lines if "untimed" not in line and "timed" in line)
-    assert "CLOCK 30s" in timed_line and "[bot] random" in timed_line
+    # Each table takes two lines: its settings, then its seats.
+    at = next(i for i, line in enumerate(lines) if "untimed" not in line and "timed" in line)
+    assert "CLOCK 30s" in lines[at] and "[bot] random" in lines[at + 1]
     assert "CLOCK" not in next(line for line in lines if "untimed" in line)
 
 

@@ -236,3 +236,22 @@ def test_prompt_takes_every_key_then_escape_cancels() -> None:
 
     drive(state, steps)
     assert state.prompt is None and not state.outbox
+
+
+def test_the_lobby_fits_long_names_and_every_setting_at_the_smallest_size() -> None:
+    state = TuiState(mode=Mode.LOBBY)
+    state.set_status("connected")
+    state.apply(m.Tables(total=1, tables=[m.TableInfo(
+        table="t12", name="Friday evening at Kim's", target=300, status="waiting",
+        seats={Seat.N: "Annabelle-Marie", Seat.E: "expert bot", Seat.S: "Bartholomew",
+               Seat.W: None},
+        kinds={Seat.N: "human", Seat.E: "bot", Seat.S: "human", Seat.W: "empty"},
+        spectators=1, seeded=False, hints=True, private=True, creator="Annabelle-Marie",
+        allow_spectators=True, turn_seconds=45.0)]))
+    shown = drive(state, lambda _pipe, _app: None, rows=23, columns=66)
+    lines = shown.splitlines()
+    assert max(len(line) for line in lines) <= 66
+    # Before: "expert b" and "(1 watchin", cut by the window's edge.
+    assert "Annabelle-Marie / [bot] expert / Bartholomew / -" in shown
+    assert "CLOCK 45s HINTS PRIVATE 1 watching" in shown
+    assert "by Annabelle-Marie" in shown

@@ -52,48 +52,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "deleted (default: no cap)")
     parser.add_argument("--password",
                         help="require this password in every hello")
-    parser.add_argument("--hold-seconds", type=float, default=defaults.hold_seconds,
-                        help="how long a disconnected player's seat is held "
-                             f"(default {defaults.hold_seconds:g})")
-    parser.add_argument("--between-deals", type=float, default=defaults.between_deals_seconds,
-                        help="seconds between deals unless everyone is ready sooner "
-                             f"(default {defaults.between_deals_seconds:g})")
-    parser.add_argument("--ping-interval", type=float, default=defaults.ping_interval,
-                        help=f"ping a silent connection after this many seconds "
-                             f"(default {defaults.ping_interval:g})")
-    parser.add_argument("--ping-timeout", type=float, default=defaults.ping_timeout,
-                        help=f"drop it if still silent this much later "
-                             f"(default {defaults.ping_timeout:g})")
-    parser.add_argument("--hello-timeout", type=float, default=defaults.hello_timeout,
-                        help=f"close connections that do not say hello in time "
-                             f"(default {defaults.hello_timeout:g})")
-    parser.add_argument("--max-connections", type=int, default=defaults.max_connections,
-                        help=f"refuse connections beyond this (default "
-                             f"{defaults.max_connections})")
-    parser.add_argument("--max-per-address", type=int, default=defaults.max_per_address,
-                        help=f"refuse connections beyond this many from one address "
-                             f"(default {defaults.max_per_address})")
-    parser.add_argument("--max-tables", type=int, default=defaults.max_tables,
-                        help=f"most tables at once (default {defaults.max_tables})")
-    parser.add_argument("--max-tables-per-connection", type=int,
-                        default=defaults.max_tables_per_connection,
-                        help=f"most open tables one connection may have created "
-                             f"(default {defaults.max_tables_per_connection})")
-    parser.add_argument("--max-tables-per-address", type=int,
-                        default=defaults.max_tables_per_address,
-                        help=f"most open tables created from one address, all its "
-                             f"connections together (default "
-                             f"{defaults.max_tables_per_address})")
-    parser.add_argument("--unattended-seconds", type=float,
-                        default=defaults.unattended_seconds,
-                        help=f"stop a table where no person plays and nobody watches after "
-                             f"this long (default {defaults.unattended_seconds:g})")
+    for flag, field, text in _PLAIN:
+        default = getattr(defaults, field)
+        shown = f"{default:g}" if isinstance(default, float) else str(default)
+        parser.add_argument(flag, dest=field, type=type(default), default=default,
+                            metavar=flag[2:].upper().replace("-", "_"),
+                            help=f"{text} (default {shown})")
     parser.add_argument("--rate", type=float, default=defaults.rate_per_second,
                         help=f"messages per second allowed per connection, with bursts "
                              f"of one second's worth (default {defaults.rate_per_second:g}); "
                              f"a higher rate also lets a connection have more replies unsent")
-    parser.add_argument("--max-line", type=int, default=defaults.max_line,
-                        help=f"longest accepted line in bytes (default {defaults.max_line})")
     parser.add_argument("--takeover-strategy", default=defaults.takeover_strategy,
                         metavar="STRATEGY",
                         help="strategy of the substitute, the bot that takes over an "
@@ -123,6 +91,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="log warnings and errors only")
 
 
+#: The options that set one :class:`ServerConfig` field as given: flag, field, help. The
+#: type and the default are the field's (``--help`` shows the default).
+_PLAIN: tuple[tuple[str, str, str], ...] = (
+    ("--hold-seconds", "hold_seconds", "how long a disconnected player's seat is held"),
+    ("--between-deals", "between_deals_seconds",
+     "seconds between deals unless everyone is ready sooner"),
+    ("--ping-interval", "ping_interval", "ping a silent connection after this many seconds"),
+    ("--ping-timeout", "ping_timeout", "drop it if still silent this much later"),
+    ("--hello-timeout", "hello_timeout", "close connections that do not say hello in time"),
+    ("--max-connections", "max_connections", "refuse connections beyond this"),
+    ("--max-per-address", "max_per_address",
+     "refuse connections beyond this many from one address"),
+    ("--max-tables", "max_tables", "most tables at once"),
+    ("--max-tables-per-connection", "max_tables_per_connection",
+     "most open tables one connection may have created"),
+    ("--max-tables-per-address", "max_tables_per_address",
+     "most open tables created from one address, all its connections together"),
+    ("--unattended-seconds", "unattended_seconds",
+     "stop a table where no person plays and nobody watches after this long"),
+    ("--max-line", "max_line", "longest accepted line in bytes"),
+)
+
+
 def _records(args: argparse.Namespace) -> Path | None:
     """The records folder: ``--records``, none with ``--no-records``, else the default."""
     if args.no_records:
@@ -147,13 +138,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         host=args.host, port=args.port, records_dir=_records(args), password=args.password,
         records_max_bytes=None if args.records_max_mb is None
         else int(args.records_max_mb * 1_000_000),
-        max_line=args.max_line, hold_seconds=args.hold_seconds,
-        between_deals_seconds=args.between_deals, ping_interval=args.ping_interval,
-        ping_timeout=args.ping_timeout, hello_timeout=args.hello_timeout,
-        max_connections=args.max_connections, max_per_address=args.max_per_address,
-        max_tables=args.max_tables, max_tables_per_connection=args.max_tables_per_connection,
-        max_tables_per_address=args.max_tables_per_address,
-        unattended_seconds=args.unattended_seconds,
+        **{field: getattr(args, field) for _flag, field, _text in _PLAIN},
         rate_per_second=args.rate, rate_burst=burst,
         # A burst's replies must fit unsent (a KiB per token at most, see the session).
         send_buffer=max(defaults.send_buffer, int(burst) * 1024 + 64 * 1024),

@@ -164,6 +164,9 @@ class Table:
         #: The addresses that have held a seat of each partnership since the match
         #: started: none of them may take a seat of the other side that someone left.
         self._match_hosts: dict[Team, set[str]] = {team: set() for team in TEAMS}
+        #: The name of the player who left each seat mid-match: a player of that side
+        #: who sits there again during the deal takes it back under it (see join).
+        self._left_names: dict[Seat, str] = {}
         #: The connection that created the table: at a private table it may ``add_bot``
         #: without a code (not kept over a restart: the codes still work then).
         self.creator_peer: Peer | None = None
@@ -373,6 +376,13 @@ class Table:
             raise ProtocolError(ErrorCode.OPPONENT_ADDRESS,
                                 f"seat {slot.seat} was left mid-match, and your address "
                                 f"holds a seat of the other side at table {self.id}")
+        left_name = self._left_names.get(slot.seat)
+        if left_name is not None and self.status == "playing" and host is not None \
+                and host in self._match_hosts[slot.seat.team]:
+            # Someone of that side (its player, back from a leave, or partner's second
+            # connection) sits down during the deal: as a reclaim does, the seat keeps
+            # its name, which would otherwise be free text to partner.
+            name = left_name
         token, token_hash = new_token()
         slot.kind, slot.name, slot.peer, slot.token_hash = "human", name, peer, token_hash
         slot.ready, slot.host = False, host
@@ -498,6 +508,8 @@ class Table:
         self.disclosure.drop_questions(slot.seat)
         out += self._resume_clock()  # the leaver may be the one its asker waits for
         in_match = self.status in ("playing", "between_deals")
+        if in_match and slot.name is not None:
+            self._left_names[slot.seat] = slot.name
         slot.clear()
         self.version += 1
         if in_match and self.options.bot_takeover:
@@ -558,6 +570,7 @@ class Table:
         self.last_deal, self.hint_told = None, None
         self.disclosure.expire_questions()
         self._match_hosts = {team: set() for team in TEAMS}
+        self._left_names = {}
         for slot in self.seats.values():
             slot.held_until, slot.takeover = None, False
         self.status = "waiting"

@@ -191,14 +191,20 @@ async def test_the_lobby_shows_the_clock_and_the_client_draws_it() -> None:
 # --------------------------------------------------------------------- a seat left mid-match
 
 
+async def _two_households(port: int, table: str) -> dict[str, RawClient]:
+    """pN and pS sit down from 127.0.0.1, pE and pW from 127.0.0.2."""
+    players = {}
+    for seat, host in zip("NESW", ["127.0.0.1", "127.0.0.2"] * 2, strict=True):
+        players[seat] = await greeted(port, f"p{seat}", host)
+        await players[seat].join(table, seat)
+    return players
+
+
 async def test_an_opponents_second_connection_cannot_take_a_seat_left_mid_match() -> None:
     # One household plays N and S from 127.0.0.1, another E and W from 127.0.0.2.
     async with running_server(ServerConfig(**QUIET)) as port:
         _, table = await open_table(port, seed=8, bot_takeover=False)
-        players = {}
-        for seat, host in zip("NESW", ["127.0.0.1", "127.0.0.2"] * 2, strict=True):
-            players[seat] = await greeted(port, f"p{seat}", host)
-            await players[seat].join(table, seat)
+        players = await _two_households(port, table)
         await start_deal(list(players.values()))
         south = players["S"]
         peeker = await greeted(port, "peeker", "127.0.0.2")  # East's second connection
@@ -226,6 +232,36 @@ async def test_an_opponents_second_connection_cannot_take_a_seat_left_mid_match(
         stand_in = await greeted(port, "stand-in", "127.0.0.3")
         await stand_in.join(table, "S")
         assert len(stand_in.log[-1]["hand"]) == 13
+
+
+async def test_a_seat_taken_again_by_its_side_during_the_deal_keeps_its_name() -> None:
+    """N leaves mid-deal and sits down again from its address under a name that carries
+    its hand: partner and spectators would read it in ``player_joined``. The seat keeps
+    the name it had, as a reclaim does; someone from elsewhere sits under their own."""
+    async with running_server(ServerConfig(**QUIET)) as port:
+        _, table = await open_table(port, seed=8, bot_takeover=False)
+        players = await _two_households(port, table)
+        watcher = await greeted(port, "watcher", "127.0.0.4")
+        assert (await watcher.request(type="spectate", table=table))["type"] == "table_state"
+        await start_deal(list(players.values()))
+        north, south = players["N"], players["S"]
+        assert (await north.request(type="leave"))["type"] == "ok"
+        await south.wait_type("player_left")
+        marker = "AS KS QS 7H"
+        again = await greeted(port, marker, "127.0.0.1")
+        await again.join(table, "N")
+        for reader in (south, watcher):
+            joined = await reader.wait_type("player_joined")
+            assert joined["seat"] == "N" and joined["name"] == "pN", joined
+        shot = await south.request(type="sync")
+        assert [s["name"] for s in shot["seats"] if s["seat"] == "N"] == ["pN"]
+        assert not [msg for msg in (*south.log, *watcher.log) if marker in str(msg)]
+        # A stand-in from another address is who they say they are.
+        assert (await again.request(type="leave"))["type"] == "ok"
+        stand_in = await greeted(port, "stand-in", "127.0.0.3")
+        await stand_in.join(table, "N")
+        joined = await south.wait_type("player_joined")
+        assert joined["name"] == "stand-in", joined
 
 
 # --------------------------------------------------------------------- files

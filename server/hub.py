@@ -575,7 +575,7 @@ class Hub:
         strategy = slot.strategy or table.substitute(seat)
         version = table.version
         pause = 0.0
-        if table.clock_due is not seat and any(s.peer is not None for s in table.humans):
+        if table.clock.due is not seat and any(s.peer is not None for s in table.humans):
             # A pause so the people at the table can follow the round card by card. The
             # bot thinks during it, and its card leaves when the pause (or the floor, if
             # longer) is over, never when the thinking ends: that time would show the hand.

@@ -65,6 +65,7 @@ from .record_events import (
 )
 from .seating import Outbox, Peer, SeatSlot, Status
 from .tokens import hash_invite, new_token
+from .turn_clock import TurnClock
 
 __all__ = ["Outbox", "Peer", "SeatSlot", "Status", "Table", "TableOptions"]
 
@@ -143,16 +144,8 @@ class Table:
         self.disclosure = Disclosure(cards)
         #: The latest time any action or tick was given (deadlines start from it).
         self.now = 0.0
-        #: The turn's clock: when the human seat to play runs out of time.
-        self.turn_deadline: float | None = None
-        #: The seat whose clock ran out: the substitute plays this one card for it.
-        self.clock_due: Seat | None = None
-        #: The turn's clock is stopped while its seat waits for an answer to a question it
-        #: asked on this turn: (seconds it has left, when it stopped).
-        self.clock_stop: tuple[float, float] | None = None
-        #: How long the clock may still stop this turn (the table's limit, once per
-        #: turn in all), so a question nobody answers cannot stall the table.
-        self.stop_budget = 0.0
+        #: The turn's clock (see :mod:`.turn_clock`).
+        self.clock = TurnClock()
         #: The seat and turn (deal number, plays made) whose hint the table was last
         #: told of (``hint_taken``, and the record's ``hint`` line). Restored from the
         #: record, so a hint asked for again after a restart is not announced twice.
@@ -655,10 +648,11 @@ class Table:
                  if slot.held_until is not None and not slot.takeover]
         if self.between_deadline is not None:
             times.append(self.between_deadline)
-        if self.turn_deadline is not None:
-            times.append(self.turn_deadline)
-        if self.clock_stop is not None and not self.pausing.paused:
-            times.append(self.clock_stop[1] + self.stop_budget)
+        stop_ends = self.clock.stop_ends()
+        if self.clock.deadline is not None:
+            times.append(self.clock.deadline)
+        if stop_ends is not None and not self.pausing.paused:
+            times.append(stop_ends)
         return min(times) if times else None
 
     def tick(self, now: float) -> Outbox:
@@ -688,16 +682,16 @@ class Table:
                 slot.held_until = None  # keep holding for good: the table waits
         if self.between_deadline is not None and now >= self.between_deadline:
             out += self._start_deal()
-        if self.clock_stop is not None and not self.pausing.paused \
-                and now >= self.clock_stop[1] + self.stop_budget:
+        stop_ends = self.clock.stop_ends()
+        if stop_ends is not None and not self.pausing.paused and now >= stop_ends:
             out += self._resume_clock(force=True)  # waited as long as it may this turn
         deal = self.match.deal
-        if self.turn_deadline is not None and now >= self.turn_deadline \
+        if self.clock.deadline is not None and now >= self.clock.deadline \
                 and self.status == "playing" and deal is not None and deal.turn is not None:
             # Time is up: the substitute plays this one card (see bot_turn); the seat
             # stays the player's, and their next turn has its own clock.
-            self.turn_deadline = None
-            self.clock_due = deal.turn
+            self.clock.deadline = None
+            self.clock.due = deal.turn
             self.version += 1
         return out
 
@@ -710,40 +704,34 @@ class Table:
     def _arm_clock(self, grace: float = 0.0) -> float | None:
         """Start the clock of the seat to play if it is a human's (and the table has
         one), with ``grace`` seconds more; returns the seconds it has."""
-        self.clock_due = None
-        self.turn_deadline = None
-        self.clock_stop = None
+        self.clock.clear()
         limit = self.options.turn_seconds
         deal = self.match.deal
         if not limit or self.status != "playing" or deal is None or deal.turn is None:
             return None
         if self.seats[deal.turn].bot_controlled:
             return None
-        self.stop_budget = limit
         if self.pausing.paused:  # it runs, in full, once the pause ends
+            self.clock.budget = limit
             self.pausing.turn_left = limit + grace
-            return limit + grace
-        self.turn_deadline = self.now + limit + grace
+        else:
+            self.clock.start(self.now, limit + grace, limit)
         return limit + grace
 
     def _stop_clock_of(self, seat: Seat) -> None:
         """``seat`` is now played by a bot: a clock running for it stops."""
         deal = self.match.deal
         if deal is not None and deal.turn is seat:
-            self.turn_deadline = None
-            self.clock_due = None
-            self.clock_stop = None
+            self.clock.clear()
 
     def _stop_clock_for_question(self, seat: Seat) -> Outbox:
         """``seat`` asked a person a question on its own turn: its clock stops until the
         answer comes (or, at most, for the table's limit in all this turn)."""
         deal = self.match.deal
-        if self.turn_deadline is None or deal is None or deal.turn is not seat \
-                or not self.disclosure.waiting(seat) or self.stop_budget <= 0:
+        if self.clock.deadline is None or deal is None or deal.turn is not seat \
+                or not self.disclosure.waiting(seat) or self.clock.budget <= 0:
             return []
-        left = max(0.0, self.turn_deadline - self.now)
-        self.clock_stop = (left, self.now)
-        self.turn_deadline = None
+        left = self.clock.stop(self.now)
         self.version += 1
         return self.broadcast(Clock(seat=seat, seconds=left, stopped=True))
 
@@ -751,17 +739,15 @@ class Table:
         """The stopped clock runs again once its seat waits for no answer (``force``: its
         time to wait this turn is used up)."""
         deal = self.match.deal
-        if self.clock_stop is None or deal is None or deal.turn is None:
+        if self.clock.stopped is None or deal is None or deal.turn is None:
             return []
         if not force and self.disclosure.waiting(deal.turn):
             return []
-        left, since = self.clock_stop
-        self.clock_stop = None
-        self.stop_budget = max(0.0, self.stop_budget - (self.now - since))
+        left = self.clock.release(self.now)
         if self.pausing.paused:  # it runs on once the pause ends
             self.pausing.turn_left = left
         else:
-            self.turn_deadline = self.now + left
+            self.clock.deadline = self.now + left
         self.version += 1
         return self.broadcast(Clock(seat=deal.turn, seconds=left, stopped=False))
 
@@ -769,13 +755,9 @@ class Table:
         """Seconds left on the current turn's clock (None without one); while it is
         stopped (a pause, or its seat waits for an answer), what it will have when it
         runs again."""
-        if self.pausing.paused and self.clock_stop is None:
+        if self.pausing.paused and self.clock.stopped is None:
             return self.pausing.turn_left
-        if self.clock_stop is not None:
-            return self.clock_stop[0]
-        if self.turn_deadline is None:
-            return None
-        return max(0.0, self.turn_deadline - self.now)
+        return self.clock.left(self.now)
 
     # ------------------------------------------------------------------ pause
 
@@ -823,7 +805,7 @@ class Table:
         """No pause any more: the clocks go on with the seconds they had left."""
         vote = self.pausing
         if vote.paused:
-            self.turn_deadline = _after(self.now, vote.turn_left)
+            self.clock.deadline = _after(self.now, vote.turn_left)
             self.between_deadline = _after(self.now, vote.between_left)
             self.version += 1
         vote.clear()
@@ -834,11 +816,10 @@ class Table:
         if not vote.everyone_agreed(self._present()):
             return
         vote.paused = True
-        vote.turn_left = None if self.turn_deadline is None else max(
-            0.0, self.turn_deadline - self.now)
+        vote.turn_left = self.clock.running_left(self.now)
         vote.between_left = None if self.between_deadline is None else max(
             0.0, self.between_deadline - self.now)
-        self.turn_deadline = self.between_deadline = None
+        self.clock.deadline = self.between_deadline = None
         self.version += 1  # a bot thinking now plays after the pause, not during it
 
     def _pause_news(self, seat: Seat, peer: Peer | None = None,
@@ -943,7 +924,7 @@ class Table:
     def bot_play(self, seat: Seat, card: Card, now: float) -> Outbox:
         """A server-side bot's card for ``seat`` (bot-controlled, or out of time)."""
         self._tick_clock(now)
-        if not self.seats[seat].bot_controlled and self.clock_due is not seat:
+        if not self.seats[seat].bot_controlled and self.clock.due is not seat:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, f"seat {seat} is not played by a bot")
         return self._apply_play(seat, card, now, None, None)
 
@@ -961,7 +942,7 @@ class Table:
             raise ProtocolError(exc.code, str(exc)) from None
         self.version += 1
         by = self._played_by(seat, player)
-        self.clock_due = None
+        self.clock.due = None
         self.record(PlayEvent(seat=seat, card=str(card), index=index, by=by))
         # One shared message for everyone but the player, whose copy carries the id.
         public = Played(seat=seat, card=card, index=index,
@@ -971,7 +952,7 @@ class Table:
         audience = self.audience()
         out: Outbox = [(peer, own if peer is player else public) for peer, _ in audience]
         if deal.is_over:
-            self.turn_deadline = None
+            self.clock.deadline = None
             return out + self._end_deal(now)
         turn = deal.turn
         assert turn is not None
@@ -1037,7 +1018,7 @@ class Table:
         if self.status != "playing" or deal is None or deal.turn is None \
                 or self.pausing.paused:
             return None
-        if self.seats[deal.turn].bot_controlled or self.clock_due is deal.turn:
+        if self.seats[deal.turn].bot_controlled or self.clock.due is deal.turn:
             return deal.turn
         return None
 
@@ -1078,7 +1059,7 @@ class Table:
             self._snapshot(), history=views.history(results, first_dealer(self.match.seed)),
             last_ended=last_ended, next_deal_in=self._next_deal_in(),
             questions=self.disclosure.open_questions(),
-            clock_stopped=self.clock_stop is not None)
+            clock_stopped=self.clock.stopped is not None)
 
     def _next_deal_in(self) -> float | None:
         if self.status != "between_deals":

@@ -158,16 +158,19 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     mirror = state.mirror
     name = _shown(mirror.name, 20) or ("lobby" if state.mode is Mode.LOBBY else "")
     left = f" JACKAL  {name}"
-    if state.mode is Mode.TABLE and mirror.table is not None:
-        deal = f"deal {mirror.deal}" if mirror.deal else "before the first deal"
-        dealer = f"  dealer {mirror.dealer}" if mirror.dealer else ""
-        left += f"  |  {deal}{dealer}  |  target {mirror.target}"
-    elif server:
-        left += f"  {server}"
     status = {"connected": "connected", "connecting": "connecting...",
               "reconnecting": f"RECONNECTING ({state.retry_text()})",
               "unreachable": f"UNREACHABLE ({state.retry_text()})", "lost": "DISCONNECTED",
               "closed": "closed"}.get(state.status, state.status)
+    if state.mode is Mode.TABLE and mirror.table is not None:
+        deal = f"deal {mirror.deal}" if mirror.deal else "before the first deal"
+        dealer = f"  dealer {mirror.dealer}" if mirror.dealer else ""
+        facts = f"  |  {deal}{dealer}  |  target {mirror.target}"
+        # The table's name gives way first, so the facts and the status always show.
+        room = _width() - len(status) - 3 - len(facts) - len(" JACKAL  ")
+        left = f" JACKAL  {fit_width(name, max(room, 4))}{facts}"
+    elif server:
+        left += f"  {server}"
     status_style = "class:header.status.ok" if state.status in ("connected", "connecting") \
         else "class:header.status.bad"
     width = max(_width() - len(status) - 2, display_width(left) + 1)
@@ -189,14 +192,21 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
         out.append(("class:score", f" {team} {mirror.scores.get(team, 0)}{tag} "))
     # Before the cards: a long card name must not push it off the line.
     out += _pause_mark(state)
+    flags: StyleAndTextTuples = []
+    if mirror.seeded:  # its creator chose the seed, so may know every hand
+        flags.append(("class:header.status.bad", " SEEDED "))
+    if mirror.hints:  # seated players may ask the expert; everyone is told
+        flags.append(("class:dim", " HINTS (x)"))
+    # What the second line holds so far (the first line is out's first three pieces).
+    used = sum(display_width(text) for _style, text, *_ in out[3:] + flags)
     cards = "  ".join(f"{team}: {_shown(mirror.conventions[team].name, 16)}"
                       for team in (Team.NS, Team.EW) if team in mirror.conventions)
-    if cards:
-        out.append(("class:dim", f"  |  cards {cards} (c)"))
-    if mirror.seeded:  # its creator chose the seed, so may know every hand
-        out.append(("class:header.status.bad", " SEEDED "))
-    if mirror.hints:  # seated players may ask the expert; everyone is told
-        out.append(("class:dim", " HINTS (x)"))
+    if cards:  # the cards' names give way to the score and the flags on a narrow screen
+        named = f"  |  cards {cards} (c)"
+        if used + display_width(named) > _width() - 1:
+            named = fit_width(f"  |  {cards}", max(_width() - 1 - used - 4, 1)) + " (c)"
+        out.append(("class:dim", named))
+    out += flags
     out.append(("", "\n"))
     return out
 
@@ -328,7 +338,10 @@ def render_hand(state: TuiState, symbols: bool = False,
     held_text = [f"{count}x{rank_name(rank)}" for rank, count in held]
     bottom = " " * caret + "^^" if caret >= 0 else ""
     legend = f"held: {' '.join(held_text)}" if held else "no pairs held"
-    pad = max(1, 60 - len(bottom))
+    # Right-aligned within the screen (column 60 at most), cut rather than run off it.
+    end = min(60 + len(legend), _width() - 1)
+    legend = fit_width(legend, max(end - len(bottom) - 1, 1))
+    pad = max(1, end - len(bottom) - len(legend))
     top.append(("class:turn", bottom))
     top.append(("class:dim", " " * pad + legend + "\n"))
     return top
@@ -487,10 +500,16 @@ def render_footer(state: TuiState) -> StyleAndTextTuples:
         text = " y quit  n / Esc stay"
     elif state.overlay is not Overlay.NONE:
         text = " any key closes this panel  (Up/Down scroll)"
-    elif state.mode is Mode.LOBBY:
-        text = " Up/Down  Enter join  s watch  c create  b bot  g list  m chat  ? keys  ^Q quit"
     else:
-        text = " " + "  ".join(_table_keys(state)) + "  ? keys  ^Q quit"
+        keys = ["Up/Down", "Enter join", "s watch", "c create", "b bot", "g list", "m chat"] \
+            if state.mode is Mode.LOBBY else _table_keys(state)
+        # The most useful keys that fit, and always how to see them all and how to quit.
+        text, tail = "", "  ? keys  ^Q quit"
+        for key in keys:
+            if len(text) + 2 + len(key) + len(tail) > _width() - 1:
+                break
+            text += f"  {key}" if text else f" {key}"
+        text += tail
     return [("class:footer", text[:_width()].ljust(_width()))]
 
 

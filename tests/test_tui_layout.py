@@ -255,3 +255,22 @@ def test_the_lobby_fits_long_names_and_every_setting_at_the_smallest_size() -> N
     assert "Annabelle-Marie / [bot] expert / Bartholomew / -" in shown
     assert "CLOCK 45s HINTS PRIVATE 1 watching" in shown
     assert "by Annabelle-Marie" in shown
+
+
+def test_every_line_of_the_table_fits_at_the_smallest_size() -> None:
+    rows = {"S": ["2S"], "W": ["9H"], "N": ["5D"], "E": ["KH"]}
+    state = seated("2C 5H 7D 9C TS JH QS QH QD KC AD 3H", rows=rows, hints=True,
+                   name="Bartholomew-Long")
+    state.mirror.name = "Friday evening at Kim's place"
+    state.mirror.seeded = True
+    state.set_status("connected")
+    lines = drive(state, lambda _pipe, _app: None, rows=23, columns=66).splitlines()
+    # The window cuts what does not fit: each line's end must be on the screen.
+    assert lines[0].endswith("|  target 300  connected")
+    assert lines[1].endswith("(c) SEEDED  HINTS (x)") and "NS 10 (you)" in lines[1]
+    assert any(line.endswith("held: 3xQ") for line in lines)
+    assert lines[-1].rstrip().endswith("? keys  ^Q quit")
+    lobby = TuiState(mode=Mode.LOBBY)
+    lobby.set_status("connected")
+    shown = drive(lobby, lambda _pipe, _app: None, rows=23, columns=66).splitlines()
+    assert shown[-1].rstrip().endswith("? keys  ^Q quit")

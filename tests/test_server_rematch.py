@@ -10,6 +10,7 @@ from typing import Any
 
 import trio
 from jackal.server.config import ServerConfig
+from test_record_restore import FAST
 from test_server_support import (
     RawClient,
     open_table,
@@ -18,9 +19,6 @@ from test_server_support import (
     sit,
     start_deal,
 )
-
-FAST: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0,
-                            hello_timeout=10_000.0)
 
 
 def record_kinds(directory: Path) -> list[str]:

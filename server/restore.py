@@ -153,12 +153,4 @@ def _reopen(path: Path, state: MatchReplay, table_id: str, cut_at: int | None
 
 
 def _options(state: MatchReplay) -> TableOptions:
-    head = state.header
-    return TableOptions(name=head.name, target=head.target, seed=head.seed,
-                        bot_takeover=head.bot_takeover, hold_seconds=head.hold_seconds,
-                        between_deals_seconds=head.between_deals_seconds,
-                        takeover_strategy=head.takeover_strategy,
-                        turn_seconds=head.turn_seconds, seeded=head.seeded,
-                        hints=head.hints, creator=head.creator,
-                        allow_spectators=head.allow_spectators,
-                        invites=None if head.invites is None else dict(head.invites))
+    return TableOptions.from_event(state.header)

@@ -112,6 +112,20 @@ class TableOptions:
     def private(self) -> bool:
         return self.invites is not None
 
+    def event(self, table_id: str) -> TableEvent:
+        """The record's first line. It has the same fields (and ``table``): they are
+        passed by name, so a field added to one and not the other fails at once."""
+        return TableEvent(table=table_id, **dataclasses.asdict(self))
+
+    @classmethod
+    def from_event(cls, head: TableEvent) -> TableOptions:
+        """The options a record's first line kept."""
+        options = cls(**{field.name: getattr(head, field.name)
+                         for field in dataclasses.fields(cls)})
+        if options.invites is not None:
+            options.invites = dict(options.invites)
+        return options
+
 
 class Table:
     """A table: four seats, spectators, the match, and the rules of who may do what.
@@ -224,16 +238,7 @@ class Table:
 
     def record_header(self) -> None:
         """Write the table's options and conventions (once, when it is created)."""
-        opts = self.options
-        self.record(TableEvent(table=self.id, name=opts.name, target=opts.target,
-                               seed=opts.seed, bot_takeover=opts.bot_takeover,
-                               hold_seconds=opts.hold_seconds,
-                               between_deals_seconds=opts.between_deals_seconds,
-                               takeover_strategy=opts.takeover_strategy,
-                               turn_seconds=opts.turn_seconds, seeded=opts.seeded,
-                               hints=opts.hints, creator=opts.creator,
-                               allow_spectators=opts.allow_spectators,
-                               invites=opts.invites))
+        self.record(self.options.event(self.id))
         for team in TEAMS:
             self.record(ConventionsEvent(team=team, card=self.conventions[team]))
 

@@ -18,7 +18,9 @@ from jackal.protocol.messages import MatchEnded, Ok, TableState
 from jackal.server.config import ServerConfig
 from jackal.server.record_events import RecordError, read_record
 from jackal.server.record_replay import replay
+from jackal.server.records import RecordFile
 from jackal.server.restore import restore_tables
+from jackal.server.table import Table, TableOptions
 from record_support import Peer, Recorded, lines, record_match, rewrite
 from test_server_support import RawClient, running_server
 
@@ -294,3 +296,18 @@ def test_an_unreadable_record_is_logged_and_left_alone(
     assert [table.id for table, _ in restored] == ["t1"] and good.path.exists()
     about = [r.getMessage() for r in caplog.records if odd.name in r.getMessage()]
     assert len(about) == 1 and "cannot read" in about[0] and odd.is_dir()
+
+
+def test_every_table_option_comes_back_from_the_record(tmp_path: Path) -> None:
+    # Not one default: an option the record's first line dropped would come back changed.
+    options = TableOptions(name="evening", target=77, seed=5, bot_takeover=False,
+                           hold_seconds=12.0, between_deals_seconds=3.0,
+                           takeover_strategy="greedy", turn_seconds=40.0, seeded=True,
+                           hints=True, creator="ann", allow_spectators=False,
+                           invites={seat: str(n) * 64 for n, seat in enumerate(Seat)})
+    record = RecordFile.create(tmp_path, "t9", None, None)
+    Table("t9", options, recorder=record).record_header()
+    record.close()
+    [(table, again)] = restore_tables(tmp_path, 0.0)
+    assert table.options == options and table.options.invites is not options.invites
+    again.close()

@@ -11,11 +11,11 @@ from collections.abc import Callable
 import trio
 
 from ..protocol.errors import ErrorCode, ProtocolError
-from ..protocol.messages import PROTOCOL_VERSION, Error, Hello, HelloOk
+from ..protocol.messages import PROTOCOL_VERSION, Hello, HelloOk
 from .config import ServerConfig
 from .lobby import Lobby
 from .names import NameBook
-from .ratelimit import AddressLimits, GuessLimits, host_of, retry_hint
+from .ratelimit import AddressLimits, GuessLimits, host_of, rate_limited, retry_hint
 from .session import Session
 from .table import Outbox, Table
 
@@ -89,11 +89,8 @@ def _throttled(session: Session, msg: Hello, guesses: GuessLimits, what: str) ->
     wait = guesses.wait(host_of(session.address), now)
     if not wait:
         return False
-    hint = retry_hint(wait)
-    session.deliver(Error(id=msg.id, code=ErrorCode.RATE_LIMITED.value,
-                          message=f"too many wrong {what} from your address; "
-                                  f"wait {hint:.3f} s", retry_after=hint))
-    session.pause(now + hint)
+    session.deliver(rate_limited(msg.id, f"too many wrong {what} from your address", wait))
+    session.pause(now + retry_hint(wait))
     return True
 
 

@@ -59,7 +59,7 @@ from .hints import HintDesk
 from .keepalive import Keepalive
 from .lobby import Lobby
 from .names import NameBook
-from .ratelimit import AddressLimits, TokenBucket, host_of, retry_hint
+from .ratelimit import AddressLimits, host_of, rate_limited, refilled
 from .record_desk import RecordDesk, records_unavailable
 from .restore import restore_tables
 from .session import Session
@@ -400,17 +400,12 @@ class Hub:
         beyond, ``rate_limited``; only a hint that must be worked out costs."""
         table = self.lobby.current(session)
         now = trio.current_time()
-        bucket = session.hint_bucket
-        if bucket is None:
-            bucket = session.hint_bucket = TokenBucket(self.config.hints_per_minute / 60.0,
-                                                       self.config.hint_burst, now)
-        bucket.refill(now)
+        bucket = session.hint_bucket = refilled(session.hint_bucket,
+                                                self.config.hints_per_minute,
+                                                self.config.hint_burst, now)
         wait = bucket.wait_for_one()
         if wait:
-            hint = retry_hint(wait)
-            session.deliver(Error(id=msg.id, code=ErrorCode.RATE_LIMITED.value,
-                                  message=f"too many hints; wait {hint:.3f} s",
-                                  retry_after=hint))
+            session.deliver(rate_limited(msg.id, "too many hints", wait))
             return
         out, seat = self.hints.request(table, session, msg.id)
         self.send(out)
@@ -425,18 +420,13 @@ class Hub:
     def _chat(self, session: Session, msg: Chat, now: float) -> None:
         """A chat line: to the sender's table (the table says who reads it), or to every
         connection in the lobby. Limited per connection and per address."""
-        bucket = session.chat_bucket
-        if bucket is None:
-            bucket = session.chat_bucket = TokenBucket(self.config.chat_per_minute / 60.0,
-                                                       self.config.chat_burst, now)
+        bucket = session.chat_bucket = refilled(session.chat_bucket,
+                                                self.config.chat_per_minute,
+                                                self.config.chat_burst, now)
         host = host_of(session.address)
-        bucket.refill(now)
         wait = max(bucket.wait_for_one(), self.addresses.chat.wait(host, now))
         if wait:
-            hint = retry_hint(wait)
-            session.deliver(Error(id=msg.id, code=ErrorCode.RATE_LIMITED.value,
-                                  message=f"too many chat lines; wait {hint:.3f} s",
-                                  retry_after=hint))
+            session.deliver(rate_limited(msg.id, "too many chat lines", wait))
             return
         name = session.name or "anonymous"
         table = self.lobby.table_of(session)

@@ -20,7 +20,11 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["AddressLimits", "GuessLimits", "TokenBucket", "host_of", "retry_hint"]
+from ..protocol.errors import ErrorCode
+from ..protocol.messages import Error, MessageId
+
+__all__ = ["AddressLimits", "GuessLimits", "TokenBucket", "host_of", "rate_limited", "refilled",
+           "retry_hint"]
 
 
 class TokenBucket:
@@ -169,3 +173,20 @@ def retry_hint(wait: float) -> float:
     """``retry_after`` for a refusal: ``wait`` rounded UP to the millisecond, never 0 (a
     hint a little short would invite an immediate retry that is refused again)."""
     return max(0.001, math.ceil(wait * 1000.0) / 1000.0)
+
+
+def rate_limited(msg_id: MessageId | None, what: str, wait: float) -> Error:
+    """The ``rate_limited`` refusal of a request: ``what`` ("too many hints"), and when to
+    try again."""
+    hint = retry_hint(wait)
+    return Error(id=msg_id, code=ErrorCode.RATE_LIMITED.value,
+                 message=f"{what}; wait {hint:.3f} s", retry_after=hint)
+
+
+def refilled(bucket: TokenBucket | None, per_minute: float, burst: float,
+             now: float) -> TokenBucket:
+    """``bucket`` refilled to ``now`` (a new full one the first time it is needed)."""
+    if bucket is None:
+        return TokenBucket(per_minute / 60.0, burst, now)
+    bucket.refill(now)
+    return bucket

@@ -281,7 +281,7 @@ def render_turn(state: TuiState) -> StyleAndTextTuples:
                      f"{' (n: ready)' if state.you is not None else ''}.")]
     if mirror.status == "over":
         winner = mirror.winner.value if mirror.winner else "?"
-        again = "n: rematch, g: lobby" if state.can_rematch else "n: play again"
+        again = state.after_match_keys
         return [("class:turn", f" Match over: {winner} win. {again}, Ctrl-Q: quit.")]
     if mirror.status == "between_deals":
         between = state.between_deals_text()
@@ -481,7 +481,7 @@ def render_result(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
     scores = "  ".join(f"{t} {mirror.scores.get(t, 0)}" for t in (Team.NS, Team.EW))
     out.append(("", f" Scores: {scores}  (target {mirror.target})"))
     if mirror.status == "over" and mirror.winner is not None:
-        again = "n: rematch, g: lobby" if state.can_rematch else "n: play again"
+        again = state.after_match_keys
         out.append(("class:turn", f"\n MATCH OVER: {mirror.winner} win."
                                   f" {again}, Ctrl-Q: quit."))
     elif state.you is not None:

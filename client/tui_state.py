@@ -325,7 +325,7 @@ class TuiState:
                     else f"Team {winner}"
                 self.add_log(f"Match over: {side} wins, {scores.get(Team.NS, 0)}-"
                              f"{scores.get(Team.EW, 0)} (NS-EW).", "good")
-                self.say("Match over. " + self._after_match_keys())
+                self.say(f"Match over. {self.after_match_keys}, Ctrl-Q: quit.")
             case m.RematchWanted(seat=seat):
                 who = "You" if seat is self.you else self.seat_label(seat)
                 self.add_log(f"{who} asked for a rematch at this table.")
@@ -815,10 +815,13 @@ class TuiState:
         self.say(f"Playing {card}...")
         self.send(m.Play(card=card))
 
-    def _after_match_keys(self) -> str:
+    @property
+    def after_match_keys(self) -> str:
+        """What n (and g) do for us once the match is over. On a server without a rematch
+        for us (a spectator, or a server without the feature) n goes to the lobby."""
         if self.can_rematch:
-            return "n: rematch at this table, g: back to the lobby, Ctrl-Q: quit."
-        return "Press n to play again, Ctrl-Q to quit."
+            return "n: rematch, g: lobby"
+        return "n: lobby" if self.on_server else "n: play again"
 
     def to_lobby(self) -> None:
         """g after the match: give up the seat (no rematch for us) and go to the lobby."""

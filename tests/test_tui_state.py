@@ -487,3 +487,18 @@ def test_away_and_substitute_wording() -> None:
     assert lines[0] == "W botW is away (quit, or the connection dropped); the seat is held 120 s."
     assert lines[1:] == ["An expert bot plays W until its player returns.",
                          "A random bot plays N until its player returns."]
+
+
+def test_after_the_match_n_is_offered_for_what_it_does() -> None:
+    """A spectator on a server (or a player whose server has no rematch) goes to the lobby
+    with n, so that is what the notice says; only the local game plays again."""
+    for on_server, wanted in ((True, "n: lobby"), (False, "n: play again")):
+        state = seated()
+        state.on_server = on_server
+        state.mirror.you = None  # watching, as a spectator does
+        state.apply(m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
+        assert wanted in state.notice, (on_server, state.notice)
+    rematch = seated()
+    rematch.on_server = rematch.can_rematch = True
+    rematch.apply(m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
+    assert "n: rematch, g: lobby" in rematch.notice

@@ -430,6 +430,13 @@ class Hub:
             return
         name = session.name or "anonymous"
         table = self.lobby.table_of(session)
+        if (table is None or table.seat_of(session) is None) \
+                and self.lobby.seated_in_a_deal(host):
+            # A seated player's second window (in the lobby, or watching) is the same
+            # person typing: it may not carry text past the rule its seat keeps.
+            raise ProtocolError(ErrorCode.CHAT_CLOSED,
+                                "your address holds a seat at a deal being played: no chat "
+                                "from it until the deal ends")
         if table is not None:
             out = table.say(session, name, msg.text, msg.id)
         else:

@@ -96,7 +96,10 @@ async def test_spectators_chat_never_reaches_a_seat() -> None:
     async with running_server(ServerConfig(**QUIET, **FREE_CHAT)) as port:
         _lobby, table = await open_table(port, target=10_000)
         clients = await seat_four(port, table)
-        one, two = await greeted(port, "ann"), await greeted(port, "bob")
+        # Watchers from another address than the seats: a seated address may not chat
+        # from a second connection during a deal (see the test below).
+        one = await greeted(port, "ann", local="127.0.0.2")
+        two = await greeted(port, "bob", local="127.0.0.2")
         for watcher in (one, two):
             await watcher.request(type="spectate", table=table)
         before = await one.request(type="chat", text="who do you back?")
@@ -117,6 +120,27 @@ async def test_spectators_chat_never_reaches_a_seat() -> None:
             ("spectators", "ann", "who do you back?"),
             ("spectators", "ann", "north holds the ace")]
 
+
+async def test_a_seated_players_second_connection_cannot_chat_during_the_deal() -> None:
+    """N's second window, in the lobby or watching, is N typing: during the deal its
+    lines are refused like N's own; a spectator from another address still talks."""
+    async with running_server(ServerConfig(**QUIET, **FREE_CHAT)) as port:
+        _lobby, table = await open_table(port, target=10_000)
+        clients = await seat_four(port, table)  # all four from 127.0.0.1
+        lobby_window = await greeted(port, "second")
+        watch_window = await greeted(port, "third")
+        await watch_window.request(type="spectate", table=table)
+        stranger = await greeted(port, "stranger", local="127.0.0.2")
+        await stranger.request(type="spectate", table=table)
+        assert (await lobby_window.request(type="chat", text="before"))["type"] == "chat"
+        await start_deal(clients)
+        for window in (lobby_window, watch_window):
+            refused = await window.request(type="chat", text="I hold the queens")
+            assert refused["code"] == "chat_closed", refused
+        assert (await stranger.request(type="chat", text="nice play"))["type"] == "chat"
+        for client in clients:
+            await _drain(client)
+            assert not [m for m in _chats(client.log) if "queens" in m["text"]]
 
 async def test_lobby_chat_goes_to_the_lobby_only() -> None:
     async with running_server(ServerConfig(**QUIET, **FREE_CHAT)) as port:

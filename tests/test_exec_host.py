@@ -150,9 +150,11 @@ async def test_a_your_turn_only_bot_plays_through_a_server_restart(tmp_path: Pat
     hosted program, which reads only your_turn, plays every move of the match itself."""
     (tmp_path / "turn_only.py").write_text(TURN_ONLY)
     # Without jackal serve's pause before each bot card (it is there for people to follow
-    # the play; a hosted program needs none), which would make a match take minutes.
+    # the play; a hosted program needs none), which would make a match take minutes, and
+    # without the fair-play floor under the fill bots' cards: this test is about the
+    # restart, and on a busy machine the floor kept deal 2 from starting within a minute.
     server = await trio.to_thread.run_sync(ServerProcess, tmp_path, "--between-deals", "0.2",
-                                           "--bot-pause", "0")
+                                           "--bot-pause", "0", "--bot-floor", "0")
     port = server.port
     moves = tmp_path / "moves.jsonl"
     try:

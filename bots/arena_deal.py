@@ -15,6 +15,7 @@ full-information optimum) and an audit of the side's signals against its dealt h
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,13 +23,14 @@ from ..game.conventions import ConventionCard, resolve_card
 from ..game.deal import Deal
 from ..game.honesty import Tally, audit
 from ..game.rng import derive_seed
-from ..game.seats import SEATS, Team
-from .base import View, accept_choice
+from ..game.seats import SEATS, Seat, Team
+from .base import Strategy, View, accept_choice
 from .cards import default_conventions
 from .registry import make_strategy
 from .yardstick import baseline_penalty, optimum_penalty
 
-__all__ = ["ARENA_STREAM", "ArenaConfig", "DealOutcome", "arena_deal_seed", "play_deal"]
+__all__ = ["ARENA_STREAM", "ArenaConfig", "DealOutcome", "arena_deal_seed", "play_deal",
+           "play_through"]
 
 #: Sub-stream of ``derive_seed`` for arena deals (keeps them apart from match deals).
 ARENA_STREAM = 0xA7E4A
@@ -76,6 +78,23 @@ def arena_deal_seed(seed: int, index: int) -> int:
     return derive_seed(seed, ARENA_STREAM, index)
 
 
+def play_through(deal: Deal, players: Mapping[Seat, Strategy],
+                 team_cards: Mapping[Team, ConventionCard], deal_number: int) -> None:
+    """Play ``deal`` to its end, each seat's card chosen by ``players[seat]``.
+
+    Raises RuntimeError when a strategy names a card it does not hold: a measurement
+    must not hide a broken strategy behind a fallback.
+    """
+    while (seat := deal.turn) is not None:
+        view = View.from_deal(deal, seat, conventions=team_cards, deal_number=deal_number)
+        answer = players[seat].choose(view)
+        card = accept_choice(answer, view.hand)
+        if card is None:
+            raise RuntimeError(f"strategy {type(players[seat]).__name__} at {seat} "
+                               f"returned {answer!r}, not in its hand")
+        deal.play(card, seat)
+
+
 def play_deal(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard],
               index: int, swapped: bool = False) -> DealOutcome:
     """Play deal ``index`` (sides swapped if asked) and score it for both sides."""
@@ -88,14 +107,7 @@ def play_deal(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard],
     players = {seat: make_strategy(specs[seat.ordinal % 2],
                                    derive_seed(config.seed, index, seat.ordinal, int(swapped)))
                for seat in SEATS}
-    while (seat := deal.turn) is not None:
-        view = View.from_deal(deal, seat, conventions=team_cards, deal_number=index + 1)
-        answer = players[seat].choose(view)
-        card = accept_choice(answer, view.hand)
-        if card is None:  # a measurement must not hide a broken strategy behind a fallback
-            raise RuntimeError(f"strategy {specs[seat.ordinal % 2]!r} at {seat} "
-                               f"returned {answer!r}, not in its hand")
-        deal.play(card, seat)
+    play_through(deal, players, team_cards, index + 1)
     result = deal.result()
     by_team: dict[Team, tuple[int, int, int, int]] = {}
     for team in (Team.NS, Team.EW):

@@ -7,7 +7,8 @@ Suits never matter for scoring, so every search here works on per-rank counts
   per (rank, count kept) table (the greedy player uses plain penalties);
 - ``optimum_pair``: the lowest team penalty two partners can reach when each sees
   the other's whole hand -- a dynamic programme over ranks whose state is how many
-  cards each partner has kept so far (6 x 6 states), exact and about a millisecond.
+  cards each partner has kept so far (6 x 6 states), exact and under a millisecond;
+  ``optimum_pair_keep`` also says which cards of each rank they keep.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ __all__ = [
     "best_own_keep",
     "cards_for_keep",
     "optimum_pair",
+    "optimum_pair_keep",
     "rank_counts",
 ]
 
@@ -91,20 +93,33 @@ def cards_for_keep(hand: Sequence[Card], keep_counts: Sequence[int]) -> list[Car
 def optimum_pair(first: Sequence[int], second: Sequence[int], keep: int = KEEP) -> int:
     """Lowest team penalty when two partners with these rank counts each keep ``keep``.
 
-    Exact: DP over ranks on (kept by first, kept by second). Each partner's choice of
-    five is free, so this is the full-information optimum of the deal for that team.
+    Each partner's choice of five is free, so this is the full-information optimum of the
+    deal for that team (:func:`optimum_pair_keep` without the keep).
+    """
+    return optimum_pair_keep(first, second, keep)[0]
+
+
+def optimum_pair_keep(first: Sequence[int], second: Sequence[int], keep: int = KEEP
+                      ) -> tuple[int, list[int], list[int]]:
+    """:func:`optimum_pair` and how it is reached: the penalty and each partner's per-rank
+    keep counts (index 1..13).
+
+    Exact: DP over ranks on (kept by first, kept by second), remembering how each state
+    was best reached. Ties go to the choice found first (fewer cards of lower ranks), so
+    the keep is deterministic.
     """
     size = keep + 1
     inf = 1 << 30
     table = [inf] * (size * size)
     table[0] = 0
+    # steps[rank - 1][state] = (previous state, x, y): how ``state`` was best reached.
+    steps: list[list[tuple[int, int, int]]] = []
     for rank in range(1, 14):
         a = min(first[rank], keep)
         b = min(second[rank], keep)
-        if a == 0 and b == 0:
-            continue
         row = COST[rank]
         new = [inf] * (size * size)
+        came = [(0, 0, 0)] * (size * size)
         for i in range(size):
             for j in range(size):
                 base = table[i * size + j]
@@ -116,5 +131,12 @@ def optimum_pair(first: Sequence[int], second: Sequence[int], keep: int = KEEP) 
                         value = base + row[x + y]
                         if value < new[at + y]:
                             new[at + y] = value
+                            came[at + y] = (i * size + j, x, y)
         table = new
-    return table[keep * size + keep]
+        steps.append(came)
+    state = keep * size + keep
+    penalty = table[state]
+    keep_first, keep_second = [0] * 14, [0] * 14
+    for rank in range(13, 0, -1):
+        state, keep_first[rank], keep_second[rank] = steps[rank - 1][state]
+    return penalty, keep_first, keep_second

@@ -19,6 +19,10 @@ A side's information efficiency over a run is
 the side closes, 0 for the baseline and 1 for the optimum. It is taken as a ratio of
 means over the deals (a per-deal ratio would divide by zero on every deal where the
 baseline is already optimal), with a 95% interval from the delta method.
+
+After a deal the same optimum, with the cards it keeps (:func:`best_keep`), is what the
+deal summary shows, and a side's *information cost* is its penalty minus it
+(:func:`information_cost`): what not seeing partner's hand cost that deal.
 """
 
 from __future__ import annotations
@@ -30,10 +34,10 @@ from dataclasses import dataclass
 from ..game.cards import Card
 from ..game.deal import KEEP
 from ..game.scoring import team_penalty
-from .counts import optimum_pair, rank_counts
+from .counts import cards_for_keep, optimum_pair, optimum_pair_keep, rank_counts
 
-__all__ = ["Efficiency", "EfficiencySums", "baseline_keep", "baseline_penalty", "efficiency",
-           "optimum_penalty"]
+__all__ = ["BestKeep", "Efficiency", "EfficiencySums", "baseline_keep", "baseline_penalty",
+           "best_keep", "efficiency", "information_cost", "optimum_penalty"]
 
 #: z for a two-sided 95% interval.
 Z95 = 1.959964
@@ -73,6 +77,33 @@ def baseline_penalty(first: Sequence[Card], second: Sequence[Card]) -> int:
 def optimum_penalty(first: Sequence[Card], second: Sequence[Card]) -> int:
     """The partnership's full-information optimum on these dealt hands."""
     return optimum_pair(rank_counts(first), rank_counts(second))
+
+
+@dataclass(frozen=True, slots=True)
+class BestKeep:
+    """The full-information optimum of one partnership on a deal, with the cards kept."""
+
+    #: The five cards each partner keeps, in card order (first and second as given).
+    first: tuple[Card, ...]
+    second: tuple[Card, ...]
+    penalty: int
+
+
+def best_keep(first: Sequence[Card], second: Sequence[Card]) -> BestKeep:
+    """The keep of two partners who each see the other's dealt hand: five cards each with
+    the lowest team penalty (the same number as :func:`optimum_penalty`).
+
+    Deterministic (:func:`counts.optimum_pair_keep`; of a rank, the lowest suits).
+    """
+    penalty, keep_first, keep_second = optimum_pair_keep(rank_counts(first),
+                                                         rank_counts(second))
+    return BestKeep(tuple(cards_for_keep(first, keep_first)),
+                    tuple(cards_for_keep(second, keep_second)), penalty)
+
+
+def information_cost(penalty: int, best: int) -> int:
+    """What missing information cost a side on a deal: its penalty over the optimum."""
+    return penalty - best
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import random
 import statistics
+from itertools import combinations
 
 import pytest
 from jackal.bots.counts import optimum_pair, rank_counts
-from jackal.bots.yardstick import baseline_keep, baseline_penalty, efficiency, optimum_penalty
-from jackal.game.cards import parse_hand
-from jackal.game.deal import Deal
+from jackal.bots.yardstick import (
+    baseline_keep,
+    baseline_penalty,
+    best_keep,
+    efficiency,
+    information_cost,
+    optimum_penalty,
+)
+from jackal.game.cards import Card, parse_hand
+from jackal.game.deal import Deal, deal_hands
 from jackal.game.scoring import team_penalty
 from jackal.game.seats import Seat
 
@@ -77,3 +85,33 @@ def test_efficiency_interval_covers_like_a_95_percent_interval() -> None:
     assert 0.9 <= covered / 300 <= 0.99
     assert result is not None
     assert statistics.stdev(estimates) == pytest.approx(result.half_width / 1.96, rel=0.25)
+
+
+def _brute_force_best(first: tuple[Card, ...], second: tuple[Card, ...]) -> int:
+    """Every keep of five from each hand, paired with every keep of the other. Suits never
+    score, so keeps with the same ranks are tried once (exact, and 1287**2 pairs fewer)."""
+    def keeps(hand: tuple[Card, ...]) -> list[list[int]]:
+        seen = {tuple(sorted(card % 13 for card in five)) for five in combinations(hand, 5)}
+        return [list(ranks) for ranks in seen]
+    best = 10**9
+    for mine in keeps(first):
+        for theirs in keeps(second):
+            penalty = 0
+            for rank in set(mine + theirs):
+                count = (mine + theirs).count(rank)
+                penalty += 20 + rank + 1 if count == 1 else 25 if count == 2 else 0
+            best = min(best, penalty)
+    return best
+
+
+@pytest.mark.parametrize("seed", [1, 2024, 99991])
+def test_best_keep_matches_a_brute_force_over_every_keep(seed: int) -> None:
+    hands = deal_hands(seed)
+    for first, second in ((hands[0], hands[2]), (hands[1], hands[3])):
+        best = best_keep(first, second)
+        assert best.penalty == _brute_force_best(first, second)
+        # The cards it names are five of each hand and score what it says.
+        assert len(best.first) == len(best.second) == 5
+        assert set(best.first) <= set(first) and set(best.second) <= set(second)
+        assert team_penalty(best.first + best.second) == best.penalty
+        assert information_cost(best.penalty + 17, best.penalty) == 17

@@ -1,0 +1,45 @@
+"""What the expert pair loses on a deal: the same hands played again by expert bots.
+
+A finished deal's four dealt hands are played through once more with the ``expert``
+strategy at all four seats, each partnership under the convention card it declared for
+the deal, and each side's information cost there (penalty minus the full-information
+optimum, :func:`yardstick.information_cost`) is what a table's real information cost is
+set beside. All four seats, not the pair's two alone: once the pair plays other cards
+the real opponents' later plays no longer answer anything, and a person's strategy
+cannot be run again. Deterministic for a given ``seed``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..game.cards import Card
+from ..game.conventions import ConventionCard
+from ..game.deal import Deal
+from ..game.rng import derive_seed
+from ..game.seats import SEATS, TEAMS, Seat, Team
+from .arena_deal import play_through
+from .registry import make_strategy
+from .yardstick import information_cost, optimum_penalty
+
+__all__ = ["EXPERT_PAIR_STREAM", "expert_pair_cost"]
+
+#: Sub-stream of ``derive_seed`` for the expert bots' own randomness.
+EXPERT_PAIR_STREAM = 0xE9A1
+
+
+def expert_pair_cost(dealt: Mapping[Seat, Sequence[Card]], dealer: Seat,
+                     conventions: Mapping[Team, ConventionCard], seed: int,
+                     deal_number: int = 1) -> dict[Team, int]:
+    """Each partnership's information cost when expert bots play these dealt hands."""
+    deal = Deal([dealt[seat] for seat in SEATS], dealer)
+    players = {seat: make_strategy("expert", derive_seed(seed, EXPERT_PAIR_STREAM, seat.ordinal))
+               for seat in SEATS}
+    play_through(deal, players, conventions, deal_number)
+    result = deal.result()
+    out: dict[Team, int] = {}
+    for team in TEAMS:
+        first, second = team.seats
+        out[team] = information_cost(result.penalty(team),
+                                     optimum_penalty(dealt[first], dealt[second]))
+    return out

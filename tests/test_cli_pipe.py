@@ -1,0 +1,87 @@
+"""Every ``jackal`` command stops quietly when the reader of its output goes away
+(``jackal conventions show none --json | head -3``), issue 25.
+
+The commands run as real subprocesses whose stdout is a pipe with its read end already
+closed, so their first write fails as it does behind a ``head`` that has had enough,
+without racing the reader.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from jackal.cli import main as cli_main
+from jackal.cli.main import EXIT_CLOSED_PIPE
+from record_support import record_match
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_into_closed_pipe(*args: str, stream: str = "stdout") -> subprocess.CompletedProcess[str]:
+    """Run ``jackal ARGS`` with ``stream`` (stdout or stderr) writing into a pipe nobody
+    reads any more; the other stream is captured."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    closed = stream == "stdout"
+    try:
+        return subprocess.run([sys.executable, "-m", "jackal.cli.main", *args], cwd=ROOT,
+                              stdout=write_end if closed else subprocess.PIPE,
+                              stderr=subprocess.PIPE if closed else write_end,
+                              text=True, timeout=60, check=False)
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize("args", [
+    ("conventions", "show", "none", "--json"),
+    ("conventions", "list"),
+    ("score", "AS AH AD 7C 7D 9H 9S KC KD KH"),
+    ("demo", "--seed", "3"),
+    ("protocol", "schema"),
+    ("arena", "--ns", "random", "--ew", "greedy", "--deals", "2"),
+    ("tournament", "--entry", "a=random", "--entry", "b=greedy", "--boards", "1",
+     "--bot-floor", "0"),
+], ids=lambda args: " ".join(args[:2]))
+def test_a_closed_stdout_ends_a_command_quietly(args: tuple[str, ...]) -> None:
+    proc = run_into_closed_pipe(*args)
+    assert "Traceback" not in proc.stderr and "Error" not in proc.stderr, proc.stderr
+    assert proc.returncode == EXIT_CLOSED_PIPE, proc.stderr
+
+
+def test_a_closed_stdout_ends_replay_quietly(tmp_path: Path) -> None:
+    record = record_match(tmp_path)
+    proc = run_into_closed_pipe("replay", str(record.path))
+    assert proc.stderr == ""
+    assert proc.returncode == EXIT_CLOSED_PIPE
+
+
+@pytest.mark.parametrize("args", [("--help",), ("serve", "--help"), ("bot", "--help"),
+                                  ("--version",)])
+def test_help_into_a_closed_pipe_is_quiet(args: tuple[str, ...]) -> None:
+    """argparse drops a help text it cannot write and exits 0 itself; nothing is shown."""
+    proc = run_into_closed_pipe(*args)
+    assert proc.stderr == ""
+    assert proc.returncode == 0
+
+
+def test_a_closed_stderr_ends_a_failing_command_quietly() -> None:
+    proc = run_into_closed_pipe("score", "AS AH", stream="stderr")
+    assert proc.stdout == ""
+    assert proc.returncode == EXIT_CLOSED_PIPE
+
+
+def test_a_broken_pipe_of_anything_else_still_fails_loudly(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A guard on the fix: a command whose own pipe (a child's stdin, a socket) broke
+    while its stdout and stderr are fine (here pytest's capture files) has a real error,
+    which must not pass for a reader that stopped early."""
+    def broken(_args: object) -> int:
+        raise BrokenPipeError(32, "a child's stdin")
+
+    monkeypatch.setattr("jackal.cli.score.run", broken)
+    with pytest.raises(BrokenPipeError):
+        cli_main.main(["score", "AS"])

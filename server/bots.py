@@ -21,9 +21,11 @@ thinking ends: see :meth:`BotPool.think` and docs/PROTOCOL.md ("Bot timing").
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import secrets
+from collections.abc import Callable
 from typing import cast
 
 import trio
@@ -33,7 +35,7 @@ from ..bots.host import Decision, decide, timed_out
 from ..bots.registry import make_strategy
 from ..game.cards import Card
 from ..game.seats import Seat
-from .threadslots import ThreadSlots
+from .threadslots import ThreadSlots, run_behind_moves
 
 __all__ = ["BotPool"]
 
@@ -93,8 +95,11 @@ class BotPool:
         decision = timed_out(view, self.think_seconds)
         # trio documents that any object with acquire/release_on_behalf_of will do.
         limiter = cast(trio.CapacityLimiter, self.slots.lease(attended, hint))
+        work: Callable[[Strategy, View], Decision] = decide
+        if hint:
+            work = functools.partial(run_behind_moves, self.slots.no_moves, decide)
         with trio.move_on_after(self.think_seconds):
-            decision = await trio.to_thread.run_sync(decide, strategy, view, limiter=limiter,
+            decision = await trio.to_thread.run_sync(work, strategy, view, limiter=limiter,
                                                      abandon_on_cancel=True)
         elapsed = trio.current_time() - started
         await trio.sleep_until(started + max(at_least, self._floored(elapsed)))

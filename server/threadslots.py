@@ -7,8 +7,16 @@ order, to a bot move at a table where a person is playing (*attended*), then to 
 (a person waits for it too, but it is extra help, and each connection's hints are
 rate-limited), then to a move at a table of bots alone. Within each class the order is
 first come, first served, and as every table has at most one decision pending at a time,
-that is round robin over the tables. Hints never hold every slot: one is always left for
-moves, so a move never waits for a hint to finish (:attr:`ThreadSlots.hint_cap`).
+that is round robin over the tables.
+
+A hint starts only while no attended move runs, and never takes the last of several
+slots (:attr:`ThreadSlots.hint_cap`). A free slot is not enough: decisions are pure Python, so
+two running at once share one interpreter lock and each takes about twice as long. A hint
+that started first would still share it with a move that comes while it runs, so a hint
+thread runs under :func:`run_behind_moves`, which stops it at its next Python call while
+an attended move runs (:attr:`ThreadSlots.no_moves`). A flood of hints then slows
+people's tables by little more than the event loop's own work for it
+(tests/test_hardening_hints.py measures it).
 
 :meth:`ThreadSlots.lease` returns an object with trio's limiter interface
 (``acquire_on_behalf_of`` / ``release_on_behalf_of``), so it is passed straight to
@@ -18,9 +26,17 @@ really finishes, even a thread abandoned after its time ran out.
 
 from __future__ import annotations
 
+import sys
+import threading
+from collections.abc import Callable
+from types import FrameType
+from typing import Any, TypeVar
+
 import trio
 
-__all__ = ["ThreadSlots"]
+__all__ = ["ThreadSlots", "run_behind_moves"]
+
+T = TypeVar("T")
 
 #: The classes, first served first.
 _ATTENDED, _HINT, _BOTS = 0, 1, 2
@@ -35,6 +51,10 @@ class ThreadSlots:
         #: Most hints running at once: all slots but one (one if there is only one).
         self.hint_cap = max(1, self.total - 1)
         self.hints_running = 0
+        self.attended_running = 0
+        #: Set while no attended move runs: what a hint's thread waits for.
+        self.no_moves = threading.Event()
+        self.no_moves.set()
         self._lots = (trio.lowlevel.ParkingLot(), trio.lowlevel.ParkingLot(),
                       trio.lowlevel.ParkingLot())
 
@@ -44,8 +64,8 @@ class ThreadSlots:
     async def acquire(self, attended: bool, hint: bool = False) -> None:
         await self._acquire(_kind(attended, hint))
 
-    def release(self, hint: bool = False) -> None:
-        self._release(_HINT if hint else _ATTENDED)
+    def release(self, attended: bool, hint: bool = False) -> None:
+        self._release(_kind(attended, hint))
 
     async def _acquire(self, kind: int) -> None:
         # Free, and nobody who may start is waiting in this class or one served before.
@@ -53,26 +73,61 @@ class ThreadSlots:
                 self._lots[earlier] and self._may_start(earlier)
                 for earlier in range(kind + 1)):
             self.free -= 1
-            self.hints_running += kind == _HINT
+            self._started(kind)
             await trio.lowlevel.checkpoint()
             return
         # Woken only by _release(), which hands its slot straight to the woken task.
         await self._lots[kind].park()
 
     def _may_start(self, kind: int) -> bool:
-        return kind != _HINT or self.hints_running < self.hint_cap
+        return kind != _HINT or (self.hints_running < self.hint_cap
+                                 and self.attended_running == 0)
+
+    def _started(self, kind: int) -> None:
+        self.hints_running += kind == _HINT
+        if kind == _ATTENDED:
+            self.attended_running += 1
+            self.no_moves.clear()
 
     def _release(self, kind: int) -> None:
         self.hints_running -= kind == _HINT
-        for waiting, lot in enumerate(self._lots):
-            if self._may_start(waiting) and lot.unpark(count=1):
-                self.hints_running += waiting == _HINT
-                return
+        if kind == _ATTENDED:
+            self.attended_running -= 1
+            if self.attended_running == 0:
+                self.no_moves.set()
         self.free += 1
+        # The end of an attended move can let more than one waiting hint start.
+        while self.free > 0:
+            waiting = next((waiting for waiting, lot in enumerate(self._lots)
+                            if lot and self._may_start(waiting)), None)
+            if waiting is None:
+                return
+            self._lots[waiting].unpark(count=1)
+            self.free -= 1
+            self._started(waiting)
 
     @property
     def waiting(self) -> int:
         return sum(len(lot) for lot in self._lots)
+
+
+def run_behind_moves(no_moves: threading.Event, work: Callable[..., T], *args: Any) -> T:
+    """``work(*args)`` in this (worker) thread, stopping at each Python function call until
+    ``no_moves`` is set: the thread gives the interpreter lock to attended moves.
+
+    A trace function is the one hook Python offers into another thread's running code;
+    ``sys.settrace`` sets it for this thread alone, and it asks for no line events, so it
+    costs a check per call. A hint waits at most while one move thinks, which
+    ``think_seconds`` bounds."""
+    def on_call(frame: FrameType, event: str, arg: object) -> None:  # noqa: ARG001
+        if not no_moves.is_set():
+            no_moves.wait()
+
+    sys.settrace(on_call)
+    try:
+        return work(*args)
+    finally:
+        sys.settrace(None)
 
 
 def _kind(attended: bool, hint: bool) -> int:

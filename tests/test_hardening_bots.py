@@ -150,7 +150,7 @@ async def test_people_s_tables_get_the_next_thread_before_bots_only_tables() -> 
     async def want(name: str, attended: bool) -> None:
         await slots.acquire(attended)
         order.append(name)
-        slots.release()
+        slots.release(attended)
 
     async with trio.open_nursery() as nursery:
         for number in range(3):
@@ -159,6 +159,6 @@ async def test_people_s_tables_get_the_next_thread_before_bots_only_tables() -> 
         nursery.start_soon(want, "people", True)
         await trio.testing.wait_all_tasks_blocked()
         assert slots.waiting == 4
-        slots.release()
+        slots.release(attended=False)
     assert order == ["people", "bots0", "bots1", "bots2"]
     assert slots.free == 1

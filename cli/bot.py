@@ -12,6 +12,7 @@ import random
 import sys
 from pathlib import Path
 
+from ..bots.registry import STRATEGIES
 from ..game.errors import MalformedInput
 from ..game.seats import SEATS, Seat, Team
 from ..protocol.text import escape_text
@@ -24,6 +25,8 @@ examples:
   jackal bot --server host:7878 --table t1 --seat E --strategy mybots:Clever
       sit at E of table t1 with the class Clever from mybots.py (on sys.path or in the
       current directory)
+  jackal bot --server 127.0.0.1:7878 --strategy expert --partner beginner --opponents expert
+      a beginner partner against two experts
   jackal bot --server host:7878 --table t4 --invite k7mq-x3ph-vd2a-9wnz --strategy expert
       take the seat of a private table that this invitation code opens
   jackal bot --server 127.0.0.1:7878 --exec "node examples/stdin_bot.js"
@@ -60,16 +63,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--conventions", metavar="NAME|FILE",
                         help="declare this convention card for the bot's partnership "
                              "(default: at a table the bot creates, the strategy's own card, "
-                             "e.g. advanced for expert; at another table, the table's)")
+                             "e.g. advanced for expert, and none for --exec or module:Class, "
+                             "whose agreements cannot be known here; at another table, the "
+                             "table's)")
     parser.add_argument("--name", help="player name shown at the table (default: the strategy; "
                         "a built-in one as 'expert (remote)', since the server keeps its "
                         "bots' names for them)")
     parser.add_argument("--password", help="the server password, if it has one")
     parser.add_argument("--target", type=int, default=300, metavar="POINTS",
                         help="match target for a table the bot creates (default 300)")
-    parser.add_argument("--fill", default="random", metavar="STRATEGY",
-                        help="strategy of the server-side bots filling a created table "
-                             "(default random)")
+    fill = parser.add_argument_group(
+        "filling a created table", "the server-side bots in the other three seats of a table "
+        "the bot creates (built-in strategies only: " + ", ".join(STRATEGIES) + ")")
+    fill.add_argument("--fill", default="random", choices=STRATEGIES, metavar="STRATEGY",
+                      help="strategy of every other seat's bot (default random)")
+    fill.add_argument("--partner", choices=STRATEGIES, metavar="STRATEGY",
+                      help="strategy of the partner's bot (default: --fill)")
+    fill.add_argument("--opponents", choices=STRATEGIES, metavar="STRATEGY",
+                      help="strategy of both opponents' bots (default: --fill)")
     parser.add_argument("--seed", type=int, help="seed for the strategy's randomness")
     parser.add_argument("-q", "--quiet", action="store_true", help="log warnings only")
     parser.add_argument("-v", "--verbose", action="store_true", help="log connection details")
@@ -136,11 +147,14 @@ def run(args: argparse.Namespace) -> int:
     if args.table is None:
         own = seat or Seat.S
         seat = own
-        bots = {other: args.fill for other in SEATS if other is not own}
-        # Each side plays the card its strategy was built for (as in the arena); the
-        # partner is a fill bot, but the bot itself reads and sends by its own card.
+        partner, opponents = args.partner or args.fill, args.opponents or args.fill
+        bots = {other: partner if other is own.partner else opponents
+                for other in SEATS if other is not own}
+        # Each side plays the card its strategy was built for (as in the arena): the
+        # opponents' bots theirs; on our side the bot's own, which its partner plays too,
+        # and none for a program or class, whose agreements nobody here can know.
         cards = {own.team: default_conventions(args.strategy or ""),
-                 own.team.other: default_conventions(args.fill)}
+                 own.team.other: default_conventions(opponents)}
         create = CreateTable(name=f"{args.name or label} table"[:32],
                              target=args.target, conventions_ns=cards[Team.NS],
                              conventions_ew=cards[Team.EW])

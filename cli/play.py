@@ -15,6 +15,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from ..bots.registry import STRATEGIES
 from ..game.conventions import ConventionCard
 from ..game.errors import MalformedInput
 from ..game.seats import Seat
@@ -22,7 +23,7 @@ from ..game.seats import Seat
 if TYPE_CHECKING:
     import trio
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "bot_strategies", "run"]
 
 NEEDS_TERMINAL = ("jackal play needs a terminal: run it in an interactive terminal "
                   "(stdin and stdout must be a tty). For scripts and pipes, use "
@@ -51,12 +52,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seat", default=None, type=_seat,
                         help="your seat: N, E, S or W (built-in game: default S; with "
                              "--table: default any free seat)")
-    parser.add_argument("--partner", metavar="STRATEGY", default=None,
-                        help="your partner's strategy (default: the one that fits your "
-                             "convention card, as a server's substitute)")
-    parser.add_argument("--opponents", metavar="STRATEGY", default=None,
-                        help="the opponents' strategy (default: the one that fits their "
-                             "convention card)")
+    bots = parser.add_argument_group(
+        "the built-in game's bots", "server-side bots in the other three seats (built-in "
+        "strategies only: " + ", ".join(STRATEGIES) + ")")
+    bots.add_argument("--fill", metavar="STRATEGY", default=None, choices=STRATEGIES,
+                      help="every other seat's strategy (default: each side's bots are "
+                           "the ones that fit its convention card, as a server's "
+                           "substitute)")
+    bots.add_argument("--partner", metavar="STRATEGY", default=None, choices=STRATEGIES,
+                      help="your partner's strategy (default: --fill)")
+    bots.add_argument("--opponents", metavar="STRATEGY", default=None, choices=STRATEGIES,
+                      help="the opponents' strategy (default: --fill)")
     parser.add_argument("--conventions", metavar="CARD", default="beginner",
                         help="your partnership's convention card: a built-in name or a "
                              ".toml/.json file (default beginner)")
@@ -106,14 +112,23 @@ def _card_spec(spec: str) -> str | ConventionCard:
     return resolve_card(spec)
 
 
+def bot_strategies(args: argparse.Namespace, ours: str | ConventionCard,
+                   theirs: str | ConventionCard) -> tuple[str, str]:
+    """The built-in game's partner and opponents: --partner and --opponents, else --fill,
+    else the bots that fit each side's declared card."""
+    from ..client.embedded import seat_strategy
+
+    return (args.partner or args.fill or seat_strategy(ours),
+            args.opponents or args.fill or seat_strategy(theirs))
+
+
 def run(args: argparse.Namespace) -> int:
     """Start the terminal client; 2 on bad arguments or without a terminal."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(NEEDS_TERMINAL, file=sys.stderr)
         return 2
-    from ..bots.registry import load_strategy
     from ..client.connection import parse_address
-    from ..client.embedded import EmbeddedGame, seat_strategy
+    from ..client.embedded import EmbeddedGame
     from ..client.seat_store import SeatStore
     from ..client.tui_app import PlayOptions, run_tui
     from .paths import seats_dir
@@ -123,15 +138,7 @@ def run(args: argparse.Namespace) -> int:
     except MalformedInput as exc:  # CardError is one
         print(f"jackal play: bad convention card: {exc}", file=sys.stderr)
         return 2
-    # By default each side's bots are the ones that fit its declared card.
-    partner = args.partner or seat_strategy(ours)
-    opponents = args.opponents or seat_strategy(theirs)
-    for spec in (partner, opponents):
-        try:
-            load_strategy(spec)
-        except Exception as exc:
-            print(f"jackal play: {exc}", file=sys.stderr)
-            return 2
+    partner, opponents = bot_strategies(args, ours, theirs)
     if args.table and not args.server:
         print("jackal play: --table needs --server HOST:PORT", file=sys.stderr)
         return 2

@@ -13,6 +13,7 @@ import trio
 from jackal.game.seats import Seat
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
+from lan_support import ServerProcess
 
 BOT = [sys.executable, "-m", "jackal.cli.main", "bot"]
 
@@ -193,3 +194,48 @@ async def test_bot_takes_a_private_seat_only_with_its_invitation(server_port: in
     err = done.stderr.decode()
     assert done.returncode == 0, err
     assert "seated at W of table" in err and "match over at table" in done.stdout.decode()
+
+
+async def test_partner_and_opponents_fill_their_own_seats(tmp_path: Path) -> None:
+    """--partner and --opponents seat those strategies (beside --fill) at a table jackal
+    bot creates, and the opponents' side declares its bots' card; read from the real
+    server's match record."""
+    server = await trio.to_thread.run_sync(ServerProcess, tmp_path, "--bot-pause", "0",
+                                           "--bot-floor", "0")
+    try:
+        done = await run_bot("--server", f"127.0.0.1:{server.port}", "--strategy", "random",
+                             "--seat", "E", "--partner", "greedy", "--opponents", "beginner",
+                             "--fill", "expert", "--target", "20")
+    finally:
+        server.stop()
+    assert done.returncode == 0, done.stderr.decode()
+    events = server.record_events()
+    bots = {e["seat"]: e["strategy"] for e in events
+            if e["event"] == "seat" and e["kind"] == "bot"}
+    assert bots == {"W": "greedy", "N": "beginner", "S": "beginner"}
+    cards = {e["team"]: e["card"]["name"] for e in events if e["event"] == "conventions"}
+    assert cards == {"NS": "beginner", "EW": "none"}
+
+
+async def test_fill_alone_fills_every_other_seat(tmp_path: Path) -> None:
+    server = await trio.to_thread.run_sync(ServerProcess, tmp_path, "--bot-pause", "0",
+                                           "--bot-floor", "0")
+    try:
+        done = await run_bot("--server", f"127.0.0.1:{server.port}", "--strategy", "random",
+                             "--opponents", "greedy", "--fill", "baseline", "--target", "20")
+    finally:
+        server.stop()
+    assert done.returncode == 0, done.stderr.decode()
+    bots = {e["seat"]: e["strategy"] for e in server.record_events()
+            if e["event"] == "seat" and e["kind"] == "bot"}
+    assert bots == {"N": "baseline", "E": "greedy", "W": "greedy"}
+
+
+@pytest.mark.parametrize("option", ["--fill", "--partner", "--opponents"])
+async def test_a_fill_strategy_must_be_built_in(option: str) -> None:
+    """The server plays only its built-in strategies: anything else is refused before
+    connecting (no table is created and left half filled)."""
+    done = await run_bot("--server", "127.0.0.1:9", "--strategy", "random", option,
+                         "mybots:Clever")
+    err = done.stderr.decode()
+    assert done.returncode == 2 and "invalid choice: 'mybots:Clever'" in err, err

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from lan_support import ServerProcess
+from lan_support import ServerProcess, create_table
 from test_client_bot import run_bot, server_port
 from test_examples import non_stdlib_imports
 
@@ -247,3 +247,42 @@ async def test_exec_refuses_a_server_without_your_turn(kind: str, tmp_path: Path
         f"{version}) lacks the protocol features your_turn: it is older than this client; "
         "upgrade the server\n")
     assert b"".join(heard) == b""  # no hello, no table: nothing changed on that server
+
+
+def _cards_of_each_table(folder: Path) -> dict[str, dict[str, str]]:
+    """{table id: {team: declared card's name}} from a server's record files."""
+    tables: dict[str, dict[str, str]] = {}
+    for path in folder.glob("*.jsonl"):
+        events = [json.loads(line) for line in path.read_text().splitlines() if line]
+        tables[events[0]["table"]] = {e["team"]: e["card"]["name"] for e in events
+                                      if e["event"] == "conventions"}
+    return tables
+
+
+async def test_a_program_declares_none_and_a_bare_table_beginner_as_the_docs_say(
+        tmp_path: Path) -> None:
+    """docs/CONVENTIONS.md and BOTS.md: a table created without cards gives each side
+    beginner, while jackal bot --exec declares none for the program's side (it cannot
+    know the program's agreements) and the opponents' bots' own card for theirs."""
+    def words(name: str) -> str:
+        return " ".join((ROOT / "docs" / name).read_text().split())
+
+    assert ("A table created without a card for a partnership gives it `beginner`, the "
+            "protocol's default") in words("CONVENTIONS.md")
+    assert ("declare for a program (`--exec`, `exec:`, `cmd:`) or a strategy class of yours "
+            "unless told otherwise") in words("CONVENTIONS.md")
+    assert "a program (`--exec`) or a class of yours declares `none`" in words("BOTS.md")
+    server = await trio.to_thread.run_sync(ServerProcess, tmp_path, "--bot-pause", "0",
+                                           "--bot-floor", "0")
+    try:
+        bare = await trio.to_thread.run_sync(
+            lambda: create_table(server.port, {}, name="bare", target=20))
+        done = await run_bot("--server", f"127.0.0.1:{server.port}", "--exec",
+                             f"{sys.executable} {EXAMPLES / 'stdin_bot.py'}", "--seat", "E",
+                             "--opponents", "beginner", "--target", "20")
+    finally:
+        server.stop()
+    _finished(done)
+    tables = _cards_of_each_table(server.records)
+    assert tables.pop(bare) == {"NS": "beginner", "EW": "beginner"}
+    assert list(tables.values()) == [{"NS": "beginner", "EW": "none"}]

@@ -78,3 +78,24 @@ def test_card_files_are_read_by_the_client_and_built_ins_go_by_name(tmp_path: Pa
     assert isinstance(loaded, ConventionCard) and loaded.name == "house"
     with pytest.raises(ValueError, match="nope"):
         play._card_spec(str(tmp_path / "nope.toml"))
+
+
+def test_fill_partner_and_opponents_choose_the_bots() -> None:
+    """--partner and --opponents win over --fill, which wins over each side's card."""
+    expert = substitute_strategy(builtin_card("beginner"))
+    assert play.bot_strategies(parse(), "beginner", "beginner") == (expert, expert)
+    assert play.bot_strategies(parse("--fill", "greedy"), "beginner", "none") == \
+        ("greedy", "greedy")
+    assert play.bot_strategies(parse("--fill", "greedy", "--partner", "beginner"),
+                               "beginner", "none") == ("beginner", "greedy")
+    assert play.bot_strategies(parse("--opponents", "random"), "beginner", "none") == \
+        (expert, "random")
+
+
+@pytest.mark.parametrize("option", ["--fill", "--partner", "--opponents"])
+def test_a_bot_strategy_must_be_built_in(option: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The game's bots play in the server, which has only its built-in strategies."""
+    with pytest.raises(SystemExit) as exited:
+        parse(option, "mybots:Clever")
+    assert exited.value.code == 2
+    assert "invalid choice: 'mybots:Clever'" in capsys.readouterr().err

@@ -23,36 +23,46 @@ import statistics
 import sys
 import time
 
-from jackal.bots import View, make_strategy
-from jackal.bots.arena import arena_deal_seed
+from jackal.bots import Strategy, View, make_strategy
+from jackal.bots.arena_deal import arena_deal_seed, play_through
 from jackal.bots.cards import default_conventions
+from jackal.game.cards import Card
 from jackal.game.conventions import resolve_card
 from jackal.game.deal import Deal
 from jackal.game.rng import derive_seed
-from jackal.game.seats import SEATS, Team
+from jackal.game.seats import SEATS, Seat, Team
+
+
+class _Timed:
+    """A strategy whose every decision is timed, wall-clock and CPU."""
+
+    def __init__(self, inner: Strategy, times: list[float], cpu: list[float]) -> None:
+        self.inner, self.times, self.cpu = inner, times, cpu
+
+    def choose(self, view: View) -> Card:
+        started, started_cpu = time.perf_counter(), time.process_time()
+        card = self.inner.choose(view)
+        self.times.append(time.perf_counter() - started)
+        self.cpu.append(time.process_time() - started_cpu)
+        return card
 
 
 def time_decisions(strategy: str, card: str, against: str, deals: int,
                    seed: int) -> tuple[list[float], list[float]]:
     """Wall-clock and CPU seconds of each of ``strategy``'s decisions over ``deals``
-    deals (side NS)."""
+    deals (side NS), played as the arena plays them."""
     cards = {Team.NS: resolve_card(card), Team.EW: resolve_card(default_conventions(against))}
     times: list[float] = []
     cpu: list[float] = []
     for index in range(deals):
         deal = Deal.from_seed(arena_deal_seed(seed, index), SEATS[index % 4])
-        players = {seat: make_strategy(strategy if seat.team is Team.NS else against,
-                                       derive_seed(seed, index, seat.ordinal, 0))
-                   for seat in SEATS}
-        while (seat := deal.turn) is not None:
-            view = View(seat=seat, hand=deal.hand(seat), history=deal.history,
-                        dealer=deal.dealer, conventions=cards, deal_number=index + 1)
-            started, started_cpu = time.perf_counter(), time.process_time()
-            card_played = players[seat].choose(view)
-            if seat.team is Team.NS:
-                times.append(time.perf_counter() - started)
-                cpu.append(time.process_time() - started_cpu)
-            deal.play(card_played, seat)
+        players: dict[Seat, Strategy] = {
+            seat: make_strategy(strategy if seat.team is Team.NS else against,
+                                derive_seed(seed, index, seat.ordinal, 0))
+            for seat in SEATS}
+        for seat in Team.NS.seats:
+            players[seat] = _Timed(players[seat], times, cpu)
+        play_through(deal, players, cards, index + 1)
     return times, cpu
 
 

@@ -82,25 +82,22 @@ class LobbyLink:
         hello (so a caller may :meth:`request` at once). Raises ``ServerError`` when the
         server refuses the hello."""
         self._task_status = task_status
-        delays = self._backoff.delays()
-        reason = ""
-        while True:
-            try:
-                conn = await self._open()
-            except ConnectionLost as exc:
-                reason = exc.reason
-            else:
-                delays = self._backoff.delays()  # a good connection resets the backoff
-                try:
-                    reason = (await self._serve(conn) or conn.lost_reason
-                              or "the connection closed")
-                finally:
-                    self.conn = None
-                    with trio.CancelScope(shield=True):
-                        await conn.aclose()
-            delay = next(delays)
+
+        def waiting(delay: float, reason: str) -> None:
             self._set("reconnecting" if self.connections else "unreachable", reason, delay)
-            await trio.sleep(delay)
+
+        reason = "no attempt"
+        while True:
+            # The first connection is tried at once; after a drop, the backoff's first wait.
+            conn = await self._backoff.retry(self._open, waiting, at_once=not self.connections,
+                                             reason=reason)
+            try:
+                reason = (await self._serve(conn) or conn.lost_reason
+                          or "the connection closed")
+            finally:
+                self.conn = None
+                with trio.CancelScope(shield=True):
+                    await conn.aclose()
 
     async def _open(self) -> Connection:
         conn = await Connection.open(self.host, self.port)

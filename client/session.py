@@ -9,7 +9,15 @@ import contextlib
 import logging
 import math
 import random
-from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Collection,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -73,6 +81,9 @@ class MissingFeatures(ClientError):
                          "older than this client; upgrade the server")
 
 
+_T = TypeVar("_T")
+
+
 @dataclass(frozen=True)
 class Backoff:
     """Reconnection timing: ``initial`` seconds, doubling up to ``maximum``, with jitter."""
@@ -89,6 +100,32 @@ class Backoff:
         while True:
             yield delay * random.uniform(0.8, 1.2)
             delay = min(delay * 2, self.maximum)
+
+    async def retry(self, attempt: Callable[[], Awaitable[_T]],
+                    on_wait: Callable[[float, str], None], *, at_once: bool = False,
+                    reason: str = "no attempt") -> _T:
+        """``attempt()`` until it returns, after each of :meth:`delays` (the first try
+        without one if ``at_once``), telling ``on_wait(delay, reason)`` before each wait:
+        the reason the last attempt failed (``reason`` before the first).
+        An attempt fails by raising :class:`ConnectionLost` with its reason; any other
+        exception ends the retrying. Raises :class:`SessionLost` when the next wait would
+        pass ``give_up_after`` seconds from the call."""
+        deadline = trio.current_time() + self.give_up_after
+        last = reason
+        for number, delay in enumerate(self.delays()):
+            if at_once and number == 0:
+                delay = 0.0
+            else:
+                if trio.current_time() + delay > deadline:
+                    raise SessionLost(f"gave up reconnecting after {self.give_up_after:g}s "
+                                      f"({last})")
+                on_wait(delay, last)
+                await trio.sleep(delay)
+            try:
+                return await attempt()
+            except ConnectionLost as exc:
+                last = exc.reason
+        raise AssertionError("unreachable")  # pragma: no cover
 
 
 StatusCallback = Callable[[Status, str], None]
@@ -518,38 +555,25 @@ class SeatSession:
 
     async def _reconnect(self) -> Connection:
         """Reconnect with backoff and reclaim the seat with the token."""
-        deadline = trio.current_time() + self._backoff.give_up_after
-        last = "no attempt"
-        for delay in self._backoff.delays():
-            if trio.current_time() + delay > deadline:
-                raise SessionLost(f"gave up reconnecting after {self._backoff.give_up_after:g}s"
-                                  f" ({last})")
-            self._announce_retry(delay, last)
-            await trio.sleep(delay)
-            try:
-                conn = await Connection.open(self.host, self.port)
-            except ConnectionLost as exc:
-                last = exc.reason
-                continue
-            try:
-                reply = await self._hello(conn, self.token)
-            except MissingFeatures:
+        return await self._backoff.retry(self._reclaim, self._announce_retry)
+
+    async def _reclaim(self) -> Connection:
+        """One attempt of :meth:`_reconnect`; raises ConnectionLost to be tried again."""
+        conn = await Connection.open(self.host, self.port)
+        try:
+            reply = await self._hello(conn, self.token)
+        except ServerError as exc:
+            await conn.aclose()
+            if exc.code in ("bad_token", "bad_password"):
+                raise SessionLost(f"the server refused the seat: {exc}") from None
+            raise ConnectionLost(str(exc)) from None
+        except BaseException:
+            with trio.CancelScope(shield=True):
                 await conn.aclose()
-                raise
-            except ServerError as exc:
-                await conn.aclose()
-                if exc.code in ("bad_token", "bad_password"):
-                    raise SessionLost(f"the server refused the seat: {exc}") from None
-                last = str(exc)
-                continue
-            except ConnectionLost as exc:
-                await conn.aclose()
-                last = exc.reason
-                continue
-            if reply.seat is None:
-                await conn.aclose()
-                raise SessionLost("the server no longer holds the seat")
-            self.conn = conn
-            self._set_status(Status.CONNECTED, f"reclaimed {reply.seat} of table {reply.table}")
-            return conn
-        raise AssertionError("unreachable")  # pragma: no cover
+            raise
+        if reply.seat is None:
+            await conn.aclose()
+            raise SessionLost("the server no longer holds the seat")
+        self.conn = conn
+        self._set_status(Status.CONNECTED, f"reclaimed {reply.seat} of table {reply.table}")
+        return conn

@@ -58,6 +58,7 @@ from ..protocol.messages import (
     ServerPing,
     ServerShutdown,
 )
+from ..protocol.state import ConnState
 from .config import ServerConfig
 from .keepalive import Keepalive
 from .ratelimit import TokenBucket, retry_hint
@@ -93,7 +94,7 @@ class Session:
     # instead of two (no __dict__).
     __slots__ = ("_dropped", "_handler", "_hello_deadline", "_keepalive", "_ping_deadline",
                  "_ping_heard", "_scope", "address", "bad_passwords", "bucket", "chat_bucket",
-                 "closing", "config", "conn", "dropped_reason", "heard", "hint_bucket",
+                 "config", "conn", "dropped_reason", "heard", "hint_bucket",
                  "last_seen", "number", "out", "paused_until", "stream", "tables_created")
 
     def __init__(self, stream: trio.SocketStream | trio.abc.Stream, number: int, address: str,
@@ -121,10 +122,6 @@ class Session:
         #: What runs now (reading, then the last writes): cancelled to stop it.
         self._scope = trio.CancelScope()
         self._dropped = False
-        #: True once nothing more is read or queued (the last lines may still be written).
-        #: A plain flag, set wherever the connection is closed: it is read for every line
-        #: sent, so it is not worked out from the protocol state each time.
-        self.closing = False
         self.dropped_reason: str | None = None
         self.bad_passwords = 0
         #: Tables this connection created that are still open (the hub keeps count).
@@ -145,6 +142,12 @@ class Session:
     @property
     def helloed(self) -> bool:
         return self.conn.hello_done
+
+    @property
+    def closing(self) -> bool:
+        """True once nothing more is read or queued (the last lines may still be written):
+        the protocol object is closed."""
+        return self.conn.state is ConnState.CLOSED
 
 
     # ------------------------------------------------------------------ sending
@@ -193,7 +196,6 @@ class Session:
         self._stop_reading()
 
     def _stop_reading(self) -> None:
-        self.closing = True
         self.conn.close()
         self._scope.cancel()  # run() goes on to write what is queued, then closes
 
@@ -201,7 +203,6 @@ class Session:
         """Close at once without sending anything more."""
         self.dropped_reason = reason
         self._dropped = True
-        self.closing = True
         self.conn.close()
         self._scope.cancel()
 
@@ -266,7 +267,6 @@ class Session:
             # A bug in handling this connection must not take the server down.
             log.exception("connection #%d %s failed", self.number, self.address)
         finally:
-            self.closing = True
             self.conn.close()
             self.out.detach()  # before the socket closes: its number may be reused
             self._handler.connection_closed(self)

@@ -4,7 +4,7 @@ it says when asked about its cards.
 The server's seat fillers (``jackal.server.bots``) and ``jackal bot``
 (``jackal.client.botrunner``) both run strategies through this module, so a strategy
 that raises, answers a card it does not hold, or thinks too long is replaced the same way
-everywhere: by :func:`fallback_card`, the lowest card it may play. Nothing here waits or
+everywhere: by :func:`fallback_card`, the first card of its hand. Nothing here waits or
 counts time; the caller (trio, at the edge) runs :func:`decide` in a worker thread and,
 when its time limit passes first, uses :func:`timed_out`.
 """
@@ -36,7 +36,12 @@ class Decision:
 
 
 def fallback_card(view: SeatKnowledge) -> Card:
-    """The card played for a strategy that failed: the lowest it may legally play."""
+    """The card played for a strategy that failed: the first it may play in hand order.
+
+    Hand order is the card order (suit S, H, D, C, then rank, ace low), the order
+    ``deal_started`` and ``your_turn`` list a hand in, so ``4S`` comes before ``AH``: a card
+    picked without looking at the game, not the lowest rank (docs/BOTS.md says so).
+    """
     return min(view.legal_plays() or view.hand)
 
 

@@ -55,7 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", metavar="T",
                         help="join this table (default: create one and fill it with bots)")
     parser.add_argument("--seat", choices=[s.value for s in SEATS], type=str.upper,
-                        help="take this seat (default: any free seat)")
+                        help="take this seat (default: S at a table the bot creates; with --table, "
+                             "any free seat)")
     parser.add_argument("--invite", metavar="CODE",
                         help="with --table: the invitation code of a seat of a private table "
                              "(from its creator); without --seat it takes the seat the code "

@@ -13,8 +13,8 @@ Decisions:
   number, plays made so far) and is reset by a reclaim's ``table_state`` (whose rows show
   whether a play sent just before a drop arrived), so no play is lost or doubled.
 - A strategy that returns a card not in its hand, or raises, is a bug in the strategy: the
-  runner logs it and plays the fallback of ``jackal.bots.host`` (the lowest card it may
-  play, as server-side bots do) so the table is never stalled.
+  runner logs it and plays the fallback of ``jackal.bots.host`` (the first card of its
+  hand, as server-side bots do) so the table is never stalled.
 - An opponent's question to this seat is answered at once from the partnership's declared
   card (``jackal.bots.host.answer_question``, as server-side bots do), since the bot has
   no other agreements.

@@ -10,8 +10,8 @@ A strategy is plain synchronous code (``jackal.bots``), possibly slow, so each
 decision runs in a worker thread (``trio.to_thread.run_sync``) behind the shared
 :class:`ThreadSlots` (people's tables first), never on the event loop. A decision that
 takes longer than ``think_seconds``, raises, or returns a card not in the hand is
-replaced by the same legal fallback as everywhere (``jackal.bots.host``: the lowest card
-it may play) and the strategy object is rebuilt, so an abandoned thread never shares
+replaced by the same legal fallback as everywhere (``jackal.bots.host``: the first card
+of its hand) and the strategy object is rebuilt, so an abandoned thread never shares
 state with the next decision.
 
 A decision's length depends on the hand (the expert thinks about 1 ms longer for each
@@ -133,8 +133,8 @@ class BotPool:
         if decision.problem is not None:
             if self._first_failure(key):
                 if decision.error is not None:
-                    log.error("bot %s at %s %s failed (logged once; it plays the lowest card "
-                              "whenever it fails)", name, table_id, seat,
+                    log.error("bot %s at %s %s failed (logged once; it plays the first card "
+                              "of its hand whenever it fails)", name, table_id, seat,
                               exc_info=decision.error)
                 else:
                     log.warning("bot %s at %s %s %s (logged once)", name, table_id, seat,

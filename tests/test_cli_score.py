@@ -152,3 +152,22 @@ def test_readme_quick_start_is_what_ci_runs() -> None:
     for name in COMMANDS:
         assert f"\n### jackal {name}" in usage, name
     assert "Sakaali" in readme and "Tuomas Korppi" in readme and "pagat.com" in readme
+
+
+def test_readme_quick_start_says_what_its_lines_do(run_jackal: RunJackal) -> None:
+    """Issue 25: the first line exits 2 when scripted, and the `[test]` extra installed Dask
+    while the README presented Dask as the `[cluster]` extra. The README now says both,
+    and here they are held against the CLI and pyproject.toml."""
+    import tomllib
+
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert ("its last command, `jackal play`, then exits with status 2 and says it needs a "
+            "terminal, so the whole line exits 2") in readme
+    scripted = run_jackal("play")  # stdin is a pipe here, as in a script
+    assert scripted.returncode == 2 and "needs a terminal" in scripted.stderr
+    assert "and the whole `[cluster]` extra (Dask, for `jackal arena --scheduler`)" in readme
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    assert f"{project['name']}[cluster]" in extras["test"]
+    # Named, not copied: nothing of the cluster extra is listed again in the test extra.
+    assert not set(extras["cluster"]) & set(extras["test"])

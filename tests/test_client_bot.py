@@ -32,6 +32,21 @@ async def run_bot(*args: str, cwd: Path | None = None,
                                       check=False, cwd=cwd)
 
 
+async def table_with_bots(port: int, seats: str, target: int, strategy: str | None = None) -> str:
+    """A new table (its id) with server-side bots in ``seats`` (e.g. "NES"): ``strategy``,
+    or the server's choice."""
+    from jackal.client.connection import open_connection
+    from jackal.protocol.messages import AddBot, CreateTable, Hello, TableCreated
+
+    async with open_connection("127.0.0.1", port) as conn:
+        await conn.request(Hello(name="host"))
+        created = await conn.request(CreateTable(target=target))
+        assert isinstance(created, TableCreated)
+        for seat in seats:
+            await conn.request(AddBot(table=created.table, seat=Seat(seat), strategy=strategy))
+    return created.table
+
+
 async def test_bot_creates_a_table_and_plays_the_match(server_port: int) -> None:
     done = await run_bot("--server", f"127.0.0.1:{server_port}", "--strategy", "random",
                          "--conventions", "beginner", "--target", "40", "--seed", "5")
@@ -81,25 +96,27 @@ async def test_bot_runs_a_users_class_at_a_chosen_seat(server_port: int,
 
 async def test_bot_joins_an_existing_table(server_port: int) -> None:
     """Two bot processes share a table created by the first; bots fill the rest."""
-    from jackal.client.connection import open_connection
-    from jackal.protocol.messages import AddBot, CreateTable, Hello, TableCreated
-
-    async with open_connection("127.0.0.1", server_port) as conn:
-        await conn.request(Hello(name="host"))
-        created = await conn.request(CreateTable(target=30))
-        assert isinstance(created, TableCreated)
-        for seat in ("N", "S"):
-            await conn.request(AddBot(table=created.table, seat=Seat(seat)))
+    table = await table_with_bots(server_port, "NS", target=30)
     results: list[subprocess.CompletedProcess[bytes]] = []
 
     async def one(seat: str) -> None:
         results.append(await run_bot("--server", f"127.0.0.1:{server_port}", "--table",
-                                     created.table, "--seat", seat, "--strategy", "random"))
+                                     table, "--seat", seat, "--strategy", "random"))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(one, "E")
         nursery.start_soon(one, "W")
     assert [r.returncode for r in results] == [0, 0], [r.stderr.decode() for r in results]
+
+
+async def test_bot_without_seat_takes_the_free_seat_of_a_joined_table(server_port: int) -> None:
+    """--help: without --seat, "with --table, any free seat" (W, the only one here)."""
+    table = await table_with_bots(server_port, "NES", target=1, strategy="random")
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", "--table", table,
+                         "--strategy", "random")
+    err = done.stderr.decode()
+    assert done.returncode == 0, err
+    assert f"seated at W of table {table}" in err
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 import trio
 from jackal.cli import bot as bot_cli
+from jackal.game.cards import Card
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
 
@@ -87,3 +89,60 @@ def test_every_documented_bot_option_exists() -> None:
     section = DOC[DOC.index("| option | meaning |"):DOC.index("What `jackal bot` does for you")]
     documented = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", section))
     assert documented and documented <= known, documented - known
+
+
+def says(text: str) -> None:
+    """docs/BOTS.md states ``text`` (compared with runs of white space collapsed)."""
+    assert " ".join(text.split()) in " ".join(DOC.split()), f"docs/BOTS.md no longer says: {text}"
+
+
+def test_bot_help_and_doc_agree_on_the_default_seat() -> None:
+    """BOTS.md said a created table seats the bot at S while --help said any free seat
+    (issue 25); the code does both, each in its case, and now both texts say so. The
+    cases themselves run in test_client_bot.py (seated at S of a created table; a free
+    seat of a joined one)."""
+    says("| `--table T`, `--seat S` | join table T (at seat S, else any free seat) |")
+    says("create a table, sit at `--seat` (default S)")
+    parser = argparse.ArgumentParser()
+    bot_cli.add_arguments(parser)
+    seat = next(a for a in parser._actions if "--seat" in a.option_strings)
+    assert seat.help is not None
+    assert "default: S at a table the bot creates" in seat.help
+    assert "with --table, any free seat" in seat.help
+
+
+# A program that answers garbage to every your_turn and notes the hand it was shown.
+GARBAGE = '''
+import json, sys
+for line in sys.stdin:
+    turn = json.loads(line)
+    with open("hands.txt", "a") as f:
+        f.write(f"{turn['play']} {' '.join(turn['hand'])}\\n")
+    print("not a card", flush=True)
+'''
+
+
+async def test_the_exec_fallback_is_the_first_card_of_the_hand(server_port: int,
+                                                                tmp_path: Path) -> None:
+    """BOTS.md once called it "the lowest card of the hand" (issue 25): it is the first card
+    in hand order, which the host plays for every move of a program answering garbage."""
+    says("In each case the host plays the fallback card: the first card of the hand as "
+         "`your_turn` lists it (by suit S, H, D, C, then by rank, ace low, so `4S` before "
+         "`AH`).")
+    (tmp_path / "garbage.py").write_text(GARBAGE)
+    with trio.fail_after(60):
+        done = await trio.run_process(
+            [sys.executable, "-m", "jackal.cli.main", "bot", "--server",
+             f"127.0.0.1:{server_port}", "--exec", f"{sys.executable} garbage.py",
+             "--target", "1", "--fill", "random"],
+            capture_stdout=True, capture_stderr=True, check=False, cwd=tmp_path)
+    err = done.stderr.decode()
+    assert done.returncode == 0, err
+    shown = dict(line.split(" ", 1) for line in (tmp_path / "hands.txt").read_text()
+                 .splitlines())
+    played = dict(re.findall(r"deal 1 play (\d): (\w\w) \(fallback: garbage\)", err))
+    assert len(played) == 8 and played.keys() == shown.keys(), err
+    for play, card in played.items():
+        hand = shown[play].split()
+        assert card == hand[0], (play, card, hand)
+        assert [Card.parse(c) for c in hand] == sorted(Card.parse(c) for c in hand)

@@ -10,11 +10,9 @@ from pathlib import Path
 
 import pytest
 import trio
-from jackal.client.connection import open_connection
-from jackal.game.seats import Seat
-from jackal.protocol.messages import AddBot, CreateTable, Hello, TableCreated
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
+from test_client_bot import table_with_bots
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "minimal_bot.py"
 
@@ -60,14 +58,9 @@ async def test_example_creates_a_table_and_plays_the_match(server_port: int) -> 
 
 
 async def test_example_joins_a_given_table_and_seat(server_port: int) -> None:
-    async with open_connection("127.0.0.1", server_port) as conn:
-        await conn.request(Hello(name="host"))
-        created = await conn.request(CreateTable(target=30))
-        assert isinstance(created, TableCreated)
-        for seat in ("N", "E", "S"):
-            await conn.request(AddBot(table=created.table, seat=Seat(seat), strategy="random"))
-    done = await run_example("--port", str(server_port), "--table", created.table,
+    table = await table_with_bots(server_port, "NES", target=30, strategy="random")
+    done = await run_example("--port", str(server_port), "--table", table,
                              "--seat", "W")
     out = done.stdout.decode()
     assert done.returncode == 0, done.stderr.decode()
-    assert f"playing at table {created.table}, seat W" in out and "match over:" in out
+    assert f"playing at table {table}, seat W" in out and "match over:" in out

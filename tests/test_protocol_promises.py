@@ -119,8 +119,10 @@ async def test_a_client_that_ignores_pings_is_disconnected(
 
 async def test_no_move_limit_without_a_clock(
         autojump_clock: trio.testing.MockClock) -> None:  # noqa: ARG001  (its clock drives the test)
-    says("There is no time limit on a play: a table without a clock (every table of this "
-         "server version) waits for the seat to move as long as it takes")
+    says("A table has no time limit on a play unless it has a [clock](#clocks) (`turn_seconds` "
+         "in `create_table`, or the server's `--turn-seconds`; off by default). A table "
+         "without a clock waits for the seat to move as long as it takes")
+    assert ServerConfig().turn_seconds is None  # "off by default"
     async with running_server(ServerConfig(port=0)) as port:
         _, table = await open_table(port, target=1, seed=8)
         clients = await seat_four(port, table)
@@ -145,6 +147,49 @@ async def test_no_move_limit_without_a_clock(
         dealt = next(m for m in mover.log if m["type"] == "deal_started")["hand"]
         played = await mover.request(type="play", card=dealt[0])
         assert played["type"] == "played" and played["seat"] == first
+
+
+async def test_a_table_created_with_a_clock_has_one() -> None:
+    """The paragraph above once said no table of this server had a clock (issue 25)."""
+    says("unless it has a [clock](#clocks) (`turn_seconds` in `create_table`")
+    async with running_server() as port:
+        _, table = await open_table(port, target=1, seed=8, turn_seconds=30)
+        clients = await seat_four(port, table)
+        await ready_all(clients)
+        turn = await clients[0].wait_type("turn")
+        assert turn["seconds"] >= 30, turn
+
+
+async def test_explain_of_an_unplayed_card_is_the_code_the_doc_names() -> None:
+    """The `explain` section once named `invalid_message` here (issue 25)."""
+    says("A card that has not been played yet is `not_played` (an `index` outside 1..8 is "
+         "`invalid_message` naming `index`)")
+    async with running_server() as port:
+        _, human, _ = await alone_with_bots(port, "N", "ann", target=1, seed=5)
+        unplayed = await human.request(type="explain", seat="W", index=8)
+        outside = await human.request(type="explain", seat="W", index=9)
+    assert unplayed["code"] == "not_played", unplayed
+    assert outside["code"] == "invalid_message" and "index" in outside["message"], outside
+
+
+async def test_rows_has_the_two_documented_shapes() -> None:
+    """`rows` is a list in `your_turn` and an object in `table_state`: the doc warns of it
+    (issue 25), and the server sends exactly those shapes."""
+    says("**Warning: `rows` has two shapes.** In `your_turn` it is a *list* of `{seat, "
+         "cards}` in play order (`first`'s row first)")
+    says("in `table_state` it is an *object keyed by seat*")
+    says("`rows` (the cards each seat has played this deal, in order, as an object keyed by "
+         "seat")
+    async with running_server() as port:
+        _, human, _ = await alone_with_bots(port, "S", "ann", target=1, seed=5)
+        mine = await human.wait_type("your_turn")
+        state = await human.request(type="sync")
+    listed = mine["rows"]
+    play_order = [str(seat) for seat in Seat.parse(mine["first"]).clockwise_from()]
+    assert [row["seat"] for row in listed] == play_order
+    keyed = state["rows"]
+    assert set(keyed) == {"N", "E", "S", "W"}
+    assert {row["seat"]: row["cards"] for row in listed} == keyed
 
 
 async def test_leave_mid_match_is_player_left_then_bot_takeover() -> None:

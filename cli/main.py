@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tournament": ("tournament", "a duplicate tournament between bot programs and strategies"),
     "conventions": ("conventions", "list, show and check convention cards"),
     "replay": ("replay", "print a recorded match deal by deal"),
+    "review": ("review", "step through a recorded deal card by card, with the expert's view"),
     "protocol": ("protocol", "protocol tools (JSON Schema of every message)"),
 }
 

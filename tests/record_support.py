@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jackal.game.cards import Card
 from jackal.game.seats import SEATS, Seat
 from jackal.server.records import RecordFile
 from jackal.server.table import Table, TableOptions
@@ -31,11 +32,19 @@ class Recorded:
     tokens: dict[Seat, str] = field(default_factory=dict)
 
 
+def first_legal(table: Table) -> Card:
+    deal = table.match.deal
+    assert deal is not None
+    return deal.legal_plays()[0]
+
+
 def record_match(directory: Path, *, table_id: str = "t1", seed: int = 5, target: int = 1,
                  humans: tuple[Seat, ...] = (Seat.N, Seat.E, Seat.S),
-                 until: Callable[[Table], bool] = lambda _table: False) -> Recorded:
-    """Play a match at a recorded table (humans and random bots, each playing its first
-    legal card) until it is over or ``until(table)``; the file is closed afterwards."""
+                 until: Callable[[Table], bool] = lambda _table: False,
+                 choose: Callable[[Table], Card] = first_legal) -> Recorded:
+    """Play a match at a recorded table (humans and random bots, each playing the card
+    ``choose(table)`` picks for the seat on turn, by default its first legal card) until
+    it is over or ``until(table)``; the file is closed afterwards."""
     record = RecordFile.create(directory, table_id)
     table = Table(table_id, TableOptions(name="recorded", target=target, seed=seed),
                   recorder=record)
@@ -59,7 +68,7 @@ def record_match(directory: Path, *, table_id: str = "t1", seed: int = 5, target
             continue
         deal = table.match.deal
         assert deal is not None and deal.turn is not None
-        seat, card = deal.turn, deal.legal_plays()[0]
+        seat, card = deal.turn, choose(table)
         if seat in peers:
             table.play(peers[seat], card, 1.0)
         else:

@@ -1,0 +1,241 @@
+"""``jackal review`` on real records: a bots match on the real ``jackal serve``, SIGKILLed
+mid-deal and restarted, stepped through in a real terminal (tmux); a record with a false
+signal made on purpose, whose marks must be game/honesty.py's verdicts; ``--text`` for a
+pipe (escaped names, a closed pipe, a deal the record lacks)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import RunJackal
+from jackal.game.cards import Card
+from jackal.game.conventions import ConventionCard, card_from_json
+from jackal.game.deal import Deal
+from jackal.game.honesty import verdict
+from jackal.game.seats import SEATS, Seat
+from jackal.server.table import Table
+from lan_support import JACKAL, TIMEOUT, TMUX, ServerProcess, Tmux, create_table
+from record_support import lines, record_match, rewrite
+
+POINT = re.compile(r"^Deal \d+ of \d+", re.M)
+
+
+class RecordedDeal:
+    """One deal of a record, read from its JSON lines here (not by the review's code)."""
+
+    def __init__(self, event: dict[str, Any]) -> None:
+        self.deal = Deal.from_seed(event["seed"], Seat(event["dealer"]))
+        self.plays: list[tuple[Seat, Card]] = []
+        self.restored_before: int | None = None  # the play a restart came before
+        self.result: dict[str, Any] | None = None
+
+
+def read_deals(path: Path) -> tuple[list[RecordedDeal], dict[str, ConventionCard]]:
+    deals: list[RecordedDeal] = []
+    cards: dict[str, ConventionCard] = {}
+    for event in lines(path):
+        kind = event["event"]
+        if kind == "conventions":
+            cards[event["team"]] = card_from_json(json.dumps(event["card"]))
+        elif kind == "deal":
+            deals.append(RecordedDeal(event))
+        elif kind == "play":
+            deals[-1].plays.append((Seat(event["seat"]), Card.parse(event["card"])))
+        elif kind == "restored" and deals and deals[-1].result is None:
+            deals[-1].restored_before = len(deals[-1].plays) + 1
+        elif kind == "result":
+            deals[-1].result = event
+    return deals, cards
+
+
+def hand_line(screen: str, seat: Seat) -> set[str]:
+    """The cards of ``seat``'s hand as the screen shows them (before its row)."""
+    (line,) = [line for line in screen.splitlines() if line.startswith(f" {seat} ")]
+    return set(line[3:42].split())
+
+
+def expert_card(screen: str) -> str | None:
+    found = re.search(r"^  expert   (\w\w)\b", screen, re.M)
+    return found.group(1) if found else None
+
+
+def points(text: str) -> list[str]:
+    """``--text`` output cut into its points (each starts with its "Deal i of n" line)."""
+    starts = [found.start() for found in POINT.finditer(text)]
+    return [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+
+
+def restored_bots_match(tmp: Path) -> Path:
+    """A four-bot match on the real server, SIGKILLed mid-deal, started again on the same
+    port and records, and played to its end; returns the record."""
+    # The fair-play floor paces the bots' cards (30 ms each at least), so that the kill
+    # can land mid-deal; --bot-pause applies only while people are at the table.
+    server = ServerProcess(tmp, "--bot-floor", "0.03", "--between-deals", "0")
+    try:
+        create_table(server.port, {"N": "greedy", "E": "random", "S": "beginner",
+                                   "W": "random"}, target=100, seed=3)
+        deadline = time.monotonic() + TIMEOUT
+        while True:  # kill in the middle of a deal: plays 8 to 24 of it are on disk
+            plays = sum(event["event"] == "play" for event in server.record_events())
+            if 8 <= plays % 32 <= 24:
+                break
+            assert time.monotonic() < deadline, server.log()
+            time.sleep(0.01)
+        server.kill()
+        assert not any(event["event"] == "match_end" for event in server.record_events())
+        server.start()
+        while not any(event["event"] == "match_end" for event in server.record_events()):
+            assert time.monotonic() < deadline + TIMEOUT, server.log()
+            time.sleep(0.05)
+    finally:
+        server.stop()
+    (path,) = server.records.glob("*.jsonl")
+    return path
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+def test_review_steps_through_a_restored_server_match_in_a_terminal(
+        tmp_path: Path, run_jackal: RunJackal) -> None:
+    path = restored_bots_match(tmp_path)
+    deals, _ = read_deals(path)
+    (where,) = [i for i, deal in enumerate(deals) if deal.restored_before is not None]
+    restart = deals[where].restored_before
+    assert restart is not None and len(deals) >= 1
+    text = run_jackal("review", "--text", "--deal", str(where + 1), str(path))
+    assert text.returncode == 0, text.stderr
+    shown = points(text.stdout)
+    assert len(shown) == 33
+
+    terminal = Tmux([*JACKAL, "review", str(path)], tmp_path, name="review")
+    try:
+        screen = terminal.wait(lambda s: "play 0 of 32" in s, "the first deal")
+        assert f"Deal 1 of {len(deals)}" in screen
+        for seat in SEATS:  # the dealt hands
+            assert hand_line(screen, seat) == {str(c) for c in deals[0].deal.dealt_hand(seat)}
+        terminal.keys("Right")
+        seat, card = deals[0].plays[0]
+        terminal.wait(lambda s: f"Play 1: {seat} plays {card}, its card 1" in s, "play 1")
+        terminal.keys("End")
+        screen = terminal.wait(lambda s: "play 32 of 32" in s, "the deal's end")
+        penalty = deals[0].result["penalty"] if deals[0].result else {}
+        assert f"Kept: penalties NS {penalty['NS']}, EW {penalty['EW']}" in screen
+        terminal.keys("Home")
+        terminal.wait(lambda s: "play 0 of 32" in s, "the start again")
+        for _ in range(where):
+            terminal.keys("PageDown")
+        terminal.wait(lambda s: f"Deal {where + 1} of" in s, "the restored deal")
+        for _ in range(restart):
+            terminal.keys("Right")
+        seat, card = deals[where].plays[restart - 1]
+        screen = terminal.wait(
+            lambda s: f"Play {restart}: {seat} plays {card}" in s and expert_card(s) is not None,
+            "the play after the restart, with the expert's card")
+        assert "the server restarted before this play and restored the match" in screen
+        played = {str(c) for _, c in deals[where].plays[:restart]}
+        for other in SEATS:  # the hands as they stand after this play
+            dealt = {str(c) for c in deals[where].deal.dealt_hand(other)}
+            assert hand_line(screen, other) == dealt - played
+        # The expert's card, worked out in the background (this point first), is the
+        # one --text worked out in order in another process: the review is reproducible.
+        assert expert_card(screen) == expert_card(shown[restart])
+        assert f"Play {restart}: {seat} plays {card}" in shown[restart]
+        assert "the server restarted before this play" in shown[restart]
+        terminal.keys("q")
+        assert terminal.wait_exit() == 0
+    finally:
+        terminal.close()
+
+
+def record_with_a_lie(directory: Path) -> tuple[Path, int]:
+    """A match at a real recorded Table in which every seat plays its first honest card,
+    except N, whose first card makes a false statement on purpose while an honest one
+    was in hand. Returns the record and the play number of the lie."""
+    lies: list[int] = []
+
+    def choose(table: Table) -> Card:
+        deal = table.match.deal
+        assert deal is not None and deal.turn is not None
+        seat = deal.turn
+        found = verdict(table.conventions[seat.team], deal.hand(seat), deal.history, seat)
+        false = [card for card in deal.hand(seat) if found.avoidable(card)]
+        if not lies and seat is Seat.N and false:
+            lies.append(deal.plays_made + 1)
+            return false[0]
+        return found.allowed[0]
+
+    made = record_match(directory, seed=11, humans=tuple(SEATS), choose=choose)
+    assert lies
+    return made.path, lies[0]
+
+
+def test_the_review_marks_are_the_honesty_verdicts(tmp_path: Path,
+                                                   run_jackal: RunJackal) -> None:
+    path, lie = record_with_a_lie(tmp_path)
+    (deal, *_), cards = read_deals(path)
+    done = run_jackal("review", "--text", "--deal", "1", str(path))
+    assert done.returncode == 0, done.stderr
+    shown = points(done.stdout)
+    assert len(shown) == 33
+    hands = {seat: list(deal.deal.dealt_hand(seat)) for seat in SEATS}
+    falses = []
+    for number, (seat, card) in enumerate(deal.plays, start=1):
+        found = verdict(cards[seat.team.value], hands[seat], deal.plays[:number - 1], seat)
+        (said,) = re.findall(r"^  signal   (.*)$", shown[number], re.M)
+        if not found.meaningful:
+            assert said.startswith("no statement"), (number, said)
+        elif found.is_false(card):
+            falses.append(number)
+            assert said.startswith(f"FALSE of {seat}'s hand"), (number, said)
+            if found.avoidable(card):
+                honest = " ".join(str(c) for c in sorted(found.honest,
+                                                         key=lambda c: (c.rank, c)))
+                assert said.endswith(f"honest cards were in hand: {honest}"), said
+        else:
+            assert said.startswith(f"true of {seat}'s hand"), (number, said)
+        hands[seat].remove(card)
+    assert lie in falses
+    # In the rows at the end, exactly the false cards carry the mark.
+    end = shown[32]
+    for seat in SEATS:
+        (row,) = [line for line in end.splitlines() if line.startswith(f" {seat} ")]
+        marked = re.findall(r"(\w\w)!", row[42:])
+        mine = [str(card) for number, (who, card) in enumerate(deal.plays, start=1)
+                if who is seat and number in falses]
+        assert marked == mine, (seat, row)
+
+
+def test_text_escapes_names_and_stops_quietly_on_a_closed_pipe(
+        tmp_path: Path, run_jackal: RunJackal) -> None:
+    made = record_match(tmp_path, humans=tuple(SEATS))
+    events = lines(made.path)
+    names = iter(("\x1b]0;pwned\x07", "\x1b[2J", "a\x9b2J", "evil\u202egnp"))
+    for event in events:
+        if event["event"] == "seat":
+            event["name"] = next(names)
+    rewrite(made.path, events)
+    done = run_jackal("review", "--text", str(made.path))
+    assert done.returncode == 0, done.stderr
+    assert not [ch for ch in ("\x1b", "\x07", "\x9b", "\u202e") if ch in done.stdout]
+    assert "N \\x1b]0;pwned\\x07 (human)" in done.stdout
+    # A reader that takes one line and goes (``| head -1``): no traceback, status 0.
+    proc = subprocess.Popen([*JACKAL, "review", "--text", str(made.path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith(b"Deal 1 of ")
+    proc.stdout.close()
+    assert proc.wait(TIMEOUT) == 0
+    assert proc.stderr.read() == b""
+    # A deal the record does not hold, and a file that is no record.
+    missing = run_jackal("review", "--text", "--deal", "99", str(made.path))
+    assert missing.returncode == 2 and "the record holds deals 1 to" in missing.stderr
+    (tmp_path / "junk.jsonl").write_text("not json\n")
+    junk = run_jackal("review", str(tmp_path / "junk.jsonl"))
+    assert junk.returncode == 2 and "line 1" in junk.stderr
+    helped = run_jackal("review", "--help")
+    assert "Left/Right" in helped.stdout and "PageUp/PageDown" in helped.stdout

@@ -144,6 +144,15 @@ class EfficiencySums:
         self.bb += b * b
         self.ab += a * b
 
+    def merge(self, other: EfficiencySums) -> None:
+        """Add ``other``'s deals to these (two runs taken as one)."""
+        self.n += other.n
+        self.a += other.a
+        self.b += other.b
+        self.aa += other.aa
+        self.bb += other.bb
+        self.ab += other.ab
+
     def result(self) -> Efficiency | None:
         """R = mean(a) / mean(b), with the delta method's 95% interval: the standard
         error is sd(a - R b) / (mean(b) sqrt(n)). None if there was nothing to gain."""

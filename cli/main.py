@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "conventions": ("conventions", "list, show and check convention cards"),
     "replay": ("replay", "print a recorded match deal by deal"),
     "review": ("review", "step through a recorded deal card by card, with the expert's view"),
+    "stats": ("stats", "figures per player and partnership over match records"),
     "protocol": ("protocol", "protocol tools (JSON Schema of every message)"),
 }
 

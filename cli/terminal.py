@@ -7,11 +7,12 @@ Log lines get the same treatment through :func:`configure_logging`.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 from ..protocol.text import escape_text
 
-__all__ = ["EscapingFormatter", "configure_logging", "printable"]
+__all__ = ["EscapingFormatter", "configure_logging", "printable", "write_out"]
 
 LOG_FORMAT = "%(asctime)s %(name)s %(levelname)s %(message)s"
 
@@ -35,3 +36,18 @@ def printable(lines: str) -> str:
     """``lines`` with every line escaped on its own: the line breaks stay, and nothing in
     a line can clear the screen, retitle the window or reorder what is shown."""
     return "\n".join(escape_text(line) for line in lines.split("\n"))
+
+
+def write_out(text: str) -> bool:
+    """Write ``text`` and a newline to standard output; False, quietly, if the reader has
+    gone (``jackal stats ... | head``)."""
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python flushes stdout again at exit and would complain there: give it a sink.
+        sink = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(sink, sys.stdout.fileno())
+        os.close(sink)
+        return False
+    return True

@@ -23,7 +23,7 @@ or after the deal).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -32,7 +32,7 @@ from .conventions import PLAYS, Answer, ConventionCard, Promise
 from .explain import answer_rank
 from .seats import Seat, Team
 
-__all__ = ["Tally", "Verdict", "audit", "verdict"]
+__all__ = ["Tally", "Verdict", "audit", "judged", "verdict"]
 
 History = Sequence[tuple[Seat, Card]]
 
@@ -127,11 +127,34 @@ class Tally:
         zero = {"promise": 0, "answer": 0}
         return cls(dict(zero), dict(zero), dict(zero))
 
+    def record(self, found: Verdict, played: Card) -> None:
+        """Count one play of ``played`` judged by ``found`` (a meaningless play counts not)."""
+        if found.meaningful:
+            self.plays[found.kind] += 1
+            if found.is_false(played):
+                self.false[found.kind] += 1
+                if found.avoidable(played):
+                    self.avoidable[found.kind] += 1
+
     def add(self, other: Tally) -> None:
         for mine, theirs in ((self.plays, other.plays), (self.false, other.false),
                              (self.avoidable, other.avoidable)):
             for kind, count in theirs.items():
                 mine[kind] = mine.get(kind, 0) + count
+
+
+def judged(dealt: Mapping[Seat, Sequence[Card]], history: History,
+           conventions: Mapping[Team, ConventionCard]
+           ) -> Iterator[tuple[int, Seat, Card, Verdict]]:
+    """Each play of a deal (its place in ``history``, seat and card) with its verdict under
+    its partnership's card, in order, from the dealt hands; plays of a partnership without
+    a card in ``conventions`` are left out."""
+    hands = {seat: list(cards) for seat, cards in dealt.items()}
+    for time, (seat, played) in enumerate(history):
+        card = conventions.get(seat.team)
+        if card is not None:
+            yield time, seat, played, verdict(card, hands[seat], history[:time], seat)
+        hands[seat].remove(played)
 
 
 def audit(dealt: Mapping[Seat, Sequence[Card]], history: History,
@@ -140,18 +163,7 @@ def audit(dealt: Mapping[Seat, Sequence[Card]], history: History,
 
     Partnerships without a card in ``conventions`` are left out.
     """
-    hands = {seat: list(cards) for seat, cards in dealt.items()}
     tallies = {team: Tally.empty() for team in conventions}
-    for time, (seat, played) in enumerate(history):
-        card = conventions.get(seat.team)
-        if card is not None:
-            found = verdict(card, hands[seat], history[:time], seat)
-            if found.meaningful:
-                tally = tallies[seat.team]
-                tally.plays[found.kind] += 1
-                if found.is_false(played):
-                    tally.false[found.kind] += 1
-                    if found.avoidable(played):
-                        tally.avoidable[found.kind] += 1
-        hands[seat].remove(played)
+    for _, seat, played, found in judged(dealt, history, conventions):
+        tallies[seat.team].record(found, played)
     return tallies

@@ -31,6 +31,8 @@ examples:
       take the seat of a private table that this invitation code opens
   jackal bot --server 127.0.0.1:7878 --exec "node examples/stdin_bot.js"
       the program plays: one your_turn JSON line in, one card line out, per move
+  jackal bot --server 127.0.0.1:7878 --exec "perl examples/events_bot.pl" --exec-events all
+      the program also reads every event (deal results, the match's end) and the cards
 """
 
 
@@ -46,6 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run COMMAND (any language) as the bot: each your_turn goes to "
                              "its stdin as one JSON line, it answers one card per line on "
                              "stdout (see docs/BOTS.md)")
+    parser.add_argument("--exec-events", choices=("your_turn", "all"), default="your_turn",
+                        help="with --exec: your_turn (default) sends the program only the "
+                             "your_turn lines it answers; all sends it every event the seat "
+                             "receives as well (deal_ended, match_ended, ...; no answer to "
+                             "those) and, once a deal, a convention_cards line with both "
+                             "whole cards in force")
     parser.add_argument("--move-seconds", type=float, default=10.0, metavar="S",
                         help="with --exec: time the program has for each move before the "
                              "fallback card is played (default 10)")
@@ -128,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
             strategy = load_strategy(args.strategy)(seed)
     except (MalformedInput, ValueError) as exc:
         return _fail(f"--exec: {exc}" if program is None and args.exec_command else str(exc))
+    if args.exec_events != "your_turn" and program is None:
+        return _fail("--exec-events goes with --exec")
     if args.move_seconds <= 0:
         return _fail("--move-seconds must be positive")
     if args.start_seconds < 0:
@@ -206,7 +216,8 @@ def run(args: argparse.Namespace) -> int:
             try:
                 if program is not None:
                     hosted = await play_exec_match(session, program,
-                                                   move_seconds=args.move_seconds)
+                                                   move_seconds=args.move_seconds,
+                                                   events=args.exec_events)
                     result = hosted.match
                 else:
                     result = await play_match(session, strategy)

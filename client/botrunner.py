@@ -106,13 +106,15 @@ TurnChooser = Callable[[YourTurn], Awaitable[tuple[Card, str]]]
 
 
 async def play_match(session: SeatSession, strategy: Strategy | None = None, *,
-                     on_event: Callable[[ServerMessage], None] | None = None,
+                     on_event: Callable[[ServerMessage], Awaitable[None] | None] | None = None,
                      on_your_turn: TurnChooser | None = None) -> BotResult:
     """Play every turn of ``session``'s seat until the match ends, with ``strategy`` (asked
     when the mirror says it is our turn) or ``on_your_turn`` (given each ``your_turn``).
 
     ``session.run`` must already be running (and seated). ``on_event`` (if given) sees
-    every event, with ``session.mirror`` as of that event. Raises
+    every event, with ``session.mirror`` as of that event, before the turn is played; a
+    coroutine it returns is awaited (``jackal bot --exec-events all`` passes each event
+    on to its program). Raises
     :class:`~jackal.client.session.SessionLost` if the seat is lost for good.
     """
     if (strategy is None) == (on_your_turn is None):
@@ -143,7 +145,9 @@ async def play_match(session: SeatSession, strategy: Strategy | None = None, *,
             case _:
                 pass
         if on_event is not None:
-            on_event(event)
+            pending = on_event(event)
+            if pending is not None:
+                await pending
         if not session.my_turn:
             continue
         # The mirror only moves when this loop takes the next event, so the view the

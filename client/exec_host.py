@@ -28,8 +28,17 @@ Decisions:
   match, so a program that dies at once is not restarted hundreds of times.
 - Garbage does not restart the program (it answered, so it is still in step); blank lines
   are skipped, and a line longer than 1 KiB counts as garbage.
+- With ``events="all"`` (``--exec-events all``) every event the seat's session hands out
+  goes to the program too, re-encoded as it came; only ``your_turn`` waits for an answer.
+  Before a deal's first line (its ``deal_started``, or the first ``your_turn`` of a
+  program started since) comes one ``convention_cards`` line: both whole cards the deal
+  is played under. Once a deal, not in every ``your_turn``: cards change only between
+  deals, and two whole cards are several times a ``your_turn``'s size. The default stays
+  ``your_turn`` only, so a program that answers every line it reads keeps working.
+- An event the program does not read within ``move_seconds`` (its stdin is full) gets it
+  killed, as a timeout does; events are not kept for a program that is not running.
 - At the end of the match the program's stdin is closed; it gets 2 s to exit before it is
-  killed.
+  killed, and a non-zero exit status in that time is logged.
 - The program starts in a session (and process group) of its own, and every way the host
   stops it kills that whole group, so a child it started (``sleep 97 &``) goes with it.
 - ``sandbox`` (:mod:`.sandbox`) runs it with its own HOME and TMPDIR, and under bubblewrap
@@ -53,20 +62,24 @@ import subprocess
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
+import msgspec
 import trio
 
 from ..bots.base import accept_choice
 from ..bots.host import fallback_card
 from ..game.cards import Card, format_cards
+from ..game.conventions import ConventionCard
+from ..game.seats import Team
 from ..protocol.codec import encode
-from ..protocol.messages import YourTurn
+from ..protocol.messages import DealStarted, ServerMessage, YourTurn
 from .botrunner import BotResult, play_match
 from .sandbox import Sandbox
 from .session import SeatSession
 
-__all__ = ["EXEC_FEATURES", "ExecProgram", "ExecResult", "ProgramFault", "kill_group",
-           "play_exec_match"]
+__all__ = ["EXEC_EVENTS", "EXEC_FEATURES", "ConventionCards", "ExecEvents", "ExecProgram",
+           "ExecResult", "ProgramFault", "kill_group", "play_exec_match"]
 
 log = logging.getLogger("jackal.bot")
 
@@ -76,6 +89,17 @@ EXEC_FEATURES = ("your_turn",)
 MAX_ANSWER = 1024
 #: How long the program gets to exit after its stdin is closed.
 EXIT_GRACE = 2.0
+#: What a program is sent: ``your_turn`` only (the default), or every event and the cards.
+ExecEvents = Literal["your_turn", "all"]
+EXEC_EVENTS: tuple[ExecEvents, ...] = ("your_turn", "all")
+
+
+class ConventionCards(msgspec.Struct, tag="convention_cards", tag_field="type"):
+    """Host to program (``events="all"``), before a deal's first line: both whole cards
+    the deal is played under. The host's own line, never sent on the network."""
+
+    deal: int
+    cards: dict[Team, ConventionCard]
 
 
 class ProgramFault(Exception):
@@ -111,6 +135,9 @@ class ExecProgram:
         self.startup_seconds = startup_seconds
         self.sandbox = sandbox
         self.restarts = 0
+        #: How many times the program was started: a new number is a new process, which
+        #: knows nothing the earlier one was told.
+        self.starts = 0
         self._fresh = False
         self._proc: trio.Process | None = None
         self._buffer = b""
@@ -128,6 +155,7 @@ class ExecProgram:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
         self._buffer = b""
         self._fresh = True
+        self.starts += 1
 
     async def ask(self, line: bytes, timeout: float) -> str:
         """Send one line, return the program's answer line; raise :class:`ProgramFault`."""
@@ -159,6 +187,26 @@ class ExecProgram:
             await self.kill()
             raise ProgramFault("crash", self._exit_detail())
         return answer
+
+    async def tell(self, line: bytes, timeout: float) -> bool:
+        """Send a line that needs no answer; False when it did not reach the program.
+
+        A program that is not running is not started for it (it is at its next move); one
+        that does not take the line within ``timeout`` is killed, as a timeout is.
+        """
+        proc = self._proc
+        if not self.running or proc is None or proc.stdin is None:
+            return False
+        try:
+            with trio.fail_after(timeout + (self.startup_seconds if self._fresh else 0.0)):
+                await proc.stdin.send_all(line)
+            return True
+        except trio.TooSlowError:
+            log.warning("the program did not read its input for %gs; stopping it", timeout)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # it exited: the next move starts it again, and says so
+        await self.kill()
+        return False
 
     async def _read_line(self) -> str | None:
         """The next non-blank line of the program's stdout, or None at its end."""
@@ -208,7 +256,11 @@ class ExecProgram:
                 with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                     await proc.stdin.aclose()
             with trio.move_on_after(EXIT_GRACE):
-                await proc.wait()
+                status = await proc.wait()
+                if status != 0:
+                    # Its last word: a program checking itself at the end says so here.
+                    log.warning("the program exited with status %d at the end of the match",
+                                status)
         await self.kill()
 
 
@@ -228,20 +280,54 @@ class ExecResult:
 
 
 async def play_exec_match(session: SeatSession, program: ExecProgram, *,
-                          move_seconds: float = 10.0) -> ExecResult:
+                          move_seconds: float = 10.0,
+                          events: ExecEvents = "your_turn") -> ExecResult:
     """Play every turn of ``session``'s seat with ``program`` until the match ends.
 
     ``session.run`` must already be running (and seated); ``program`` already started.
     Each ``your_turn`` from the server goes to the program as it came (re-encoded from
-    the decoded message, the same JSON). Raises
+    the decoded message, the same JSON); with ``events="all"`` every other event too,
+    and a :class:`ConventionCards` line once a deal. Raises
     :class:`~jackal.client.session.SessionLost` if the seat is lost for good.
     """
     faults: Counter[str] = Counter()
+    # (deal, program start) the cards were last told for: a new deal or a restarted
+    # program is told again.
+    cards_told: tuple[int, int] | None = None
+
+    def with_cards(line: bytes, deal: int, starts: int) -> bytes:
+        if events != "all" or cards_told == (deal, starts):
+            return line
+        mirror = session.mirror
+        cards = ConventionCards(deal=deal, cards=dict(mirror.played_under
+                                                      or mirror.conventions))
+        return encode(cards) + line
+
+    def told(deal: int) -> None:
+        nonlocal cards_told
+        if events == "all":
+            cards_told = (deal, program.starts) if program.running else None
+
+    async def relay(event: ServerMessage) -> None:
+        if isinstance(event, YourTurn):
+            return  # asked by choose(), which waits for the answer
+        line = encode(event)
+        deal = session.mirror.deal
+        if isinstance(event, DealStarted):
+            line = with_cards(line, deal, program.starts)
+        if await program.tell(line, move_seconds) and isinstance(event, DealStarted):
+            told(deal)
 
     async def choose(turn: YourTurn) -> tuple[Card, str]:
         hand = tuple(turn.hand)
+        # A program that is not running is started by ask(): a new process, to be told.
+        starts = program.starts + (0 if program.running else 1)
         try:
-            answer = await program.ask(encode(turn), move_seconds)
+            try:
+                answer = await program.ask(with_cards(encode(turn), turn.deal, starts),
+                                           move_seconds)
+            finally:
+                told(turn.deal)
             card = accept_choice(answer, hand)
             if card is None:
                 raise ProgramFault("garbage", f"answered {answer[:40]!r}, which is not a "
@@ -258,7 +344,8 @@ async def play_exec_match(session: SeatSession, program: ExecProgram, *,
             return card, f" (fallback: {exc.kind})"
 
     try:
-        result = await play_match(session, on_your_turn=choose)
+        result = await play_match(session, on_your_turn=choose,
+                                  on_event=relay if events == "all" else None)
     finally:
         await program.close()
     return ExecResult(match=result, faults=faults, restarts=program.restarts)

@@ -47,6 +47,23 @@ async def test_example_stdin_bots_finish_a_match(server_port: int, example: str,
     assert "deal 1 play 8:" in err and "fallback" not in err
 
 
+async def test_example_events_bot_tells_the_story_of_the_match(server_port: int) -> None:
+    """examples/events_bot.pl (core Perl) opts in to every event: it reads the cards in
+    force each deal, each deal's result and the match's end, and says so on stderr."""
+    perl = _perl()
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", "--exec",
+                         f"{perl} {EXAMPLES / 'events_bot.pl'}", "--exec-events", "all",
+                         "--target", "60", "--opponents", "beginner", cwd=ROOT)
+    out, err = _finished(done)
+    assert "moves the fallback played: none" in out
+    deals = int(re.search(r"after (\d+) deals", out).group(1))  # type: ignore[union-attr]
+    for deal in range(1, deals + 1):
+        assert f"deal {deal}: we play none, they play beginner" in err
+        assert re.search(rf"^deal {deal}: penalties NS \d+, EW \d+; \w+ wins$", err, re.M)
+    assert re.search(rf"^match over: we won \d+ of {deals} deals; (NS|EW) wins the match$",
+                     err, re.M)
+
+
 @pytest.mark.parametrize("example", ["stdin_bot.py", "stdin_bot.js"])
 def test_example_stdin_bots_are_small_and_need_only_their_runtime(example: str) -> None:
     text = (EXAMPLES / example).read_text()
@@ -286,3 +303,149 @@ async def test_a_program_declares_none_and_a_bare_table_beginner_as_the_docs_say
     tables = _cards_of_each_table(server.records)
     assert tables.pop(bare) == {"NS": "beginner", "EW": "beginner"}
     assert list(tables.values()) == [{"NS": "beginner", "EW": "none"}]
+
+
+# A program in Perl (core modules only) that opts in to every event and checks, itself,
+# what it was sent: a convention_cards line once a deal holding its side's custom card
+# whole, every deal's deal_ended, and match_ended as the last line. Its verdict goes to
+# the file named by its argument, and its exit status says the same.
+EVENTS_CHECK = r'''
+use strict;
+use warnings;
+use JSON::PP;
+
+$| = 1;
+my $verdict_file = shift @ARGV;
+my %TEAM = (N => 'NS', S => 'NS', E => 'EW', W => 'EW');
+my (%seen, @problems, $team, $last, $card, $cards_deal);
+my @deals_ended;
+while (my $line = <STDIN>) {
+    my $msg = decode_json($line);
+    my $type = $msg->{type};
+    $seen{$type}++;
+    $last = $type;
+    if ($type eq 'table_state') {
+        $team = $TEAM{ $msg->{you} };
+    } elsif ($type eq 'convention_cards') {
+        push @problems, "cards for deal $msg->{deal} twice"
+            if defined $cards_deal && $cards_deal == $msg->{deal};
+        $cards_deal = $msg->{deal};
+        $card = $msg->{cards}{$team};
+        push @problems, "a card rule did not come whole"
+            unless $card->{low_max} == 6 && $card->{plays}[0]{offset} == 2
+            && $card->{plays}[0]{count} == 1 && $card->{plays}[3]{fallback} eq 'low';
+    } elsif ($type eq 'deal_started') {
+        push @problems, "deal $msg->{deal} started before its cards"
+            unless defined $cards_deal && $cards_deal == $msg->{deal};
+    } elsif ($type eq 'your_turn') {
+        my @hand = @{ $msg->{hand} };
+        print "$hand[-1]\n";
+    } elsif ($type eq 'deal_ended') {
+        push @deals_ended, $msg->{deal};
+    }
+}
+push @problems, "no deal_ended" unless $seen{deal_ended};
+push @problems, "match_ended $seen{match_ended} times"
+    unless ($seen{match_ended} // 0) == 1;
+push @problems, "the last line was $last, not match_ended" unless $last eq 'match_ended';
+push @problems, "no custom card" unless $card && $card->{name} eq 'perl-house';
+open my $out, '>', $verdict_file or die "cannot write $verdict_file: $!";
+print $out encode_json({ problems => \@problems, seen => \%seen,
+                         deals_ended => \@deals_ended,
+                         card => $card ? $card->{name} : undef });
+close $out;
+exit(@problems ? 1 : 0);
+'''
+
+# A card no server has built in; rules the check above reads back field by field.
+PERL_HOUSE = '''
+name = "perl-house"
+description = "A card only this test knows."
+low_max = 6
+plays = [
+  { kind = "promise", offset = 2, count = 1 },
+  { kind = "promise", offset = -1 },
+  { kind = "answer", play = 1 },
+  { kind = "promise", offset = 1, fallback = "low" },
+  { kind = "answer", play = 2 },
+  { kind = "answer", play = 4 },
+  { kind = "none" },
+  { kind = "none" },
+]
+'''
+
+
+def _perl() -> str:
+    perl = shutil.which("perl")
+    if perl is None or subprocess.run([perl, "-MJSON::PP", "-e", "1"],
+                                      capture_output=True).returncode != 0:
+        pytest.skip("perl with JSON::PP is not installed (.ci/run installs it)")
+    return perl
+
+
+async def test_a_perl_program_opted_in_to_events_sees_results_and_its_custom_card(
+        tmp_path: Path) -> None:
+    """jackal bot --exec-events all, through the real CLI against a real server: the Perl
+    program saw every deal_ended, match_ended last, and its side's custom card whole."""
+    perl = _perl()
+    (tmp_path / "check.pl").write_text(EVENTS_CHECK)
+    (tmp_path / "house.toml").write_text(PERL_HOUSE)
+    server = await trio.to_thread.run_sync(ServerProcess, tmp_path, "--bot-pause", "0",
+                                           "--bot-floor", "0", "--between-deals", "0.2")
+    try:
+        done = await run_bot("--server", f"127.0.0.1:{server.port}", "--exec",
+                             f"{perl} check.pl verdict.json", "--exec-events", "all",
+                             "--conventions", "house.toml", "--seat", "W",
+                             "--partner", "beginner", "--opponents", "greedy",
+                             "--target", "60", cwd=tmp_path)
+    finally:
+        server.stop()
+    out, err = _finished(done)
+    assert "moves the fallback played: none" in out
+    assert "exited with status" not in err  # the program's own checks passed
+    verdict = json.loads((tmp_path / "verdict.json").read_text())
+    assert verdict["problems"] == [] and verdict["card"] == "perl-house"
+    deals = int(re.search(r"after (\d+) deals", out).group(1))  # type: ignore[union-attr]
+    assert verdict["deals_ended"] == list(range(1, deals + 1))
+    seen = verdict["seen"]
+    assert seen["convention_cards"] == seen["deal_started"] == deals
+    assert seen["your_turn"] == 8 * deals and seen["match_ended"] == 1
+    assert seen["played"] == 32 * deals  # every card of the table, its own included
+
+
+# Crashes at its third move the first time it runs; every run notes the lines it got.
+RESTARTED = '''
+import json, sys
+from pathlib import Path
+
+first = not Path("crashed").exists()
+with open("lines.txt", "a") as notes:
+    notes.write("start\\n")
+    for line in sys.stdin:
+        msg = json.loads(line)
+        notes.write(f"{msg['type']} {msg.get('deal', '')}\\n")
+        notes.flush()
+        if msg["type"] == "your_turn":
+            if first and msg["play"] == 3:
+                Path("crashed").touch()
+                sys.exit(1)
+            print(msg["hand"][0], flush=True)
+'''
+
+
+async def test_a_restarted_program_is_told_the_cards_again(server_port: int,
+                                                           tmp_path: Path) -> None:
+    """The new process knows nothing of the old one's lines: with --exec-events all its
+    first line is the deal's convention_cards, then the your_turn it answers."""
+    (tmp_path / "restarted.py").write_text(RESTARTED)
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", "--exec",
+                         f"{sys.executable} restarted.py", "--exec-events", "all",
+                         "--target", "30", cwd=tmp_path)
+    out, _ = _finished(done)
+    assert "moves the fallback played: 1 crash" in out
+    runs = (tmp_path / "lines.txt").read_text().split("start\n")[1:]
+    assert len(runs) == 2
+    first, second = (run.splitlines() for run in runs)
+    assert first[0] == "table_state 0" and first.count("convention_cards 1") == 1
+    assert second[:2] == ["convention_cards 1", "your_turn 1"]
+    assert second.count("convention_cards 1") == 1

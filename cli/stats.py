@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..server.record_events import RecordError, read_record
 from ..server.record_stats import HOW, Line, Stats
-from .terminal import printable, write_out
+from .terminal import printable
 
 __all__ = ["add_arguments", "format_stats", "run"]
 
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         failed = True
     # Names are what players typed: every line is escaped on its own (JSON escapes itself).
-    text = json.dumps(stats.as_json(), indent=2) if args.json \
-        else printable("\n".join(format_stats(stats)))
-    write_out(text)
+    # A reader gone early (| head) is cli/main.py's to end quietly, as for every command.
+    print(json.dumps(stats.as_json(), indent=2) if args.json
+          else printable("\n".join(format_stats(stats))))
     return 2 if failed else 0

@@ -7,12 +7,11 @@ Log lines get the same treatment through :func:`configure_logging`.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 
 from ..protocol.text import escape_text
 
-__all__ = ["EscapingFormatter", "configure_logging", "printable", "write_out"]
+__all__ = ["EscapingFormatter", "configure_logging", "printable"]
 
 LOG_FORMAT = "%(asctime)s %(name)s %(levelname)s %(message)s"
 
@@ -37,17 +36,3 @@ def printable(lines: str) -> str:
     a line can clear the screen, retitle the window or reorder what is shown."""
     return "\n".join(escape_text(line) for line in lines.split("\n"))
 
-
-def write_out(text: str) -> bool:
-    """Write ``text`` and a newline to standard output; False, quietly, if the reader has
-    gone (``jackal stats ... | head``)."""
-    try:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # Python flushes stdout again at exit and would complain there: give it a sink.
-        sink = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(sink, sys.stdout.fileno())
-        os.close(sink)
-        return False
-    return True

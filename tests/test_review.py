@@ -17,8 +17,9 @@ from conftest import RunJackal
 from jackal.game.cards import Card
 from jackal.game.conventions import ConventionCard, card_from_json
 from jackal.game.deal import Deal
+from jackal.game.explain import explain_play
 from jackal.game.honesty import verdict
-from jackal.game.seats import SEATS, Seat
+from jackal.game.seats import SEATS, Seat, Team
 from jackal.server.table import Table
 from lan_support import JACKAL, TIMEOUT, TMUX, ServerProcess, Tmux, create_table
 from record_support import lines, record_match, rewrite
@@ -34,24 +35,26 @@ class RecordedDeal:
         self.plays: list[tuple[Seat, Card]] = []
         self.restored_before: int | None = None  # the play a restart came before
         self.result: dict[str, Any] | None = None
+        self.cards: dict[Team, ConventionCard] = {}  # the cards in force
 
 
-def read_deals(path: Path) -> tuple[list[RecordedDeal], dict[str, ConventionCard]]:
+def read_deals(path: Path) -> list[RecordedDeal]:
     deals: list[RecordedDeal] = []
-    cards: dict[str, ConventionCard] = {}
+    cards: dict[Team, ConventionCard] = {}
     for event in lines(path):
         kind = event["event"]
         if kind == "conventions":
-            cards[event["team"]] = card_from_json(json.dumps(event["card"]))
+            cards[Team(event["team"])] = card_from_json(json.dumps(event["card"]))
         elif kind == "deal":
             deals.append(RecordedDeal(event))
+            deals[-1].cards = dict(cards)
         elif kind == "play":
             deals[-1].plays.append((Seat(event["seat"]), Card.parse(event["card"])))
         elif kind == "restored" and deals and deals[-1].result is None:
             deals[-1].restored_before = len(deals[-1].plays) + 1
         elif kind == "result":
             deals[-1].result = event
-    return deals, cards
+    return deals
 
 
 def hand_line(screen: str, seat: Seat) -> set[str]:
@@ -103,7 +106,7 @@ def restored_bots_match(tmp: Path) -> Path:
 def test_review_steps_through_a_restored_server_match_in_a_terminal(
         tmp_path: Path, run_jackal: RunJackal) -> None:
     path = restored_bots_match(tmp_path)
-    deals, _ = read_deals(path)
+    deals = read_deals(path)
     (where,) = [i for i, deal in enumerate(deals) if deal.restored_before is not None]
     restart = deals[where].restored_before
     assert restart is not None and len(deals) >= 1
@@ -153,9 +156,10 @@ def test_review_steps_through_a_restored_server_match_in_a_terminal(
 
 
 def record_with_a_lie(directory: Path) -> tuple[Path, int]:
-    """A match at a real recorded Table in which every seat plays its first honest card,
-    except N, whose first card makes a false statement on purpose while an honest one
-    was in hand. Returns the record and the play number of the lie."""
+    """Two deals at a real recorded Table in which every seat plays its first honest
+    card, except N, whose first card of deal 1 makes a false statement on purpose while
+    an honest one was in hand; EW change to the advanced card between the deals.
+    Returns the record and the play number of the lie."""
     lies: list[int] = []
 
     def choose(table: Table) -> Card:
@@ -169,7 +173,15 @@ def record_with_a_lie(directory: Path) -> tuple[Path, int]:
             return false[0]
         return found.allowed[0]
 
-    made = record_match(directory, seed=11, humans=tuple(SEATS), choose=choose)
+    def between(table: Table) -> bool:
+        if table.status == "between_deals" and table.conventions[Team.EW].name != "advanced":
+            east = table.seats[Seat.E].peer
+            assert east is not None
+            table.set_conventions(east, "advanced")
+        return len(table.match.results) == 2
+
+    made = record_match(directory, seed=11, target=1000, humans=tuple(SEATS), choose=choose,
+                        until=between)
     assert lies
     return made.path, lies[0]
 
@@ -177,37 +189,45 @@ def record_with_a_lie(directory: Path) -> tuple[Path, int]:
 def test_the_review_marks_are_the_honesty_verdicts(tmp_path: Path,
                                                    run_jackal: RunJackal) -> None:
     path, lie = record_with_a_lie(tmp_path)
-    (deal, *_), cards = read_deals(path)
-    done = run_jackal("review", "--text", "--deal", "1", str(path))
+    deals = read_deals(path)
+    assert [deal.cards[Team.EW].name for deal in deals] == ["beginner", "advanced"]
+    done = run_jackal("review", "--text", str(path))
     assert done.returncode == 0, done.stderr
     shown = points(done.stdout)
-    assert len(shown) == 33
-    hands = {seat: list(deal.deal.dealt_hand(seat)) for seat in SEATS}
-    falses = []
-    for number, (seat, card) in enumerate(deal.plays, start=1):
-        found = verdict(cards[seat.team.value], hands[seat], deal.plays[:number - 1], seat)
-        (said,) = re.findall(r"^  signal   (.*)$", shown[number], re.M)
-        if not found.meaningful:
-            assert said.startswith("no statement"), (number, said)
-        elif found.is_false(card):
-            falses.append(number)
-            assert said.startswith(f"FALSE of {seat}'s hand"), (number, said)
-            if found.avoidable(card):
-                honest = " ".join(str(c) for c in sorted(found.honest,
-                                                         key=lambda c: (c.rank, c)))
-                assert said.endswith(f"honest cards were in hand: {honest}"), said
-        else:
-            assert said.startswith(f"true of {seat}'s hand"), (number, said)
-        hands[seat].remove(card)
-    assert lie in falses
-    # In the rows at the end, exactly the false cards carry the mark.
-    end = shown[32]
-    for seat in SEATS:
-        (row,) = [line for line in end.splitlines() if line.startswith(f" {seat} ")]
-        marked = re.findall(r"(\w\w)!", row[42:])
-        mine = [str(card) for number, (who, card) in enumerate(deal.plays, start=1)
-                if who is seat and number in falses]
-        assert marked == mine, (seat, row)
+    assert len(shown) == 66
+    falses: dict[int, list[int]] = {1: [], 2: []}
+    for number, deal in enumerate(deals, start=1):
+        for point, (seat, card) in enumerate(deal.plays, start=1):
+            screen = shown[33 * (number - 1) + point]
+            assert screen.startswith(f"Deal {number} of 2:")
+            history = deal.plays[:point]
+            # What it meant: under the card in force for this deal.
+            index = sum(1 for who, _ in history if who is seat)
+            meaning = explain_play(deal.cards[seat.team], history, seat, index).text
+            assert f"\n  meaning  {meaning}\n" in screen
+            hand = [c for c in deal.deal.dealt_hand(seat) if (seat, c) not in history[:-1]]
+            found = verdict(deal.cards[seat.team], hand, history[:-1], seat)
+            (said,) = re.findall(r"^  signal   (.*)$", screen, re.M)
+            if not found.meaningful:
+                assert said.startswith("no statement"), (point, said)
+            elif found.is_false(card):
+                falses[number].append(point)
+                assert said.startswith(f"FALSE of {seat}'s hand"), (point, said)
+                if found.avoidable(card):
+                    honest = " ".join(str(c) for c in sorted(found.honest,
+                                                             key=lambda c: (c.rank, c)))
+                    assert said.endswith(f"honest cards were in hand: {honest}"), said
+            else:
+                assert said.startswith(f"true of {seat}'s hand"), (point, said)
+        # In the rows at the deal's end, exactly the false cards carry the mark.
+        end = shown[33 * number - 1]
+        for seat in SEATS:
+            (row,) = [line for line in end.splitlines() if line.startswith(f" {seat} ")]
+            marked = re.findall(r"(\w\w)!", row[42:])
+            mine = [str(card) for point, (who, card) in enumerate(deal.plays, start=1)
+                    if who is seat and point in falses[number]]
+            assert marked == mine, (seat, row)
+    assert lie in falses[1]
 
 
 def test_text_escapes_names_and_stops_quietly_on_a_closed_pipe(

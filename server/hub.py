@@ -1,7 +1,7 @@
 """The hub: routes each client message to the lobby, a table or the hello desk, and
-runs each table's task (its timers and server-side bots). Handling a message never awaits,
-so one slow client or one busy table holds up no other. The behaviour is docs/PROTOCOL.md's.
-"""
+delivers what they answer (waking the table's task, :mod:`.table_task`). Handling a message
+never awaits, so one slow client or one busy table holds up no other. The behaviour is
+docs/PROTOCOL.md's."""
 
 from __future__ import annotations
 
@@ -64,6 +64,7 @@ from .record_desk import RecordDesk, records_unavailable
 from .restore import restore_tables
 from .session import Session
 from .table import Outbox, Table, TableOptions
+from .table_task import TableTasks
 from .tokens import new_invite
 from .transport import Flusher
 
@@ -103,9 +104,10 @@ class Hub:
         #: Who created each open table, and from which address (for
         #: ``max_tables_per_connection`` and ``max_tables_per_address``).
         self._creators: dict[Table, tuple[Session, str]] = {}
-        self.records = RecordDesk(config, self.send, self._poke)
-        self._wake: dict[str, trio.Event] = {}
-        self._status_seen: dict[str, tuple[str, int]] = {}
+        self.records = RecordDesk(config, self.send, lambda table: self.tasks.poke(table))
+        #: Each table's task (its timers and server-side bots).
+        self.tasks = TableTasks(config, self.lobby, self.bots, self.hints, self.records,
+                                self.send, self._creator_here, self._table_gone)
         self._nursery: trio.Nursery | None = None
         self._numbers = 0
         self.closing = False
@@ -125,12 +127,11 @@ class Hub:
         for table, record in restore_tables(self.config.records_dir, trio.current_time()):
             self.lobby.add(table)
             self.records.adopt(table, record)
-            # The restored deal already started (and was logged) before the restart: the
-            # "restored" line says where it stands, so don't log it as starting again.
-            self._status_seen[table.id] = (table.status, table.match.deal_number)
             log.info("table %s restored from %s (deal %d, status %s)", table.id, record.path,
                      table.match.deal_number, table.status)
-            nursery.start_soon(self.run_table, table)
+            # The restored deal already started (and was logged) before the restart: the
+            # "restored" line says where it stands, so don't log it as starting again.
+            self.tasks.start(nursery, table, restored=True)
 
     def next_number(self) -> int:
         self._numbers += 1
@@ -162,24 +163,7 @@ class Hub:
         for session, data in lines.items():
             session.send_line(data)
         if table is not None:
-            self.wake(table)
-
-    def wake(self, table: Table) -> None:
-        """Something happened at ``table``: log news, and let its task look again if it
-        may have something to do."""
-        seen = self._status_seen.get(table.id)
-        if seen != (table.status, table.match.deal_number):
-            self._status_seen[table.id] = (table.status, table.match.deal_number)
-            if table.status == "playing":
-                log.info("table %s: deal %d started", table.id, table.match.deal_number)
-        # The task acts on bot turns, deadlines and status changes only. While humans play
-        # a deal with no timer running none of those is due, so leave it asleep: this is
-        # the hot path of a busy server. (A deadline it already sleeps on that was since
-        # cancelled, e.g. by a player coming back, wakes it for a tick that does nothing.)
-        if (table.status == "playing" and table.bot_turn() is None
-                and table.next_deadline() is None):
-            return
-        self._poke(table)
+            self.tasks.wake(table)
 
     # ------------------------------------------------------------------ connections
 
@@ -198,7 +182,7 @@ class Hub:
             # tasks look at their timers again.
             for table, (creator, _host) in self._creators.items():
                 if creator is session:
-                    self._poke(table)
+                    self.tasks.poke(table)
         gone = self.lobby.disconnect(session, trio.current_time())
         if gone is not None:
             self.send(gone[1], gone[0])
@@ -383,7 +367,7 @@ class Hub:
         log.info("table %s %r created by connection #%d (target %d%s)", table.id, table.name,
                  session.number, msg.target, ", private" if msg.private else "")
         assert self._nursery is not None
-        self._nursery.start_soon(self.run_table, table)
+        self.tasks.start(self._nursery, table)
 
     def _join(self, session: Session, msg: Join) -> None:
         self.records.check_writable(self.lobby.get(msg.table))
@@ -456,140 +440,18 @@ class Hub:
 
     # ------------------------------------------------------------------ tables
 
-    async def run_table(self, table: Table) -> None:
-        """The table's own task: timers and server-side bots; then it leaves the lobby.
-
-        A table is removed from the lobby when its match is over, nobody is left at
-        it and no seat is held for a player who was away at the end, or when nobody has
-        attended it for ``unattended_seconds``. A bug in one table is logged and closes
-        that table only.
-        """
-        table.unseated_deal_limit = self.config.max_unseated_deals
-        try:
-            while True:
-                abandoned = await self._play(table)
-                if abandoned is not None:
-                    break
-                log.info("table %s: match over, %s wins", table.id, table.match.winner)
-                await self._linger(table)
-                if table.status == "over":
-                    break
-                log.info("table %s: rematch", table.id)  # its players play again
-            if abandoned is not None:
-                log.info("table %s: %s, removed", table.id, abandoned)
-                table.close(abandoned)
-                why = _CLOSED_BECAUSE.get(abandoned)
-                if why is not None:
-                    self.send(table.broadcast(Error(code=ErrorCode.TABLE_CLOSED.value,
-                                                    message=why)))
-        except Exception:
-            log.exception("table %s failed and is closed", table.id)
-            self.send(table.fail())
-        finally:
-            self._wake.pop(table.id, None)
-            self._status_seen.pop(table.id, None)
-            self.bots.forget(table.id)
-            self.hints.forget(table)
-            creator = self._creators.pop(table, None)
-            if creator is not None:
-                creator[0].tables_created -= 1
-                self.addresses.table_gone(creator[1])
-            self.lobby.remove(table)
-            self.records.drop(table)
-
-    def _poke(self, table: Table) -> None:
-        """Wake ``table``'s task whatever it waits for (its timers changed)."""
-        event = self._wake.get(table.id)
-        if event is not None:
-            event.set()
-
     def _creator_here(self, table: Table) -> bool:
         """The connection that created ``table`` is still open (False for a table
         restored from its record: its creator's connection ended with the old server)."""
         creator = self._creators.get(table)
         return creator is not None and creator[0] in self.sessions
 
-    def _new_wake(self, table: Table) -> trio.Event:
-        wake = self._wake[table.id] = trio.Event()
-        return wake
-
-    async def _play(self, table: Table) -> str | None:
-        """Run the match to its end (None), or until nobody has attended the table for
-        long enough: ``idle`` (nobody ever took a seat, not even a bot, and nobody watches:
-        ``idle_table_seconds``, or ``orphan_table_seconds`` once its creator has left)
-        or ``unattended`` (seats taken, but no person connected and nobody watching:
-        ``unattended_seconds``, whatever the status)."""
-        alone_since: float | None = None
-        while table.status != "over":
-            if self.records.full(table):
-                return "record_full"
-            if table.halted is not None:
-                return table.halted
-            now = trio.current_time()
-            stop: float | None = None
-            if table.attended:
-                alone_since = None
-            else:
-                alone_since = now if alone_since is None else alone_since
-                idle = table.status == "waiting" and table.is_empty
-                if not idle:
-                    wait = self.config.unattended_seconds
-                elif self._creator_here(table):
-                    wait = self.config.idle_table_seconds
-                else:
-                    wait = min(self.config.idle_table_seconds,
-                               self.config.orphan_table_seconds)
-                stop = alone_since + wait
-                if now >= stop:
-                    return "idle" if idle else "unattended"
-            wake = self._new_wake(table)
-            seat = table.bot_turn()
-            if seat is not None:
-                await self._bot_move(table, seat)
-                continue
-            deadline = table.next_deadline()
-            if stop is not None:
-                deadline = stop if deadline is None else min(deadline, stop)
-            with trio.move_on_at(deadline if deadline is not None else math.inf):
-                await wake.wait()
-            self.send(table.tick(trio.current_time()), table)
-        return None
-
-    async def _linger(self, table: Table) -> None:
-        """Keep a finished table listed while anyone is still at it, or while a player
-        who was away at the end may still reclaim the seat to see it (a held seat); until
-        a rematch starts a new match there."""
-        while table.status == "over" and (table.audience()
-                                          or table.next_deadline() is not None):
-            wake = self._new_wake(table)
-            deadline = table.next_deadline()
-            with trio.move_on_at(deadline if deadline is not None else math.inf):
-                await wake.wait()
-            self.send(table.tick(trio.current_time()), table)
-
-    async def _bot_move(self, table: Table, seat: Seat) -> None:
-        slot = table.seats[seat]
-        strategy = slot.strategy or table.substitute(seat)
-        version = table.version
-        pause = 0.0
-        if table.clock.due is not seat and any(s.peer is not None for s in table.humans):
-            # A pause so the people at the table can follow the round card by card. The
-            # bot thinks during it, and its card leaves when the pause (or the floor, if
-            # longer) is over, never when the thinking ends: that time would show the hand.
-            pause = self.config.bot_pause_seconds
-        card = await self.bots.choose(table.id, seat, strategy, table.bot_view(seat),
-                                      attended=table.people_playing, at_least=pause)
-        if table.version != version or table.bot_turn() is not seat:
-            return  # the table moved on while the bot thought (e.g. its player came back)
-        self.send(table.bot_play(seat, card, trio.current_time()), table)
-
-
-#: What everyone at a table the server closes is told (``table_closed``), by reason.
-_CLOSED_BECAUSE = {
-    "record_full": "this table's match record reached its size cap: the table is closed",
-    "deal_limit": "no person sits at this table and its bots have played the most deals "
-                  "allowed: the table is closed",
-}
+    def _table_gone(self, table: Table) -> None:
+        """``table``'s task ended: its creator may open another one."""
+        creator = self._creators.pop(table, None)
+        if creator is not None:
+            creator[0].tables_created -= 1
+            self.addresses.table_gone(creator[1])
 
 
 def _clock(asked: float | None, default: float | None, least: float) -> float | None:

@@ -263,7 +263,7 @@ def _row(deal: ReviewDeal, seat: Seat, point: int, experts: ExpertCache) -> Line
         other = experts.get(deal, number)
         mark += "*" if other is not None and other.rank != card.rank else ""
         style = "class:current" if number == point else ""
-        line += [(style, str(card)), ("class:mark", f"{mark:<2}")]
+        line += [(style, str(card)), ("class:mark", f"{mark:<2} ")]
     return line
 
 
@@ -311,13 +311,16 @@ def point_lines(review: Review, deal: ReviewDeal, point: int, experts: ExpertCac
                          [("", _fit(f"Cards: {cards}.  Before the deal: {scores} "
                                     f"(target {deal.target})", width))],
                          [("class:dim", _fit("  ".join(f"{seat} {deal.players[seat]}"
-                                                       for seat in SEATS), width))],
-                         [("class:label", "   hand now" + " " * 30 + "row (played)")]]
-    hands = deal.hands(point)
+                                                       for seat in SEATS), width))]]
+    hands = {seat: _cards(cards) for seat, cards in deal.hands(point).items()}
+    # A seat's hand and row hold 13 cards between them, so the hands' column narrows as
+    # the rows grow and a line never passes 59 columns.
+    column = max(len("hand now"), *(len(hand) for hand in hands.values()))
+    lines.append([("class:label", f"   {'hand now':<{column}}  row (played)")])
     turn = deal.history[point][0] if point < deal.plays else None
     for seat in SEATS:
         style = "class:turn" if seat is turn else ""
-        lines.append([(style, f" {seat} "), ("", f"{_cards(hands[seat]):<39}  "),
+        lines.append([(style, f" {seat} "), ("", f"{hands[seat]:<{column}}  "),
                       *_row(deal, seat, point, experts)])
     lines.append([("class:dim", "   ! a false signal   * the expert would have played "
                                "another rank")])

@@ -57,10 +57,17 @@ def read_deals(path: Path) -> list[RecordedDeal]:
     return deals
 
 
-def hand_line(screen: str, seat: Seat) -> set[str]:
-    """The cards of ``seat``'s hand as the screen shows them (before its row)."""
+def seat_line(screen: str, seat: Seat) -> tuple[str, str]:
+    """``seat``'s hand and row as the screen shows them (the hand's cards are one space
+    apart, and two or more spaces end it)."""
     (line,) = [line for line in screen.splitlines() if line.startswith(f" {seat} ")]
-    return set(line[3:42].split())
+    hand, _, row = line[3:].strip().partition("  ")
+    return hand, row
+
+
+def hand_line(screen: str, seat: Seat) -> set[str]:
+    """The cards of ``seat``'s hand as the screen shows them."""
+    return set(seat_line(screen, seat)[0].split())
 
 
 def expert_card(screen: str) -> str | None:
@@ -222,8 +229,8 @@ def test_the_review_marks_are_the_honesty_verdicts(tmp_path: Path,
         # In the rows at the deal's end, exactly the false cards carry the mark.
         end = shown[33 * number - 1]
         for seat in SEATS:
-            (row,) = [line for line in end.splitlines() if line.startswith(f" {seat} ")]
-            marked = re.findall(r"(\w\w)!", row[42:])
+            _, row = seat_line(end, seat)
+            marked = re.findall(r"(\w\w)!", row)
             mine = [str(card) for point, (who, card) in enumerate(deal.plays, start=1)
                     if who is seat and point in falses[number]]
             assert marked == mine, (seat, row)

@@ -273,17 +273,21 @@ def _signal_text(deal: ReviewDeal, point: int) -> tuple[str, str]:
     meaning = deal.meaning(point).data
     if found.kind == "none":
         return "", "no statement, nothing to be true or false"
-    held = ""
+    held, nothing = "", found.kind == "promise"
     rank = meaning.get("rank")
     if isinstance(rank, int):
         count = sum(1 for card in deal.hands(point)[seat] if card.rank == rank)
-        held = f": {seat} then held {count} of the {rank_word(rank, plural=True)}"
+        held = f" ({seat} then held {count} of the {rank_word(rank, plural=True)})"
+        # A promise short of its count is honest only as the "nothing to promise" card.
+        nothing = (meaning.get("kind") == "promise" and count < meaning.get("count", 2)
+                   and bool(meaning.get("may_be_fallback")))
+    said = " as \"nothing new to promise\"" if nothing else ""
     if not found.false:
-        return "class:true", f"true of {seat}'s hand{held}"
+        return "class:true", f"true of {seat}'s hand{said}{held}"
     if found.avoidable:
-        return "class:false", (f"FALSE of {seat}'s hand{held}; honest cards were in hand: "
-                               f"{_cards(found.honest)}")
-    return "class:false", f"FALSE of {seat}'s hand{held}; no honest card was in hand"
+        return "class:false", (f"FALSE of {seat}'s hand{said}{held}; honest cards were in "
+                               f"hand: {_cards(found.honest)}")
+    return "class:false", f"FALSE of {seat}'s hand{said}{held}; no honest card was in hand"
 
 
 def _expert_text(deal: ReviewDeal, point: int, expert: Card | None) -> tuple[str, str]:

@@ -29,7 +29,7 @@ PROTOCOL_VERSION = 1
 #: docs/PROTOCOL.md, "Versions and features"): each names an addition to protocol 1.
 FEATURES = ("your_turn", "sync", "seat_kinds", "question_text", "table_first",
             "victory_points", "hints", "private_tables", "chat", "pause", "snapshot",
-            "rematch")
+            "rematch", "deal_summary")
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
@@ -365,7 +365,7 @@ class PauseInfo(msgspec.Struct, omit_defaults=True):
     agreed: list[Seat] = msgspec.field(default_factory=list)
 
 
-class DealSummary(msgspec.Struct):
+class DealSummary(msgspec.Struct, omit_defaults=True):
     """One scored deal of the match, as ``table_state.history`` lists them."""
 
     deal: int
@@ -376,6 +376,12 @@ class DealSummary(msgspec.Struct):
     victory_points: int
     #: The match scores after this deal.
     scores: dict[Team, int]
+    #: (``deal_summary``) Each partnership's penalty minus its best keep with both hands
+    #: known: what missing information cost it this deal.
+    information_cost: dict[Team, int] | None = None
+    #: (``deal_summary``) The same for the expert pair on the same hands, once the server
+    #: has worked it out (``expert_cost``); absent before, and at tables of bots alone.
+    expert_cost: dict[Team, int] | None = None
 
 
 class OpenQuestion(msgspec.Struct, omit_defaults=True):
@@ -517,6 +523,14 @@ class GroupInfo(msgspec.Struct):
     penalty: int
 
 
+class BestKeepInfo(msgspec.Struct):
+    """A partnership's best keep with both hands known: the five cards each partner keeps
+    and the team penalty they score."""
+
+    hands: dict[Seat, list[Card]]
+    penalty: int
+
+
 class DealEnded(_Server, tag="deal_ended"):
     deal: int
     hands: dict[Seat, list[Card]]
@@ -531,6 +545,22 @@ class DealEnded(_Server, tag="deal_ended"):
     #: Seconds until the next deal starts (sooner if every human seat says ``ready``);
     #: absent when the match is over or the next deal starts at once.
     next_deal_in: float | None = None
+    #: (``deal_summary``) The 13 cards each seat was dealt: public once the deal is over,
+    #: never sent before.
+    dealt: dict[Seat, list[Card]] | None = None
+    #: (``deal_summary``) Each partnership's best keep with both hands known.
+    best: dict[Team, BestKeepInfo] | None = None
+    #: (``deal_summary``) Each partnership's penalty minus its best.
+    information_cost: dict[Team, int] | None = None
+
+
+class ExpertCost(_Server, tag="expert_cost"):
+    """Server, to everyone at the table, a while after ``deal_ended`` (``deal_summary``):
+    each partnership's information cost when the expert pair plays the same dealt hands
+    under the same convention cards (expert bots at all four seats)."""
+
+    deal: int
+    information_cost: dict[Team, int]
 
 
 class MatchEnded(_Server, tag="match_ended"):
@@ -682,5 +712,5 @@ ServerMessage = (
     | Joined | TableState | DealStarted | Turn | Played | DealEnded | MatchEnded | PlayerJoined
     | PlayerLeft | PlayerReady | PlayerGone | PlayerBack | BotTakeover | ConventionsChanged
     | Explanation | Question | QuestionAsked | AnswerMessage | ServerShutdown | YourTurn | HintReply
-    | HintTaken | ChatMessage | PauseState | Clock | RematchWanted | RematchStarted
+    | HintTaken | ChatMessage | PauseState | Clock | RematchWanted | RematchStarted | ExpertCost
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import math
+from typing import cast
 
 import trio
 
@@ -53,6 +54,7 @@ from .bots import BotPool
 from .canned import HELP
 from .chat import chat_message
 from .config import ServerConfig
+from .deal_summary import ExpertJob
 from .disclosure import resolve_conventions
 from .hello import Greeter
 from .hints import HintDesk
@@ -65,6 +67,7 @@ from .restore import restore_tables
 from .session import Session
 from .table import Outbox, Table, TableOptions
 from .table_task import TableTasks
+from .threadslots import run_behind_moves
 from .tokens import new_invite
 from .transport import Flusher
 
@@ -143,7 +146,8 @@ class Hub:
     # ------------------------------------------------------------------ delivery
 
     def send(self, out: Outbox, table: Table | None = None) -> None:
-        """Deliver a table's outbox (and wake the table's task if given).
+        """Deliver a table's outbox (and wake the table's task if given, and start the
+        expert play-through of a deal it finished).
 
         A message object sent to several recipients is encoded once, and each connection
         gets its lines of this outbox as one piece of bytes (a play sends ``played``,
@@ -163,6 +167,9 @@ class Hub:
         for session, data in lines.items():
             session.send_line(data)
         if table is not None:
+            if table.summaries.due and self._nursery is not None:
+                for job in table.summaries.take_due():
+                    self._nursery.start_soon(self._expert_work, table, job)
             self.tasks.wake(table)
 
     # ------------------------------------------------------------------ connections
@@ -400,6 +407,23 @@ class Hub:
 
     async def _hint_work(self, table: Table, seat: Seat) -> None:
         self.send(await self.hints.work(table, seat))
+
+    async def _expert_work(self, table: Table, job: ExpertJob) -> None:
+        """The expert pair's play-through of a finished deal, in a worker thread behind
+        every bot move and hint (:meth:`ThreadSlots.background`; it pauses while a
+        people's move thinks, as hints do), then told to the table.
+        A failure costs the table that one figure, nothing else."""
+        slots = self.bots.slots
+        limiter = cast(trio.CapacityLimiter, slots.background())
+        try:
+            cost = await trio.to_thread.run_sync(run_behind_moves, slots.no_moves, job.run,
+                                                 limiter=limiter, abandon_on_cancel=True)
+        except Exception:
+            log.exception("table %s: the expert play-through of deal %d failed", table.id,
+                          job.deal)
+            return
+        if self.lobby.tables.get(table.id) is table:  # not closed meanwhile
+            self.send(table.expert_done(job, cost))
 
     def _chat(self, session: Session, msg: Chat, now: float) -> None:
         """A chat line: to the sender's table (the table says who reads it), or to every

@@ -16,6 +16,8 @@ took a hint, at a table that allows them) and ``result``; finally ``match_end``.
 its ``match_start``, deals and ``match_end`` follow, and a restart restores that match.
 ``chat`` lines come whenever they were said (never from a seat during a deal).
 ``question`` and ``answer`` lines (newer records) come where they were asked and answered.
+``expert`` lines (newer records) give the expert pair's cost on a deal, some time after
+its ``result``.
 ``restored`` marks a server restart that took the match up again, ``closed`` a table
 removed without finishing (``idle``, ``failed``).
 
@@ -45,6 +47,7 @@ __all__ = [
     "Closed",
     "ConventionsEvent",
     "DealEvent",
+    "ExpertEvent",
     "HintEvent",
     "MatchEnd",
     "MatchStart",
@@ -225,6 +228,15 @@ class ResultEvent(_Event, tag="result"):
     scores: dict[Team, Points]
 
 
+class ExpertEvent(_Event, tag="expert"):
+    """The expert pair's information cost on deal ``deal`` of the match (the same hands
+    played through by expert bots: ``server/deal_summary.py``). Worked out in a worker
+    thread after the deal's ``result``, so it may come after later lines."""
+
+    deal: DealNumber
+    information_cost: dict[Team, Points]
+
+
 class MatchEnd(_Event, tag="match_end"):
     """A team reached the target."""
 
@@ -257,7 +269,7 @@ class Closed(_Event, tag="closed"):
 
 RecordEvent = (TableEvent | ConventionsEvent | SeatEvent | MatchStart | DealEvent | PlayEvent
                | HintEvent | ResultEvent | MatchEnd | RematchEvent | Restored | Closed | ChatEvent
-               | QuestionEvent | AnswerEvent)
+               | QuestionEvent | AnswerEvent | ExpertEvent)
 
 _decoder = msgspec.json.Decoder(RecordEvent)
 _encoder = msgspec.json.Encoder()

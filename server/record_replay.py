@@ -35,6 +35,7 @@ from .record_events import (
     Closed,
     ConventionsEvent,
     DealEvent,
+    ExpertEvent,
     HintEvent,
     MatchEnd,
     MatchStart,
@@ -86,6 +87,8 @@ class MatchReplay:
     hint_told: tuple[Seat, tuple[int, int]] | None = None
     #: The chat lines, oldest first (at most the table's chat budget of them).
     chat: list[ChatLine] = field(default_factory=list)
+    #: The current match's expert-pair figures (``expert`` lines), by deal number.
+    expert: dict[int, dict[Team, int]] = field(default_factory=dict)
 
     @classmethod
     def begin(cls, header: TableEvent) -> MatchReplay:
@@ -146,6 +149,10 @@ class MatchReplay:
                     self.table_id = table
             case Closed():
                 self.closed = event
+            case ExpertEvent(deal=deal, information_cost=cost):
+                if not 1 <= deal <= len(self.match.results):
+                    raise RecordError(f"an expert figure for deal {deal}, which is not over")
+                self.expert[deal] = dict(cost)
             case ChatEvent():
                 self.chat.append(ChatLine(channel=event.channel, name=event.name,
                                           text=event.text, seat=event.seat))
@@ -210,6 +217,7 @@ class MatchReplay:
             raise RecordError("a 'rematch' before the match ended")
         self.match = Match(seed, self.header.target)
         self.started, self.last_deal, self.ended, self.hint_told = False, None, None, None
+        self.expert = {}
         self.rematches += 1
 
     def complete(self) -> Iterator[Step]:

@@ -81,6 +81,7 @@ def restore_tables(directory: Path, now: float, hold_seconds: float | None = Non
                                            else hold_seconds),
                              recorder=record, hint_told=state.hint_told)
         table.chat.restore(state.chat)
+        table.summaries.expert.update(state.expert)
         restored.append((table, record))
     return restored
 

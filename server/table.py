@@ -28,6 +28,7 @@ from ..protocol.messages import (
     ChatLine,
     Clock,
     Error,
+    ExpertCost,
     Joined,
     MatchEnded,
     MessageId,
@@ -47,6 +48,7 @@ from ..protocol.messages import (
 )
 from . import views
 from .chat import TableChat, chat_message
+from .deal_summary import DealSummaries, ExpertJob
 from .disclosure import Disclosure, PendingQuestion
 from .pause import MAX_REQUESTS, PauseVote
 from .record_events import (
@@ -54,6 +56,7 @@ from .record_events import (
     Closed,
     ConventionsEvent,
     DealEvent,
+    ExpertEvent,
     MatchEnd,
     MatchStart,
     PlayEvent,
@@ -181,8 +184,27 @@ class Table:
         self.chat = TableChat()
         #: A pause asked for or in force (see :mod:`.pause`).
         self.pausing = PauseVote()
+        self._summaries = DealSummaries(self.match.seed)
 
     # ------------------------------------------------------------------ helpers
+
+    @property
+    def summaries(self) -> DealSummaries:
+        """The current match's deal summaries (a new match, a rematch or one restored
+        from its record, starts new ones)."""
+        if self._summaries.match_seed != self.match.seed:
+            self._summaries = DealSummaries(self.match.seed)
+        return self._summaries
+
+    def expert_done(self, job: ExpertJob, cost: Mapping[Team, int]) -> Outbox:
+        """A play-through the hub ran is done: record it and tell everyone at the table
+        (nothing if a rematch has started since). Not recorded once the match is over:
+        ``match_end`` is a finished record's last line (restore reads only that line)."""
+        if not self.summaries.expert_done(job, cost):
+            return []
+        if self.status != "over":
+            self.record(ExpertEvent(deal=job.deal, information_cost=dict(cost)))
+        return self.broadcast(ExpertCost(deal=job.deal, information_cost=dict(cost)))
 
     def record(self, event: RecordEvent) -> None:
         if self.recorder is not None:
@@ -985,8 +1007,12 @@ class Table:
         # Between deals with a person seated, the next deal waits: say how long.
         pause = self.options.between_deals_seconds if winner is None and self.humans \
             else None
-        ended = views.deal_ended(deal, number, result, self.match.scores, pause)
+        ended = views.deal_ended(deal, number, result, self.match.scores, pause,
+                                 self.summaries.best(number))
         self.record(result_event(number, result, self.match.scores))
+        if self.humans:
+            # The expert pair's figure is for people learning; bots alone are not shown it.
+            self.summaries.ask_expert(number, deal.dealer, self.deal_conventions)
         out = self.broadcast(ended)
         if winner is not None:
             self.status = "over"
@@ -1059,9 +1085,14 @@ class Table:
         if self.status in ("between_deals", "over") and self.last_deal is not None \
                 and results:
             last_ended = views.deal_ended(self.last_deal, len(results), results[-1],
-                                          self.match.scores, self._next_deal_in())
+                                          self.match.scores, self._next_deal_in(),
+                                          self.summaries.best(len(results)))
+        summaries = self.summaries
+        information = [summaries.information_cost(number, result)
+                       for number, result in enumerate(results, 1)]
         return dataclasses.replace(
-            self._snapshot(), history=views.history(results, first_dealer(self.match.seed)),
+            self._snapshot(), history=views.history(results, first_dealer(self.match.seed),
+                                                    information, summaries.expert),
             last_ended=last_ended, next_deal_in=self._next_deal_in(),
             questions=self.disclosure.open_questions(),
             clock_stopped=self.clock.stopped is not None)

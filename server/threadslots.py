@@ -18,6 +18,11 @@ an attended move runs (:attr:`ThreadSlots.no_moves`). A flood of hints then slow
 people's tables by little more than the event loop's own work for it
 (tests/test_hardening_hints.py measures it).
 
+Last of all comes *background* work that nobody waits for (the expert pair's
+play-through of a finished deal, ``deal_summary.py``): it starts only when nothing else
+waits and no attended move runs, hints and background work together never hold the last
+of several slots, and it runs behind moves as a hint does.
+
 :meth:`ThreadSlots.lease` returns an object with trio's limiter interface
 (``acquire_on_behalf_of`` / ``release_on_behalf_of``), so it is passed straight to
 ``trio.to_thread.run_sync(..., limiter=...)`` and a slot stays taken until its thread
@@ -39,11 +44,12 @@ __all__ = ["ThreadSlots", "run_behind_moves"]
 T = TypeVar("T")
 
 #: The classes, first served first.
-_ATTENDED, _HINT, _BOTS = 0, 1, 2
+_ATTENDED, _HINT, _BOTS, _BACKGROUND = 0, 1, 2, 3
 
 
 class ThreadSlots:
-    """``total`` slots; attended tables' moves first, then hints, then the others."""
+    """``total`` slots; attended tables' moves first, then hints, then the others, then
+    background work."""
 
     def __init__(self, total: int) -> None:
         self.total = max(1, total)
@@ -51,15 +57,21 @@ class ThreadSlots:
         #: Most hints running at once: all slots but one (one if there is only one).
         self.hint_cap = max(1, self.total - 1)
         self.hints_running = 0
+        #: Background jobs running (they count against ``hint_cap`` with the hints).
+        self.background_running = 0
         self.attended_running = 0
         #: Set while no attended move runs: what a hint's thread waits for.
         self.no_moves = threading.Event()
         self.no_moves.set()
-        self._lots = (trio.lowlevel.ParkingLot(), trio.lowlevel.ParkingLot(),
-                      trio.lowlevel.ParkingLot())
+        self._lots = tuple(trio.lowlevel.ParkingLot() for _ in range(4))
 
     def lease(self, attended: bool, hint: bool = False) -> _Lease:
         return _Lease(self, _kind(attended, hint))
+
+    def background(self) -> _Lease:
+        """A lease for work nobody waits for, served after everything else (run it
+        under :func:`run_behind_moves` with :attr:`no_moves`)."""
+        return _Lease(self, _BACKGROUND)
 
     async def acquire(self, attended: bool, hint: bool = False) -> None:
         await self._acquire(_kind(attended, hint))
@@ -80,17 +92,21 @@ class ThreadSlots:
         await self._lots[kind].park()
 
     def _may_start(self, kind: int) -> bool:
-        return kind != _HINT or (self.hints_running < self.hint_cap
-                                 and self.attended_running == 0)
+        if kind not in (_HINT, _BACKGROUND):
+            return True
+        return (self.hints_running + self.background_running < self.hint_cap
+                and self.attended_running == 0)
 
     def _started(self, kind: int) -> None:
         self.hints_running += kind == _HINT
+        self.background_running += kind == _BACKGROUND
         if kind == _ATTENDED:
             self.attended_running += 1
             self.no_moves.clear()
 
     def _release(self, kind: int) -> None:
         self.hints_running -= kind == _HINT
+        self.background_running -= kind == _BACKGROUND
         if kind == _ATTENDED:
             self.attended_running -= 1
             if self.attended_running == 0:

@@ -7,7 +7,8 @@ The rules of disclosure, in one list:
 - a seat's unplayed cards go only to that seat: in ``deal_started`` (its copy only), in
   ``table_state`` (``hand`` is set only when the recipient sits there) and in
   ``your_turn`` (built from that seat's own knowledge, sent to it alone);
-- ``deal_ended`` shows every seat's five kept cards to everyone: the deal is over;
+- ``deal_ended`` shows every seat's five kept cards and 13 dealt cards to everyone, and
+  the best keeps: the deal is over (no message before it carries a hand but its own);
 - spectators get exactly what an opponent of every seat would get: rows, never hands;
 - an open question's text goes to the asked seat and the asker only; the asker's partner
   learns which card it is about, spectators and the asked seat's partner nothing
@@ -23,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ..bots.yardstick import BestKeep, information_cost
 from ..game.cards import RANK_NAMES, Card
 from ..game.conventions import ConventionCard
 from ..game.deal import Deal
@@ -30,6 +32,7 @@ from ..game.knowledge import SeatKnowledge, TableKnowledge
 from ..game.scoring import DealResult, TeamScore
 from ..game.seats import SEATS, TEAMS, Seat, Team
 from ..protocol.messages import (
+    BestKeepInfo,
     DealEnded,
     DealStarted,
     DealSummary,
@@ -223,8 +226,20 @@ def _groups(score: TeamScore) -> list[GroupInfo]:
 
 
 def deal_ended(deal: Deal, number: int, result: DealResult,
-               scores: Mapping[Team, int], next_deal_in: float | None = None) -> DealEnded:
-    """The end of a deal, the same for everyone: every kept hand is shown now."""
+               scores: Mapping[Team, int], next_deal_in: float | None = None,
+               best: Mapping[Team, BestKeep] | None = None) -> DealEnded:
+    """The end of a deal, the same for everyone: every kept and dealt hand is shown now,
+    with each partnership's ``best`` keep and its information cost when given."""
+    dealt: dict[Seat, list[Card]] | None = None
+    kept_best: dict[Team, BestKeepInfo] | None = None
+    cost: dict[Team, int] | None = None
+    if best is not None:
+        dealt = {seat: _cards(deal.dealt_hand(seat)) for seat in SEATS}
+        kept_best = {team: BestKeepInfo(hands={team.seats[0]: list(best[team].first),
+                                               team.seats[1]: list(best[team].second)},
+                                        penalty=best[team].penalty) for team in TEAMS}
+        cost = {team: information_cost(result.penalty(team), best[team].penalty)
+                for team in TEAMS}
     return DealEnded(
         deal=number,
         hands={seat: _cards(deal.kept(seat)) for seat in SEATS},
@@ -235,12 +250,19 @@ def deal_ended(deal: Deal, number: int, result: DealResult,
         scores={team: scores[team] for team in TEAMS},
         breakdown={team: _groups(result.scores[i]) for i, team in enumerate(TEAMS)},
         next_deal_in=next_deal_in,
+        dealt=dealt,
+        best=kept_best,
+        information_cost=cost,
     )
 
 
-def history(results: Sequence[DealResult], first_dealer: Seat) -> tuple[DealSummary, ...]:
+def history(results: Sequence[DealResult], first_dealer: Seat,
+            information: Sequence[Mapping[Team, int]] = (),
+            expert: Mapping[int, Mapping[Team, int]] | None = None
+            ) -> tuple[DealSummary, ...]:
     """The match so far from its results (public: scores and who won, no cards); the
-    deal passes clockwise from ``first_dealer``."""
+    deal passes clockwise from ``first_dealer``. ``information``: each deal's information
+    cost (in order), ``expert``: the expert pair's, by deal number, where known."""
     out: list[DealSummary] = []
     scores = {team: 0 for team in TEAMS}
     dealer = first_dealer
@@ -250,7 +272,11 @@ def history(results: Sequence[DealResult], first_dealer: Seat) -> tuple[DealSumm
         out.append(DealSummary(deal=number, dealer=dealer,
                                penalty={team: result.penalty(team) for team in TEAMS},
                                winner=result.winner, victory_points=result.points,
-                               scores=dict(scores)))
+                               scores=dict(scores),
+                               information_cost=dict(information[number - 1])
+                               if number <= len(information) else None,
+                               expert_cost=dict(expert[number])
+                               if expert is not None and number in expert else None))
         dealer = dealer.next
     return tuple(out)
 

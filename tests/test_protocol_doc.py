@@ -223,6 +223,7 @@ async def _generate(port: int) -> list[str]:
     hands: dict[str, list[str]] = {}
     turn: list[str] = []
     finished: list[bool] = []
+    expert: set[str] = set()
     card = msgspec.json.encode(builtin_card("beginner")).decode()
     secrets_seen: dict[str, str] = {}
 
@@ -248,6 +249,8 @@ async def _generate(port: int) -> list[str]:
                         turn.append(msg["seat"])
                     if msg["type"] == "match_ended" and who == "N":
                         finished.append(True)
+                    if msg["type"] == "expert_cost":
+                        expert.add(who)
                     out.append(f"{who}< {placeholders(line.decode())}")
                     continue
                 break
@@ -279,6 +282,10 @@ async def _generate(port: int) -> list[str]:
         if plays == PLAYS_PER_DEAL:
             out.append("# the 32nd play ends the deal; a team has reached the target: match over")
         await send(who, _json(type="play", card=hands[who].pop(0), id=plays))
+    out.append("# a while later: what the expert pair loses on the same hands")
+    with trio.fail_after(30):
+        while len(expert) < len(conns):
+            await drain()
     for conn in conns.values():
         await conn.stream.aclose()
     return out

@@ -43,7 +43,8 @@ async def test_the_snapshot_carries_the_match_so_far_the_summary_and_the_countdo
         state = await late.request(type="spectate", table=table)
         assert state["status"] == "between_deals"
         assert _no_countdown(state["last_deal"]) == _no_countdown(ended_1)
-        assert state["history"] == [_summary(ended_1, state["history"][0]["dealer"])]
+        assert state["history"] == [_summary(ended_1, state["history"][0]["dealer"],
+                                         state["history"][0])]
         assert 590.0 < state["next_deal_in"] <= 600.0
         assert "questions" not in state
         # Who is ready shows in the seats: nobody yet, then the player.
@@ -53,7 +54,8 @@ async def test_the_snapshot_carries_the_match_so_far_the_summary_and_the_countdo
         ended_2 = await _play_deal(human)
         synced = await human.request(type="sync")
         assert [entry["deal"] for entry in synced["history"]] == [1, 2]
-        assert synced["history"][1] == _summary(ended_2, synced["history"][1]["dealer"])
+        assert synced["history"][1] == _summary(ended_2, synced["history"][1]["dealer"],
+                                                   synced["history"][1])
         assert synced["history"][1]["scores"] == ended_2["scores"]
         assert synced["history"][0]["dealer"] != synced["history"][1]["dealer"]
         assert _no_countdown(synced["last_deal"]) == _no_countdown(ended_2)
@@ -70,10 +72,15 @@ async def _play_deal(human: RawClient) -> Msg:
     return human.log[-1]
 
 
-def _summary(ended: Msg, dealer: str) -> dict[str, Any]:
-    return {"deal": ended["deal"], "dealer": dealer, "penalty": ended["penalty"],
-            "winner": ended["winner"], "victory_points": ended["victory_points"],
-            "scores": ended["scores"]}
+def _summary(ended: Msg, dealer: str, expert: Msg | None = None) -> dict[str, Any]:
+    """The history entry ``ended`` makes; ``expert``: that entry, whose expert figure (a
+    worker thread's, it may or may not be there yet) is taken as it is."""
+    summary = {"deal": ended["deal"], "dealer": dealer, "penalty": ended["penalty"],
+               "winner": ended["winner"], "victory_points": ended["victory_points"],
+               "scores": ended["scores"], "information_cost": ended["information_cost"]}
+    if expert is not None and "expert_cost" in expert:
+        summary["expert_cost"] = expert["expert_cost"]
+    return summary
 
 
 async def _four(port: int, **options: Any) -> tuple[dict[str, RawClient], RawClient, str]:

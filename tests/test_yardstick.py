@@ -87,7 +87,7 @@ def test_efficiency_interval_covers_like_a_95_percent_interval() -> None:
     assert statistics.stdev(estimates) == pytest.approx(result.half_width / 1.96, rel=0.25)
 
 
-def _brute_force_best(first: tuple[Card, ...], second: tuple[Card, ...]) -> int:
+def brute_force_best(first: tuple[Card, ...], second: tuple[Card, ...]) -> int:
     """Every keep of five from each hand, paired with every keep of the other. Suits never
     score, so keeps with the same ranks are tried once (exact, and 1287**2 pairs fewer)."""
     def keeps(hand: tuple[Card, ...]) -> list[list[int]]:
@@ -109,7 +109,7 @@ def test_best_keep_matches_a_brute_force_over_every_keep(seed: int) -> None:
     hands = deal_hands(seed)
     for first, second in ((hands[0], hands[2]), (hands[1], hands[3])):
         best = best_keep(first, second)
-        assert best.penalty == _brute_force_best(first, second)
+        assert best.penalty == brute_force_best(first, second)
         # The cards it names are five of each hand and score what it says.
         assert len(best.first) == len(best.second) == 5
         assert set(best.first) <= set(first) and set(best.second) <= set(second)

@@ -162,6 +162,13 @@ for line in sys.stdin:
 '''
 
 
+#: A match target no single deal reaches, so there is always a deal 2 to kill the server in:
+#: a deal scores 20 plus the difference of the two penalties (ten cards, at most 20 + 13
+#: each), plus 30 if the winner's is 0. With 150, about one deal 1 in a hundred (greedy
+#: against greedy) ended the match, and the test waited in vain for deal 2.
+TWO_DEALS = 20 + 10 * (20 + 13) + 30 + 1
+
+
 async def test_a_your_turn_only_bot_plays_through_a_server_restart(tmp_path: Path) -> None:
     """SIGKILL the server mid-match, start it again on the same port and records: the
     hosted program, which reads only your_turn, plays every move of the match itself."""
@@ -181,8 +188,8 @@ async def test_a_your_turn_only_bot_plays_through_a_server_restart(tmp_path: Pat
             async def bot() -> None:
                 result.append(await run_bot(
                     "--server", f"127.0.0.1:{port}", "--exec",
-                    f"{sys.executable} turn_only.py moves.jsonl", "--target", "150",
-                    "--fill", "greedy", "--move-seconds", "20", cwd=tmp_path, timeout=120))
+                    f"{sys.executable} turn_only.py moves.jsonl", "--target", str(TWO_DEALS),
+                    "--fill", "greedy", "--move-seconds", "20", cwd=tmp_path, timeout=240))
 
             nursery.start_soon(bot)
             # Kill while the program holds its first move of deal 2: the rest of that deal

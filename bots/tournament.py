@@ -92,10 +92,14 @@ class Entry:
     spec: str
     #: The convention card the entry's partnership declares (a built-in name or a file).
     conventions: str
+    #: What an ``exec:`` program is sent, as ``jackal bot --exec-events``: ``your_turn``
+    #: lines only, or every event and the whole cards too.
+    events: Literal["your_turn", "all"] = "your_turn"
 
     def as_json(self) -> dict[str, str]:
+        extra = {"events": self.events} if self.kind == "exec" else {}
         return {"name": self.name, "kind": self.kind, "spec": self.spec,
-                "conventions": self.conventions}
+                "conventions": self.conventions, **extra}
 
 
 def parse_entry(text: str, conventions: str | None = None) -> Entry:

@@ -17,6 +17,7 @@ once.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import secrets
@@ -52,7 +53,8 @@ entries (NAME=SPEC; each entry plays both seats of its partnership):
                          by the server
   NAME=exec:COMMAND      a program run as 'jackal bot --exec' runs it: one your_turn JSON
                          line in on stdin, one card out on stdout, per move; each copy
-                         in its own sandbox (see --sandbox)
+                         in its own sandbox (see --sandbox); with --exec-events
+                         NAME=all, every event and the whole cards as well
   NAME=cmd:COMMAND       a full protocol client that joins the seat itself with its
                          invitation code; the command may use
                          {" ".join(PLACEHOLDERS)}
@@ -79,6 +81,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--conventions", action="append", default=[], metavar="NAME=CARD",
                         help="the convention card entry NAME declares (a built-in name or "
                              "a file); default: a strategy's own card, none for programs")
+    parser.add_argument("--exec-events", action="append", default=[], metavar="NAME=all",
+                        help="exec: entry NAME's program gets every event of its seat and "
+                             "the whole convention cards too, as jackal bot --exec-events "
+                             "all (default your_turn: only the lines it answers)")
     parser.add_argument("--boards", type=int, default=4, metavar="N",
                         help="boards per pair of entries; board b is deal 1 of a match "
                              "with seed S+b, played once each way round (default 4)")
@@ -131,8 +137,10 @@ def _fail(message: str) -> int:
     return 2
 
 
-def parse_entries(specs: Sequence[str], cards: Sequence[str]) -> list[Entry]:
-    """The ``--entry`` options with their ``--conventions``; raises ``MalformedInput``.
+def parse_entries(specs: Sequence[str], cards: Sequence[str],
+                  events: Sequence[str] = ()) -> list[Entry]:
+    """The ``--entry`` options with their ``--conventions`` and ``--exec-events``; raises
+    ``MalformedInput``.
 
     A card must pass the server's text rules (protocol/text.py), since it is sent inline:
     a bad one fails here, before anything runs, instead of as a refused table each time."""
@@ -157,7 +165,26 @@ def parse_entries(specs: Sequence[str], cards: Sequence[str]) -> list[Entry]:
         raise MalformedInput(exc.message) from None
     if chosen:
         raise MalformedInput(f"--conventions for an unknown entry: {', '.join(chosen)}")
-    return entries
+    return _with_events(entries, events)
+
+
+def _with_events(entries: list[Entry], events: Sequence[str]) -> list[Entry]:
+    """``entries`` with what their programs are sent (``--exec-events NAME=all``)."""
+    kinds = {entry.name: entry.kind for entry in entries}
+    opted: set[str] = set()
+    for text in events:
+        name, _, value = (part.strip() for part in text.partition("="))
+        if value not in ("your_turn", "all"):
+            raise MalformedInput(f"--exec-events is NAME=all (or NAME=your_turn), not {text!r}")
+        if kinds.get(name) != "exec":
+            raise MalformedInput(f"--exec-events {name}: not an exec: entry (only they are "
+                                 "sent lines)")
+        if value == "all":
+            opted.add(name)
+        else:
+            opted.discard(name)
+    return [dataclasses.replace(entry, events="all") if entry.name in opted else entry
+            for entry in entries]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -172,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
     elif not 0 <= args.seed <= MAX_SEED:
         return _fail(f"--seed must be between 0 and {MAX_SEED}")
     try:
-        entries = parse_entries(args.entry, args.conventions)
+        entries = parse_entries(args.entry, args.conventions, args.exec_events)
         jobs = schedule([entry.name for entry in entries], args.boards, args.seed)
     except MalformedInput as exc:
         return _fail(str(exc))

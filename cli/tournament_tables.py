@@ -241,7 +241,8 @@ async def _host_exec(options: TableOptions, table: str, seat: Seat, invite: str,
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(session.run)
-            result = await play_exec_match(session, program, move_seconds=options.move_seconds)
+            result = await play_exec_match(session, program, move_seconds=options.move_seconds,
+                                           events=entry.events)
             exec_faults[seat] = result.faults
             nursery.cancel_scope.cancel()
     except ClientError as exc:

@@ -10,6 +10,8 @@ plays replayed through ``Deal``), not with the tournament's own code.
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -255,3 +257,30 @@ def test_a_tournament_on_an_existing_server_with_a_password(
         assert seeds == [6, 6, 7, 7]
     finally:
         server.stop()
+
+
+def test_an_exec_entry_opted_in_to_events_hears_each_tables_end(
+        tmp_path: Path, run_jackal: RunJackal) -> None:
+    """--exec-events NAME=all: the entry's copies get every event and the cards, as under
+    jackal bot --exec-events all (the Perl example says so on stderr, which passes
+    through); another exec: entry still gets your_turn lines only."""
+    perl = shutil.which("perl")
+    if perl is None or subprocess.run([perl, "-MJSON::PP", "-e", "1"]).returncode != 0:
+        pytest.skip("perl with JSON::PP is not installed (.ci/run installs it)")
+    results = tmp_path / "results.json"
+    done = run_jackal(
+        "tournament", "--entry", f"ev=exec:{perl} {ROOT / 'examples' / 'events_bot.pl'}",
+        "--entry", f"py=exec:{PY} {ROOT / 'examples' / 'stdin_bot.py'}",
+        "--exec-events", "ev=all", "--boards", "1", "--seed", "4", "--sandbox", "off",
+        "--bot-floor", "0", "--results", str(results), "-q", timeout=120)
+    assert done.returncode == 0, done.stderr
+    standings = {row["name"]: row for row in json.loads(results.read_text())["standings"]}
+    assert (standings["ev"]["events"], standings["py"]["events"]) == ("all", "your_turn")
+    assert standings["ev"]["faults"] == standings["py"]["faults"] == 0
+    # Both tables (one each way round), two copies each: every copy heard the match end.
+    assert done.stderr.count("deal 1: we play none, they play none") == 4
+    assert len(re.findall(r"^match over: we won \d+ of \d+ deals", done.stderr, re.M)) == 4
+    for bad in (["--exec-events", "py=loud"], ["--exec-events", "nobody=all"]):
+        refused = run_jackal("tournament", "--entry", "py=exec:true", "--entry", "g=greedy",
+                             *bad)
+        assert refused.returncode == 2 and "--exec-events" in refused.stderr

@@ -129,7 +129,7 @@ def _keys(state: ReviewState, moved: Callable[[], None]) -> KeyBindings:
         bind(key, move)
 
     @keys.add("q")
-    @keys.add("escape", eager=True)
+    @keys.add("escape")
     @keys.add("c-q")
     @keys.add("c-c")
     def _quit(event: KeyPressEvent) -> None:

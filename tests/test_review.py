@@ -14,11 +14,13 @@ from typing import Any
 
 import pytest
 from conftest import RunJackal
+from jackal.cli.review_model import ExpertCache, load_review
 from jackal.game.cards import Card
 from jackal.game.conventions import ConventionCard, card_from_json
 from jackal.game.deal import Deal
 from jackal.game.explain import explain_play
 from jackal.game.honesty import verdict
+from jackal.game.knowledge import SeatKnowledge
 from jackal.game.seats import SEATS, Seat, Team
 from jackal.server.table import Table
 from lan_support import JACKAL, TIMEOUT, TMUX, ServerProcess, Tmux, create_table
@@ -266,3 +268,26 @@ def test_text_escapes_names_and_stops_quietly_on_a_closed_pipe(
     assert junk.returncode == 2 and "line 1" in junk.stderr
     helped = run_jackal("review", "--help")
     assert "Left/Right" in helped.stdout and "PageUp/PageDown" in helped.stdout
+
+
+def test_the_expert_sees_what_a_bot_in_that_seat_saw_and_always_answers_the_same(
+        tmp_path: Path) -> None:
+    path, _ = record_with_a_lie(tmp_path)
+    review = load_review(path)
+    recorded = read_deals(path)
+    forwards, backwards = ExpertCache(), ExpertCache()
+    for deal, seen in zip(review.deals, recorded, strict=True):
+        live = Deal.from_seed(seen.deal.seed or 0, seen.deal.dealer)
+        for point, (seat, card) in enumerate(seen.plays, start=1):
+            # The view a bot at that seat gets from the live deal (as the arena builds it).
+            bot = SeatKnowledge.from_deal(live, seat, deal_number=deal.number,
+                                          conventions=seen.cards, scores=deal.scores,
+                                          target=deal.target)
+            assert deal.view(point) == bot
+            live.play(card, seat)
+        for point in range(1, deal.plays + 1):
+            forwards.compute(deal, point)
+        for point in range(deal.plays, 0, -1):
+            backwards.compute(deal, point)
+        assert [forwards.get(deal, p) for p in range(1, 33)] == \
+               [backwards.get(deal, p) for p in range(1, 33)]

@@ -18,6 +18,13 @@ ROOT = Path(__file__).resolve().parent.parent
 RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that starts a process is slow as well (``pytest -m "not slow"`` skips it)."""
+    for item in items:
+        if item.get_closest_marker("subprocess") is not None:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def private_state_dir(tmp_path_factory: pytest.TempPathFactory,
                       monkeypatch: pytest.MonkeyPatch) -> Path:

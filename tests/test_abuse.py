@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 import trio
 from jackal.protocol.codec import CLIENT_TYPES, encode
 from jackal.protocol.help import HELP_ENTRIES
@@ -422,6 +423,7 @@ async def abuse_never_reads(server: Server) -> None:
         await host.still_open()
 
 
+@pytest.mark.subprocess
 async def test_server_survives_abuse_while_a_table_plays() -> None:
     # The bots' move-time floor (fair play, not load) would stretch three matches of bots
     # past the time limit; this test is about abuse, so its bots answer at once.
@@ -476,6 +478,7 @@ def test_wrong_field_cases_cover_every_field_of_every_message() -> None:
     assert not isinstance(json.loads(play_card)["card"], str)
 
 
+@pytest.mark.subprocess
 def test_load_benchmark_small_run() -> None:
     """CI's small-size run of bench/server_load.py: zero errors and every field reported."""
     result = subprocess.run(

@@ -108,6 +108,7 @@ def test_wilson_interval_known_values() -> None:
     assert low == 0.0 and high == pytest.approx(0.1611, abs=1e-4)
 
 
+@pytest.mark.subprocess
 def test_cli_json_and_records(tmp_path: Path) -> None:
     records = tmp_path / "out.jsonl"
     proc = subprocess.run(
@@ -131,6 +132,7 @@ def test_cli_json_and_records(tmp_path: Path) -> None:
     assert ew_side["victory_points_per_deal"] == pytest.approx(points, abs=1e-3)
 
 
+@pytest.mark.subprocess
 def test_cli_plain_summary_and_bad_strategy() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "jackal.cli.main", "arena", "--ns", "greedy", "--ew", "random",

@@ -79,6 +79,7 @@ def test_batch_sizes_follow_the_measured_time_per_deal() -> None:
     assert fast.size(remaining=200, threads=2) == 125
 
 
+@pytest.mark.subprocess
 @pytest.mark.usefixtures("no_leftover_processes")
 def test_cli_local_cluster_equals_local_run(tmp_path: Path) -> None:
     config = ArenaConfig(ns="beginner", ew="random", deals=6, seed=17, duplicate=True)
@@ -95,6 +96,7 @@ def test_cli_local_cluster_equals_local_run(tmp_path: Path) -> None:
     assert report["sides"] == {"ns": ns_side.as_json(), "ew": ew_side.as_json()}
 
 
+@pytest.mark.subprocess
 @pytest.mark.usefixtures("no_leftover_processes")
 def test_worker_killed_mid_run_loses_no_deal(tmp_path: Path) -> None:
     config = ArenaConfig(ns="beginner", ew="greedy", deals=16, seed=5)
@@ -150,6 +152,7 @@ def test_worker_killed_mid_run_loses_no_deal(tmp_path: Path) -> None:
         assert by_deal(records) == by_deal(local_records(config)[:4])
 
 
+@pytest.mark.subprocess
 def test_cli_rejects_jobs_with_a_scheduler_address() -> None:
     proc = arena_cli("--ns", "greedy", "--ew", "greedy", "--scheduler", "tcp://127.0.0.1:1",
                      "--jobs", "2")
@@ -189,6 +192,7 @@ except Exception as exc:
 """
 
 
+@pytest.mark.subprocess
 @pytest.mark.usefixtures("no_leftover_processes")
 def test_another_local_process_cannot_use_the_local_cluster() -> None:
     """``--scheduler local``'s cluster speaks TLS with a certificate only this process

@@ -14,11 +14,14 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from jackal.game.cards import Card, parse_card
 from jackal.game.deal import Deal
 from jackal.game.match import deal_seed
 from jackal.game.seats import Seat
 from lan_support import LineClient, ServerProcess
+
+pytestmark = pytest.mark.subprocess
 
 #: Tables played at once: as many as the server thinks through within its floor on two
 #: busy cores. They start a second apart, as a tournament's tables do, so that their

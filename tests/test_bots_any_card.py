@@ -8,6 +8,7 @@ signals than the card declares.
 
 from __future__ import annotations
 
+import pytest
 from card_gen import valid_cards
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,6 +17,8 @@ from jackal.game.conventions import ConventionCard
 from jackal.game.deal import Deal
 from jackal.game.honesty import audit
 from jackal.game.seats import SEATS, Team
+
+pytestmark = pytest.mark.slow
 
 
 def play_through(strategy: str, ours: ConventionCard, theirs: ConventionCard,

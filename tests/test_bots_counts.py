@@ -6,6 +6,7 @@ import itertools
 import random
 
 import numpy as np
+import pytest
 from jackal.bots.counts import COST, best_own_keep, optimum_pair, rank_counts
 from jackal.bots.search import keep_values
 from jackal.game.cards import Card
@@ -29,6 +30,7 @@ def _brute_optimum(first: list[int], second: list[int]) -> int:
     return best
 
 
+@pytest.mark.slow
 def test_optimum_pair_matches_brute_force() -> None:
     for seed in range(4):
         deal = Deal.from_seed(seed)

@@ -92,6 +92,7 @@ def test_expert_keeps_partners_promised_rank() -> None:
     assert str(ExpertStrategy(3).choose(view)) == "3S"
 
 
+@pytest.mark.slow
 def test_expert_beats_greedy_over_a_seeded_sample() -> None:
     # Measured on 2,000 deals: about 35 points of mean penalty better than greedy and
     # 30 better than the baseline. On these 24 deals we ask for a third of that, far

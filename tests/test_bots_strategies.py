@@ -34,6 +34,7 @@ def test_a_seat_needing_a_bot_gets_a_faithful_strong_strategy_seeded_by_its_buil
     assert first.choose(view) == again.choose(view)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(DEALS))
 def test_strategy_plays_only_cards_it_holds(name: str) -> None:
     # The arena itself refuses a card that is not in hand; here we also check the
@@ -52,6 +53,7 @@ def test_strategy_plays_only_cards_it_holds(name: str) -> None:
                 assert sorted(played + kept) == sorted(outcome.record["hands"][seat.value])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(DEALS))
 def test_strategy_is_deterministic_for_a_seed(name: str) -> None:
     config = ArenaConfig(ns=name, ew="random", deals=3, seed=5)

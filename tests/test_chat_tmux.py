@@ -14,7 +14,8 @@ import pytest
 from lan_support import TIMEOUT, TMUX, ServerProcess, Tmux, create_table
 from test_lan_tmux import clients, open_client, shows
 
-pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
+              pytest.mark.subprocess, pytest.mark.tmux]
 
 __all__ = ["clients"]  # the fixture, used by name
 

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from jackal.game.conventions import (
     BUILTIN_CARDS,
     Answer,
@@ -18,6 +19,8 @@ from jackal.game.conventions import (
     card_to_json,
 )
 from jackal.game.explain import describe_card
+
+pytestmark = pytest.mark.subprocess
 
 
 def jackal(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

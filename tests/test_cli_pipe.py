@@ -36,6 +36,7 @@ def run_into_closed_pipe(*args: str, stream: str = "stdout") -> subprocess.Compl
         os.close(write_end)
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("args", [
     ("conventions", "show", "none", "--json"),
     ("conventions", "list"),
@@ -52,6 +53,7 @@ def test_a_closed_stdout_ends_a_command_quietly(args: tuple[str, ...]) -> None:
     assert proc.returncode == EXIT_CLOSED_PIPE, proc.stderr
 
 
+@pytest.mark.subprocess
 def test_a_closed_stdout_ends_replay_quietly(tmp_path: Path) -> None:
     record = record_match(tmp_path)
     proc = run_into_closed_pipe("replay", str(record.path))
@@ -59,6 +61,7 @@ def test_a_closed_stdout_ends_replay_quietly(tmp_path: Path) -> None:
     assert proc.returncode == EXIT_CLOSED_PIPE
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("args", [("--help",), ("serve", "--help"), ("bot", "--help"),
                                   ("--version",)])
 def test_help_into_a_closed_pipe_is_quiet(args: tuple[str, ...]) -> None:
@@ -68,6 +71,7 @@ def test_help_into_a_closed_pipe_is_quiet(args: tuple[str, ...]) -> None:
     assert proc.returncode == 0
 
 
+@pytest.mark.subprocess
 def test_a_closed_stderr_ends_a_failing_command_quietly() -> None:
     proc = run_into_closed_pipe("score", "AS AH", stream="stderr")
     assert proc.stdout == ""

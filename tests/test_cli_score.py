@@ -18,6 +18,7 @@ A = "AS AH AD 7C 7D 9H 9S KC KD KH"  # trips A, pair 7, pair 9, trips K: 50
 B = "2C 3C 4C 5C 6C 8C 9C TC JC QC"  # ten singles: 270
 
 
+@pytest.mark.subprocess
 class TestScore:
     def test_two_hands_human(self, run_jackal: RunJackal) -> None:
         proc = run_jackal("score", A, B)
@@ -91,6 +92,7 @@ class TestScore:
             assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
+@pytest.mark.subprocess
 class TestDemo:
     def test_demo_is_deterministic_and_complete(self, run_jackal: RunJackal) -> None:
         first = run_jackal("demo", "--seed", "7")
@@ -122,6 +124,7 @@ class TestDemo:
                                                                        "2").stdout
 
 
+@pytest.mark.subprocess
 def test_engine_benchmark_prints_one_json_object() -> None:
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "engine.py"), "--deals", "200", "--repeat", "1"],
@@ -154,6 +157,7 @@ def test_readme_quick_start_is_what_ci_runs() -> None:
     assert "Sakaali" in readme and "Tuomas Korppi" in readme and "pagat.com" in readme
 
 
+@pytest.mark.subprocess
 def test_readme_quick_start_says_what_its_lines_do(run_jackal: RunJackal) -> None:
     """Issue 25: the first line exits 2 when scripted, and the `[test]` extra installed Dask
     while the README presented Dask as the `[cluster]` extra. The README now says both,

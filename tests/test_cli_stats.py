@@ -19,6 +19,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 from jackal.bots.yardstick import baseline_keep, optimum_penalty
 from jackal.game.cards import Card
@@ -30,6 +31,8 @@ from jackal.game.seats import Seat
 from lan_support import JACKAL, ROOT, ServerProcess
 from record_support import lines, record_match, rewrite
 from test_server_support import RawClient, alone_with_bots, open_table
+
+pytestmark = pytest.mark.subprocess
 
 RANKS = "A23456789TJQK"
 PARTNER = {"N": "S", "S": "N", "E": "W", "W": "E"}

@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 from conftest import RunJackal
 from jackal.game.cards import Card
@@ -20,6 +21,8 @@ from record_support import lines, record_match, rewrite
 from test_client_bot import run_bot
 from test_client_connection import WELCOME, Peer, start_fake
 from test_client_flood import seat_client
+
+pytestmark = pytest.mark.subprocess
 
 #: Raw characters that must never reach a terminal: ESC, BEL, C1 CSI, RLO, ZWSP.
 RAW = ("\x1b", "\x07", "\x9b", "\u202e", "\u200b")

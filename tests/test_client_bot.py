@@ -15,6 +15,8 @@ from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
 from lan_support import ServerProcess
 
+pytestmark = pytest.mark.subprocess
+
 BOT = [sys.executable, "-m", "jackal.cli.main", "bot"]
 
 

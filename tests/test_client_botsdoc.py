@@ -122,6 +122,7 @@ for line in sys.stdin:
 '''
 
 
+@pytest.mark.subprocess
 async def test_the_exec_fallback_is_the_first_card_of_the_hand(server_port: int,
                                                                 tmp_path: Path) -> None:
     """BOTS.md once called it "the lowest card of the hand" (issue 25): it is the first card

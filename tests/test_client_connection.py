@@ -282,6 +282,7 @@ async def test_a_silent_server_is_pinged_then_given_up() -> None:
         assert seen == [{"type": "ping"}]
 
 
+@pytest.mark.slow
 async def test_an_answered_ping_keeps_a_quiet_link_open() -> None:
     async def script(peer: Peer) -> None:
         while True:

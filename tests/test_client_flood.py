@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 from jackal.client.connection import MAX_EVENT_BYTES, Connection
 from jackal.client.lobby_link import LobbyLink
@@ -79,6 +80,7 @@ def _peak_rss_kb(pid: int) -> int:
     raise AssertionError("no VmHWM")
 
 
+@pytest.mark.subprocess
 async def test_a_flooding_server_cannot_grow_jackal_bot_exec(tmp_path: Path) -> None:
     flag = tmp_path / "answer-now"
     (tmp_path / "slow.py").write_text(PROGRAM)

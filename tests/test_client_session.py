@@ -167,6 +167,7 @@ class SlowStrategy:
         return view.hand[0]
 
 
+@pytest.mark.slow
 async def test_keepalive_continues_while_the_strategy_thinks(nursery: trio.Nursery) -> None:
     config = ServerConfig(port=0, ping_interval=0.1, ping_timeout=0.1,
                           between_deals_seconds=600)

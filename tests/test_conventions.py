@@ -162,6 +162,7 @@ def _cards(draw: st.DrawFn) -> ConventionCard:
                           tolerance=draw(valid_cards()).tolerance)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(_cards())
 def test_any_valid_card_round_trips(card: ConventionCard) -> None:

@@ -18,7 +18,8 @@ from test_lan_tmux import clients, header, human_turns, open_client, shows
 
 __all__ = ["clients"]  # the fixture, shared with test_lan_tmux
 
-pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
+              pytest.mark.subprocess, pytest.mark.tmux]
 
 
 def in_lobby_connected(screen: str) -> bool:

@@ -47,6 +47,7 @@ def test_example_is_small_and_stdlib_only() -> None:
     assert non_stdlib_imports(text) == set()
 
 
+@pytest.mark.subprocess
 async def test_example_creates_a_table_and_plays_the_match(server_port: int) -> None:
     done = await run_example("--host", "127.0.0.1", "--port", str(server_port),
                              "--target", "50")
@@ -57,6 +58,7 @@ async def test_example_creates_a_table_and_plays_the_match(server_port: int) -> 
     assert done.stderr.decode() == ""  # no server error along the way
 
 
+@pytest.mark.subprocess
 async def test_example_joins_a_given_table_and_seat(server_port: int) -> None:
     table = await table_with_bots(server_port, "NES", target=30, strategy="random")
     done = await run_example("--port", str(server_port), "--table", table,

@@ -33,6 +33,7 @@ def _finished(done: subprocess.CompletedProcess[bytes]) -> tuple[str, str]:
     return out, err
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("example, runtime", [("stdin_bot.py", sys.executable),
                                               ("stdin_bot.js", "node")])
 async def test_example_stdin_bots_finish_a_match(server_port: int, example: str,
@@ -47,6 +48,7 @@ async def test_example_stdin_bots_finish_a_match(server_port: int, example: str,
     assert "deal 1 play 8:" in err and "fallback" not in err
 
 
+@pytest.mark.subprocess
 async def test_example_events_bot_tells_the_story_of_the_match(server_port: int) -> None:
     """examples/events_bot.pl (core Perl) opts in to every event: it reads the cards in
     force each deal, each deal's result and the match's end, and says so on stderr."""
@@ -97,6 +99,7 @@ for line in sys.stdin:
 '''
 
 
+@pytest.mark.subprocess
 async def test_faults_fall_back_to_a_legal_card_and_restart_the_program(
         server_port: int, tmp_path: Path) -> None:
     (tmp_path / "clumsy.py").write_text(CLUMSY)
@@ -112,6 +115,7 @@ async def test_faults_fall_back_to_a_legal_card_and_restart_the_program(
     assert int((tmp_path / "moves.txt").read_text()) >= 8
 
 
+@pytest.mark.subprocess
 async def test_a_program_that_always_crashes_is_not_restarted_forever(
         server_port: int) -> None:
     done = await run_bot("--server", f"127.0.0.1:{server_port}", "--exec",
@@ -122,6 +126,7 @@ async def test_a_program_that_always_crashes_is_not_restarted_forever(
     assert err.count("the program failed to answer") == 1
 
 
+@pytest.mark.subprocess
 async def test_a_command_that_cannot_run_exits_2(server_port: int) -> None:
     done = await run_bot("--server", f"127.0.0.1:{server_port}", "--exec",
                          "/nonexistent/bot --fast")
@@ -169,6 +174,7 @@ for line in sys.stdin:
 TWO_DEALS = 20 + 10 * (20 + 13) + 30 + 1
 
 
+@pytest.mark.subprocess
 async def test_a_your_turn_only_bot_plays_through_a_server_restart(tmp_path: Path) -> None:
     """SIGKILL the server mid-match, start it again on the same port and records: the
     hosted program, which reads only your_turn, plays every move of the match itself."""
@@ -245,6 +251,7 @@ OLD_WELCOMES = {
 }
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("kind", sorted(OLD_WELCOMES))
 async def test_exec_refuses_a_server_without_your_turn(kind: str, tmp_path: Path) -> None:
     """A fake server on port 0 whose welcome lacks the your_turn feature: jackal bot
@@ -283,6 +290,7 @@ def _cards_of_each_table(folder: Path) -> dict[str, dict[str, str]]:
     return tables
 
 
+@pytest.mark.subprocess
 async def test_a_program_declares_none_and_a_bare_table_beginner_as_the_docs_say(
         tmp_path: Path) -> None:
     """docs/CONVENTIONS.md and BOTS.md: a table created without cards gives each side
@@ -390,6 +398,7 @@ def _perl() -> str:
     return perl
 
 
+@pytest.mark.subprocess
 async def test_a_perl_program_opted_in_to_events_sees_results_and_its_custom_card(
         tmp_path: Path) -> None:
     """jackal bot --exec-events all, through the real CLI against a real server: the Perl
@@ -440,6 +449,7 @@ with open("lines.txt", "a") as notes:
 '''
 
 
+@pytest.mark.subprocess
 async def test_a_restarted_program_is_told_the_cards_again(server_port: int,
                                                            tmp_path: Path) -> None:
     """The new process knows nothing of the old one's lines: with --exec-events all its

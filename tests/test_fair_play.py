@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 from jackal.client import tui_layout
 from jackal.client.seat_store import SeatStore
 from jackal.client.tui_state import Mode, TuiState
@@ -271,6 +272,7 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
+@pytest.mark.subprocess
 def test_records_and_the_state_folder_are_private(private_state_dir: Path,
                                                   tmp_path: Path) -> None:
     # As an older server left them: a 0755 state folder and records folder.

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pytest
 import trio
 import trio.testing
 from jackal.server import gctune
@@ -53,6 +54,7 @@ def cyclic_garbage() -> Iterator[list[str]]:
         gc.enable()
 
 
+@pytest.mark.slow
 async def test_connections_that_end_leave_no_cycles() -> None:
     """Seated players mid-deal, lobby clients and refused connections all close; a client
     is dropped for flooding. None of it leaves cyclic garbage."""
@@ -87,6 +89,7 @@ async def test_connections_that_end_leave_no_cycles() -> None:
         nursery.cancel_scope.cancel()
 
 
+@pytest.mark.slow
 async def test_a_whole_match_leaves_no_cycles() -> None:
     """A match played to its end with server bots (deals started, scored and finished;
     bot decisions on worker threads), and the table removed."""

@@ -82,6 +82,7 @@ async def watch_bots_play(port: int, deals: int) -> list[Msg]:
     return watcher.log
 
 
+@pytest.mark.slow
 async def test_server_bots_cannot_be_replayed_from_a_small_seed(
         bot_clock: trio.testing.MockClock) -> None:  # noqa: ARG001  (its clock drives the test)
     async with running_server(ServerConfig(port=0)) as port:

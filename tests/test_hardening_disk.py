@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 from lan_support import TIMEOUT, ServerProcess
 
+pytestmark = pytest.mark.subprocess
+
 SEATS = ("N", "E", "S", "W")
 
 

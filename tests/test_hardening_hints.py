@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 import trio.testing
 from jackal.server.threadslots import ThreadSlots, run_behind_moves
@@ -147,6 +148,7 @@ def until(player: _Seat, done: Callable[[], bool], what: str) -> None:
         bot_move_times(player, 1)
 
 
+@pytest.mark.subprocess
 def test_a_hint_flood_slows_another_tables_bots_at_most_twofold(tmp_path: Path) -> None:
     server = ServerProcess(tmp_path, "--hints", "--bot-floor", "0", "--bot-pause", "0",
                            "--between-deals", "0", "--ping-interval", "600", "--quiet")

@@ -179,6 +179,7 @@ def p99(values: list[float]) -> float:
     return ordered[int(0.99 * (len(ordered) - 1))]
 
 
+@pytest.mark.subprocess
 def test_a_wrong_token_flood_leaves_a_bystanders_ping_alone(tmp_path: Path) -> None:
     """A full lobby, then the flood from one address's maximum of connections: the
     bystander's ping p99 with the flood on stays within 2x of its p99 with it off (quiet

@@ -12,6 +12,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 from jackal.server.config import ServerConfig
 from jackal.server.disclosure import MAX_CONVENTION_CHANGES
@@ -121,6 +122,7 @@ def ask(sock: socket.socket, reader: Any, msg: dict[str, Any]) -> dict[str, Any]
             return reply
 
 
+@pytest.mark.subprocess
 def test_serve_records_max_mb_caps_the_folder(tmp_path: Path) -> None:
     records = tmp_path / "records"
     records.mkdir()

@@ -48,6 +48,7 @@ async def keep_reading(client: RawClient) -> None:
         client.log.clear()
 
 
+@pytest.mark.slow
 async def test_a_table_of_bots_nobody_watches_stops_and_is_removed(tmp_path: Path) -> None:
     # Real time: bots that play without pause never let a mock clock jump.
     config = ServerConfig(unattended_seconds=0.5, records_dir=tmp_path,

@@ -157,6 +157,7 @@ def test_explanations_and_the_card_in_words_state_the_tolerance() -> None:
     assert "- Answers: kept honest; a false one only when no honest card is in hand." in words
 
 
+@pytest.mark.subprocess
 def test_conventions_show_prints_the_tolerance() -> None:
     done = subprocess.run([sys.executable, "-m", "jackal.cli.main", "conventions", "show",
                            "advanced"], capture_output=True, text=True, timeout=30, check=False)
@@ -189,6 +190,7 @@ def most_allowed(plays: int, rate: float) -> int:
 DEALS = {"expert": 2}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy", sorted(STRATEGIES))
 def test_no_strategy_deviates_more_than_its_card_allows(strategy: str) -> None:
     """Count avoidable false signals, per kind, for every strategy under every built-in."""

@@ -109,6 +109,7 @@ def _save_many(folder: Path, seat: str) -> None:
         store.save("h:1", f"t{i}", seat, "tok")
 
 
+@pytest.mark.subprocess
 def test_concurrent_saves_from_two_processes_keep_both(tmp_path: Path) -> None:
     # Two local clients (two terminals at one table) saving at once must not lose a seat:
     # each read-change-write holds the lock. Forked, so no second interpreter start-up.
@@ -178,6 +179,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
     proc.stderr.close()
 
 
+@pytest.mark.subprocess
 def test_serve_keeps_records_in_the_state_folder_by_default(
         private_state_dir: Path) -> None:
     proc, lines = _serve_until_listening()
@@ -192,6 +194,7 @@ def test_serve_keeps_records_in_the_state_folder_by_default(
     assert len(files) == 1 and '"name":"evening"' in files[0].read_text()
 
 
+@pytest.mark.subprocess
 def test_serve_with_no_records_keeps_none_and_says_so(private_state_dir: Path) -> None:
     proc, lines = _serve_until_listening("--no-records")
     try:

@@ -16,7 +16,8 @@ import pytest
 from lan_proxy import ProxyThread
 from lan_support import JACKAL, TIMEOUT, TMUX, ServerProcess, Tmux, create_table
 
-pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
+              pytest.mark.subprocess, pytest.mark.tmux]
 
 HUMAN_SEATS = ("N", "S")
 

@@ -444,6 +444,7 @@ async def watchdog(progress: Callable[[], int], stall_seconds: float) -> None:
         last = now
 
 
+@pytest.mark.slow
 async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
     audit = Audit()
     config = ServerConfig(host="127.0.0.1", port=0, rate_per_second=1000.0, rate_burst=1000.0)

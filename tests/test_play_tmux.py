@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from lan_support import TIMEOUT, TMUX, Tmux
 
+pytestmark = pytest.mark.subprocess
+
 
 def test_without_a_terminal_it_exits_2_with_a_clear_message() -> None:
     done = subprocess.run([sys.executable, "-m", "jackal.cli.main", "play"],
@@ -42,6 +44,7 @@ def tmux_play(tmp_path: Path) -> Iterator[Tmux]:
         session.close()
 
 
+@pytest.mark.tmux
 def test_jackal_play_under_tmux(tmux_play: Tmux) -> None:
     text = tmux_play.wait(lambda s: ("Your turn" in s or "Waiting for" in s)
                           and "dealt when" not in s, "the table and the dealt hand")

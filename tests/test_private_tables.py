@@ -111,6 +111,7 @@ async def test_the_lobby_shows_privacy_and_the_creator() -> None:
         assert (await bob.request(type="join", table=public, seat="N"))["type"] == "joined"
 
 
+@pytest.mark.subprocess
 def test_codes_survive_a_server_sigkill_and_restart(tmp_path: Path) -> None:
     server = ServerProcess(tmp_path)
     try:

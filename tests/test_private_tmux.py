@@ -12,7 +12,8 @@ import pytest
 from lan_support import TMUX, ServerProcess, Tmux
 from test_lan_tmux import clients, open_client, shows
 
-pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
+              pytest.mark.subprocess, pytest.mark.tmux]
 
 __all__ = ["clients"]  # the terminals fixture of the LAN tests, closed after each test
 

@@ -11,7 +11,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from test_client_bot import run_bot, server_port
+
+pytestmark = pytest.mark.subprocess
 
 __all__ = ["server_port"]  # the fixture, used by name
 

@@ -12,6 +12,7 @@ import ast
 from pathlib import Path
 
 import jackal.protocol
+import pytest
 
 TOP = Path(__file__).resolve().parent.parent
 
@@ -37,6 +38,7 @@ def _used_names(package: str) -> set[str]:
     return used
 
 
+@pytest.mark.slow
 def test_every_public_protocol_name_is_used_by_server_or_client() -> None:
     used = _used_names("server") | _used_names("client")
     public = set(jackal.protocol.__all__)

@@ -190,6 +190,7 @@ def test_client_side_decodes_server_lines_in_chunks() -> None:
     assert client.peer_closed and client.next_message() is None
 
 
+@pytest.mark.subprocess
 def test_protocol_package_never_imports_trio() -> None:
     code = ("import sys, jackal.protocol, jackal.protocol.help, jackal.protocol.schema; "
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in "

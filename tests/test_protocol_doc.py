@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 import trio
 from jackal.game.conventions import builtin_card
 from jackal.game.deal import PLAYS_PER_DEAL
@@ -141,6 +142,7 @@ async def replay(port: int, steps: list[tuple[str, str, str]]) -> None:
             await conn.stream.aclose()
 
 
+@pytest.mark.slow
 async def test_transcript_in_protocol_doc_matches_a_real_server() -> None:
     steps = transcript_lines(DOC.read_text(encoding="utf-8"))
     assert len(steps) > 250, "the transcript should play a whole deal"

@@ -199,6 +199,7 @@ def test_random_bytes_only_ever_raise_protocol_error(data: bytes, cuts: list[int
         assert exc.code is ErrorCode.LINE_TOO_LONG and exc.fatal
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.lists(hostile_lines, max_size=12), st.lists(st.integers(0, 100_000), max_size=20),
        st.sampled_from([b"\n", b"\r\n"]), st.sampled_from([300, 65536]))
@@ -220,6 +221,7 @@ def test_hostile_lines_are_answered_the_same_however_split(
             assert fatal == (code is ErrorCode.LINE_TOO_LONG)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.lists(client_messages.filter(lambda m: not isinstance(m, Hello)), min_size=1,
                 max_size=8),
@@ -237,6 +239,7 @@ def test_client_messages_round_trip_through_random_chunks(
     assert got == msgs
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.lists(server_messages, min_size=1, max_size=8),
        st.lists(st.integers(0, 10_000), max_size=10))
@@ -254,6 +257,7 @@ def test_server_messages_round_trip_through_random_chunks(
     assert got == (msgs[: ends[0] + 1] if ends else msgs)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 200_000), st.sampled_from([b"[", b'{"a":', b'{"type":"hello","x":[']))
 def test_deep_nesting_is_a_protocol_error(depth: int, opener: bytes) -> None:

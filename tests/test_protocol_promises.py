@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 import trio.testing
 from jackal.client.connection import Connection
@@ -117,6 +118,7 @@ async def test_a_client_that_ignores_pings_is_disconnected(
     assert got[-1]["code"] == "timeout"
 
 
+@pytest.mark.slow
 async def test_no_move_limit_without_a_clock(
         autojump_clock: trio.testing.MockClock) -> None:  # noqa: ARG001  (its clock drives the test)
     says("A table has no time limit on a play unless it has a [clock](#clocks) (`turn_seconds` "

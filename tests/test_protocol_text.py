@@ -38,6 +38,7 @@ def test_every_red_team_string_is_refused_and_named(text: str) -> None:
     assert not any(ch in caught.value.message for ch in "\x1b\x07\x9b\u202e\u200b")
 
 
+@pytest.mark.slow
 def test_the_refused_class_is_every_control_and_format_character() -> None:
     # The hand-written class must cover every Cc, Cf, Zl and Zp code point this Python
     # knows, and refuse nothing assigned to another category.

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import msgspec
+import pytest
 from jackal.protocol import encode
 from jackal.protocol.codec import CLIENT_TYPES, SERVER_TYPES, decode_client
 from jackal.protocol.help import HELP_ENTRIES, help_reply
@@ -51,6 +52,7 @@ def test_schema_describes_every_message() -> None:
     assert "card" in play["required"] and play["properties"]["type"]["enum"] == ["play"]
 
 
+@pytest.mark.subprocess
 def test_cli_schema_is_valid_json_naming_every_type() -> None:
     result = _jackal("schema")
     assert result.returncode == 0, result.stderr
@@ -62,6 +64,7 @@ def test_cli_schema_is_valid_json_naming_every_type() -> None:
     assert set(schema["server"]["discriminator"]["mapping"]) == set(SERVER_TYPES)
 
 
+@pytest.mark.subprocess
 def test_cli_help_and_check() -> None:
     result = _jackal("help")
     assert result.returncode == 0

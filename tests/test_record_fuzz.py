@@ -10,6 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jackal.server.record_events import RecordError, read_record
@@ -75,6 +76,7 @@ def test_arbitrary_bytes(data: bytes) -> None:
     _restore(data)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.data())
 def test_mutated_real_records(data: st.DataObject) -> None:
@@ -110,6 +112,7 @@ def test_mutated_real_records(data: st.DataObject) -> None:
     _restore(b"".join(lines))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.sampled_from(EVENTS), st.dictionaries(
     st.sampled_from(["table", "name", "target", "seed", "seat", "kind", "token_hash", "card",

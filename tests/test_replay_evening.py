@@ -9,6 +9,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol import messages as m
 from jackal.server.records import RecordFile
@@ -16,6 +17,8 @@ from jackal.server.restore import restore_tables
 from jackal.server.table import Table, TableOptions
 from lan_support import JACKAL
 from record_support import Peer
+
+pytestmark = pytest.mark.subprocess
 
 HUMANS = (Seat.N, Seat.E, Seat.S)
 

@@ -26,6 +26,8 @@ from jackal.server.table import Table
 from lan_support import JACKAL, TIMEOUT, TMUX, ServerProcess, Tmux, create_table
 from record_support import lines, record_match, rewrite
 
+pytestmark = pytest.mark.subprocess
+
 POINT = re.compile(r"^Deal \d+ of \d+", re.M)
 
 
@@ -111,6 +113,7 @@ def restored_bots_match(tmp: Path) -> Path:
     return path
 
 
+@pytest.mark.tmux
 @pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
 def test_review_steps_through_a_restored_server_match_in_a_terminal(
         tmp_path: Path, run_jackal: RunJackal) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+import pytest
 import trio
 from jackal.game.conventions import ConventionCard, builtin_card
 from jackal.game.explain import explain_play
@@ -108,6 +109,7 @@ async def test_explain_from_an_opponents_connection() -> None:
         assert reply["type"] == "error" and "index" in reply["message"]
 
 
+@pytest.mark.slow
 async def test_ask_and_answer_stay_between_the_two_sides() -> None:
     async with running_server(ServerConfig(**QUIET)) as port:
         _, clients, spectator = await _table_with_spectator(port, seed=5)

@@ -255,6 +255,7 @@ FLOOD_CHUNKS = 40
 QUIET_ROUND_TRIPS = 20
 
 
+@pytest.mark.slow
 async def test_a_flooding_client_does_not_starve_another() -> None:
     """Each chunk the server reads is a scheduling point: while one connection keeps the
     server's socket full of lines, another client's round trips are answered in between.

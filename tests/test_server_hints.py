@@ -183,6 +183,7 @@ async def test_a_turn_that_passes_before_the_hint_is_ready_gets_not_your_turn() 
     assert refused.value.code == "not_your_turn"
 
 
+@pytest.mark.subprocess
 async def test_a_hint_taken_is_recorded_restored_and_replayed(
         tmp_path: Path, run_jackal: Any) -> None:
     """The record gets a ``hint`` line (seat, deal, play; no card) when the notice goes
@@ -299,6 +300,7 @@ async def test_a_hint_whose_answer_the_network_lost_is_given_again_after_the_rec
         nursery.cancel_scope.cancel()
 
 
+@pytest.mark.subprocess
 async def test_a_hint_asked_again_after_a_sigkill_is_answered_and_not_announced_again(
         tmp_path: Path) -> None:
     """A player takes a hint, the server is SIGKILLed before they play, and started again

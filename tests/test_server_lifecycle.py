@@ -151,6 +151,7 @@ def break_bots_at(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     monkeypatch.setattr(Table, "bot_view", sometimes_broken)
 
 
+@pytest.mark.slow
 async def test_one_broken_table_does_not_touch_another(monkeypatch: pytest.MonkeyPatch
                                                        ) -> None:
     break_bots_at(monkeypatch, "doomed")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import trio
 from jackal.server.config import ServerConfig
 from test_server_support import (
@@ -74,6 +75,7 @@ async def test_played_reply_carries_the_id_only_for_the_player() -> None:
                 assert "id" not in msg and msg["card"] == reply["card"]
 
 
+@pytest.mark.slow
 async def test_no_seat_or_spectator_sees_hidden_cards_over_50_deals() -> None:
     """Three raw-socket humans, one server bot and a spectator; every message checked."""
     seed = 2024

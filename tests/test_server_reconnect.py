@@ -161,6 +161,7 @@ async def test_keepalive_pings_then_drops_a_silent_client(
         assert (await lively.request(type="ping"))["type"] == "pong"
 
 
+@pytest.mark.slow
 async def test_a_client_that_never_reads_is_dropped_without_slowing_others(
         caplog: pytest.LogCaptureFixture) -> None:
     config = ServerConfig(send_buffer=4096, rate_per_second=1e6, rate_burst=1e6,

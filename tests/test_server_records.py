@@ -39,6 +39,7 @@ def _events(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+@pytest.mark.subprocess
 async def test_a_match_is_recorded_and_replayed(tmp_path: Path, run_jackal: Any) -> None:
     records = tmp_path / "records"
     async with running_server(ServerConfig(records_dir=records)) as port:
@@ -121,6 +122,7 @@ class ServerProcess:
         return code
 
 
+@pytest.mark.subprocess
 async def test_crash_recovery_after_sigkill(tmp_path: Path) -> None:
     records, log = tmp_path / "records", tmp_path / "server.log"
     server = ServerProcess(records, log)
@@ -196,6 +198,7 @@ async def test_crash_recovery_after_sigkill(tmp_path: Path) -> None:
         1 for e in events if e["event"] == "result")
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 async def test_sigterm_or_ctrl_c_sends_server_shutdown(tmp_path: Path, signum: int) -> None:
     server = ServerProcess(tmp_path / "records", tmp_path / "server.log")
@@ -293,6 +296,7 @@ def test_a_failed_write_waits_for_the_disk_and_the_record_catches_up(
     assert state.match.scores == caught_up.table.match.scores
 
 
+@pytest.mark.subprocess
 def test_replay_prints_what_a_torn_record_implies(tmp_path: Path, run_jackal: Any) -> None:
     made = record_match(tmp_path, seed=11, target=1)
     full = run_jackal("replay", str(made.path))
@@ -309,6 +313,7 @@ def test_replay_prints_what_a_torn_record_implies(tmp_path: Path, run_jackal: An
             if line != implied and "cut short" not in line] == full.stdout.splitlines()
 
 
+@pytest.mark.subprocess
 def test_serve_on_a_taken_port_fails_with_one_line(run_jackal: Any) -> None:
     import socket
 
@@ -320,6 +325,7 @@ def test_serve_on_a_taken_port_fails_with_one_line(run_jackal: Any) -> None:
     assert result.stderr.startswith("jackal serve: ") and "Traceback" not in result.stderr
 
 
+@pytest.mark.subprocess
 async def test_serve_starts_past_a_corrupt_record(tmp_path: Path) -> None:
     """A real ``jackal serve`` on a folder with a corrupt record and a good one."""
     records, log = tmp_path / "records", tmp_path / "server.log"

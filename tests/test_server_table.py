@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jackal.game.cards import Card
@@ -85,6 +86,7 @@ ACTIONS = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(actions=ACTIONS, seed=st.integers(0, 2**32), seated=st.booleans())
 def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, int, int]],

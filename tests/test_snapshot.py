@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 from jackal.server.config import ServerConfig
 from lan_support import TIMEOUT, ServerProcess
@@ -161,6 +162,7 @@ async def test_a_question_on_ones_own_turn_stops_ones_clock_until_the_answer() -
         assert 0 <= synced["turn_left"] - player["turn_left"] < 1.0
 
 
+@pytest.mark.subprocess
 async def test_a_server_killed_mid_turn_runs_the_clock_again_and_the_substitute_plays(
         tmp_path: Path) -> None:
     server = ServerProcess(tmp_path, "--bot-pause", "0")

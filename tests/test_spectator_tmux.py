@@ -11,7 +11,8 @@ from lan_support import TMUX, ServerProcess, Tmux, create_table
 from test_chat_tmux import pause_agreed
 from test_lan_tmux import clients, open_client, shows
 
-pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
+              pytest.mark.subprocess, pytest.mark.tmux]
 
 __all__ = ["clients"]  # the fixture, used by name
 

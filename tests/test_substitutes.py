@@ -19,6 +19,8 @@ from jackal.server import bots as server_bots
 from jackal.server.config import ServerConfig
 from test_server_support import greeted, open_table, running_server, sit, start_deal
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("card", sorted(BUILTIN_CARDS))
 async def test_every_bot_a_seat_needs_is_the_substitute_for_its_card(

@@ -115,6 +115,7 @@ def _rescore(records: Path) -> tuple[dict[str, dict[str, Any]], list[tuple[int, 
     return totals, tables
 
 
+@pytest.mark.subprocess
 def test_a_tournament_with_a_broken_entry_completes_and_its_records_rescore(
         tmp_path: Path, run_jackal: RunJackal) -> None:
     broken = tmp_path / "broken.py"
@@ -168,6 +169,7 @@ def test_a_tournament_with_a_broken_entry_completes_and_its_records_rescore(
     assert not report["failures"]
 
 
+@pytest.mark.subprocess
 def test_cmd_entries_get_their_seat_and_a_hanging_one_is_substituted(
         tmp_path: Path, run_jackal: RunJackal) -> None:
     hanging = tmp_path / "hanging.py"
@@ -229,6 +231,7 @@ def test_entries_are_parsed_and_checked() -> None:
         "x", "h:1", "t1 N", "{other}"]
 
 
+@pytest.mark.subprocess
 def test_bad_options_exit_2_with_one_line(run_jackal: RunJackal) -> None:
     done = run_jackal("tournament", "--entry", "a=expert", "--entry", "b=nosuch")
     assert done.returncode == 2
@@ -238,6 +241,7 @@ def test_bad_options_exit_2_with_one_line(run_jackal: RunJackal) -> None:
     assert done.returncode == 2 and "--records" in done.stderr
 
 
+@pytest.mark.subprocess
 def test_a_tournament_on_an_existing_server_with_a_password(
         tmp_path: Path, run_jackal: RunJackal) -> None:
     server = ServerProcess(tmp_path, "--password", "sesame", "--quiet")

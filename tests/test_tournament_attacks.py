@@ -21,6 +21,8 @@ from jackal.client.sandbox import find_bwrap
 from lan_proxy import ProxyThread
 from lan_support import ServerProcess
 
+pytestmark = pytest.mark.subprocess
+
 ROOT = Path(__file__).resolve().parent.parent
 RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]  # the run_jackal fixture
 PY = sys.executable

@@ -130,6 +130,7 @@ async def spectate(port: int, table: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- tests
 
 
+@pytest.mark.slow
 def test_a_whole_deal_played_by_keystrokes() -> None:
     played: list[str] = []
 
@@ -223,6 +224,7 @@ def test_an_illegal_card_is_explained_and_changes_nothing_on_the_server() -> Non
     assert run_app(quick_game(), scenario) == 0
 
 
+@pytest.mark.slow
 def test_a_dropped_connection_is_reclaimed_and_the_screen_says_so() -> None:
     async def scenario(app: TuiApp, pipe: PipeInput) -> None:
         await my_turn(app)
@@ -273,6 +275,7 @@ def fragment_text(fragments: Any) -> str:
     return "".join(fragment[1] for fragment in fragments)
 
 
+@pytest.mark.slow
 def test_the_screen_draws_the_sessions_one_mirror_and_a_reclaim_leaves_it_as_it_was(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """One picture per client: the screen's mirror is the seat session's, every event is
@@ -450,6 +453,7 @@ def test_the_lobby_creates_fills_and_joins_a_table() -> None:
         assert run_app(options, scenario) == 0
 
 
+@pytest.mark.slow
 def test_match_end_shows_the_winner_and_n_plays_again() -> None:
     async def scenario(app: TuiApp, pipe: PipeInput) -> None:
         first_table = None

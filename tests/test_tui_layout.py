@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 
+import pytest
 from jackal.client.tui_keys import create_key_bindings
 from jackal.client.tui_layout import (
     STYLE,
@@ -121,6 +122,7 @@ def test_lobby_lists_tables_with_the_selection() -> None:
     assert "ann / - / - / [bot] random" in text(fragments)
 
 
+@pytest.mark.subprocess
 def test_the_card_panel_says_what_jackal_conventions_show_prints() -> None:
     """The panel and the command give a player the same card, tolerance lines included."""
     state = seated()
@@ -220,6 +222,7 @@ def test_c_is_a_suit_after_a_rank_and_a_panel_otherwise() -> None:
     assert "Convention cards" in shown and "promises a pair of the rank one below" in shown
 
 
+@pytest.mark.slow
 def test_prompt_takes_every_key_then_escape_cancels() -> None:
     state = seated(rows={"S": ["2S"], "W": ["9H"], "N": [], "E": []}, turn=Seat.N)
 

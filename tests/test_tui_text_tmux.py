@@ -13,7 +13,8 @@ from jackal.game.seats import SEATS, Seat
 from lan_support import JACKAL, TMUX, ServerProcess, Tmux
 from record_support import lines, record_match, rewrite
 
-pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
+              pytest.mark.subprocess, pytest.mark.tmux]
 
 WIDE = "Ｗ" * 32
 NAMES = {"N": WIDE, "E": "\x1b]0;pwned\x07", "W": "evil\u202egnp\u200b\x9b", "S": "kim"}

@@ -104,6 +104,7 @@ def brute_force_best(first: tuple[Card, ...], second: tuple[Card, ...]) -> int:
     return best
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2024, 99991])
 def test_best_keep_matches_a_brute_force_over_every_keep(seed: int) -> None:
     hands = deal_hands(seed)

@@ -26,8 +26,6 @@ from jackal.server.table import Table
 from lan_support import JACKAL, TIMEOUT, TMUX, ServerProcess, Tmux, create_table
 from record_support import lines, record_match, rewrite
 
-pytestmark = pytest.mark.subprocess
-
 POINT = re.compile(r"^Deal \d+ of \d+", re.M)
 
 
@@ -113,6 +111,7 @@ def restored_bots_match(tmp: Path) -> Path:
     return path
 
 
+@pytest.mark.subprocess
 @pytest.mark.tmux
 @pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
 def test_review_steps_through_a_restored_server_match_in_a_terminal(
@@ -198,6 +197,7 @@ def record_with_a_lie(directory: Path) -> tuple[Path, int]:
     return made.path, lies[0]
 
 
+@pytest.mark.subprocess
 def test_the_review_marks_are_the_honesty_verdicts(tmp_path: Path,
                                                    run_jackal: RunJackal) -> None:
     path, lie = record_with_a_lie(tmp_path)
@@ -242,6 +242,7 @@ def test_the_review_marks_are_the_honesty_verdicts(tmp_path: Path,
     assert lie in falses[1]
 
 
+@pytest.mark.subprocess
 def test_text_escapes_names_and_stops_quietly_on_a_closed_pipe(
         tmp_path: Path, run_jackal: RunJackal) -> None:
     made = record_match(tmp_path, humans=tuple(SEATS))

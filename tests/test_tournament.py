@@ -263,6 +263,7 @@ def test_a_tournament_on_an_existing_server_with_a_password(
         server.stop()
 
 
+@pytest.mark.subprocess
 def test_an_exec_entry_opted_in_to_events_hears_each_tables_end(
         tmp_path: Path, run_jackal: RunJackal) -> None:
     """--exec-events NAME=all: the entry's copies get every event and the cards, as under

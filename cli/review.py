@@ -8,7 +8,6 @@ only when it is used). ``--text`` prints every point of the deal(s) for a pipe.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -89,10 +88,6 @@ def run(args: argparse.Namespace) -> int:
 
         run_review(review, start)
         return 0
-    try:
-        _print_text(review, [start] if args.deal is not None else list(range(count)))
-    except BrokenPipeError:
-        # The reader went away (``| head``): stop quietly, and keep Python's own flush
-        # at exit from complaining about the closed pipe.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    # A reader that goes away (``| head``) ends it as every command ends (cli/main.py).
+    _print_text(review, [start] if args.deal is not None else list(range(count)))
     return 0

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import RunJackal
+from jackal.cli.main import EXIT_CLOSED_PIPE
 from jackal.cli.review_model import ExpertCache, load_review
 from jackal.game.cards import Card
 from jackal.game.conventions import ConventionCard, card_from_json
@@ -25,6 +25,7 @@ from jackal.game.seats import SEATS, Seat, Team
 from jackal.server.table import Table
 from lan_support import JACKAL, TIMEOUT, TMUX, ServerProcess, Tmux, create_table
 from record_support import lines, record_match, rewrite
+from test_cli_pipe import run_into_closed_pipe
 
 POINT = re.compile(r"^Deal \d+ of \d+", re.M)
 
@@ -256,14 +257,10 @@ def test_text_escapes_names_and_stops_quietly_on_a_closed_pipe(
     assert done.returncode == 0, done.stderr
     assert not [ch for ch in ("\x1b", "\x07", "\x9b", "\u202e") if ch in done.stdout]
     assert "N \\x1b]0;pwned\\x07 (human)" in done.stdout
-    # A reader that takes one line and goes (``| head -1``): no traceback, status 0.
-    proc = subprocess.Popen([*JACKAL, "review", "--text", str(made.path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert proc.stdout is not None and proc.stderr is not None
-    assert proc.stdout.readline().startswith(b"Deal 1 of ")
-    proc.stdout.close()
-    assert proc.wait(TIMEOUT) == 0
-    assert proc.stderr.read() == b""
+    # A reader that has gone (``| head``): no traceback, and the status of every command
+    # whose output was cut short (cli/main.py).
+    cut = run_into_closed_pipe("review", "--text", str(made.path))
+    assert (cut.returncode, cut.stderr) == (EXIT_CLOSED_PIPE, "")
     # A deal the record does not hold, and a file that is no record.
     missing = run_jackal("review", "--text", "--deal", "99", str(made.path))
     assert missing.returncode == 2 and "the record holds deals 1 to" in missing.stderr

@@ -33,7 +33,8 @@ from ..protocol.messages import (
     QuestionAsked,
     ServerMessage,
 )
-from .record_events import AnswerEvent, ConventionsEvent, QuestionEvent, RecordEvent
+from .record_events import AnswerEvent, ConventionsEvent, QuestionEvent
+from .recording import Recording
 from .seating import Outbox, Peer, SeatSlot, Status
 
 __all__ = ["MAX_CONVENTION_CHANGES", "MAX_OPEN_QUESTIONS", "DisclosingTable", "Disclosure",
@@ -84,11 +85,11 @@ class DisclosingTable(Protocol):
     match: Match
     last_deal: Deal | None
     version: int
+    recording: Recording
 
     def require_seat(self, peer: Peer) -> SeatSlot: ...
     def seat_of(self, peer: Peer) -> Seat | None: ...
     def broadcast(self, msg: ServerMessage, *, skip: Peer | None = None) -> Outbox: ...
-    def record(self, event: RecordEvent) -> None: ...
 
 
 class Disclosure:
@@ -133,7 +134,7 @@ class Disclosure:
         self.changes[team] = made + 1
         self.conventions[team] = card
         table.version += 1
-        table.record(ConventionsEvent(team=team, card=card))
+        table.recording.write(ConventionsEvent(team=team, card=card))
         return ok + table.broadcast(ConventionsChanged(team=team, card=card))
 
     def _explained_deal(self, table: DisclosingTable) -> Deal | None:
@@ -174,7 +175,7 @@ class Disclosure:
                                 f"counts until the deal ends); wait for an answer (they "
                                 f"expire when the deal ends)")
         qid = f"q{next(self._question_ids)}"
-        table.record(QuestionEvent(question=qid, asker=asker, seat=target, index=index,
+        table.recording.write(QuestionEvent(question=qid, asker=asker, seat=target, index=index,
                                    text=self._kept(text)))
         receipt = Question(id=req_id, question=qid, seat=target, text=text, asker=asker,
                            index=index)
@@ -207,7 +208,7 @@ class Disclosure:
         asker's copy (the partner's would carry what the asker typed)."""
         by: Literal["player", "bot"] = "bot" if table.seats[pending.target].bot_controlled \
             else "player"
-        table.record(AnswerEvent(question=qid, seat=pending.target, by=by,
+        table.recording.write(AnswerEvent(question=qid, seat=pending.target, by=by,
                                  text=self._kept(text)))
         out: Outbox = []
         for seat in pending.asker.team.seats:

@@ -91,7 +91,7 @@ class HintDesk:
             table.hint_told = (seat, hint.turn)
             # Recorded before anyone is told, like every event (the card is not: see
             # HintEvent). Still this seat's turn: nothing awaited since _find checked it.
-            table.record(HintEvent(seat=seat, deal=reply.deal, play=reply.play))
+            table.recording.write(HintEvent(seat=seat, deal=reply.deal, play=reply.play))
             return out + table.broadcast(HintTaken(seat=seat, deal=reply.deal,
                                                    play=reply.play))
         if self._hints.get((table, seat)) is hint:

@@ -27,7 +27,8 @@ from ..game.seats import Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import MessageId, TableInfo
 from . import views
-from .table import Outbox, Peer, Recorder, Table, TableOptions
+from .recording import Recorder
+from .table import Outbox, Peer, Table, TableOptions
 from .tokens import hash_token
 
 __all__ = ["Lobby"]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import hmac
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from ..bots.base import View
 from ..bots.registry import STRATEGIES, substitute_strategy
@@ -51,37 +51,19 @@ from .chat import TableChat, chat_message
 from .deal_summary import DealSummaries, ExpertJob
 from .disclosure import Disclosure, PendingQuestion
 from .pause import MAX_REQUESTS, PauseVote
-from .record_events import (
-    ChatEvent,
-    Closed,
-    ConventionsEvent,
-    DealEvent,
-    ExpertEvent,
-    MatchEnd,
-    MatchStart,
-    PlayEvent,
-    RecordEvent,
-    RematchEvent,
-    SeatEvent,
-    TableEvent,
-    result_event,
-)
+from .record_events import ExpertEvent, SeatEvent, TableEvent
+from .recording import PlayedBy, Recorder, Recording
 from .seating import Outbox, Peer, SeatSlot, Status
 from .tokens import hash_invite, new_token
 from .turn_clock import TurnClock
 
 __all__ = ["Outbox", "Peer", "SeatSlot", "Status", "Table", "TableOptions"]
 
-PlayedBy = Literal["player", "bot", "substitute", "clock"]
 #: The first turn of a deal gets this many seconds more than the table's clock: its
 #: player's screen still shows the last deal's summary when ``deal_started`` leaves, and
 #: the deal must be on screen before the time that counts starts.
 DEAL_GRACE_SECONDS = 2.0
 DEFAULT_CONVENTIONS = "beginner"
-
-
-#: Receives one record event per thing that happens (before the messages about it go out).
-Recorder = Callable[[RecordEvent], None]
 
 
 @dataclass
@@ -155,7 +137,8 @@ class Table:
         self.status: Status = "waiting"
         self.last_deal: Deal | None = None
         self.between_deadline: float | None = None
-        self.recorder = recorder
+        #: What the table writes to its record (see :mod:`.recording`).
+        self.recording = Recording(recorder)
         #: Bumped on every change a bot decision depends on, so a stale decision is dropped.
         self.version = 0
         self.disclosure = Disclosure(cards)
@@ -203,17 +186,13 @@ class Table:
         if not self.summaries.expert_done(job, cost):
             return []
         if self.status != "over":
-            self.record(ExpertEvent(deal=job.deal, information_cost=dict(cost)))
+            self.recording.write(ExpertEvent(deal=job.deal, information_cost=dict(cost)))
         return self.broadcast(ExpertCost(deal=job.deal, information_cost=dict(cost)))
-
-    def record(self, event: RecordEvent) -> None:
-        if self.recorder is not None:
-            self.recorder(event)
 
     def close(self, reason: str) -> None:
         """The table is closed for ``reason`` (its record says so, so a restart does not
         bring it back); its task then takes it out of the lobby."""
-        self.record(Closed(reason=reason))
+        self.recording.closed(reason)
 
     def fail(self) -> Outbox:
         """A bug in this table's task: its match is over and it is closed, and everyone
@@ -260,13 +239,7 @@ class Table:
 
     def record_header(self) -> None:
         """Write the table's options and conventions (once, when it is created)."""
-        self.record(self.options.event(self.id))
-        for team in TEAMS:
-            self.record(ConventionsEvent(team=team, card=self.conventions[team]))
-
-    def _record_seat(self, slot: SeatSlot) -> None:
-        self.record(SeatEvent(seat=slot.seat, kind=slot.kind, name=slot.name,
-                              token_hash=slot.token_hash, strategy=slot.strategy))
+        self.recording.header(self.options.event(self.id), self.conventions)
 
     @classmethod
     def resume(cls, table_id: str, options: TableOptions,
@@ -409,7 +382,7 @@ class Table:
         self._remember_host(slot)
         self.spectators.pop(peer, None)
         self.version += 1
-        self._record_seat(slot)
+        self.recording.seat(slot)
         out: Outbox = [
             (peer, Joined(id=req_id, table=self.id, seat=slot.seat, token=token)),
             *self.state_for(peer, slot.seat),
@@ -509,7 +482,7 @@ class Table:
             raise ProtocolError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
         slot.kind, slot.name, slot.strategy, slot.ready = "bot", f"{strategy} bot", strategy, True
         self.version += 1
-        self._record_seat(slot)
+        self.recording.seat(slot)
         # The requester gets its reply first and then, if it is at this table, the same
         # event as everyone else there: its view of the table stays event-driven.
         out: Outbox = [(requester, Ok(id=req_id, request="add_bot"))]
@@ -536,13 +509,13 @@ class Table:
             strategy = self.substitute(slot.seat)
             slot.kind, slot.name, slot.strategy = "bot", f"{strategy} bot", strategy
             slot.ready = True
-            self._record_seat(slot)
+            self.recording.seat(slot)
             self._stop_clock_of(slot.seat)
             out += self.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
             out += self.broadcast(BotTakeover(seat=slot.seat, strategy=strategy),
                                    skip=peer)
             return out + self._seat_went(slot.seat) + self._maybe_next_deal_now()
-        self._record_seat(slot)
+        self.recording.seat(slot)
         out += self.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
         return out
 
@@ -585,7 +558,7 @@ class Table:
         # Derived from the last match's seed: as secret as it was, and a seeded table's
         # rematches are as reproducible as its first match.
         seed = derive_seed(self.match.seed, 2) & (2**63 - 1)
-        self.record(RematchEvent(seed=seed))
+        self.recording.rematch(seed)
         self.match = Match(seed, self.options.target)
         self.last_deal, self.hint_told = None, None
         self.disclosure.expire_questions()
@@ -694,7 +667,7 @@ class Table:
                 seat = slot.seat
                 slot.clear()
                 self.version += 1
-                self._record_seat(slot)
+                self.recording.seat(slot)
                 out += self.broadcast(PlayerLeft(seat=seat))
             elif self.status == "over":
                 slot.held_until = None
@@ -898,8 +871,7 @@ class Table:
                             seat=seat)
             readers = [each for each, _ in self.audience()]
         if self.chat.add(line):
-            self.record(ChatEvent(channel="table" if seat is not None else "spectators",
-                                  name=line.name, text=line.text, seat=line.seat))
+            self.recording.chat("table" if seat is not None else "spectators", line)
         public, own = chat_message(line), chat_message(line, req_id)
         return [(each, own if each is peer else public) for each in readers]
 
@@ -912,7 +884,7 @@ class Table:
         if any(slot.kind == "empty" or (slot.kind == "human" and not slot.ready)
                for slot in self.seats.values()):
             return []
-        self.record(MatchStart())
+        self.recording.match_start()
         out = self._start_deal()
         for slot in self.humans:
             self._remember_host(slot)
@@ -932,8 +904,7 @@ class Table:
         self.status = "playing"
         self.version += 1
         number = self.match.deal_number
-        assert deal.seed is not None  # a match's deals are always dealt from a seed
-        self.record(DealEvent(number=number, dealer=deal.dealer, seed=deal.seed))
+        self.recording.deal(number, deal)
         audience = self.audience()
         out: Outbox = [(peer, views.deal_started(deal, number, seat))
                        for peer, seat in audience]
@@ -970,7 +941,7 @@ class Table:
         self.version += 1
         by = self._played_by(seat, player)
         self.clock.due = None
-        self.record(PlayEvent(seat=seat, card=str(card), index=index, by=by))
+        self.recording.play(seat, card, index, by)
         # One shared message for everyone but the player, whose copy carries the id.
         public = Played(seat=seat, card=card, index=index,
                         by="clock" if by == "clock" else "substitute" if by == "substitute"
@@ -1009,7 +980,7 @@ class Table:
             else None
         ended = views.deal_ended(deal, number, result, self.match.scores, pause,
                                  self.summaries.best(number))
-        self.record(result_event(number, result, self.match.scores))
+        self.recording.result(number, result, self.match.scores)
         if self.humans:
             # The expert pair's figure is for people learning; bots alone are not shown it.
             self.summaries.ask_expert(number, deal.dealer, self.deal_conventions)
@@ -1017,7 +988,7 @@ class Table:
         if winner is not None:
             self.status = "over"
             self.pausing = PauseVote()  # nothing left to pause; a new match asks anew
-            self.record(MatchEnd(winner=winner, scores=dict(self.match.scores)))
+            self.recording.match_end(winner, self.match.scores)
             for slot in self.seats.values():
                 # A player who is away (its seat held or played by a bot) may still come
                 # back to see the end: hold the seat once more, then the table goes.

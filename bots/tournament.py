@@ -18,22 +18,24 @@ Decisions:
   as every match does, and those extra deals are not counted.
 - **Duplicate.** Every pair of entries (A, B) plays every board twice: once with A at
   N/S and once with A at E/W, so both get the same cards against each other.
-- **Standings.** Per entry, over every board it played (each table counts once):
-  victory points won per board (0 for a lost or tied board), the net (won minus
-  conceded) per board, the deal win rate with its 95% Wilson interval, and the
-  information efficiency with its 95% interval, measured as the arena measures it
-  (:mod:`jackal.bots.yardstick`: the no-signal baseline and the full-information
-  optimum on the board's hands, a ratio of means). Ranked by victory points per board,
-  then net, then name.
-- **Faults.** A move the entry did not choose itself (the host's fallback or the
-  server's substitute played it) is a fault, counted by kind: ``timeout``, ``crash``,
-  ``garbage`` (an answer that is not a card of the hand), ``no_show``.
+- **Standings.** Per entry: the distinct boards it played and its tables (a board
+  against one opponent from one side; each table counts once), victory points won per
+  table (0 for a lost or tied one), the net (won minus conceded) per table, the deal
+  win rate with its 95% Wilson interval, and the information efficiency with its 95%
+  interval, measured as the arena measures it (:mod:`jackal.bots.yardstick`: the
+  no-signal baseline and the full-information optimum on the board's hands, a ratio of
+  means). The efficiency's interval takes each board as one sample (an entry's tables
+  of one board share its hands, so they are not independent); with one board there is
+  no interval, for either figure. Ranked by victory points per table, then net; entries
+  equal on both share a rank (listed by name).
+- **Faults.** A move the entry did not choose itself (the substitute played it) is a
+  fault, counted by kind: ``timeout``, ``crash``, ``garbage`` (an answer that is not a
+  card of the hand), ``no_show``.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 import re
 import shlex
 from collections import Counter
@@ -60,6 +62,7 @@ __all__ = [
     "board_deal",
     "command_argv",
     "parse_entry",
+    "ranks",
     "schedule",
     "standings",
 ]
@@ -232,7 +235,8 @@ class Standing:
     """One entry's figures over the tournament."""
 
     entry: Entry
-    boards: int = 0
+    #: Tables played (each a board against one opponent, from one side).
+    tables: int = 0
     vp: int = 0
     vp_against: int = 0
     wins: int = 0
@@ -240,29 +244,45 @@ class Standing:
     penalty: int = 0
     baseline: int = 0
     optimum: int = 0
-    yardstick: EfficiencySums = field(default_factory=EfficiencySums)
+    #: Per board: the sums of (penalty, baseline, optimum) over its tables, so that the
+    #: yardstick's interval takes a board, not a table, as one sample.
+    per_board: dict[int, tuple[int, int, int]] = field(default_factory=dict)
     faults: Counter[str] = field(default_factory=Counter)
 
     @property
-    def vp_per_board(self) -> float:
-        return self.vp / self.boards if self.boards else 0.0
+    def boards(self) -> int:
+        """The distinct boards played."""
+        return len(self.per_board)
 
     @property
-    def net_per_board(self) -> float:
-        return (self.vp - self.vp_against) / self.boards if self.boards else 0.0
+    def vp_per_table(self) -> float:
+        return self.vp / self.tables if self.tables else 0.0
+
+    @property
+    def net_per_table(self) -> float:
+        return (self.vp - self.vp_against) / self.tables if self.tables else 0.0
 
     @property
     def win_rate(self) -> float:
-        return self.wins / self.boards if self.boards else 0.0
+        return self.wins / self.tables if self.tables else 0.0
+
+    @property
+    def win_interval(self) -> tuple[float, float] | None:
+        """The win rate's 95% Wilson interval; None with fewer than two boards."""
+        return wilson_interval(self.wins, self.tables) if self.boards >= 2 else None
 
     @property
     def efficiency(self) -> Efficiency | None:
-        """The yardstick's efficiency over the boards played; None if undefined."""
-        return self.yardstick.result()
+        """The yardstick's efficiency over the boards played; None if undefined. Its
+        ``deals`` are the boards: with one, its interval is unbounded."""
+        sums = EfficiencySums()
+        for penalty, baseline, optimum in self.per_board.values():
+            sums.add(penalty, baseline, optimum)
+        return sums.result()
 
     def add(self, result: TableResult) -> None:
         team = result.team_of(self.entry.name)
-        self.boards += 1
+        self.tables += 1
         if result.winner is team:
             self.wins += 1
             self.vp += result.points
@@ -270,44 +290,43 @@ class Standing:
             self.ties += 1
         else:
             self.vp_against += result.points
-        self.penalty += result.penalty[team]
+        penalty = result.penalty[team]
         baseline, optimum = _references(result, team)
+        self.penalty += penalty
         self.baseline += baseline
         self.optimum += optimum
-        self.yardstick.add(result.penalty[team], baseline, optimum)
+        board = self.per_board.get(result.job.board, (0, 0, 0))
+        self.per_board[result.job.board] = (board[0] + penalty, board[1] + baseline,
+                                            board[2] + optimum)
         for seat in team.seats:
             self.faults.update(result.faults.get(seat, Counter()))
 
     def as_json(self, rank: int) -> dict[str, Any]:
-        low, high = wilson_interval(self.wins, self.boards)
-        boards = self.boards or 1
+        interval = self.win_interval
+        tables = self.tables or 1
         efficiency = self.efficiency
         return {
             "rank": rank,
             **self.entry.as_json(),
             "boards": self.boards,
+            "tables": self.tables,
             "vp": self.vp,
-            "vp_per_board": round(self.vp_per_board, 4),
-            "net_vp_per_board": round(self.net_per_board, 4),
+            "vp_per_table": round(self.vp_per_table, 4),
+            "net_vp_per_table": round(self.net_per_table, 4),
             "wins": self.wins,
             "ties": self.ties,
-            "losses": self.boards - self.wins - self.ties,
+            "losses": self.tables - self.wins - self.ties,
             "win_rate": round(self.win_rate, 4),
-            "win_rate_ci95": [round(low, 4), round(high, 4)],
-            "mean_penalty": round(self.penalty / boards, 3),
-            "baseline_penalty": round(self.baseline / boards, 3),
-            "optimum_penalty": round(self.optimum / boards, 3),
+            "win_rate_ci95": None if interval is None else [round(b, 4) for b in interval],
+            "mean_penalty": round(self.penalty / tables, 3),
+            "baseline_penalty": round(self.baseline / tables, 3),
+            "optimum_penalty": round(self.optimum / tables, 3),
             "efficiency": None if efficiency is None else round(efficiency.value, 4),
-            "efficiency_ci95": (None if efficiency is None
-                                else [_finite(efficiency.low), _finite(efficiency.high)]),
+            "efficiency_ci95": (None if efficiency is None or efficiency.deals < 2
+                                else [round(efficiency.low, 4), round(efficiency.high, 4)]),
             "faults": sum(self.faults.values()),
             "fault_kinds": dict(sorted(self.faults.items())),
         }
-
-
-def _finite(bound: float) -> float | None:
-    """An interval bound for JSON: rounded, or None where it is unbounded (one board)."""
-    return round(bound, 4) if math.isfinite(bound) else None
 
 
 def standings(entries: Iterable[Entry], results: Iterable[TableResult]) -> list[Standing]:
@@ -316,5 +335,19 @@ def standings(entries: Iterable[Entry], results: Iterable[TableResult]) -> list[
     for result in results:
         for name in (result.job.ns, result.job.ew):
             table[name].add(result)
-    return sorted(table.values(),
-                  key=lambda s: (-s.vp_per_board, -s.net_per_board, s.entry.name))
+    return sorted(table.values(), key=lambda s: (*_merit(s), s.entry.name))
+
+
+def _merit(standing: Standing) -> tuple[float, float]:
+    """What the ranking orders by (smaller is better)."""
+    return -standing.vp_per_table, -standing.net_per_table
+
+
+def ranks(ranked: Sequence[Standing]) -> list[int]:
+    """The rank of each of ``ranked`` (best first): entries equal in merit share one,
+    the next rank skipping as many (1, 2, 2, 4): a name decides the order, not the rank."""
+    out: list[int] = []
+    for index, standing in enumerate(ranked):
+        tied = index > 0 and _merit(standing) == _merit(ranked[index - 1])
+        out.append(out[-1] if tied else index + 1)
+    return out

@@ -16,6 +16,7 @@ from ..bots.registry import STRATEGIES
 from ..game.errors import MalformedInput
 from ..game.seats import SEATS, Seat, Team
 from ..protocol.text import escape_text
+from .program_clock import add_program_clock
 from .terminal import configure_logging
 
 EPILOG = """\
@@ -54,12 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "receives as well (deal_ended, match_ended, ...; no answer to "
                              "those) and, once a deal, a convention_cards line with both "
                              "whole cards in force")
-    parser.add_argument("--move-seconds", type=float, default=10.0, metavar="S",
-                        help="with --exec: time the program has for each move before the "
-                             "fallback card is played (default 10)")
-    parser.add_argument("--start-seconds", type=float, default=10.0, metavar="S",
-                        help="with --exec: extra time for the program's first answer after "
-                             "it is started or restarted, for its own start-up (default 10)")
+    add_program_clock(parser, prefix="with --exec: ", player="the fallback card")
     parser.add_argument("--table", metavar="T",
                         help="join this table (default: create one and fill it with bots)")
     parser.add_argument("--seat", choices=[s.value for s in SEATS], type=str.upper,

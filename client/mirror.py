@@ -19,9 +19,11 @@ gets as its view, and the server's per-seat views build) or a
   server-side bot stands in);
 - ``you``: your ``Seat`` or None (spectating);
 - ``knowledge``: the picture above; ``last_deal``: the latest ``DealEnded`` message
-  (kept hands, penalties, breakdown); ``deals``: the match so far, a :class:`DealResult`
-  per deal scored; ``winner``: the ``Team`` that won, once over; ``questions``: the open
-  questions the last snapshot listed for us (an ``OpenQuestion`` each);
+  (kept hands, penalties, breakdown, and from newer servers the dealt hands and best
+  keeps); ``deals``: the match so far, a :class:`DealResult` per deal scored (with its
+  information cost, and the expert pair's once ``expert_cost`` told it); ``winner``: the
+  ``Team`` that won, once over; ``questions``: the open questions the last snapshot
+  listed for us (an ``OpenQuestion`` each);
   ``next_deal_in``: between deals, the seconds until the next deal as of the last
   ``table_state`` or ``deal_ended`` that said (the mirror keeps no clock).
 - ``chat``: the table's last chat lines this client may read (a :class:`ChatLog`;
@@ -41,6 +43,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+import msgspec
+
 from ..bots.base import View
 from ..game.cards import Card
 from ..game.conventions import ConventionCard
@@ -55,6 +59,7 @@ from ..protocol.messages import (
     DealEnded,
     DealStarted,
     DealSummary,
+    ExpertCost,
     MatchEnded,
     OpenQuestion,
     PauseInfo,
@@ -297,6 +302,10 @@ class TableMirror:
                 for info in self.seats.values():
                     if info.kind == "human":
                         info.ready = False
+            case ExpertCost(deal=deal, information_cost=cost):
+                # The expert pair's figure, worked out after the deal: beside its entry.
+                self.deals = [msgspec.structs.replace(done, expert_cost=_teams(cost))
+                              if done.deal == deal else done for done in self.deals]
             case MatchEnded(winner=winner, scores=scores):
                 self.knowledge = replace(known, scores=_teams(scores))
                 self.winner = winner
@@ -357,7 +366,9 @@ class TableMirror:
         result = DealResult(deal=ended.deal, dealer=self.knowledge.dealer,
                             penalty=_teams(ended.penalty), winner=ended.winner,
                             victory_points=ended.victory_points,
-                            scores=_teams(ended.scores))
+                            scores=_teams(ended.scores),
+                            information_cost=None if ended.information_cost is None
+                            else _teams(ended.information_cost))
         self.deals = [done for done in self.deals if done.deal != ended.deal] + [result]
 
     def _reset(self, state: TableState) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -32,13 +32,21 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
-from ..game.cards import Card, rank_name
+from ..game.cards import rank_name
 from ..game.explain import describe_card
 from ..game.seats import SEATS, TEAMS, Team
 from ..protocol.messages import TableInfo
 from ..protocol.text import display_width, escape_text, fit_width
 from .tui_meaning import short_meaning
 from .tui_state import Mode, Overlay, TuiState, ordinal
+from .tui_summary import (
+    SUIT_SYMBOLS,
+    card_style,
+    card_text,
+    render_dealt,
+    render_evening,
+    shows_dealt,
+)
 
 __all__ = [
     "KEY_HELP",
@@ -82,11 +90,10 @@ STYLE = Style.from_dict({
     "log.chat": "ansiblue",
     "footer": "reverse",
     "newest": "ansiyellow bold",
+    "kept": "underline",
     "title": "bold underline",
     "dim": "ansibrightblack",
 })
-
-SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 #: (keys, what they do) for the table screen and the lobby; ``?`` shows them all.
 KEY_HELP: dict[str, list[tuple[str, str]]] = {
@@ -99,7 +106,7 @@ KEY_HELP: dict[str, list[tuple[str, str]]] = {
         ("r", "reply to a question an opponent asked you"),
         ("c", "show both partnerships' convention cards"),
         ("l", "show the whole event log"),
-        ("h", "the match so far: every deal's penalties and points"),
+        ("h", "the match so far: penalties, points, information cost"),
         ("x", "hint: the expert's card for you, and why (if HINTS)"),
         ("n / g", "ready, next deal, rematch after the match / g: lobby after it"),
         ("b", "before the match: put a bot in a free seat ('E', or 'E random')"),
@@ -136,14 +143,7 @@ KEY_HELP: dict[str, list[tuple[str, str]]] = {
 ClickHandler = Callable[[MouseEvent], object]
 
 
-def card_text(card: Card, symbols: bool = False) -> str:
-    """"7H" (or "7♥" with ``symbols``): always readable without colour."""
-    text = str(card)
-    return text[0] + SUIT_SYMBOLS[text[1]] if symbols else text
-
-
-def _card_style(card: Card) -> str:
-    return "class:card.red" if card.suit in "HD" else "class:card.black"
+_card_style = card_style
 
 
 def _team_of_you(state: TuiState) -> Team | None:
@@ -226,10 +226,14 @@ def _pause_mark(state: TuiState) -> StyleAndTextTuples:
 
 
 def render_rows(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
-    """The four rows in play order: a card line and a meaning line per seat."""
+    """The four rows in play order: a card line and a meaning line per seat. Between
+    deals, the deal's summary instead (:mod:`.tui_summary`), but the rows while the ask
+    panel points at one of their cards."""
     mirror = state.mirror
-    out: StyleAndTextTuples = []
     target = state.ask_target if state.overlay is Overlay.ASK else None
+    if target is None and shows_dealt(mirror):
+        return render_dealt(mirror, symbols)
+    out: StyleAndTextTuples = []
     newest = mirror.newest
     for seat in mirror.play_order:
         info = mirror.seats[seat]
@@ -694,17 +698,26 @@ def _render_conventions(state: TuiState) -> StyleAndTextTuples:
 
 def _render_history(state: TuiState) -> StyleAndTextTuples:
     """Every deal of the match seen so far, with the running score."""
-    deals = state.mirror.deals
+    mirror = state.mirror
+    deals = mirror.deals
     if not deals:
         return [("", "No deal has been scored yet.")]
-    out: StyleAndTextTuples = [("class:title", " deal  dealer  penalty NS-EW  winner  points"
-                                               "  score NS-EW\n")]
+    out = render_evening(deals, mirror.status in ("between_deals", "over"))
+    # Columns: NS-EW pairs; "info" is the information cost, "expert" the expert pair's.
+    out.append(("class:title", " deal dlr penalty win pts   score    info   expert\n"))
     for done in deals:
-        penalty, scores = done.penalty, done.scores
-        out.append(("", f" {done.deal:>4}  {done.dealer:^6}  {penalty[Team.NS]:>7}-"
-                        f"{penalty[Team.EW]:<5}  {done.winner or 'tie':^6}  "
-                        f"{done.victory_points:>6}  {scores[Team.NS]:>5}-{scores[Team.EW]}\n"))
+        out.append(("", f" {done.deal:>4} {done.dealer:^3} {_pair(done.penalty)} "
+                        f"{done.winner or 'tie':^3} {done.victory_points:>3} "
+                        f"{_pair(done.scores)} {_pair(done.information_cost)} "
+                        f"{_pair(done.expert_cost)}\n"))
     return out
+
+
+def _pair(values: Mapping[Team, int] | None) -> str:
+    """"209-242" (NS-EW) in seven columns, "-" centred when not known."""
+    if values is None:
+        return "   -   "
+    return f"{values[Team.NS]:>3}-{values[Team.EW]:<3}"
 
 
 def _render_hint(state: TuiState) -> StyleAndTextTuples:

@@ -148,7 +148,7 @@ def test_a_client_killed_and_started_again_shows_the_evening_as_before(
         assert left is not None and int(left.group(1)) <= int(shown.group(1))
         # h: the deals so far; r: the question to answer.
         again.keys("h")
-        history = again.wait(shows("score NS-EW"), "the deals panel")
+        history = again.wait(shows("score    info   expert"), "the deals panel")
         assert re.search(r"\s1\s+[NESW]\s+\d+-\d+\s", history), history
         again.keys("Escape")
         again.keys("r")

@@ -24,14 +24,20 @@ from jackal.client.tui_layout import (
 from jackal.client.tui_state import Mode, Overlay, TuiState
 from jackal.game.cards import Card, parse_hand
 from jackal.game.conventions import builtin_card
+from jackal.game.deal import Deal
+from jackal.game.match import Match
 from jackal.game.seats import Seat, Team
 from jackal.protocol import messages as m
+from jackal.server import views
+from jackal.server.deal_summary import DealSummaries
 from prompt_toolkit.application import Application
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from test_deal_summary import penalty
 from test_tui_state import lobby_state, seated
+from test_yardstick import brute_force_best
 
 
 def text(fragments: StyleAndTextTuples) -> str:
@@ -277,3 +283,61 @@ def test_every_line_of_the_table_fits_at_the_smallest_size() -> None:
     lobby.set_status("connected")
     shown = drive(lobby, lambda _pipe, _app: None, rows=23, columns=66).splitlines()
     assert shown[-1].rstrip().endswith("? keys  ^Q quit")
+
+
+def _played_deal(match: Match) -> tuple[Deal, m.DealEnded]:
+    """The next deal of ``match``, each seat playing its first card, as the server ends it."""
+    deal = match.start_deal()
+    while (seat := deal.turn) is not None:
+        deal.play(deal.hand(seat)[0], seat)
+    number = match.deal_number
+    result = match.finish_deal()
+    best = DealSummaries(match.seed).best(number)
+    return deal, views.deal_ended(deal, number, result, match.scores, 30.0, best)
+
+
+def test_the_deal_summary_and_the_evening_fit_the_smallest_screen() -> None:
+    state = seated(status="between_deals", name="Bartholomew-Long")
+    match = Match(5, 10_000)
+    costs: list[dict[str, int]] = []
+    for number in (1, 2):
+        deal, ended = _played_deal(match)
+        state.apply(ended)
+        lines = drive(state, lambda _pipe, _app: None, rows=23, columns=66).splitlines()
+        assert max(len(line) for line in lines) <= 66
+        # Each seat's 13 dealt cards, a kept one followed by '*', then its best five.
+        for seat in (Seat.N, Seat.E, Seat.S, Seat.W):
+            kept = set(deal.kept(seat))
+            hand = "".join(f"{card}{'*' if card in kept else ' '}"
+                           for card in deal.dealt_hand(seat))
+            line = next(line for line in lines if line.startswith(f" {seat} "))
+            assert hand.rstrip() in line, (line, hand)
+        cost = {}
+        for team in ("NS", "EW"):
+            first, second = (Seat(team[0]), Seat(team[1]))
+            kept_cards = [str(c) for c in deal.kept(first) + deal.kept(second)]
+            best = brute_force_best(deal.dealt_hand(first), deal.dealt_hand(second))
+            cost[team] = penalty(kept_cards) - best
+            assert (f" {team} {penalty(kept_cards)}, best {best}: information cost "
+                    f"{cost[team]}, expert pair ...") in lines
+        costs.append(cost)
+        expert = {Team.NS: 3 * number, Team.EW: 5 + number}
+        state.apply(m.ExpertCost(deal=number, information_cost=expert))
+        shown = drive(state, lambda _pipe, _app: None, rows=23, columns=66)
+        assert f"expert pair {3 * number}" in shown and f"expert pair {5 + number}" in shown
+    # h: every deal's information cost, and the evening's mean beside the expert pair's.
+    state.show(Overlay.HISTORY)
+    lines = drive(state, lambda _pipe, _app: None, rows=23, columns=66).splitlines()
+    assert max(len(line) for line in lines) <= 66
+    text_ = "\n".join(lines)
+    for number, cost in enumerate(costs, 1):
+        assert f"{cost['NS']:>3}-{cost['EW']:<3} {3 * number:>3}-{5 + number}" in text_
+    mean_ns = (costs[0]["NS"] + costs[1]["NS"]) / 2
+    mean_ew = (costs[0]["EW"] + costs[1]["EW"]) / 2
+    assert "Information cost, mean of 2 deals:" in text_
+    assert f"NS {mean_ns:5.1f}    expert pair on the same deals   4.5" in text_
+    assert f"EW {mean_ew:5.1f}    expert pair on the same deals   6.5" in text_
+    # During the next deal the panel lists the deals without the means.
+    state.apply(m.DealStarted(deal=3, dealer=Seat.E, first=Seat.S, hand=list(parse_hand(
+        "2C 5H 7D 9C TS JH QS QH QD KC AD 3H 4S"))))
+    assert "mean" not in drive(state, lambda _pipe, _app: None, rows=23, columns=66)

@@ -8,6 +8,7 @@ only the type checker sees is still two modules that cannot be understood apart.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -169,3 +170,14 @@ def test_every_import_form_is_seen(source: str, tmp_path: Path) -> None:
     fake.write_text(source)
     seen = set(_imports("client.connection", fake))
     assert seen & {"server.hub", "server.listener"}, source
+
+
+def test_the_architecture_map_names_only_modules_that_exist() -> None:
+    """docs/ARCHITECTURE.md, the map a newcomer reads first, names real modules and
+    every package."""
+    doc = (TOP / "docs" / "ARCHITECTURE.md").read_text()
+    packages = "|".join(PACKAGES)
+    named = set(re.findall(rf"`((?:{packages})/\w+\.py)`", doc))
+    assert len(named) > 20
+    assert sorted(path for path in named if not (TOP / path).exists()) == []
+    assert all(f"`{package}/`" in doc for package in PACKAGES)

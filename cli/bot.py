@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import logging
 import random
+import signal
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ..bots.registry import STRATEGIES
@@ -188,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
         try:
-            return await play()
+            return await _until_stopped(play)
         finally:
             await program.kill()
 
@@ -231,3 +233,31 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     return trio.run(main)
+
+
+async def _until_stopped(play: Callable[[], Awaitable[int]]) -> int:
+    """``play()``, or 128 + the signal's number when SIGTERM or SIGHUP comes first.
+
+    The hosted program leads a process group of its own (so that it can be killed with
+    all it started), which also keeps the terminal's and a service manager's signals
+    from it: ``jackal bot`` must end it on the way out, and Python's default would exit
+    at once, leaving it running."""
+    import trio
+
+    stop = [signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
+    status = 0
+    with trio.open_signal_receiver(*stop) as signals:
+        async with trio.open_nursery() as nursery:
+            async def watch() -> None:
+                nonlocal status
+                async for signum in signals:
+                    status = 128 + signum
+                    print(f"jackal bot: {signal.Signals(signum).name} received: stopping the "
+                          "program and leaving", file=sys.stderr)
+                    nursery.cancel_scope.cancel()
+                    return
+
+            nursery.start_soon(watch)
+            status = await play()
+            nursery.cancel_scope.cancel()
+    return status

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 import subprocess
 import sys
 import time
@@ -12,7 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from test_client_bot import run_bot, server_port
+import trio
+from test_client_bot import BOT, run_bot, server_port
 
 pytestmark = pytest.mark.subprocess
 
@@ -87,3 +89,31 @@ def test_jackal_tournament_leaves_no_process_of_its_programs(
         "--boards", "1", "-q", timeout=170)
     assert done.returncode == 0, done.stderr
     assert _none_left(tag) == [], "a program's background sleep outlived jackal tournament"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+async def test_a_signal_to_jackal_bot_ends_its_program_too(server_port: int, tmp_path: Path,
+                                                           signum: int) -> None:
+    """The program leads its own process group, so a SIGTERM or SIGHUP meant for jackal
+    bot never reaches it: jackal bot ends it on the way out (the program here thinks
+    for an hour over its first move)."""
+    spawner = tmp_path / "spawner.py"
+    spawner.write_text(SPAWNER)
+    tag = _tag()
+    bot = await trio.lowlevel.open_process(
+        [*BOT, "--server", f"127.0.0.1:{server_port}", "--target", "1", "--move-seconds",
+         "3600", "--exec", f"{sys.executable} {spawner} {tag} -c 'import time; "
+         "time.sleep(3600)'"], stderr=subprocess.PIPE)
+    try:
+        with trio.fail_after(30):
+            while not _sleeping(tag):
+                await trio.sleep(0.05)
+            await trio.sleep(0.5)  # seated and asking: the program holds its first move
+            bot.send_signal(signum)
+            assert await bot.wait() == 128 + signum
+    finally:
+        bot.kill()
+    assert bot.stderr is not None
+    said = await bot.stderr.receive_some(1 << 16)
+    assert signal.Signals(signum).name.encode() in said
+    assert _none_left(tag) == [], "the program outlived jackal bot"

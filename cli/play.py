@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     from ..client.connection import parse_address
     from ..client.embedded import EmbeddedGame
     from ..client.seat_store import SeatStore
-    from ..client.tui_app import PlayOptions, run_tui
+    from ..client.tui.app import PlayOptions, run_tui
     from .paths import seats_dir
 
     try:

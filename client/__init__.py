@@ -7,7 +7,7 @@
 - :mod:`.botrunner` -- :func:`play_match`, what ``jackal bot`` runs.
 - :mod:`.exec_host` -- :func:`play_exec_match`, what ``jackal bot --exec`` runs: any
   program as a seat, one ``your_turn`` line in and one card line out per move.
-- ``tui_*`` and :mod:`.embedded` -- the terminal client ``jackal play``.
+- :mod:`.tui` and :mod:`.embedded` -- the terminal client ``jackal play``.
 """
 
 from __future__ import annotations

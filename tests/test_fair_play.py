@@ -14,9 +14,9 @@ from typing import Any
 
 import msgspec
 import pytest
-from jackal.client import tui_layout
 from jackal.client.seat_store import SeatStore
-from jackal.client.tui_state import Mode, TuiState
+from jackal.client.tui import layout as tui_layout
+from jackal.client.tui.state import Mode, TuiState
 from jackal.protocol import messages as m
 from jackal.server.config import ServerConfig
 from lan_support import ServerProcess, create_table

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from jackal.client import tui_layout
-from jackal.client.tui_state import Mode, TuiState
+from jackal.client.tui import layout as tui_layout
+from jackal.client.tui.state import Mode, TuiState
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol import messages as m
 from jackal.server.config import ServerConfig

@@ -158,6 +158,22 @@ def test_layers_are_respected() -> None:
     assert KNOWN_CROSSINGS - crossings == set(), "fixed: remove from KNOWN_CROSSINGS"
 
 
+#: Rooms inside a layer: the modules of each may be imported only by the room itself and
+#: the modules listed (the terminal UI sits on the client library, never under it).
+ROOMS: dict[str, frozenset[str]] = {
+    "client.tui": frozenset({"cli.play"}),
+}
+
+
+def test_rooms_are_entered_only_from_above() -> None:
+    wrong = sorted((module, target) for module, targets in GRAPH.items()
+                   for target in targets for room, allowed in ROOMS.items()
+                   if target.startswith(room + ".") and not module.startswith(room)
+                   and module not in allowed)
+    assert wrong == [], "imports into a room from outside it"
+    assert all(any(module.startswith(room + ".") for module in MODULES) for room in ROOMS)
+
+
 @pytest.mark.parametrize("source", [
     "from ..server import hub\n", "from jackal.server.hub import Hub\n",
     "import jackal.server.hub\n",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from jackal.client.mirror import TableMirror
-from jackal.client.tui_meaning import explain_card
+from jackal.client.tui.meaning import explain_card
 from jackal.game.explain import explain_play
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol.messages import Played, ServerMessage, TableState, Turn

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from jackal.client.tui_layout import log_text, render_footer, render_overlay, render_rows
-from jackal.client.tui_state import Overlay, PlayAgain, TuiState
+from jackal.client.tui.layout import log_text, render_footer, render_overlay, render_rows
+from jackal.client.tui.state import Overlay, PlayAgain, TuiState
 from jackal.game.seats import SEATS, Seat, Team
 from jackal.protocol import messages as m
 from jackal.server.table import Table

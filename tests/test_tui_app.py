@@ -23,15 +23,15 @@ from jackal.bots.registry import substitute_strategy
 from jackal.cli.play import start_embedded_server
 from jackal.client.embedded import EmbeddedGame
 from jackal.client.mirror import Change, TableMirror
-from jackal.client.tui_app import PlayOptions, TuiApp
-from jackal.client.tui_layout import (
+from jackal.client.tui.app import PlayOptions, TuiApp
+from jackal.client.tui.layout import (
     render_hand,
     render_header,
     render_rows,
     render_turn,
     screen_text,
 )
-from jackal.client.tui_state import Mode
+from jackal.client.tui.state import Mode
 from jackal.game.cards import DECK
 from jackal.game.conventions import builtin_card
 from jackal.game.seats import Seat, Team

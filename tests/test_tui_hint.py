@@ -9,15 +9,15 @@ from __future__ import annotations
 import asyncio
 
 from jackal.client.embedded import EmbeddedGame
-from jackal.client.tui_app import TuiApp
-from jackal.client.tui_layout import (
+from jackal.client.tui.app import TuiApp
+from jackal.client.tui.layout import (
     KEY_HELP,
     render_footer,
     render_header,
     render_lobby,
     render_overlay,
 )
-from jackal.client.tui_state import Mode, Overlay, TuiState
+from jackal.client.tui.state import Mode, Overlay, TuiState
 from jackal.game.cards import Card
 from jackal.game.seats import Seat
 from jackal.protocol import messages as m

@@ -8,8 +8,8 @@ import sys
 from collections.abc import Callable
 
 import pytest
-from jackal.client.tui_keys import create_key_bindings
-from jackal.client.tui_layout import (
+from jackal.client.tui.keys import create_key_bindings
+from jackal.client.tui.layout import (
     STYLE,
     build_layout,
     card_text,
@@ -21,7 +21,7 @@ from jackal.client.tui_layout import (
     render_rows,
     screen_text,
 )
-from jackal.client.tui_state import Mode, Overlay, TuiState
+from jackal.client.tui.state import Mode, Overlay, TuiState
 from jackal.game.cards import Card, parse_hand
 from jackal.game.conventions import builtin_card
 from jackal.game.deal import Deal

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from jackal.client.tui_lobby import JoinSeat
-from jackal.client.tui_meaning import short_meaning
-from jackal.client.tui_state import (
+from jackal.client.tui.lobby import JoinSeat
+from jackal.client.tui.meaning import short_meaning
+from jackal.client.tui.state import (
     Mode,
     Overlay,
     PlayAgain,
@@ -458,7 +458,7 @@ def test_a_seat_taken_back_logs_the_deals_the_question_and_where_the_match_stand
 
 
 def test_a_spectator_sees_meanings_but_is_not_offered_a_question() -> None:
-    from jackal.client.tui_layout import render_footer, render_overlay
+    from jackal.client.tui.layout import render_footer, render_overlay
 
     rows = {"S": ["2S"], "W": ["9H"]}
     state = seated(rows=rows, turn="N")

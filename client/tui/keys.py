@@ -1,6 +1,6 @@
 """Key bindings of ``jackal play``.
 
-Each handler is small and only calls a :class:`~jackal.client.tui_state.TuiState` method;
+Each handler is small and only calls a :class:`~jackal.client.tui.state.TuiState` method;
 none touches the network (the state queues what must be sent). Which keys are live
 depends on what is on screen, expressed as filters: an open prompt takes every key, then
 an open panel, then the table or the lobby. Specific keys win over the catch-all
@@ -16,7 +16,7 @@ from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from .hint import HINT_KEY
-from .tui_state import Mode, Overlay, TuiState
+from .state import Mode, Overlay, TuiState
 
 __all__ = ["create_key_bindings"]
 

@@ -1,7 +1,7 @@
 """The lobby screen of ``jackal play``: the server's tables and what one does with them.
 
 :class:`LobbyState` holds the table list and the selection, and the lobby's actions
-(join, watch, create, add a bot, refresh). :class:`~jackal.client.tui_state.TuiState`
+(join, watch, create, add a bot, refresh). :class:`~jackal.client.tui.state.TuiState`
 owns one as ``state.lobby`` and hands it the three things it needs from the rest of the
 client at construction (``say``, ``send``, ``open_prompt``), so this module knows nothing
 of the TUI state and the key bindings and layout reach the lobby through its owner. Like
@@ -19,9 +19,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..game.errors import MalformedInput
-from ..game.seats import Seat
-from ..protocol import messages as m
+from ...game.errors import MalformedInput
+from ...game.seats import Seat
+from ...protocol import messages as m
 
 __all__ = ["JoinSeat", "LobbyState", "OpenPrompt", "SpectateTable", "free_seats"]
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from ..game.cards import Card
-from ..game.seats import SEATS, TEAMS, Team
-from ..protocol.messages import DealEnded, DealSummary
-from ..protocol.text import display_width, escape_text, fit_width
-from .mirror import TableMirror
+from ...game.cards import Card
+from ...game.seats import SEATS, TEAMS, Team
+from ...protocol.messages import DealEnded, DealSummary
+from ...protocol.text import display_width, escape_text, fit_width
+from ..mirror import TableMirror
 
 __all__ = ["EveningMeans", "card_style", "card_text", "evening_means", "render_dealt",
            "render_evening", "shows_dealt"]

@@ -3,7 +3,7 @@
 prompt_toolkit runs on asyncio; the network code (the shared client library, and the
 embedded server) is trio. :meth:`TuiApp.run` starts trio as a *guest* on the asyncio
 loop (``trio.lowlevel.start_guest_run``) and awaits ``app.run_async()``, so both run in
-one thread and share nothing but the :class:`~jackal.client.tui_state.TuiState`:
+one thread and share nothing but the :class:`~jackal.client.tui.state.TuiState`:
 
 - trio tasks show server messages on the state and call ``app.invalidate()``; the table
   itself is the one mirror of the process (the seat session's while seated);
@@ -33,18 +33,18 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from ..game.seats import Seat
-from ..protocol import messages as m
-from .connection import STATEFUL_REPLIES, ClientError, Connection, ConnectionLost, ServerError
-from .embedded import EmbeddedGame
-from .lobby_link import LobbyLink
-from .mirror import TableMirror
-from .seat_store import SavedSeat, SeatStore, server_key
-from .session import Backoff, SeatSession, SessionLost, Status
-from .tui_keys import create_key_bindings
-from .tui_layout import STYLE, build_layout
-from .tui_lobby import JoinSeat, SpectateTable
-from .tui_state import Mode, Outgoing, PlayAgain, TuiState
+from ...game.seats import Seat
+from ...protocol import messages as m
+from ..connection import STATEFUL_REPLIES, ClientError, Connection, ConnectionLost, ServerError
+from ..embedded import EmbeddedGame
+from ..lobby_link import LobbyLink
+from ..mirror import TableMirror
+from ..seat_store import SavedSeat, SeatStore, server_key
+from ..session import Backoff, SeatSession, SessionLost, Status
+from .keys import create_key_bindings
+from .layout import STYLE, build_layout
+from .lobby import JoinSeat, SpectateTable
+from .state import Mode, Outgoing, PlayAgain, TuiState
 
 __all__ = ["PlayOptions", "TuiApp", "run_tui"]
 

@@ -1,4 +1,4 @@
-"""The screens of ``jackal play``, drawn from a :class:`~jackal.client.tui_state.TuiState`.
+"""The screens of ``jackal play``, drawn from a :class:`~jackal.client.tui.state.TuiState`.
 
 Every ``render_*`` function is pure: it reads the state when prompt_toolkit draws and
 returns formatted text, so tests can call them directly. :func:`build_layout` puts them in
@@ -32,14 +32,14 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
-from ..game.cards import rank_name
-from ..game.explain import describe_card
-from ..game.seats import SEATS, TEAMS, Team
-from ..protocol.messages import TableInfo
-from ..protocol.text import display_width, escape_text, fit_width
-from .tui_meaning import short_meaning
-from .tui_state import Mode, Overlay, TuiState, ordinal
-from .tui_summary import (
+from ...game.cards import rank_name
+from ...game.explain import describe_card
+from ...game.seats import SEATS, TEAMS, Team
+from ...protocol.messages import TableInfo
+from ...protocol.text import display_width, escape_text, fit_width
+from .meaning import short_meaning
+from .state import Mode, Overlay, TuiState, ordinal
+from .summary import (
     SUIT_SYMBOLS,
     card_style,
     card_text,
@@ -227,7 +227,7 @@ def _pause_mark(state: TuiState) -> StyleAndTextTuples:
 
 def render_rows(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
     """The four rows in play order: a card line and a meaning line per seat. Between
-    deals, the deal's summary instead (:mod:`.tui_summary`), but the rows while the ask
+    deals, the deal's summary instead (:mod:`.summary`), but the rows while the ask
     panel points at one of their cards."""
     mirror = state.mirror
     target = state.ask_target if state.overlay is Overlay.ASK else None

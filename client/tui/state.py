@@ -14,7 +14,7 @@ How it works: :class:`TuiState` is plain data plus small methods, with no I/O.
   :attr:`TuiState.wake` is called, and the network task drains the outbox.
 - The layout reads this object each time it draws.
 - The lobby screen's part (the table list and its actions) is a
-  :class:`~jackal.client.tui_lobby.LobbyState` the state owns as :attr:`TuiState.lobby`.
+  :class:`~jackal.client.tui.lobby.LobbyState` the state owns as :attr:`TuiState.lobby`.
 
 A choice that cannot be legal (not your turn, not in your hand, not a card at all) is
 explained in :attr:`TuiState.notice` and never queued, so the server only ever sees plays
@@ -32,17 +32,17 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Final
 
-from ..game.cards import Card, parse_card
-from ..game.errors import MalformedInput
-from ..game.explain import ordinal
-from ..game.seats import SEATS, Seat, Team
-from ..protocol import messages as m
-from ..protocol.text import escape_text
-from .chat_log import line_of
+from ...game.cards import Card, parse_card
+from ...game.errors import MalformedInput
+from ...game.explain import ordinal
+from ...game.seats import SEATS, Seat, Team
+from ...protocol import messages as m
+from ...protocol.text import escape_text
+from ..chat_log import line_of
+from ..mirror import Change, TableMirror
 from .hint import hint_is_current, notice_text, why_no_hint
-from .mirror import Change, TableMirror
-from .tui_lobby import JoinSeat, LobbyState, SpectateTable
-from .tui_meaning import explain_card
+from .lobby import JoinSeat, LobbyState, SpectateTable
+from .meaning import explain_card
 
 __all__ = [
     "LogLine",

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..game.cards import rank_name
-from ..game.explain import explain_play
-from ..game.seats import Seat
-from .mirror import TableMirror
+from ...game.cards import rank_name
+from ...game.explain import explain_play
+from ...game.seats import Seat
+from ..mirror import TableMirror
 
 __all__ = ["explain_card", "short_meaning"]
 

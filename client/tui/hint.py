@@ -9,13 +9,13 @@ asking; :func:`why_no_hint` says, in the player's words, why a hint cannot be as
 
 from __future__ import annotations
 
-from ..game.explain import ordinal
-from ..protocol import messages as m
-from .mirror import TableMirror
+from ...game.explain import ordinal
+from ...protocol import messages as m
+from ..mirror import TableMirror
 
 __all__ = ["HINT_KEY", "hint_is_current", "notice_text", "why_no_hint"]
 
-#: The key that asks for a hint: ``x`` cannot start a typed card (see tui_keys).
+#: The key that asks for a hint: ``x`` cannot start a typed card (see tui/keys.py).
 HINT_KEY = "x"
 
 

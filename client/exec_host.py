@@ -270,6 +270,9 @@ class ExecProgram:
             for stream in (proc.stdin, proc.stdout):
                 if stream is not None:
                     await stream.aclose()
+        # Forgotten once stopped: close() at the end must not report the status of a
+        # process the host killed (-9) or gave up on mid-match as the program's last word.
+        self._proc = None
 
     async def close(self) -> None:
         """End of the match: close its stdin, give it :data:`EXIT_GRACE` s, then kill it."""

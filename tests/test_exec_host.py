@@ -96,6 +96,7 @@ for line in sys.stdin:
         sys.exit(3)                                 # crash
     else:
         print(turn["hand"][-1].lower(), flush=True) # forgiving notation is fine
+sys.exit(5)                                         # a self-check failed at the end
 '''
 
 
@@ -113,6 +114,9 @@ async def test_faults_fall_back_to_a_legal_card_and_restart_the_program(
     assert err.count("the program failed to answer") == 3  # each kind logged once
     assert err.count("starting the program again") == 2    # after the timeout, the crash
     assert int((tmp_path / "moves.txt").read_text()) >= 8
+    # Only the last process's own exit at the end is its last word, not the crash's 3.
+    assert err.count("at the end of the match") == 1
+    assert "the program exited with status 5 at the end of the match" in err
 
 
 @pytest.mark.subprocess
@@ -124,6 +128,8 @@ async def test_a_program_that_always_crashes_is_not_restarted_forever(
     assert "restart 3 of at most 3" in err and "restart 4" not in err
     assert "moves the fallback played: " in out and " crash" in out
     assert err.count("the program failed to answer") == 1
+    # It exited long before the end: nothing is reported as its exit at the end.
+    assert "at the end of the match" not in err
 
 
 # Answers the first move after each start at once, then hangs on the next one: every
@@ -181,6 +187,8 @@ async def test_a_program_that_hangs_after_its_restart_costs_no_more_waits(
     assert "restart 1 of at most 3" in err and "restart 2" not in err
     assert "not started again: it hung again on its first move after a restart" in err
     assert err.count("(fallback: timeout)") >= 8 and "crash" not in out
+    # The host killed it mid-match (-9): that is no exit status of the program's own.
+    assert "at the end of the match" not in err
 
 
 @pytest.mark.subprocess

@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     from ..client.exec_host import EXEC_FEATURES, ExecProgram, ExecResult, play_exec_match
     from ..client.session import MissingFeatures, SeatSession, SessionLost
     from ..game.conventions import BUILTIN_CARDS, ConventionCard, resolve_card
-    from ..protocol.messages import CreateTable
+    from ..protocol.requests import CreateTable
     from ..server.names import poses_as_bot
 
     # Log lines carry the server's text (reasons, card names, table ids): escaped.

@@ -64,20 +64,17 @@ from ..game.cards import Card
 from ..game.conventions import BUILTIN_CARDS, ConventionCard, resolve_card
 from ..game.seats import SEATS, Seat
 from ..protocol.messages import (
-    AddBot,
     BotTakeover,
-    CreateTable,
     DealEnded,
     DealStarted,
-    Hello,
     MatchEnded,
     PlayerBack,
     PlayerLeft,
     ServerMessage,
-    Spectate,
     TableCreated,
     Turn,
 )
+from ..protocol.requests import AddBot, CreateTable, Hello, Spectate
 from .program_clock import MOVE_SECONDS, START_SECONDS
 
 __all__ = ["TableFailed", "TableOptions", "play_table", "safe_server_value"]

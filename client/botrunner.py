@@ -36,7 +36,6 @@ from ..bots.host import answer_question, decide
 from ..game.cards import Card, format_cards
 from ..game.seats import TEAMS, Seat, Team
 from ..protocol.messages import (
-    AnswerQuestion,
     ConventionsChanged,
     DealEnded,
     DealStarted,
@@ -46,6 +45,7 @@ from ..protocol.messages import (
     TableState,
     YourTurn,
 )
+from ..protocol.requests import AnswerQuestion
 from .connection import ClientError, ConnectionLost, ServerError
 from .mirror import TableMirror
 from .session import SeatSession

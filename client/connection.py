@@ -68,13 +68,10 @@ from ..protocol.errors import RemoteProtocolError
 from ..protocol.messages import (
     AnswerMessage,
     ChatMessage,
-    ClientMessage,
     Error,
     Explanation,
     PauseState,
-    Ping,
     Played,
-    Pong,
     Question,
     ServerMessage,
     ServerPing,
@@ -83,6 +80,7 @@ from ..protocol.messages import (
     TableState,
     Welcome,
 )
+from ..protocol.requests import ClientMessage, Ping, Pong
 from ..protocol.state import ConnState
 
 __all__ = [

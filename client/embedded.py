@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..bots.registry import substitute_strategy
 from ..game.conventions import ConventionCard, resolve_card
 from ..game.seats import SEATS, Seat
-from ..protocol.messages import CreateTable
+from ..protocol.requests import CreateTable
 
 __all__ = [
     "EmbeddedGame",

@@ -31,7 +31,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import trio
 
-from ..protocol.messages import ClientMessage, Hello, ServerMessage
+from ..protocol.messages import ServerMessage
+from ..protocol.requests import ClientMessage, Hello
 from .connection import MAX_EVENT_BYTES, ClientError, Connection, ConnectionLost, ServerError
 from .session import Backoff
 

@@ -28,23 +28,25 @@ from ..game.cards import Card
 from ..game.conventions import ConventionCard
 from ..game.seats import Seat
 from ..protocol.messages import (
+    HelloOk,
+    Joined,
+    MatchEnded,
+    Played,
+    ServerMessage,
+    ServerShutdown,
+    TableCreated,
+    TableState,
+)
+from ..protocol.requests import (
     AddBot,
     ClientMessage,
     Conventions,
     CreateTable,
     Hello,
-    HelloOk,
     Join,
-    Joined,
     Leave,
-    MatchEnded,
     Play,
-    Played,
     Ready,
-    ServerMessage,
-    ServerShutdown,
-    TableCreated,
-    TableState,
 )
 from .connection import MAX_EVENT_BYTES, ClientError, Connection, ConnectionLost, ServerError
 from .mirror import Change, TableMirror

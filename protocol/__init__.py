@@ -15,7 +15,8 @@ from .codec import encode
 from .connection import CLIENT_MAX_LINE, ClientConnection, ServerConnection
 from .errors import ErrorCode, ProtocolError, RemoteProtocolError
 from .help import help_reply
-from .messages import PROTOCOL_VERSION, ClientMessage, ServerMessage
+from .messages import PROTOCOL_VERSION, ServerMessage
+from .requests import ClientMessage
 from .state import ConnState
 
 __all__ = [

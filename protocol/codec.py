@@ -17,7 +17,8 @@ import msgspec
 from ..game.cards import DECK, Card
 from ..game.errors import MalformedInput
 from .errors import ErrorCode, RemoteProtocolError
-from .messages import ClientMessage, MessageId, ServerMessage
+from .messages import MessageId, ServerMessage
+from .requests import ClientMessage
 from .text import check_client_text
 
 __all__ = [

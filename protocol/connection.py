@@ -32,7 +32,8 @@ from collections import deque
 from .codec import decode_client, decode_server, encode
 from .errors import ProtocolError, RemoteProtocolError
 from .framing import DEFAULT_MAX_LINE, LineBuffer
-from .messages import ClientMessage, ServerMessage, Welcome
+from .messages import ServerMessage, Welcome
+from .requests import ClientMessage
 from .state import ConnState, Move, Role, StateMachine
 
 __all__ = ["CLIENT_MAX_LINE", "ClientConnection", "ServerConnection"]

@@ -1,7 +1,7 @@
 """What ``{"type":"help"}`` answers: every client message, a summary and a pasteable example.
 
 The examples are real protocol lines: a test decodes each one, and another checks that
-every client message type has an entry, so this list cannot drift from messages.py.
+every client message type has an entry, so this list cannot drift from requests.py.
 """
 
 from __future__ import annotations

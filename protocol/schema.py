@@ -7,7 +7,8 @@ from typing import Any, get_args
 import msgspec
 
 from ..game.cards import Card
-from .messages import PROTOCOL_VERSION, ClientMessage, ServerMessage
+from .messages import PROTOCOL_VERSION, ServerMessage
+from .requests import ClientMessage
 
 __all__ = ["json_schema"]
 

@@ -59,15 +59,8 @@ from enum import Enum
 import msgspec
 
 from .errors import ErrorCode, LocalProtocolError, RemoteProtocolError
-from .messages import (
-    Hello,
-    Help,
-    MessageId,
-    Ping,
-    Pong,
-    ServerShutdown,
-    Welcome,
-)
+from .messages import MessageId, ServerShutdown, Welcome
+from .requests import Hello, Help, Ping, Pong
 
 __all__ = ["ANY_MESSAGE", "TRANSITIONS", "ConnState", "Move", "Refusal", "Role", "StateMachine"]
 

@@ -14,16 +14,8 @@ from dataclasses import dataclass
 
 from ..game.conventions import ConventionCard
 from .errors import ErrorCode, RemoteProtocolError
-from .messages import (
-    AnswerQuestion,
-    Ask,
-    Chat,
-    ClientMessage,
-    Conventions,
-    CreateTable,
-    Hello,
-    MessageId,
-)
+from .messages import MessageId
+from .requests import AnswerQuestion, Ask, Chat, ClientMessage, Conventions, CreateTable, Hello
 
 __all__ = [
     "ANSWER",

@@ -11,7 +11,8 @@ from collections.abc import Callable
 import trio
 
 from ..protocol.errors import ErrorCode, ProtocolError
-from ..protocol.messages import PROTOCOL_VERSION, Hello, HelloOk
+from ..protocol.messages import PROTOCOL_VERSION, HelloOk
+from ..protocol.requests import Hello
 from .config import ServerConfig
 from .lobby import Lobby
 from .names import NameBook

@@ -19,17 +19,23 @@ from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
     FEATURES,
     PROTOCOL_VERSION,
+    ChatLine,
+    Error,
+    Explanation,
+    ServerPong,
+    TableCreated,
+    Tables,
+    Welcome,
+)
+from ..protocol.requests import (
     AddBot,
     AnswerQuestion,
     Ask,
     Chat,
-    ChatLine,
     ClientMessage,
     Conventions,
     CreateTable,
-    Error,
     Explain,
-    Explanation,
     Hello,
     Help,
     Hint,
@@ -43,12 +49,8 @@ from ..protocol.messages import (
     Ready,
     Rematch,
     Resume,
-    ServerPong,
     Spectate,
     Sync,
-    TableCreated,
-    Tables,
-    Welcome,
 )
 from .bots import BotPool
 from .canned import HELP

@@ -50,14 +50,8 @@ import trio
 
 from ..protocol.connection import ServerConnection
 from ..protocol.errors import ErrorCode, ProtocolError, RemoteProtocolError
-from ..protocol.messages import (
-    ClientMessage,
-    Error,
-    MessageId,
-    ServerMessage,
-    ServerPing,
-    ServerShutdown,
-)
+from ..protocol.messages import Error, MessageId, ServerMessage, ServerPing, ServerShutdown
+from ..protocol.requests import ClientMessage
 from ..protocol.state import ConnState
 from .config import ServerConfig
 from .keepalive import Keepalive

@@ -38,7 +38,8 @@ async def table_with_bots(port: int, seats: str, target: int, strategy: str | No
     """A new table (its id) with server-side bots in ``seats`` (e.g. "NES"): ``strategy``,
     or the server's choice."""
     from jackal.client.connection import open_connection
-    from jackal.protocol.messages import AddBot, CreateTable, Hello, TableCreated
+    from jackal.protocol.messages import TableCreated
+    from jackal.protocol.requests import AddBot, CreateTable, Hello
 
     async with open_connection("127.0.0.1", port) as conn:
         await conn.request(Hello(name="host"))
@@ -193,7 +194,8 @@ async def test_bot_takes_a_private_seat_only_with_its_invitation(server_port: in
     """A program sits at a private table with the code its creator passed on (the way a
     tournament seats its entries); without one, or with another seat's, it is refused."""
     from jackal.client.connection import open_connection
-    from jackal.protocol.messages import AddBot, CreateTable, Hello, TableCreated
+    from jackal.protocol.messages import TableCreated
+    from jackal.protocol.requests import AddBot, CreateTable, Hello
 
     async with open_connection("127.0.0.1", server_port) as conn:
         await conn.request(Hello(name="director"))

@@ -24,16 +24,8 @@ from jackal.client.connection import (
     parse_address,
 )
 from jackal.game.cards import Card
-from jackal.protocol.messages import (
-    Hello,
-    HelloOk,
-    ListTables,
-    Ping,
-    Play,
-    Played,
-    ServerPong,
-    Tables,
-)
+from jackal.protocol.messages import HelloOk, Played, ServerPong, Tables
+from jackal.protocol.requests import Hello, ListTables, Ping, Play
 
 WELCOME = {"type": "welcome", "protocol": 1, "server": "fake", "version": "0", "hint": "help"}
 

@@ -25,17 +25,14 @@ from jackal.game.explain import explain_play
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol.messages import (
     AnswerMessage,
-    Ask,
-    CreateTable,
     DealEnded,
     DealStarted,
-    Hello,
-    ListTables,
     Question,
     ServerMessage,
     Tables,
     TableState,
 )
+from jackal.protocol.requests import Ask, CreateTable, Hello, ListTables
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
 from lan_proxy import CuttableProxy

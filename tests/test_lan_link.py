@@ -8,7 +8,8 @@ import trio
 from jackal.client.connection import Connection, ServerError
 from jackal.client.lobby_link import LobbyLink
 from jackal.client.session import Backoff
-from jackal.protocol.messages import CreateTable, ListTables, Spectate, TableCreated, Tables
+from jackal.protocol.messages import TableCreated, Tables
+from jackal.protocol.requests import CreateTable, ListTables, Spectate
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
 from lan_proxy import CuttableProxy

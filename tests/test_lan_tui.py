@@ -9,6 +9,7 @@ from jackal.client.tui.layout import log_text, render_footer, render_overlay, re
 from jackal.client.tui.state import Overlay, PlayAgain, TuiState
 from jackal.game.seats import SEATS, Seat, Team
 from jackal.protocol import messages as m
+from jackal.protocol import requests
 from jackal.server.table import Table
 from test_lan_table import _deliver, _table
 from test_server_table import FakePeer as Peer
@@ -40,7 +41,7 @@ def test_enter_after_a_refused_key_plays_nothing() -> None:
     state.submit()
     assert not state.outbox and "Nothing played" in state.notice
     state.submit()  # the refusal is spent: now Enter plays the card under the cursor
-    assert isinstance(state.outbox[-1], m.Play)
+    assert isinstance(state.outbox[-1], requests.Play)
 
 
 def test_confirm_asks_before_a_card_is_sent() -> None:
@@ -51,7 +52,7 @@ def test_confirm_asks_before_a_card_is_sent() -> None:
     state.submit()
     assert not state.outbox
     state.submit()
-    assert isinstance(state.outbox[-1], m.Play)
+    assert isinstance(state.outbox[-1], requests.Play)
 
 
 def test_a_created_table_is_selected_once_listed() -> None:

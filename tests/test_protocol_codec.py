@@ -15,17 +15,8 @@ from jackal.protocol.codec import (
     decode_server,
     readable_validation_error,
 )
-from jackal.protocol.messages import (
-    CreateTable,
-    Error,
-    Hello,
-    Join,
-    Ping,
-    Play,
-    Played,
-    ServerPing,
-    Turn,
-)
+from jackal.protocol.messages import Error, Played, ServerPing, Turn
+from jackal.protocol.requests import CreateTable, Hello, Join, Ping, Play
 
 
 def _error(line: bytes) -> ProtocolError:

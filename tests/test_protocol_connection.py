@@ -15,19 +15,8 @@ from jackal.protocol import (
     ServerConnection,
 )
 from jackal.protocol.errors import LocalProtocolError
-from jackal.protocol.messages import (
-    PROTOCOL_VERSION,
-    Error,
-    Hello,
-    HelloOk,
-    Help,
-    Join,
-    Ping,
-    Pong,
-    Ready,
-    ServerPong,
-    Welcome,
-)
+from jackal.protocol.messages import PROTOCOL_VERSION, Error, HelloOk, ServerPong, Welcome
+from jackal.protocol.requests import Hello, Help, Join, Ping, Pong, Ready
 from jackal.protocol.state import ANY_MESSAGE, TRANSITIONS, Move, Refusal, Role
 
 

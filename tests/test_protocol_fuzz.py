@@ -10,7 +10,8 @@ layer raises nothing but :class:`ProtocolError` (and the outcome does not depend
 split); every valid message survives encode -> random chunks -> decode unchanged; and the
 running server answers hostile input with the same protocol verdicts, in the same order.
 Strategies for valid messages are derived from the Structs themselves through
-``msgspec.inspect``, so a field added to messages.py is fuzzed without touching this file.
+``msgspec.inspect``, so a field added to requests.py or messages.py is fuzzed without
+touching this file.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ from jackal.protocol import (
 from jackal.protocol.codec import CLIENT_TYPES, decode_client
 from jackal.protocol.framing import LineBuffer
 from jackal.protocol.help import HELP_ENTRIES
-from jackal.protocol.messages import ClientMessage, Hello, ServerMessage, ServerShutdown
+from jackal.protocol.messages import ServerMessage, ServerShutdown
+from jackal.protocol.requests import ClientMessage, Hello
 from jackal.protocol.text import display_width
 from jackal.server.config import ServerConfig
 from jackal.server.hub import Hub

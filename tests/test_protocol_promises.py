@@ -17,7 +17,8 @@ import trio.testing
 from jackal.client.connection import Connection
 from jackal.game.cards import Card
 from jackal.game.seats import Seat
-from jackal.protocol.messages import Hello, HelloOk, ServerMessage, Turn
+from jackal.protocol.messages import HelloOk, ServerMessage, Turn
+from jackal.protocol.requests import Hello
 from jackal.protocol.schema import json_schema
 from jackal.server.config import ServerConfig
 from test_server_support import (

@@ -21,6 +21,7 @@ from jackal.client.tui.state import Mode, Overlay, TuiState
 from jackal.game.cards import Card
 from jackal.game.seats import Seat
 from jackal.protocol import messages as m
+from jackal.protocol import requests
 from prompt_toolkit.application import Application
 from prompt_toolkit.input import PipeInput
 from test_tui_app import drawn, my_turn, quick_game, quit_app, run_app, spectate, until
@@ -43,7 +44,7 @@ def hint_reply(card: str = "9C", play: int = 1) -> m.HintReply:
 def test_x_asks_once_per_turn_and_shows_the_card_and_the_words() -> None:
     state = seated(hints=True)
     shown = drive(state, lambda pipe, _app: pipe.send_text("x"))
-    assert list(state.outbox) == [m.Hint()]
+    assert list(state.outbox) == [requests.Hint()]
     assert "everyone at the table will be told" in state.notice
     assert "HINTS" in shown
     state.apply(hint_reply())
@@ -60,7 +61,7 @@ def test_x_asks_once_per_turn_and_shows_the_card_and_the_words() -> None:
     # The card is under the cursor: Enter plays it.
     state.close_overlay()
     state.submit()
-    assert list(state.outbox)[-1] == m.Play(card=Card.parse("9C"))
+    assert list(state.outbox)[-1] == requests.Play(card=Card.parse("9C"))
 
 
 def test_hint_notices_are_logged_for_everyone() -> None:
@@ -89,7 +90,7 @@ def test_no_hint_is_asked_where_it_cannot_be_given() -> None:
     state = seated(hints=True)
     state.hint = hint_reply(play=2)
     state.ask_hint()
-    assert list(state.outbox) == [m.Hint()] and state.hint is None
+    assert list(state.outbox) == [requests.Hint()] and state.hint is None
 
 
 def test_x_cannot_start_a_card_and_typed_cards_still_work() -> None:
@@ -100,7 +101,7 @@ def test_x_cannot_start_a_card_and_typed_cards_still_work() -> None:
         pipe.send_text("\r")
 
     drive(state, steps)
-    assert list(state.outbox) == [m.Play(card=Card.parse("9C"))]
+    assert list(state.outbox) == [requests.Play(card=Card.parse("9C"))]
 
 
 def test_the_screens_say_where_hints_are_allowed() -> None:

@@ -28,6 +28,7 @@ from jackal.game.deal import Deal
 from jackal.game.match import Match
 from jackal.game.seats import Seat, Team
 from jackal.protocol import messages as m
+from jackal.protocol import requests
 from jackal.server import views
 from jackal.server.deal_summary import DealSummaries
 from prompt_toolkit.application import Application
@@ -211,7 +212,7 @@ def test_keys_drive_the_state_through_the_real_bindings() -> None:
         pipe.send_text("\r")
 
     drive(state, steps)
-    assert list(state.outbox) == [m.Play(card=Card.parse("9C"))]
+    assert list(state.outbox) == [requests.Play(card=Card.parse("9C"))]
 
 
 def test_c_is_a_suit_after_a_rank_and_a_panel_otherwise() -> None:

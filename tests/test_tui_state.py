@@ -15,6 +15,7 @@ from jackal.game.cards import Card, parse_hand
 from jackal.game.conventions import builtin_card
 from jackal.game.seats import SEATS, Seat, Team
 from jackal.protocol import messages as m
+from jackal.protocol import requests
 
 HAND = "2S 2C 5H 7D 9C TS JH QS QH QD KC AD 3H"
 
@@ -56,7 +57,7 @@ def test_enter_plays_the_cursor_card_once() -> None:
     state = seated()
     state.move_cursor(1)  # AD -> 2S
     state.submit()
-    assert list(state.outbox) == [m.Play(card=Card.parse("2S"))]
+    assert list(state.outbox) == [requests.Play(card=Card.parse("2S"))]
     assert state.awaiting_play == Card.parse("2S")
     state.submit()  # a second Enter before the reply sends nothing more
     assert len(state.outbox) == 1 and "on its way" in state.notice
@@ -72,7 +73,7 @@ def test_typed_card_moves_the_cursor_and_plays() -> None:
     type_text(state, "qh")
     assert state.sorted_hand()[state.cursor] == Card.parse("QH")
     state.submit()
-    assert list(state.outbox) == [m.Play(card=Card.parse("QH"))]
+    assert list(state.outbox) == [requests.Play(card=Card.parse("QH"))]
     assert state.typed == ""
 
 
@@ -81,7 +82,7 @@ def test_ten_can_be_typed_as_10() -> None:
     type_text(state, "10s")
     assert state.typed == "10s"
     state.submit()
-    assert list(state.outbox) == [m.Play(card=Card.parse("TS"))]
+    assert list(state.outbox) == [requests.Play(card=Card.parse("TS"))]
 
 
 def test_characters_that_cannot_make_a_card_are_refused() -> None:
@@ -124,7 +125,7 @@ def test_out_of_turn_play_is_explained_and_never_sent() -> None:
 def test_mouse_click_plays_on_your_turn() -> None:
     state = seated()
     state.click_card(2)
-    assert list(state.outbox) == [m.Play(card=(state.sorted_hand()[2]))]
+    assert list(state.outbox) == [requests.Play(card=(state.sorted_hand()[2]))]
 
 
 def test_cursor_wraps_and_stays_in_range_as_the_hand_shrinks() -> None:
@@ -187,7 +188,7 @@ def test_ask_about_an_opponent_card() -> None:
         state.prompt_char(char)
     state.prompt_submit()
     assert state.prompt is None and state.overlay is Overlay.NONE
-    assert list(state.outbox) == [m.Ask(seat=Seat.E, index=1, text="why?")]
+    assert list(state.outbox) == [requests.Ask(seat=Seat.E, index=1, text="why?")]
 
 
 def test_ask_with_nothing_played_says_so() -> None:
@@ -205,7 +206,7 @@ def test_questions_to_me_are_answered_with_r() -> None:
     for char in "aces":
         state.prompt_char(char)
     state.prompt_submit()
-    assert list(state.outbox) == [m.AnswerQuestion(question="q7", text="aces")]
+    assert list(state.outbox) == [requests.AnswerQuestion(question="q7", text="aces")]
     assert not state.questions_to_me
     state.reply_question()
     assert "Nobody has asked" in state.notice
@@ -236,7 +237,7 @@ def test_deal_end_then_ready_then_match_end_then_play_again() -> None:
     assert sorted(state.hand) == sorted(hands[Seat.S])
     assert state.mirror.scores[Team.NS] == 40
     state.ready()
-    assert list(state.outbox) == [m.Ready()]
+    assert list(state.outbox) == [requests.Ready()]
     state.apply(m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
     assert state.mirror.winner is Team.NS and "play again" in state.notice
     state.ready()
@@ -312,27 +313,27 @@ def test_lobby_create_table_and_add_bot() -> None:
     submit(state, "45")
     submit(state, "")  # not private: no question about spectators
     assert list(state.outbox) == [
-        m.CreateTable(name="friday", target=150, conventions_ns="beginner",
+        requests.CreateTable(name="friday", target=150, conventions_ns="beginner",
                       conventions_ew="none", hints=True, turn_seconds=45.0),
-        m.ListTables()]
+        requests.ListTables()]
     state.outbox.clear()
     # A private table, spectators allowed.
     state.lobby.create()
     for answer in ("", "", "", "", "", "0", "y", "y"):
         submit(state, answer)
-    assert list(state.outbox)[:1] == [m.CreateTable(
+    assert list(state.outbox)[:1] == [requests.CreateTable(
         turn_seconds=0.0, conventions_ns="beginner", conventions_ew="beginner", private=True,
         allow_spectators=True)]
     state.outbox.clear()
     state.lobby.move(1)
     state.lobby.add_bot()
     submit(state, "E random")
-    assert state.outbox[0] == m.AddBot(table="t2", seat=Seat.E, strategy="random")
+    assert state.outbox[0] == requests.AddBot(table="t2", seat=Seat.E, strategy="random")
     # A seat alone leaves the choice to the server: the bot that fits that side's card.
     state.outbox.clear()
     state.lobby.add_bot()
     submit(state, "W")
-    assert state.outbox[0] == m.AddBot(table="t2", seat=Seat.W, strategy=None)
+    assert state.outbox[0] == requests.AddBot(table="t2", seat=Seat.W, strategy=None)
 
 
 def test_hand_parsing_helper_agrees() -> None:
@@ -347,7 +348,7 @@ def test_bots_can_be_added_at_a_waiting_table_only() -> None:
     state.table_add_bot()
     assert state.prompt is not None and "free: E" in state.prompt.label
     submit(state, "e greedy")
-    request = m.AddBot(table="t1", seat=Seat.E, strategy="greedy")
+    request = requests.AddBot(table="t1", seat=Seat.E, strategy="greedy")
     assert list(state.outbox) == [request]
     # The server answers ok and tells everyone at the table, the requester included.
     state.apply(m.PlayerJoined(seat=Seat.E, name="greedy bot", kind="bot"))
@@ -384,7 +385,7 @@ def test_chat_is_refused_by_the_client_during_a_deal_and_sent_between_deals() ->
     for char in "gg":
         state.prompt_char(char)
     state.prompt_submit()
-    assert list(state.outbox) == [m.Chat(text="gg")]
+    assert list(state.outbox) == [requests.Chat(text="gg")]
     # The line comes back from the server: in the log, once, from the mirror's chat.
     state.apply(m.ChatMessage(channel="table", name="me", text="gg", seat=Seat.S))
     assert [line.text for line in state.log if "gg" in line.text] == ["me (S): gg"]
@@ -394,7 +395,7 @@ def test_a_pause_freezes_the_clock_shown_and_resume_lets_it_run() -> None:
     state = seated()
     state.apply(m.Turn(seat=Seat.S, seconds=30.0))
     state.toggle_pause()
-    assert list(state.outbox) == [m.Pause()]
+    assert list(state.outbox) == [requests.Pause()]
     state.apply(m.PauseState(seat=Seat.S, paused=False, asked_by=Seat.S, agreed=[Seat.S]))
     state.apply(m.PauseState(seat=Seat.N, paused=True, asked_by=Seat.S,
                              agreed=[Seat.N, Seat.S]))
@@ -405,7 +406,7 @@ def test_a_pause_freezes_the_clock_shown_and_resume_lets_it_run() -> None:
     assert state.clock_left() == frozen
     state.outbox.clear()
     state.toggle_pause()
-    assert list(state.outbox) == [m.Resume()]
+    assert list(state.outbox) == [requests.Resume()]
     state.apply(m.PauseState(seat=Seat.S, paused=False))
     left = state.clock_left()
     assert left is not None and frozen - 1 < left <= frozen

@@ -35,6 +35,7 @@ from prompt_toolkit.output import Output
 
 from ...game.seats import Seat
 from ...protocol import messages as m
+from ...protocol import requests
 from ..connection import STATEFUL_REPLIES, ClientError, Connection, ConnectionLost, ServerError
 from ..embedded import EmbeddedGame
 from ..lobby_link import LobbyLink
@@ -221,8 +222,8 @@ class TuiApp:
             self._wakeup = trio.Event()
         return self.state.outbox.popleft()
 
-    async def _request(self, send: Callable[[m.ClientMessage], Any],
-                       msg: m.ClientMessage) -> m.ServerMessage | None:
+    async def _request(self, send: Callable[[requests.ClientMessage], Any],
+                       msg: requests.ClientMessage) -> m.ServerMessage | None:
         """Send one request; apply its reply or show its error. Never raises ClientError."""
         reply: m.ServerMessage | None = None
         try:
@@ -278,7 +279,7 @@ class TuiApp:
                 state.can_rematch = session.stays_for_rematch
                 state.mode = Mode.TABLE
                 self._redraw()
-                await self._request(session.request, m.Ready())
+                await self._request(session.request, requests.Ready())
 
                 async def pump() -> None:
                     try:
@@ -302,7 +303,7 @@ class TuiApp:
                             result[0] = item
                             nursery.cancel_scope.cancel()
                             return
-                        if isinstance(item, m.Leave):
+                        if isinstance(item, requests.Leave):
                             self._forget_seat(session)
                         await self._request(session.request, item)
 
@@ -414,7 +415,7 @@ class TuiApp:
                 while True:
                     await trio.sleep(LOBBY_REFRESH_SECONDS)
                     if state.mode is Mode.LOBBY and state.prompt is None and link.conn:
-                        state.send(m.ListTables())
+                        state.send(requests.ListTables())
 
             nursery.start_soon(refresh)
             while True:
@@ -423,7 +424,7 @@ class TuiApp:
                     await self._stop_watching(link)
                     await self._seat_then_lobby(host, port, item)
                 elif isinstance(item, SpectateTable):
-                    reply = await self._request(link.request, m.Spectate(table=item.table))
+                    reply = await self._request(link.request, requests.Spectate(table=item.table))
                     if isinstance(reply, m.TableState):
                         self._watching = item.table
                         state.apply(reply)
@@ -456,16 +457,16 @@ class TuiApp:
         if self.session is not None:
             return  # seated: the lobby is refreshed on the way back to it
         if self._watching is not None:
-            reply = await conn.request(m.Spectate(table=self._watching))
+            reply = await conn.request(requests.Spectate(table=self._watching))
             self.state.apply(reply)  # the snapshot redraws the table as it is now
         else:
-            self.state.on_message(await conn.request(m.ListTables()))
+            self.state.on_message(await conn.request(requests.ListTables()))
         self._redraw()
 
     async def _stop_watching(self, link: LobbyLink) -> None:
         if self._watching is not None:
             self._watching = None
-            await self._request(link.request, m.Leave())
+            await self._request(link.request, requests.Leave())
 
     def _first_seat(self, host: str, port: int) -> JoinSeat | SavedSeat | None:
         """What to sit at before any lobby: ``--table`` (with its saved token if we have
@@ -542,7 +543,7 @@ class TuiApp:
         state.mode = Mode.LOBBY
         state.set_status(link.status)
         if link.conn is not None:
-            await self._request(link.request, m.ListTables())
+            await self._request(link.request, requests.ListTables())
 
 
 def _unwrapped(exc: BaseException) -> BaseException:

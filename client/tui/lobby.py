@@ -22,6 +22,7 @@ from typing import Protocol
 from ...game.errors import MalformedInput
 from ...game.seats import Seat
 from ...protocol import messages as m
+from ...protocol import requests
 
 __all__ = ["JoinSeat", "LobbyState", "OpenPrompt", "SpectateTable", "free_seats"]
 
@@ -44,7 +45,7 @@ class SpectateTable:
 
 
 #: What the lobby queues for the network task: a message, or one of the two intents above.
-LobbyOutgoing = m.ClientMessage | JoinSeat | SpectateTable
+LobbyOutgoing = requests.ClientMessage | JoinSeat | SpectateTable
 
 
 class OpenPrompt(Protocol):
@@ -158,7 +159,7 @@ class LobbyState:
             self.cursor = (self.cursor + step) % len(self.tables)
 
     def refresh(self) -> None:
-        self.send(m.ListTables())
+        self.send(requests.ListTables())
 
     def join(self) -> None:
         """Enter in the lobby: ask which seat, then join the selected table."""
@@ -244,7 +245,7 @@ class LobbyState:
                 if not last:
                     ask(step + 1)
                     return None
-                self.send(m.CreateTable(
+                self.send(requests.CreateTable(
                     name=answers["name"] or None,
                     target=int(answers["target"]) if answers["target"] else 300,
                     conventions_ns=answers["ns"] or "beginner",
@@ -254,7 +255,7 @@ class LobbyState:
                     private=_yes(answers["private"]),
                     allow_spectators=_yes(answers["spectators"])
                     if answers.get("spectators") else None))
-                self.send(m.ListTables())
+                self.send(requests.ListTables())
                 return None
 
             self.open_prompt(label, take, max_len=64)
@@ -289,9 +290,9 @@ class LobbyState:
             strategy = parts[1] if len(parts) > 1 else None
             # Our own private table: the seat's code lets us fill it from any connection.
             invite = (self.codes_of(table) or {}).get(seat)
-            self.send(m.AddBot(table=table, seat=seat, strategy=strategy, invite=invite))
+            self.send(requests.AddBot(table=table, seat=seat, strategy=strategy, invite=invite))
             if refresh:
-                self.send(m.ListTables())
+                self.send(requests.ListTables())
             return None
 
         self.open_prompt(f"Bot at (free: {' '.join(free)}) [seat strategy]: ", add,

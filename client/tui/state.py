@@ -37,6 +37,7 @@ from ...game.errors import MalformedInput
 from ...game.explain import ordinal
 from ...game.seats import SEATS, Seat, Team
 from ...protocol import messages as m
+from ...protocol import requests
 from ...protocol.text import escape_text
 from ..chat_log import line_of
 from ..mirror import Change, TableMirror
@@ -97,7 +98,7 @@ class PlayAgain:
 
 #: What key handlers queue for the network task: protocol messages, or intents that
 #: take several messages (the network task knows how to carry them out).
-Outgoing = m.ClientMessage | JoinSeat | SpectateTable | PlayAgain
+Outgoing = requests.ClientMessage | JoinSeat | SpectateTable | PlayAgain
 
 
 @dataclass(frozen=True)
@@ -501,14 +502,14 @@ class TuiState:
         if self.you is None:
             self.say("Only the players at the table ask for a pause.", "error")
         elif pause is not None and (pause.paused or self.you in pause.agreed):
-            self.send(m.Resume())
+            self.send(requests.Resume())
         elif self.table_status not in ("playing", "between_deals"):
             self.say("A pause is for a match under way.", "error")
         elif pause is None and self.table_status == "playing" and not self.my_turn:
             self.say("During a deal you ask for a pause on your own turn (so it says "
                      "nothing to partner).", "error")
         else:
-            self.send(m.Pause())
+            self.send(requests.Pause())
 
     def open_chat(self) -> None:
         """m: type a chat line (seated players cannot talk while a deal is played)."""
@@ -522,7 +523,7 @@ class TuiState:
         def send(text: str) -> str | None:
             if not text.strip():
                 return "Type something first (Esc to cancel)."
-            self.send(m.Chat(text=text.strip()))
+            self.send(requests.Chat(text=text.strip()))
             return None
 
         self.open_prompt(f"Say to {where}: ", send, max_len=500)
@@ -632,7 +633,7 @@ class TuiState:
             return
         self.hint = None
         self.say("Asking the expert bot for a hint (everyone at the table will be told)...")
-        self.send(m.Hint())
+        self.send(requests.Hint())
 
     def _apply_question(self, msg: m.Question) -> None:
         about = f" about their {ordinal(msg.index)} card" if msg.index else ""
@@ -813,7 +814,7 @@ class TuiState:
         self.confirming = None
         self.awaiting_play = card
         self.say(f"Playing {card}...")
-        self.send(m.Play(card=card))
+        self.send(requests.Play(card=card))
 
     @property
     def after_match_keys(self) -> str:
@@ -828,7 +829,7 @@ class TuiState:
         if self.you is None or self.table_status != "over" or not self.can_rematch:
             self.say("g goes back to the lobby once the match is over.", "error")
             return
-        self.send(m.Leave())
+        self.send(requests.Leave())
         self.send(PlayAgain())
         self.say("Back to the lobby...")
 
@@ -842,7 +843,7 @@ class TuiState:
         elif self.table_status == "over" and self.can_rematch:
             info = self.mirror.seats.get(self.you)
             if info is None or not info.ready:
-                self.send(m.Rematch())
+                self.send(requests.Rematch())
             waiting = [s.value for s in SEATS if s is not self.you
                        and self.mirror.seats[s].kind != "bot" and not self.mirror.seats[s].ready]
             self.say(f"Rematch asked for; waiting for {' '.join(waiting) or 'the server'}. "
@@ -853,7 +854,7 @@ class TuiState:
         elif self.table_status == "playing":
             self.say("The deal is under way.", "error")
         else:
-            self.send(m.Ready())
+            self.send(requests.Ready())
             self.say("Ready; waiting for the others.")
 
     # ---------------------------------------------------------------- asking about a card
@@ -898,7 +899,7 @@ class TuiState:
         def send(text: str) -> str | None:
             if not text.strip():
                 return "Type a question first (Esc to cancel)."
-            self.send(m.Ask(seat=seat, index=index, text=text.strip()))
+            self.send(requests.Ask(seat=seat, index=index, text=text.strip()))
             self.overlay = Overlay.NONE
             self.say(f"Question sent to {seat}; the answer will appear here and in the log.")
             return None
@@ -916,7 +917,7 @@ class TuiState:
         def send(text: str) -> str | None:
             if not text.strip():
                 return "Type an answer first (Esc to cancel)."
-            self.send(m.AnswerQuestion(question=question.question, text=text.strip()))
+            self.send(requests.AnswerQuestion(question=question.question, text=text.strip()))
             self.questions_to_me.remove(question)
             self.add_log(f"You answered {question.asker or '?'}: {text.strip()}")
             self.say("Answer sent.")

@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 import pytest
 from jackal.client.seat_store import SeatStore
-from jackal.client.tui import layout as tui_layout
+from jackal.client.tui.lobby_screen import render_lobby
 from jackal.client.tui.state import Mode, TuiState
 from jackal.protocol import messages as m
 from jackal.server.config import ServerConfig
@@ -182,7 +182,7 @@ async def test_the_lobby_shows_the_clock_and_the_client_draws_it() -> None:
     assert entries[untimed]["turn_seconds"] is None  # no clock
     state = TuiState(mode=Mode.LOBBY)
     state.apply(msgspec.convert(reply, m.Tables))
-    lines = "".join(piece[1] for piece in tui_layout.render_lobby(state)).splitlines()
+    lines = "".join(piece[1] for piece in render_lobby(state)).splitlines()
     # Each table takes two lines: its settings, then its seats.
     at = next(i for i, line in enumerate(lines) if "untimed" not in line and "timed" in line)
     assert "CLOCK 30s" in lines[at] and "[bot] random" in lines[at + 1]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from jackal.client.tui import layout as tui_layout
+from jackal.client.tui.lobby_screen import render_lobby
 from jackal.client.tui.state import Mode, TuiState
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol import messages as m
@@ -55,7 +56,7 @@ def test_the_terminal_client_shows_a_seeded_table() -> None:
                     seats=dict.fromkeys(SEATS), kinds=dict.fromkeys(SEATS, "empty"),
                     seeded=True),
     ], total=2))
-    lines = "".join(piece[1] for piece in tui_layout.render_lobby(state)).splitlines()
+    lines = "".join(piece[1] for piece in render_lobby(state)).splitlines()
     assert "SEEDED" not in next(line for line in lines if "fair" in line)
     assert "SEEDED" in next(line for line in lines if "known" in line)
     seats = [m.SeatInfo(seat=seat, name=None, kind="empty", connected=False, ready=False)

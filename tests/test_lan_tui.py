@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from jackal.client.tui.layout import log_text, render_footer, render_overlay, render_rows
+from jackal.client.tui.fit import log_text
+from jackal.client.tui.layout import render_footer, render_rows
+from jackal.client.tui.overlays import render_overlay
 from jackal.client.tui.state import Overlay, PlayAgain, TuiState
 from jackal.game.seats import SEATS, Seat, Team
 from jackal.protocol import messages as m

@@ -10,14 +10,11 @@ import asyncio
 
 from jackal.client.embedded import EmbeddedGame
 from jackal.client.tui.app import TuiApp
-from jackal.client.tui.layout import (
-    KEY_HELP,
-    render_footer,
-    render_header,
-    render_lobby,
-    render_overlay,
-)
+from jackal.client.tui.layout import render_footer, render_header
+from jackal.client.tui.lobby_screen import render_lobby
+from jackal.client.tui.overlays import render_overlay
 from jackal.client.tui.state import Mode, Overlay, TuiState
+from jackal.client.tui.style import KEY_HELP
 from jackal.game.cards import Card
 from jackal.game.seats import Seat
 from jackal.protocol import messages as m

@@ -10,18 +10,18 @@ from collections.abc import Callable
 import pytest
 from jackal.client.tui.keys import create_key_bindings
 from jackal.client.tui.layout import (
-    STYLE,
     build_layout,
-    card_text,
     render_footer,
     render_hand,
-    render_lobby,
-    render_overlay,
     render_result,
     render_rows,
     screen_text,
 )
+from jackal.client.tui.lobby_screen import render_lobby
+from jackal.client.tui.overlays import render_overlay
 from jackal.client.tui.state import Mode, Overlay, TuiState
+from jackal.client.tui.style import STYLE
+from jackal.client.tui.summary import card_text
 from jackal.game.cards import Card, parse_hand
 from jackal.game.conventions import builtin_card
 from jackal.game.deal import Deal

@@ -459,7 +459,8 @@ def test_a_seat_taken_back_logs_the_deals_the_question_and_where_the_match_stand
 
 
 def test_a_spectator_sees_meanings_but_is_not_offered_a_question() -> None:
-    from jackal.client.tui.layout import render_footer, render_overlay
+    from jackal.client.tui.layout import render_footer
+    from jackal.client.tui.overlays import render_overlay
 
     rows = {"S": ["2S"], "W": ["9H"]}
     state = seated(rows=rows, turn="N")

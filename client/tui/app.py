@@ -43,9 +43,10 @@ from ..mirror import TableMirror
 from ..seat_store import SavedSeat, SeatStore, server_key
 from ..session import Backoff, SeatSession, SessionLost, Status
 from .keys import create_key_bindings
-from .layout import STYLE, build_layout
+from .layout import build_layout
 from .lobby import JoinSeat, SpectateTable
 from .state import Mode, Outgoing, PlayAgain, TuiState
+from .style import STYLE
 
 __all__ = ["PlayOptions", "TuiApp", "run_tui"]
 

@@ -12,9 +12,7 @@ cursor is reverse video with a caret under it, and whose turn it is has a ``>`` 
 
 from __future__ import annotations
 
-import re
-import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -29,121 +27,47 @@ from prompt_toolkit.layout import (
 )
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
-from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
 from ...game.cards import rank_name
-from ...game.explain import describe_card
-from ...game.seats import SEATS, TEAMS, Team
-from ...protocol.messages import TableInfo
-from ...protocol.text import display_width, escape_text, fit_width
+from ...game.seats import SEATS, Team
+from ...protocol.text import display_width, fit_width
+from .fit import (
+    MIN_SIZE,
+    drawn,
+    log_text,
+    padded,
+    screen_size,
+    screen_width,
+    wrap_fragments,
+    wrap_words,
+)
+from .lobby_screen import render_lobby
 from .meaning import short_meaning
+from .overlays import overlay_title, render_overlay, render_quit
 from .state import Mode, Overlay, TuiState, ordinal
 from .summary import (
-    SUIT_SYMBOLS,
     card_style,
     card_text,
     render_dealt,
-    render_evening,
     shows_dealt,
 )
 
 __all__ = [
-    "KEY_HELP",
-    "STYLE",
     "build_layout",
-    "card_text",
     "render_footer",
     "render_hand",
     "render_header",
-    "render_lobby",
     "render_log",
     "render_message",
-    "render_overlay",
     "render_result",
     "render_rows",
     "render_turn",
     "screen_text",
 ]
 
-STYLE = Style.from_dict({
-    "header": "bg:ansiblue ansiwhite bold",
-    "header.status.ok": "bg:ansiblue ansiwhite",
-    "header.status.bad": "bg:ansired ansiwhite bold",
-    "score": "bold",
-    "card.red": "ansired bold",
-    "card.black": "bold",
-    "card.group": "underline",
-    "cursor": "reverse",
-    "meaning": "ansibrightblack",
-    "turn": "ansigreen bold",
-    "label": "",
-    "label.you": "bold",
-    "gone": "ansiyellow",
-    "notice.info": "ansicyan",
-    "notice.error": "ansired bold",
-    "prompt": "bold",
-    "log.good": "ansigreen",
-    "log.warn": "ansiyellow",
-    "log.error": "ansired",
-    "log.answer": "ansimagenta bold",
-    "log.chat": "ansiblue",
-    "footer": "reverse",
-    "newest": "ansiyellow bold",
-    "kept": "underline",
-    "title": "bold underline",
-    "dim": "ansibrightblack",
-})
-
-#: (keys, what they do) for the table screen and the lobby; ``?`` shows them all.
-KEY_HELP: dict[str, list[tuple[str, str]]] = {
-    "Table": [
-        ("Left / Right", "move along your hand"),
-        ("Enter", "play the card under the cursor (or the one you typed)"),
-        ("7h, th, 10s, q♠", "type a card, then Enter to play it (Backspace edits)"),
-        ("mouse click", "click a card of your hand to play it"),
-        ("e", "an opponent's card: its meaning, then ask a question"),
-        ("r", "reply to a question an opponent asked you"),
-        ("c", "show both partnerships' convention cards"),
-        ("l", "show the whole event log"),
-        ("h", "the match so far: penalties, points, information cost"),
-        ("x", "hint: the expert's card for you, and why (if HINTS)"),
-        ("n / g", "ready, next deal, rematch after the match / g: lobby after it"),
-        ("b", "before the match: put a bot in a free seat ('E', or 'E random')"),
-        ("m / p", "chat (not during a deal) / pause: ask, agree, resume"),
-        ("Esc", "clear what you typed, close a panel"),
-    ],
-    "Under the cards": [
-        ("7s", "promises a pair of sevens (as the partnership's card says)"),
-        ("7s?", "the same, or a spare high card with nothing to promise"),
-        ("+7 / -7", "answers partner: holds a seven / holds none"),
-        ("-", "a signal card that promises nothing (an edge rank)"),
-        (".", "a free discard: no meaning"),
-        ("*", "marks the newest card on the table"),
-    ],
-    "Ask panel": [
-        ("Left / Right", "previous / next opponent card"),
-        ("Enter", "write a free-text question to the card's player"),
-    ],
-    "Lobby": [
-        ("Up / Down", "choose a table"),
-        ("Enter", "join the table (you pick the seat; private: your invitation code)"),
-        ("s", "watch the table as a spectator (if its creator allows it)"),
-        ("c", "create a table (name, target, cards, hints, clock, private)"),
-        ("b", "add a server-side bot to a free seat"),
-        ("g", "refresh the list"),
-        ("m", "chat with the lobby"),
-    ],
-    "Anywhere": [
-        ("?", "this help (any key closes it)"),
-        ("Ctrl-Q / Ctrl-C", "quit (asks first during a match)"),
-    ],
-}
 
 ClickHandler = Callable[[MouseEvent], object]
-
-
-_card_style = card_style
 
 
 def _team_of_you(state: TuiState) -> Team | None:
@@ -156,7 +80,7 @@ def _team_of_you(state: TuiState) -> Team | None:
 def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     """Two lines: table, deal, dealer, target, connection; then the score and the cards."""
     mirror = state.mirror
-    name = _shown(mirror.name, 20) or ("lobby" if state.mode is Mode.LOBBY else "")
+    name = drawn(mirror.name, 20) or ("lobby" if state.mode is Mode.LOBBY else "")
     left = f" JACKAL  {name}"
     status = {"connected": "connected", "connecting": "connecting...",
               "reconnecting": f"RECONNECTING ({state.retry_text()})",
@@ -167,14 +91,14 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
         dealer = f"  dealer {mirror.dealer}" if mirror.dealer else ""
         facts = f"  |  {deal}{dealer}  |  target {mirror.target}"
         # The table's name gives way first, so the facts and the status always show.
-        room = _width() - len(status) - 3 - len(facts) - len(" JACKAL  ")
+        room = screen_width() - len(status) - 3 - len(facts) - len(" JACKAL  ")
         left = f" JACKAL  {fit_width(name, max(room, 4))}{facts}"
     elif server:
         left += f"  {server}"
     status_style = "class:header.status.ok" if state.status in ("connected", "connecting") \
         else "class:header.status.bad"
-    width = max(_width() - len(status) - 2, display_width(left) + 1)
-    out: StyleAndTextTuples = [("class:header", _cell(left, width)),
+    width = max(screen_width() - len(status) - 2, display_width(left) + 1)
+    out: StyleAndTextTuples = [("class:header", padded(left, width)),
                                (status_style, f" {status} "), ("", "\n")]
     if state.mode is Mode.LOBBY:
         shown = len(state.lobby.tables)
@@ -199,12 +123,12 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
         flags.append(("class:dim", " HINTS (x)"))
     # What the second line holds so far (the first line is out's first three pieces).
     used = sum(display_width(text) for _style, text, *_ in out[3:] + flags)
-    cards = "  ".join(f"{team}: {_shown(mirror.conventions[team].name, 16)}"
+    cards = "  ".join(f"{team}: {drawn(mirror.conventions[team].name, 16)}"
                       for team in (Team.NS, Team.EW) if team in mirror.conventions)
     if cards:  # the cards' names give way to the score and the flags on a narrow screen
         named = f"  |  cards {cards} (c)"
-        if used + display_width(named) > _width() - 1:
-            named = fit_width(f"  |  {cards}", max(_width() - 1 - used - 4, 1)) + " (c)"
+        if used + display_width(named) > screen_width() - 1:
+            named = fit_width(f"  |  {cards}", max(screen_width() - 1 - used - 4, 1)) + " (c)"
         out.append(("class:dim", named))
     out += flags
     out.append(("", "\n"))
@@ -246,10 +170,10 @@ def render_rows(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
             label += f" [{info.bot} bot]"
         label_style = "class:turn" if turn else ("class:label.you" if seat is state.you
                                                    else "class:label")
-        out.append((label_style, _cell(marker + label, 24) + " "))
+        out.append((label_style, padded(marker + label, 24) + " "))
         row = mirror.rows[seat]
         for i, card in enumerate(row, start=1):
-            style = _card_style(card)
+            style = card_style(card)
             if target == (seat, i):
                 style += " class:cursor"
             out.append((style, card_text(card, symbols)))
@@ -258,10 +182,10 @@ def render_rows(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
             out.append(("", " " * (5 - len(card_text(card, symbols)) - len(mark))))
         out.append(("", "\n"))
         declared = mirror.conventions.get(seat.team)
-        sub = f"    {seat.team} {_shown(declared.name, 16) if declared else ''}"
+        sub = f"    {seat.team} {drawn(declared.name, 16) if declared else ''}"
         if mirror.status == "waiting" and info.kind != "empty":
             sub += "  ready" if info.ready else "  not ready"
-        out.append(("class:dim", _cell(sub, 24) + " "))
+        out.append(("class:dim", padded(sub, 24) + " "))
         for i in range(1, len(row) + 1):
             explained = state.explain(seat, i)
             short = short_meaning(explained[1]) if explained else ""
@@ -325,7 +249,7 @@ def render_hand(state: TuiState, symbols: bool = False,
         if first_of_group:
             top.append(("", "["))
             column += 1
-        style = _card_style(card) + (" class:card.group" if grouped else "")
+        style = card_style(card) + (" class:card.group" if grouped else "")
         if i == state.cursor and state.prompt is None:
             style += " class:cursor"
             caret = column
@@ -343,7 +267,7 @@ def render_hand(state: TuiState, symbols: bool = False,
     bottom = " " * caret + "^^" if caret >= 0 else ""
     legend = f"held: {' '.join(held_text)}" if held else "no pairs held"
     # Right-aligned within the screen (column 60 at most), cut rather than run off it.
-    end = min(60 + len(legend), _width() - 1)
+    end = min(60 + len(legend), screen_width() - 1)
     legend = fit_width(legend, max(end - len(bottom) - 1, 1))
     pad = max(1, end - len(bottom) - len(legend))
     top.append(("class:turn", bottom))
@@ -382,22 +306,12 @@ def render_message(state: TuiState) -> StyleAndTextTuples:
     return out
 
 
-_CARD_IN_TEXT = re.compile(r"\b([A2-9TJQK])([SHDC])\b")
-
-
-def log_text(text: str, symbols: bool = False) -> str:
-    """A log line as shown: with ``symbols``, the cards in it drawn with suit symbols."""
-    if not symbols:
-        return text
-    return _CARD_IN_TEXT.sub(lambda found: found.group(1) + SUIT_SYMBOLS[found.group(2)], text)
-
-
 def render_log(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
     """The event log, newest at the bottom (the window scrolls to it); long lines are
     wrapped at word boundaries."""
     out: StyleAndTextTuples = []
     lines = list(state.log)
-    width = max(_width() - 2, 20)
+    width = max(screen_width() - 2, 20)
     for i, line in enumerate(lines):
         if i == len(lines) - 1:
             out.append(("[SetCursorPosition]", ""))
@@ -405,40 +319,6 @@ def render_log(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
         out.append((f"class:log.{line.style}" if line.style else "", " " + wrapped))
         if i < len(lines) - 1:
             out.append(("", "\n"))
-    return out
-
-
-def wrap_words(text: str, width: int, indent: str = "  ") -> str:
-    """``text`` wrapped by word to ``width`` columns (continuation lines indented), so
-    nothing is cut mid-word and nothing runs past a border."""
-    if len(text) <= width:
-        return text
-    return "\n".join(textwrap.wrap(text, width=width, subsequent_indent=indent,
-                                    break_on_hyphens=False)) or text
-
-
-def _wrap_fragments(fragments: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
-    """Word-wrap formatted text to ``width`` columns, keeping each fragment's style."""
-    out: StyleAndTextTuples = []
-    column = 0
-    for fragment in fragments:
-        style, text = fragment[0], fragment[1]
-        for k, line in enumerate(text.split("\n")):
-            if k:
-                out.append(("", "\n"))
-                column = 0
-            for word in re.findall(r"\S+\s*|\s+", line):
-                bare = len(word.rstrip())
-                if column and column + bare > width:
-                    out.append(("", "\n  "))
-                    column = 2
-                while column + len(word.rstrip()) > width:  # a word longer than a line
-                    room = max(width - column, 1)
-                    out.append((style, word[:room]))
-                    out.append(("", "\n"))
-                    word, column = word[room:], 0
-                out.append((style, word))
-                column += len(word)
     return out
 
 
@@ -471,7 +351,7 @@ def render_result(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
             for j, card in enumerate(cards):
                 prefix = "[" if j == 0 and len(cards) > 1 else ""
                 cards_line.append(("", prefix))
-                cards_line.append((_card_style(card), card_text(card, symbols)))
+                cards_line.append((card_style(card), card_text(card, symbols)))
                 suffix = "]" if j == len(cards) - 1 and len(cards) > 1 else " " if \
                     j < len(cards) - 1 else ""
                 cards_line.append(("", suffix))
@@ -510,11 +390,11 @@ def render_footer(state: TuiState) -> StyleAndTextTuples:
         # The most useful keys that fit, and always how to see them all and how to quit.
         text, tail = "", "  ? keys  ^Q quit"
         for key in keys:
-            if len(text) + 2 + len(key) + len(tail) > _width() - 1:
+            if len(text) + 2 + len(key) + len(tail) > screen_width() - 1:
                 break
             text += f"  {key}" if text else f" {key}"
         text += tail
-    return [("class:footer", text[:_width()].ljust(_width()))]
+    return [("class:footer", text[:screen_width()].ljust(screen_width()))]
 
 
 def _table_keys(state: TuiState) -> list[str]:
@@ -552,262 +432,7 @@ def _table_keys(state: TuiState) -> list[str]:
 # ==================================================================== lobby
 
 
-def render_lobby(state: TuiState) -> StyleAndTextTuples:
-    """The list of tables with their seats; the selected one in reverse video."""
-    if not state.lobby.tables:
-        if state.status != "connected":  # no list came: say why, not that it is empty
-            why = {"lost": "Not connected", "unreachable": "The server cannot be reached",
-                   "reconnecting": "Connection lost"}.get(state.status, "Connecting")
-            return [("", f"\n {why}: no list of tables yet.\n")]
-        return [("", "\n No tables yet: press c to create one, g to refresh.\n")]
-    # Two lines a table, each fitted to the screen, so no name or flag runs off its edge:
-    # the table and its settings, then the seats (with room for names).
-    width = max(_width() - 1, 40)
-    out: StyleAndTextTuples = [("class:title", fit_width(
-        f" {'table':<10} {'name':<20} {'target':>6}  {'status':<13} settings", width)
-        + "\n" + fit_width(f"{_SEATS_LABEL}N / E / S / W", width) + "\n")]
-    for i, info in enumerate(state.lobby.tables):
-        flags = [f"CLOCK {info.turn_seconds:g}s"] if info.turn_seconds else []
-        flags += [flag for flag, on in (("HINTS", info.hints), ("PRIVATE", info.private),
-                                        ("SEEDED", info.seeded)) if on]
-        if info.spectators:
-            flags.append(f"{info.spectators} watching")
-        head = (f" {_cell(info.table, 10)} {_cell(info.name, 20)} {info.target:>6}  "
-                f"{info.status[:13]:<13}")
-        settings = " ".join(flags)
-        if display_width(f"{head} {settings}") <= width:
-            head = f"{head} {settings}".rstrip()
-        else:  # on a line of their own rather than cut off
-            head += "\n" + fit_width(_SEATS_LABEL + settings, width)
-        seats = " / ".join(_lobby_seats(info, width - len(_SEATS_LABEL)))
-        entry = head + "\n" + fit_width(_SEATS_LABEL + seats, width)
-        out.append(("class:cursor" if i == state.lobby.cursor else "", entry))
-        out.append(("", "\n"))
-    selected = state.lobby.selected_table()
-    if selected is not None:
-        out += _lobby_selected(state, selected)
-    return out
-
-
-def _lobby_selected(state: TuiState, info: TableInfo) -> StyleAndTextTuples:
-    """Under the list: who made the selected table, whether it is private, and the
-    codes to pass on when it is our own private table."""
-    about = [f"by {info.creator}" if info.creator else "creator unknown"]
-    if info.private:
-        about.append("PRIVATE: seats by invitation code")
-    if not info.allow_spectators:
-        about.append("no spectators")
-    out: StyleAndTextTuples = [("", f"\n {_shown(info.name, 32)} ({_shown(info.table, 64)}): "
-                                    f"{', '.join(about)}\n")]
-    codes = state.lobby.invitation_lines(info.table)
-    if codes:
-        out.append(("class:title", " Invitation codes to pass on (each opens one seat):\n"))
-        out += [("", f"   {line}\n") for line in codes]
-    return out
-
-
-#: The start of a lobby entry's second line.
-_SEATS_LABEL = "   "
-
-
-def _lobby_seats(info: TableInfo, room: int) -> list[str]:
-    """The four seats of a lobby entry in ``room`` columns (with " / " between them):
-    each whole when they fit, else the longest cut first, so short names leave their
-    room to long ones. A server-side bot is marked (a person's name may not look like a
-    bot's, so the mark is the server's word)."""
-    shown = []
-    for seat in SEATS:
-        name = escape_text(info.seats.get(seat) or "-")
-        shown.append(f"[bot] {name.removesuffix(' bot')}" if info.kinds.get(seat) == "bot"
-                     else name)
-    room -= 3 * len(" / ")
-    cap = max(display_width(text) for text in shown)
-    while cap > 4 and sum(min(display_width(text), cap) for text in shown) > room:
-        cap -= 1
-    return [fit_width(text, cap) for text in shown]
-
-
 # ==================================================================== panels
-
-
-def render_overlay(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
-    """The content of the open panel."""
-    overlay = state.overlay
-    out: StyleAndTextTuples = []
-    if overlay is Overlay.HELP:
-        # "Anywhere" (help, quit) first: a small screen cuts the panel's end.
-        sections = ("Anywhere", "Lobby") if state.mode is Mode.LOBBY else \
-            ("Anywhere", "Table", "Under the cards", "Ask panel")
-        for section in sections:
-            keys = KEY_HELP[section]
-            out.append(("class:title", f"{section}\n"))
-            for key, what in keys:
-                out.append(("class:score", f"  {key:<17}"))
-                out.append(("", f"{what}\n"))
-    elif overlay is Overlay.CONVENTIONS:
-        out.extend(_render_conventions(state))
-    elif overlay is Overlay.LOG:
-        for entry in list(state.log):
-            out.append((f"class:log.{entry.style}" if entry.style else "",
-                        log_text(entry.text, symbols) + "\n"))
-    elif overlay is Overlay.ASK:
-        out.extend(_render_ask(state))
-    elif overlay is Overlay.HISTORY:
-        out.extend(_render_history(state))
-    elif overlay is Overlay.HINT:
-        out.extend(_render_hint(state))
-    elif overlay is Overlay.QUIT:
-        out.extend(_render_quit(state))
-    # The frame's inner width: wrap by word here rather than let the window cut words.
-    out = _wrap_fragments(out, _panel_width())
-    if state.panel_scroll and overlay in (Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG,
-                                          Overlay.HISTORY, Overlay.HINT):
-        out = _drop_lines(out, state.panel_scroll)
-    return out
-
-
-def _render_quit(state: TuiState) -> StyleAndTextTuples:
-    """The Ctrl-Q question (in its panel, or alone on a screen too small for the table)."""
-    out: StyleAndTextTuples = [("class:title", "Leave the match?\n\n")]
-    if state.on_server:
-        out.append(("", "Your seat is held for a while (a bot plays it after that); "
-                        "jackal play --server takes it back.\n\n"))
-    else:
-        out.append(("", "The game ends with it.\n\n"))
-    out += [("class:score", "y"), ("", ": quit    "), ("class:score", "n"),
-            ("", " / Esc: keep playing")]
-    return out
-
-
-def _render_conventions(state: TuiState) -> StyleAndTextTuples:
-    """Both declared cards, each in the words ``jackal conventions show`` prints."""
-    out: StyleAndTextTuples = []
-    for team in TEAMS:
-        card = state.mirror.conventions.get(team)
-        mine = " (your side)" if state.you is not None and state.you.team is team else ""
-        out.append(("class:title", f"{team}{mine}: "))
-        if card is None:
-            out.append(("", "no card declared\n\n"))
-            continue
-        # A card's texts come from the other side: escaped, its notes keep their lines.
-        words = escape_text(describe_card(card, width=_panel_width()), multiline=True)
-        head, rest = words.split("\n", 1)
-        out += [("class:score", head + "\n"), ("", rest + "\n")]
-    return out
-
-
-def _render_history(state: TuiState) -> StyleAndTextTuples:
-    """Every deal of the match seen so far, with the running score."""
-    mirror = state.mirror
-    deals = mirror.deals
-    if not deals:
-        return [("", "No deal has been scored yet.")]
-    out = render_evening(deals, mirror.status in ("between_deals", "over"))
-    # Columns: NS-EW pairs; "info" is the information cost, "expert" the expert pair's.
-    out.append(("class:title", " deal dlr penalty win pts   score    info   expert\n"))
-    for done in deals:
-        out.append(("", f" {done.deal:>4} {done.dealer:^3} {_pair(done.penalty)} "
-                        f"{done.winner or 'tie':^3} {done.victory_points:>3} "
-                        f"{_pair(done.scores)} {_pair(done.information_cost)} "
-                        f"{_pair(done.expert_cost)}\n"))
-    return out
-
-
-def _pair(values: Mapping[Team, int] | None) -> str:
-    """"209-242" (NS-EW) in seven columns, "-" centred when not known."""
-    if values is None:
-        return "   -   "
-    return f"{values[Team.NS]:>3}-{values[Team.EW]:<3}"
-
-
-def _render_hint(state: TuiState) -> StyleAndTextTuples:
-    """The last hint: the card, and the reasons one sentence a line."""
-    hint = state.hint
-    if hint is None:
-        return [("", "No hint yet: press x on your turn.")]
-    out: StyleAndTextTuples = [("class:title", f"The {hint.strategy} bot would play "),
-                               (_card_style(hint.card), str(hint.card)), ("", "\n\n")]
-    for sentence in re.split(r"(?<=[.!?]) (?=[A-Z])", hint.text)[1:]:
-        out.append(("", sentence + "\n"))
-    if not hint.honest:
-        out.append(("class:notice.error", "Careful: this card's signal is not true of "
-                                          "your hand.\n"))
-    out.append(("class:dim", "\nAny key closes this panel; the card is then under the "
-                             "cursor and Enter plays it. Everyone at the table was told "
-                             "you took a hint."))
-    return out
-
-
-def _render_ask(state: TuiState) -> StyleAndTextTuples:
-    if state.ask_target is None:
-        return [("", "No card selected.")]
-    seat, index = state.ask_target
-    row = state.mirror.rows[seat]
-    if index > len(row):
-        return [("", "No card there.")]
-    card = row[index - 1]
-    card_spec = state.mirror.conventions.get(seat.team)
-    out: StyleAndTextTuples = [
-        ("class:title", f"{state.seat_label(seat)}: {ordinal(index)} card "),
-        (_card_style(card), str(card)), ("", "\n\n")]
-    explained = state.explain(seat, index)
-    if explained is None:
-        out.append(("", "No automatic explanation is available for this card.\n"))
-    else:
-        name = _shown(card_spec.name, 32) if card_spec else "?"
-        out.append(("", f"Under {seat.team}'s card '{name}':\n  {explained[0]}\n"))
-    # Only seated players may ask (the server refuses spectators): offer it to them only.
-    ask = f"   Enter: ask {seat} a question" if state.you is not None else ""
-    out.append(("class:dim", f"\nLeft/Right: other cards{ask}   Esc: close"))
-    return out
-
-
-def _drop_lines(fragments: StyleAndTextTuples, count: int) -> StyleAndTextTuples:
-    """Scroll a panel: drop its first ``count`` lines."""
-    out: StyleAndTextTuples = []
-    dropped = 0
-    for fragment in fragments:
-        style, text = fragment[0], fragment[1]
-        if dropped >= count:
-            out.append((style, text))
-            continue
-        parts = text.split("\n")
-        for k, part in enumerate(parts):
-            if dropped >= count:
-                out.append((style, part + ("\n" if k < len(parts) - 1 else "")))
-            elif k < len(parts) - 1:
-                dropped += 1
-    return out
-
-
-def _overlay_title(state: TuiState) -> str:
-    return {Overlay.HELP: "Keys", Overlay.CONVENTIONS: "Convention cards",
-            Overlay.LOG: "Event log", Overlay.ASK: "What does it mean?",
-            Overlay.QUIT: "Quit", Overlay.HISTORY: "The match so far",
-            Overlay.HINT: "Hint"}.get(state.overlay, "")
-
-
-def _panel_width() -> int:
-    """The columns inside a big panel's frame."""
-    return max(_width() - 8, 20)
-
-
-def _shown(text: str | None, width: int) -> str:
-    """Text from the server (a name, a card's name) as drawn: escaped (an old record or
-    server may hold what today's server refuses) and at most ``width`` columns, so wide
-    characters take no more room than narrow ones."""
-    return fit_width(escape_text(text or ""), width)
-
-
-def _cell(text: str, width: int) -> str:
-    """:func:`_shown`, padded to exactly ``width`` columns (escaping is idempotent, so
-    text with escaped parts may pass again)."""
-    shown = _shown(text, width)
-    return shown + " " * (width - display_width(shown))
-
-
-def _width() -> int:
-    return _size()[0]
 
 
 # ==================================================================== assembly
@@ -849,7 +474,7 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
     ])
     def panel() -> Frame:
         return Frame(Window(text(lambda: render_overlay(state, symbols)), wrap_lines=True),
-                     title=lambda: _overlay_title(state))
+                     title=lambda: overlay_title(state))
 
     small = (Overlay.ASK, Overlay.QUIT)
     big_panel = Condition(lambda: state.overlay not in (Overlay.NONE, *small))
@@ -863,7 +488,7 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
               right=2),
     ])
     # Below the smallest size the screen fits, say so instead of cutting it up.
-    fits = Condition(lambda: all(have >= need for have, need in zip(_size(), MIN_SIZE,
+    fits = Condition(lambda: all(have >= need for have, need in zip(screen_size(), MIN_SIZE,
                                                                    strict=True)))
     root = HSplit([
         ConditionalContainer(screen, filter=fits),
@@ -873,29 +498,12 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
     return Layout(root)
 
 
-#: The smallest terminal (columns, rows) the table screen fits: a row label and eight
-#: cards across, and header, rows, hand, message, a deal's result and footer down.
-MIN_SIZE = (66, 23)
-
-
-def _size() -> tuple[int, int]:
-    try:
-        from prompt_toolkit.application.current import get_app_or_none
-        app = get_app_or_none()
-        if app is not None:
-            size = app.output.get_size()
-            return size.columns, size.rows
-    except Exception:  # drawing must not fail because the size is unknown
-        pass
-    return 80, 24
-
-
 def render_too_small(state: TuiState) -> StyleAndTextTuples:
     """The notice that the terminal is too small; the Ctrl-Q question in its place while
     it is asked, so quitting can be confirmed at any size."""
-    columns, rows = _size()
+    columns, rows = screen_size()
     if state.overlay is Overlay.QUIT:
-        return _wrap_fragments(_render_quit(state), max(columns - 1, 10))
+        return wrap_fragments(render_quit(state), max(columns - 1, 10))
     quits = "Ctrl-Q asks whether to leave: your match goes on meanwhile." if state.in_match \
         else "Ctrl-Q quits."
     return [("class:notice.error", wrap_words(

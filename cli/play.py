@@ -80,7 +80,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--confirm", action="store_true",
                         help="ask before a card is played: Enter again plays it")
     parser.add_argument("--no-bell", dest="bell", action="store_false",
-                        help="do not ring the terminal bell when it becomes your turn")
+                        help="do not ring the terminal bell when it becomes your turn "
+                             "or your time on a clock is nearly up")
     parser.add_argument("--log", metavar="FILE", default=None,
                         help="write a debug log of the client (and built-in server) here")
 

@@ -51,6 +51,20 @@ def parse(*argv: str) -> argparse.Namespace:
     return parser.parse_args(list(argv))
 
 
+def test_no_bell_help_names_both_bells_as_the_readme_does() -> None:
+    """--no-bell silences the turn's bell and the clock's warning (TuiState rings both
+    only with ``bell``); its help said only the first."""
+    parser = argparse.ArgumentParser()
+    play.add_arguments(parser)
+    text = " ".join(parser.format_help().split())
+    assert ("do not ring the terminal bell when it becomes your turn or your time on a "
+            "clock is nearly up") in text
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text()
+                      .split())
+    assert "`--no-bell` (no terminal bell when it becomes your turn or your time is nearly " \
+           "up)" in readme
+
+
 def test_options_and_defaults() -> None:
     args = parse()
     # No seat given: S in the built-in game, any free seat at a --table.

@@ -147,3 +147,33 @@ async def test_the_exec_fallback_is_the_first_card_of_the_hand(server_port: int,
         hand = shown[play].split()
         assert card == hand[0], (play, card, hand)
         assert [Card.parse(c) for c in hand] == sorted(Card.parse(c) for c in hand)
+
+
+FIRST_CARD = '''
+import json, sys
+for line in sys.stdin:
+    print(json.loads(line)["hand"][0], flush=True)
+'''
+
+
+@pytest.mark.subprocess
+async def test_a_bot_is_a_person_to_the_bot_pause(nursery: trio.Nursery,
+                                                 tmp_path: Path) -> None:
+    """BOTS.md: the server's bots wait --bot-pause before each card at a table where only
+    a jackal bot --exec sits, as for people. A lower bound only (a sleep never ends
+    early): the three bots' 24 cards of deal 1 take at least 24 pauses."""
+    says("to the server your bot is a person like any other: a seat taken by a connection, "
+         "whether `jackal bot`, an `--exec` program's host or your own client.")
+    says("start it with `jackal serve --bot-pause 0`")
+    pause = 0.2
+    port: int = await nursery.start(serve, ServerConfig(port=0, bot_pause_seconds=pause))
+    (tmp_path / "first.py").write_text(FIRST_CARD)
+    started = trio.current_time()
+    with trio.fail_after(60):
+        done = await trio.run_process(
+            [sys.executable, "-m", "jackal.cli.main", "bot", "--server", f"127.0.0.1:{port}",
+             "--exec", f"{sys.executable} first.py", "--target", "1", "--fill", "greedy"],
+            capture_stdout=True, capture_stderr=True, check=False, cwd=tmp_path)
+    elapsed = trio.current_time() - started
+    assert done.returncode == 0, done.stderr.decode()
+    assert elapsed >= 24 * pause, elapsed

@@ -402,7 +402,13 @@ class TableMirror:
             dealer=dealer, history=history_from_rows(dealer, rows), deal_number=state.deal,
             conventions=dict(state.conventions),
             scores=_teams(state.scores), target=state.target)
-        self.knowledge = self._for_you(public, state.hand)
+        hand = state.hand
+        if not hand and state.status == "between_deals" and self.last_deal is not None \
+                and self.you is not None:
+            # The snapshot holds no hand between deals: ours is the five we kept, as the
+            # deal_ended it answers for left it.
+            hand = self.last_deal.hands.get(self.you)
+        self.knowledge = self._for_you(public, hand)
         self.played_under = dict(state.conventions if state.deal_conventions is None
                                  else state.deal_conventions)
         if state.status != "over":

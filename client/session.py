@@ -247,6 +247,9 @@ class SeatSession:
         #: The seat's secret. Given to the constructor, the session starts by reclaiming
         #: the seat it names (a client restarted with a saved token) instead of joining.
         self.token: str | None = token
+        #: The table's status in the snapshot that came with the seat ("waiting": the
+        #: match has not started; "between_deals": a seat taken back after a deal).
+        self.seated_status: str | None = None
         self.conn: Connection | None = None
         self._on_retry = on_retry
         #: ``welcome.features`` this client relies on; checked on every connection.
@@ -443,7 +446,7 @@ class SeatSession:
         self.seat = seated.seat
         self.token = seated.token
         # The join's table_state follows as an event; queue it for events() first.
-        await self._pump_until(conn, lambda msg: isinstance(msg, TableState))
+        await self._queue_snapshot(conn)
         if self._conventions is not None:
             await conn.request(Conventions(card=self._conventions), timeout=self._timeout)
         self._set_status(Status.CONNECTED, f"seated at {self.seat} of table {self.table}")
@@ -457,17 +460,23 @@ class SeatSession:
             raise SessionLost("the server took the token but gave no seat back")
         self.table, self.seat = reply.table, Seat(reply.seat)
         # The reclaim's table_state follows as an event; queue it for events() first.
-        await self._pump_until(conn, lambda msg: isinstance(msg, TableState))
+        await self._queue_snapshot(conn)
         self._set_status(Status.CONNECTED, f"reclaimed {self.seat} of table {self.table}")
         await self._ready_when_seated(conn)
 
+    async def _queue_snapshot(self, conn: Connection) -> None:
+        """Queue events up to the seat's ``table_state`` and note the table's status in it."""
+        snapshot = await self._pump_until(conn, lambda msg: isinstance(msg, TableState))
+        if isinstance(snapshot, TableState):
+            self.seated_status = snapshot.status
+
     async def _pump_until(self, conn: Connection,
-                          stop: Callable[[ServerMessage], bool]) -> None:
+                          stop: Callable[[ServerMessage], bool]) -> ServerMessage:
         while True:
             msg = await conn.next_event()
             self._deliver(msg, conn.last_event_size)
             if stop(msg):
-                return
+                return msg
 
     async def _ready_when_seated(self, conn: Connection) -> None:
         """Once seated, ``ready`` goes at once, before ``events()`` has handed the seat's

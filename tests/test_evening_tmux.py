@@ -162,6 +162,47 @@ def test_a_client_killed_and_started_again_shows_the_evening_as_before(
         server.stop()
 
 
+def test_a_client_started_again_between_deals_keeps_the_summary_until_n(
+        tmp_path: Path, clients: list[Tmux]) -> None:
+    """Back in the seat after the deal, the deal summary waits for the player's n: the
+    client does not say ready for them (with bots at the other seats, that started the
+    next deal at once and the summary was gone before it was seen)."""
+    server = ServerProcess(tmp_path, "--bot-pause", "0", "--bot-floor", "0",
+                           "--between-deals", "300")
+    try:
+        table = create_table(server.port, {"E": "greedy", "S": "greedy", "W": "greedy"},
+                             target=100_000, seed=8)
+        address = f"127.0.0.1:{server.port}"
+        ann = open_client(clients, tmp_path, "ann", address, "--table", table, "--seat", "N")
+
+        def play_deal_1(screen: str) -> bool:
+            if "Your turn" in screen:
+                ann.keys("Enter")
+            return "Press n when ready" in screen
+
+        before = ann.wait(play_deal_1, "the end of deal 1", timeout=60)
+        kept = [line for line in before.splitlines() if line.startswith(" Hand ")]
+        assert kept and "(dealt" not in kept[0], before
+        ann.kill_program()
+        again = open_client(clients, tmp_path, "ann", address)
+        screen = again.wait(shows("You took your seat back"), "the seat taken back")
+        # The client's requests on taking the seat back were answered before that line was
+        # shown, so the server's word on the table is final here.
+        lobby = LineClient(server.port, "lobby")
+        try:
+            listed = lobby.request({"type": "list_tables"})["tables"]
+        finally:
+            lobby.close()
+        assert [t["status"] for t in listed if t["table"] == table] == ["between_deals"]
+        assert "Dealt hands" in screen and "waiting for: N. n: ready" in screen, screen
+        # The hand row shows the five kept, as it did before the client went.
+        assert [line for line in screen.splitlines() if line.startswith(" Hand ")] == kept
+        again.keys("n")
+        again.wait(shows("Deal 2:"), "deal 2 after n")
+    finally:
+        server.stop()
+
+
 def test_a_server_killed_mid_turn_runs_the_clock_and_the_substitute_plays(
         tmp_path: Path, clients: list[Tmux]) -> None:
     server = ServerProcess(tmp_path, "--bot-pause", "0")

@@ -280,7 +280,11 @@ class TuiApp:
                 state.can_rematch = session.stays_for_rematch
                 state.mode = Mode.TABLE
                 self._redraw()
-                await self._request(session.request, requests.Ready())
+                if session.seated_status == "waiting":
+                    # Sitting down before the match is being ready for it. A seat taken
+                    # back between deals (the client started again) keeps n the
+                    # player's: the deal summary is what they came back to.
+                    await self._request(session.request, requests.Ready())
 
                 async def pump() -> None:
                     try:

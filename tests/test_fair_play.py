@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 import pytest
 from jackal.client.seat_store import SeatStore
+from jackal.client.tui.events import apply
 from jackal.client.tui.lobby_screen import render_lobby
 from jackal.client.tui.state import Mode, TuiState
 from jackal.protocol import messages as m
@@ -181,7 +182,7 @@ async def test_the_lobby_shows_the_clock_and_the_client_draws_it() -> None:
     assert entries[timed]["turn_seconds"] == 30
     assert entries[untimed]["turn_seconds"] is None  # no clock
     state = TuiState(mode=Mode.LOBBY)
-    state.apply(msgspec.convert(reply, m.Tables))
+    apply(state, msgspec.convert(reply, m.Tables))
     lines = "".join(piece[1] for piece in render_lobby(state)).splitlines()
     # Each table takes two lines: its settings, then its seats.
     at = next(i for i, line in enumerate(lines) if "untimed" not in line and "timed" in line)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from jackal.client.tui import layout as tui_layout
+from jackal.client.tui.events import apply
 from jackal.client.tui.lobby_screen import render_lobby
 from jackal.client.tui.state import Mode, TuiState
 from jackal.game.seats import SEATS, Seat
@@ -49,21 +50,21 @@ async def test_a_chosen_seed_is_shown_in_the_lobby_and_the_table_state(tmp_path:
 
 def test_the_terminal_client_shows_a_seeded_table() -> None:
     state = TuiState(mode=Mode.LOBBY)
-    state.apply(m.Tables(tables=[
-        m.TableInfo(table="t1", name="fair", target=300, status="waiting",
-                    seats=dict.fromkeys(SEATS), kinds=dict.fromkeys(SEATS, "empty")),
-        m.TableInfo(table="t2", name="known", target=300, status="waiting",
-                    seats=dict.fromkeys(SEATS), kinds=dict.fromkeys(SEATS, "empty"),
-                    seeded=True),
-    ], total=2))
+    apply(state, m.Tables(tables=[
+         m.TableInfo(table="t1", name="fair", target=300, status="waiting",
+                     seats=dict.fromkeys(SEATS), kinds=dict.fromkeys(SEATS, "empty")),
+         m.TableInfo(table="t2", name="known", target=300, status="waiting",
+                     seats=dict.fromkeys(SEATS), kinds=dict.fromkeys(SEATS, "empty"),
+                     seeded=True),
+     ], total=2))
     lines = "".join(piece[1] for piece in render_lobby(state)).splitlines()
     assert "SEEDED" not in next(line for line in lines if "fair" in line)
     assert "SEEDED" in next(line for line in lines if "known" in line)
     seats = [m.SeatInfo(seat=seat, name=None, kind="empty", connected=False, ready=False)
              for seat in SEATS]
     state.mode = Mode.TABLE
-    state.apply(m.TableState(table="t2", name="known", target=300, status="waiting",
-                             seats=seats, conventions={}, scores={}, deal=0, dealer=None,
-                             first=None, turn=None, rows={}, seeded=True, you=Seat.N))
+    apply(state, m.TableState(table="t2", name="known", target=300, status="waiting",
+                              seats=seats, conventions={}, scores={}, deal=0, dealer=None,
+                              first=None, turn=None, rows={}, seeded=True, you=Seat.N))
     header = "".join(piece[1] for piece in tui_layout.render_header(state))
     assert "SEEDED" in header

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from jackal.client.tui.events import apply
 from jackal.client.tui.fit import log_text
 from jackal.client.tui.layout import render_footer, render_rows
 from jackal.client.tui.overlays import render_overlay
@@ -25,7 +26,7 @@ def _state_at(peer: Peer, **options: Any) -> TuiState:
     """A TuiState that has seen everything ``peer`` got so far."""
     state = TuiState(**options)
     for msg in peer.got:
-        state.apply(msg)
+        apply(state, msg)
     return state
 
 
@@ -64,9 +65,9 @@ def test_a_created_table_is_selected_once_listed() -> None:
                         kinds=dict.fromkeys(SEATS, "empty"), spectators=0)
             for t in ("t1", "t2", "t3")]
     state.lobby.set_tables(info[:2])
-    state.apply(m.TableCreated(table="t3", name="t3"))
+    apply(state, m.TableCreated(table="t3", name="t3"))
     assert "Enter joins it" in state.notice
-    state.apply(m.Tables(tables=info))
+    apply(state, m.Tables(tables=info))
     selected = state.lobby.selected_table()
     assert selected is not None and selected.table == "t3"
 
@@ -75,14 +76,14 @@ def test_the_message_line_does_not_keep_stale_text() -> None:
     _, peers, _ = _table()
     state = TuiState(on_server=True)
     state.say("Joining duel...")
-    state.apply(m.TableState(table="t1", name="duel", target=1, status="waiting", seats=[],
-                             conventions={}, scores={}, deal=0, dealer=None, first=None, turn=None,
-                             rows={}))
+    apply(state, m.TableState(table="t1", name="duel", target=1, status="waiting", seats=[],
+                              conventions={}, scores={}, deal=0, dealer=None, first=None, turn=None,
+                              rows={}))
     assert state.notice == ""
     state.say("Ready; waiting for the others.")
     for msg in peers[Seat.N].got:
         if isinstance(msg, m.DealStarted):
-            state.apply(msg)
+            apply(state, msg)
     assert "waiting for the others" not in state.notice
 
 

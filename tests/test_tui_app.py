@@ -24,6 +24,7 @@ from jackal.cli.play import start_embedded_server
 from jackal.client.embedded import EmbeddedGame
 from jackal.client.mirror import Change, TableMirror
 from jackal.client.tui.app import PlayOptions, TuiApp
+from jackal.client.tui.asking import askable
 from jackal.client.tui.layout import (
     render_hand,
     render_header,
@@ -263,7 +264,7 @@ def picture(app: TuiApp) -> dict[str, Any]:
         "seats": {seat: (i.name, i.kind, i.connected, i.ready, i.bot)
                   for seat, i in mirror.seats.items()},
         "cards": (sorted(mirror.hand), mirror.rows, mirror.history(), mirror.newest,
-                  mirror.play_order, mirror.play_number, app.state.askable()),
+                  mirror.play_order, mirror.play_number, askable(app.state)),
         "match": (mirror.status, mirror.deal, mirror.dealer, mirror.turn,
                   dict(mirror.scores), mirror.deals),
         "drawn": [fragment_text(render(app.state)) for render in

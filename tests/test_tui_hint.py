@@ -10,6 +10,7 @@ import asyncio
 
 from jackal.client.embedded import EmbeddedGame
 from jackal.client.tui.app import TuiApp
+from jackal.client.tui.events import apply
 from jackal.client.tui.layout import render_footer, render_header
 from jackal.client.tui.lobby_screen import render_lobby
 from jackal.client.tui.overlays import render_overlay
@@ -44,7 +45,7 @@ def test_x_asks_once_per_turn_and_shows_the_card_and_the_words() -> None:
     assert list(state.outbox) == [requests.Hint()]
     assert "everyone at the table will be told" in state.notice
     assert "HINTS" in shown
-    state.apply(hint_reply())
+    apply(state, hint_reply())
     assert state.overlay is Overlay.HINT
     assert state.sorted_hand()[state.cursor] == Card.parse("9C")
     assert "9C" in state.notice
@@ -63,8 +64,8 @@ def test_x_asks_once_per_turn_and_shows_the_card_and_the_words() -> None:
 
 def test_hint_notices_are_logged_for_everyone() -> None:
     state = seated(hints=True)
-    state.apply(m.HintTaken(seat=Seat.S, deal=1, play=1))
-    state.apply(m.HintTaken(seat=Seat.W, deal=1, play=3))
+    apply(state, m.HintTaken(seat=Seat.S, deal=1, play=1))
+    apply(state, m.HintTaken(seat=Seat.W, deal=1, play=3))
     lines = [line.text for line in state.log]
     assert "You took a hint for your 1st card" in lines[-2]
     assert lines[-1].startswith("W botW took a hint for their 3rd card")
@@ -78,9 +79,9 @@ def test_no_hint_is_asked_where_it_cannot_be_given() -> None:
     waiting.ask_hint()
     assert not waiting.outbox and "your own turn" in waiting.notice
     watcher = TuiState()
-    watcher.apply(m.TableState(table="t1", name="t", target=300, status="playing", seats=[],
-                               conventions={}, scores={}, deal=1, dealer=Seat.E,
-                               first=Seat.S, turn=Seat.S, rows={}, hints=True))
+    apply(watcher, m.TableState(table="t1", name="t", target=300, status="playing", seats=[],
+                                conventions={}, scores={}, deal=1, dealer=Seat.E,
+                                first=Seat.S, turn=Seat.S, rows={}, hints=True))
     watcher.ask_hint()
     assert not watcher.outbox and "Spectators" in watcher.notice
     # A hint from an earlier turn is not shown as this turn's: x asks again.

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 
 import pytest
+from jackal.client.tui.events import apply
 from jackal.client.tui.keys import create_key_bindings
 from jackal.client.tui.layout import (
     build_layout,
@@ -109,9 +110,9 @@ def test_result_panel_shows_groups_penalties_and_points() -> None:
         Team.EW: [m.GroupInfo(rank="7", cards=parse_hand("7S 7H"), count=2, points=25,
                              penalty=25)],
     }
-    state.apply(m.DealEnded(deal=4, hands={}, penalty={Team.NS: 33, Team.EW: 25}, winner=Team.EW,
-                            points=28, victory_points=28, scores={Team.NS: 0, Team.EW: 28},
-                            breakdown=breakdown))
+    apply(state, m.DealEnded(deal=4, hands={}, penalty={Team.NS: 33, Team.EW: 25}, winner=Team.EW,
+                             points=28, victory_points=28, scores={Team.NS: 0, Team.EW: 28},
+                             breakdown=breakdown))
     lines = text(render_result(state)).splitlines()
     assert lines[0].strip() == "Deal 4 over: EW win +28 points."
     assert "[3S 3H 3C]" in lines[1] and "KD" in lines[1] and lines[1].endswith("= 33")
@@ -133,7 +134,7 @@ def test_lobby_lists_tables_with_the_selection() -> None:
 def test_the_card_panel_says_what_jackal_conventions_show_prints() -> None:
     """The panel and the command give a player the same card, tolerance lines included."""
     state = seated()
-    state.apply(m.ConventionsChanged(team=Team.EW, card=builtin_card("advanced")))
+    apply(state, m.ConventionsChanged(team=Team.EW, card=builtin_card("advanced")))
     state.show(Overlay.CONVENTIONS)
     panel = text(render_overlay(state))
     ns_part, ew_part = panel.split("EW: ", 1)
@@ -251,7 +252,7 @@ def test_prompt_takes_every_key_then_escape_cancels() -> None:
 def test_the_lobby_fits_long_names_and_every_setting_at_the_smallest_size() -> None:
     state = TuiState(mode=Mode.LOBBY)
     state.set_status("connected")
-    state.apply(m.Tables(total=1, tables=[m.TableInfo(
+    apply(state, m.Tables(total=1, tables=[m.TableInfo(
         table="t12", name="Friday evening at Kim's", target=300, status="waiting",
         seats={Seat.N: "Annabelle-Marie", Seat.E: "expert bot", Seat.S: "Bartholomew",
                Seat.W: None},
@@ -303,7 +304,7 @@ def test_the_deal_summary_and_the_evening_fit_the_smallest_screen() -> None:
     costs: list[dict[str, int]] = []
     for number in (1, 2):
         deal, ended = _played_deal(match)
-        state.apply(ended)
+        apply(state, ended)
         lines = drive(state, lambda _pipe, _app: None, rows=23, columns=66).splitlines()
         assert max(len(line) for line in lines) <= 66
         # Each seat's 13 dealt cards, a kept one followed by '*', then its best five.
@@ -323,7 +324,7 @@ def test_the_deal_summary_and_the_evening_fit_the_smallest_screen() -> None:
                     f"{cost[team]}, expert pair ...") in lines
         costs.append(cost)
         expert = {Team.NS: 3 * number, Team.EW: 5 + number}
-        state.apply(m.ExpertCost(deal=number, information_cost=expert))
+        apply(state, m.ExpertCost(deal=number, information_cost=expert))
         shown = drive(state, lambda _pipe, _app: None, rows=23, columns=66)
         assert f"expert pair {3 * number}" in shown and f"expert pair {5 + number}" in shown
     # h: every deal's information cost, and the evening's mean beside the expert pair's.
@@ -339,6 +340,6 @@ def test_the_deal_summary_and_the_evening_fit_the_smallest_screen() -> None:
     assert f"NS {mean_ns:5.1f}    expert pair on the same deals   4.5" in text_
     assert f"EW {mean_ew:5.1f}    expert pair on the same deals   6.5" in text_
     # During the next deal the panel lists the deals without the means.
-    state.apply(m.DealStarted(deal=3, dealer=Seat.E, first=Seat.S, hand=list(parse_hand(
+    apply(state, m.DealStarted(deal=3, dealer=Seat.E, first=Seat.S, hand=list(parse_hand(
         "2C 5H 7D 9C TS JH QS QH QD KC AD 3H 4S"))))
     assert "mean" not in drive(state, lambda _pipe, _app: None, rows=23, columns=66)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from jackal.client.tui.asking import ask_question, askable, move_ask, open_ask, reply_question
+from jackal.client.tui.clock import between_deals_text, clock_left, clock_text
+from jackal.client.tui.events import apply
 from jackal.client.tui.lobby import JoinSeat
 from jackal.client.tui.meaning import short_meaning
 from jackal.client.tui.state import (
@@ -29,7 +32,7 @@ def seated(hand: str = HAND, *, turn: str = "S", rows: dict[str, list[str]] | No
     seats = [m.SeatInfo(seat=Seat(s), name=name if s == "S" else f"bot{s}",
                         kind="human" if s == "S" else "bot", connected=True, ready=True)
              for s in "NESW"]
-    state.apply(m.TableState(
+    apply(state, m.TableState(
         table="t1", name="test", target=300, status=status,  # type: ignore[arg-type]
         seats=seats, conventions={Team.NS: beginner, Team.EW: beginner},
         scores={Team.NS: 10, Team.EW: 20}, deal=1, dealer=Seat.E, first=Seat.S, turn=Seat(turn),
@@ -61,7 +64,7 @@ def test_enter_plays_the_cursor_card_once() -> None:
     assert state.awaiting_play == Card.parse("2S")
     state.submit()  # a second Enter before the reply sends nothing more
     assert len(state.outbox) == 1 and "on its way" in state.notice
-    state.apply(m.Played(seat=Seat.S, card=Card.parse("2S"), index=1))
+    apply(state, m.Played(seat=Seat.S, card=Card.parse("2S"), index=1))
     assert state.awaiting_play is None
     assert Card.parse("2S") not in state.hand and state.rows[Seat.S] == [Card.parse("2S")]
     assert state.turn is Seat.W and not state.my_turn
@@ -133,7 +136,7 @@ def test_cursor_wraps_and_stays_in_range_as_the_hand_shrinks() -> None:
     state.move_cursor(-1)
     assert state.cursor == 12
     state.submit()
-    state.apply(m.Played(seat=Seat.S, card=(state.sorted_hand()[12]), index=1))
+    apply(state, m.Played(seat=Seat.S, card=(state.sorted_hand()[12]), index=1))
     assert state.cursor == 11
 
 
@@ -172,15 +175,15 @@ def test_short_meanings() -> None:
 def test_ask_about_an_opponent_card() -> None:
     rows = {"S": ["2S", "QH"], "W": ["9H", "4C"], "N": ["5D", "3D"], "E": ["KH"]}
     state = seated(rows=rows, turn=Seat.E)
-    state.open_ask()
+    open_ask(state)
     assert state.overlay is Overlay.ASK
     assert state.ask_target == (Seat.W, 2)  # the newest opponent card first
-    state.move_ask(-1)
+    move_ask(state, -1)
     assert state.ask_target == (Seat.E, 1)  # Left goes back in time
-    state.move_ask(1)
-    state.move_ask(-1)
-    assert state.askable() == [(Seat.W, 2), (Seat.E, 1), (Seat.W, 1)]  # newest first
-    state.ask_question()
+    move_ask(state, 1)
+    move_ask(state, -1)
+    assert askable(state) == [(Seat.W, 2), (Seat.E, 1), (Seat.W, 1)]  # newest first
+    ask_question(state)
     assert state.prompt is not None
     state.prompt_submit()  # empty: refused, prompt stays
     assert state.prompt is not None and "Type a question" in state.prompt.hint
@@ -193,30 +196,30 @@ def test_ask_about_an_opponent_card() -> None:
 
 def test_ask_with_nothing_played_says_so() -> None:
     state = seated()
-    state.open_ask()
+    open_ask(state)
     assert state.overlay is Overlay.NONE and "No opponent card" in state.notice
 
 
 def test_questions_to_me_are_answered_with_r() -> None:
     state = seated(rows={"S": ["2S"], "W": [], "N": [], "E": []}, turn=Seat.W)
-    state.apply(m.Question(question="q7", seat=Seat.S, text="what is 2S?", asker=Seat.E, index=1))
+    apply(state, m.Question(question="q7", seat=Seat.S, text="what is 2S?", asker=Seat.E, index=1))
     assert "press r" in state.notice
-    state.reply_question()
+    reply_question(state)
     assert state.prompt is not None and "what is 2S?" in state.prompt.label
     for char in "aces":
         state.prompt_char(char)
     state.prompt_submit()
     assert list(state.outbox) == [requests.AnswerQuestion(question="q7", text="aces")]
     assert not state.questions_to_me
-    state.reply_question()
+    reply_question(state)
     assert "Nobody has asked" in state.notice
 
 
 def test_own_question_receipt_and_answer_are_logged() -> None:
     state = seated()
-    state.apply(m.Question(id=3, question="q1", seat=Seat.W, text="meaning?", asker=Seat.S))
-    state.apply(m.AnswerMessage(question="q1", question_text="meaning?", seat=Seat.W,
-                                text="no pair"))
+    apply(state, m.Question(id=3, question="q1", seat=Seat.W, text="meaning?", asker=Seat.S))
+    apply(state, m.AnswerMessage(question="q1", question_text="meaning?", seat=Seat.W,
+                                 text="no pair"))
     assert not state.questions_to_me
     assert "W answered: no pair" in state.notice
     assert any("You asked W" in line.text for line in state.log)
@@ -229,16 +232,16 @@ def test_deal_end_then_ready_then_match_end_then_play_again() -> None:
     breakdown = {Team.NS: [m.GroupInfo(rank="A", cards=parse_hand("AS AC"), count=2, points=25,
                                  penalty=25)],
                  Team.EW: []}
-    state.apply(m.DealEnded(deal=1, hands=hands, penalty={Team.NS: 80, Team.EW: 90},
-                            winner=Team.NS, points=30, victory_points=30,
-                            scores={Team.NS: 40, Team.EW: 20},
-                            breakdown=breakdown))
+    apply(state, m.DealEnded(deal=1, hands=hands, penalty={Team.NS: 80, Team.EW: 90},
+                             winner=Team.NS, points=30, victory_points=30,
+                             scores={Team.NS: 40, Team.EW: 20},
+                             breakdown=breakdown))
     assert state.table_status == "between_deals"
     assert sorted(state.hand) == sorted(hands[Seat.S])
     assert state.mirror.scores[Team.NS] == 40
     state.ready()
     assert list(state.outbox) == [requests.Ready()]
-    state.apply(m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
+    apply(state, m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
     assert state.mirror.winner is Team.NS and "play again" in state.notice
     state.ready()
     assert isinstance(state.outbox[-1], PlayAgain)
@@ -267,13 +270,13 @@ def test_lost_seat_quits_without_asking() -> None:
 
 def lobby_state() -> TuiState:
     state = TuiState(mode=Mode.LOBBY)
-    state.apply(m.Tables(tables=[
-        m.TableInfo(table="t1", name="one", target=300, status="waiting",
-                    seats={Seat.N: "ann", Seat.E: None, Seat.S: None, Seat.W: "random bot"},
-                    kinds={Seat.N: "human", Seat.E: "empty", Seat.S: "empty", Seat.W: "bot"}),
-        m.TableInfo(table="t2", name="two", target=100, status="waiting",
-                    seats=dict.fromkeys(SEATS), kinds=dict.fromkeys(SEATS, "empty")),
-    ]))
+    apply(state, m.Tables(tables=[
+         m.TableInfo(table="t1", name="one", target=300, status="waiting",
+                     seats={Seat.N: "ann", Seat.E: None, Seat.S: None, Seat.W: "random bot"},
+                     kinds={Seat.N: "human", Seat.E: "empty", Seat.S: "empty", Seat.W: "bot"}),
+         m.TableInfo(table="t2", name="two", target=100, status="waiting",
+                     seats=dict.fromkeys(SEATS), kinds=dict.fromkeys(SEATS, "empty")),
+     ]))
     return state
 
 
@@ -351,7 +354,7 @@ def test_bots_can_be_added_at_a_waiting_table_only() -> None:
     request = requests.AddBot(table="t1", seat=Seat.E, strategy="greedy")
     assert list(state.outbox) == [request]
     # The server answers ok and tells everyone at the table, the requester included.
-    state.apply(m.PlayerJoined(seat=Seat.E, name="greedy bot", kind="bot"))
+    apply(state, m.PlayerJoined(seat=Seat.E, name="greedy bot", kind="bot"))
     assert state.mirror.seats[Seat.E].kind == "bot"
     assert state.seat_label(Seat.E) == "E greedy bot"
     playing = seated()
@@ -363,10 +366,10 @@ def test_questions_answers_and_errors_from_a_server_show_escaped() -> None:
     """An old or hostile server's text reaches the log and the message line escaped."""
     state = seated()
     hostile = "\x1b]0;pwned\x07\x1b[2J evil\u202egnp\u200b\x9b"
-    state.apply(m.Question(question="q7", seat=Seat.S, text=hostile, asker=Seat.E))
-    state.apply(m.Question(id=3, question="q1", seat=Seat.W, text="meaning?", asker=Seat.S))
-    state.apply(m.AnswerMessage(question="q1", question_text="meaning?", seat=Seat.W,
-                                text=hostile))
+    apply(state, m.Question(question="q7", seat=Seat.S, text=hostile, asker=Seat.E))
+    apply(state, m.Question(id=3, question="q1", seat=Seat.W, text="meaning?", asker=Seat.S))
+    apply(state, m.AnswerMessage(question="q1", question_text="meaning?", seat=Seat.W,
+                                 text=hostile))
     state.on_error("internal", hostile)
     shown = [line.text for line in state.log] + [state.notice]
     assert any("\\x1b]0;pwned\\x07\\x1b[2J evil\\u202egnp\\u200b\\x9b" in text
@@ -387,53 +390,53 @@ def test_chat_is_refused_by_the_client_during_a_deal_and_sent_between_deals() ->
     state.prompt_submit()
     assert list(state.outbox) == [requests.Chat(text="gg")]
     # The line comes back from the server: in the log, once, from the mirror's chat.
-    state.apply(m.ChatMessage(channel="table", name="me", text="gg", seat=Seat.S))
+    apply(state, m.ChatMessage(channel="table", name="me", text="gg", seat=Seat.S))
     assert [line.text for line in state.log if "gg" in line.text] == ["me (S): gg"]
 
 
 def test_a_pause_freezes_the_clock_shown_and_resume_lets_it_run() -> None:
     state = seated()
-    state.apply(m.Turn(seat=Seat.S, seconds=30.0))
+    apply(state, m.Turn(seat=Seat.S, seconds=30.0))
     state.toggle_pause()
     assert list(state.outbox) == [requests.Pause()]
-    state.apply(m.PauseState(seat=Seat.S, paused=False, asked_by=Seat.S, agreed=[Seat.S]))
-    state.apply(m.PauseState(seat=Seat.N, paused=True, asked_by=Seat.S,
-                             agreed=[Seat.N, Seat.S]))
-    frozen = state.clock_left()
+    apply(state, m.PauseState(seat=Seat.S, paused=False, asked_by=Seat.S, agreed=[Seat.S]))
+    apply(state, m.PauseState(seat=Seat.N, paused=True, asked_by=Seat.S,
+                              agreed=[Seat.N, Seat.S]))
+    frozen = clock_left(state)
     assert frozen is not None and state.mirror.paused
     assert state.clock is not None
     state.clock = (state.clock[0], state.clock[1] - 100.0)  # time passes meanwhile
-    assert state.clock_left() == frozen
+    assert clock_left(state) == frozen
     state.outbox.clear()
     state.toggle_pause()
     assert list(state.outbox) == [requests.Resume()]
-    state.apply(m.PauseState(seat=Seat.S, paused=False))
-    left = state.clock_left()
+    apply(state, m.PauseState(seat=Seat.S, paused=False))
+    left = clock_left(state)
     assert left is not None and frozen - 1 < left <= frozen
     assert any("paused" in line.text for line in state.log)
 
 
 def test_between_deals_the_line_counts_down_and_says_who_is_ready() -> None:
     state = seated()
-    state.apply(m.DealEnded(deal=1, hands={}, penalty={Team.NS: 10, Team.EW: 20},
-                            winner=Team.NS, points=10, victory_points=10,
-                            scores={Team.NS: 20, Team.EW: 20}, breakdown={},
-                            next_deal_in=30.0))
-    text = state.between_deals_text()
+    apply(state, m.DealEnded(deal=1, hands={}, penalty={Team.NS: 10, Team.EW: 20},
+                             winner=Team.NS, points=10, victory_points=10,
+                             scores={Team.NS: 20, Team.EW: 20}, breakdown={},
+                             next_deal_in=30.0))
+    text = between_deals_text(state)
     assert text.startswith("Next deal in ") and int(text.split()[3].rstrip("s;")) in (29, 30)
     assert "waiting for: S" in text and "ready:" not in text
-    state.apply(m.PlayerReady(seat=Seat.S))
-    assert "ready: S" in state.between_deals_text()
+    apply(state, m.PlayerReady(seat=Seat.S))
+    assert "ready: S" in between_deals_text(state)
     assert state.mirror.last_deal is not None  # the summary stays up meanwhile
 
 
 def test_a_stopped_clock_says_so_and_runs_on_when_told() -> None:
     state = seated(turn="W")
-    state.apply(m.Turn(seat=Seat.W, seconds=30.0))
-    state.apply(m.Clock(seat=Seat.W, seconds=21.4, stopped=True))
-    assert state.clock_text() == "clock stopped at 22s: waiting for an answer"
-    state.apply(m.Clock(seat=Seat.W, seconds=21.4, stopped=False))
-    assert state.clock_text() in ("22s left", "21s left")
+    apply(state, m.Turn(seat=Seat.W, seconds=30.0))
+    apply(state, m.Clock(seat=Seat.W, seconds=21.4, stopped=True))
+    assert clock_text(state) == "clock stopped at 22s: waiting for an answer"
+    apply(state, m.Clock(seat=Seat.W, seconds=21.4, stopped=False))
+    assert clock_text(state) in ("22s left", "21s left")
 
 
 def test_a_seat_taken_back_logs_the_deals_the_question_and_where_the_match_stands() -> None:
@@ -447,14 +450,14 @@ def test_a_seat_taken_back_logs_the_deals_the_question_and_where_the_match_stand
         scores={Team.NS: 0, Team.EW: 20}, deal=2, dealer=Seat.N, first=Seat.E, turn=Seat.E,
         rows={}, you=Seat.S, hand=parse_hand(HAND), history=[ended], questions=[asked])
     state.log.clear()
-    state.apply(snapshot)
+    apply(state, snapshot)
     lines = [line.text for line in state.log]
     assert lines[0].startswith("Deal 1: EW win, penalties 30-10")
     assert "E asks you: why the 9?  (r to reply)" in lines
     assert lines[-1] == ("You took your seat back at S: deal 2, play 1 of 32, E to play; "
                          "NS 0 - EW 20 (target 300).")
     assert [q.question for q in state.questions_to_me] == ["q3"]
-    state.apply(snapshot)  # a second snapshot (a sync) repeats nothing
+    apply(state, snapshot)  # a second snapshot (a sync) repeats nothing
     assert [line.text for line in state.log] == lines
 
 
@@ -465,26 +468,26 @@ def test_a_spectator_sees_meanings_but_is_not_offered_a_question() -> None:
     rows = {"S": ["2S"], "W": ["9H"]}
     state = seated(rows=rows, turn="N")
     state.mirror.you = None  # the same table, watched
-    state.open_ask()
+    open_ask(state)
     assert state.overlay is Overlay.ASK
     panel = "".join(text for _style, text, *_ in render_overlay(state))
     footer = "".join(text for _style, text, *_ in render_footer(state))
     assert "Under" in panel and "ask" not in panel.lower()
     assert "ask" not in footer.lower()
-    state.ask_question()  # Enter anyway: told why, nothing sent
+    ask_question(state)  # Enter anyway: told why, nothing sent
     assert state.prompt is None and "Spectators cannot ask" in state.notice
     assert not state.outbox
     seated_state = seated(rows=rows, turn="N")
-    seated_state.open_ask()
+    open_ask(seated_state)
     assert "Enter: ask W a question" in "".join(
         text for _style, text, *_ in render_overlay(seated_state))
 
 
 def test_away_and_substitute_wording() -> None:
     state = seated()
-    state.apply(m.PlayerGone(seat=Seat.W, seconds=120.0))
-    state.apply(m.BotTakeover(seat=Seat.W, strategy="expert"))
-    state.apply(m.BotTakeover(seat=Seat.N, strategy="random"))
+    apply(state, m.PlayerGone(seat=Seat.W, seconds=120.0))
+    apply(state, m.BotTakeover(seat=Seat.W, strategy="expert"))
+    apply(state, m.BotTakeover(seat=Seat.N, strategy="random"))
     lines = [entry.text for entry in state.log][-3:]
     assert lines[0] == "W botW is away (quit, or the connection dropped); the seat is held 120 s."
     assert lines[1:] == ["An expert bot plays W until its player returns.",
@@ -498,9 +501,9 @@ def test_after_the_match_n_is_offered_for_what_it_does() -> None:
         state = seated()
         state.on_server = on_server
         state.mirror.you = None  # watching, as a spectator does
-        state.apply(m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
+        apply(state, m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
         assert wanted in state.notice, (on_server, state.notice)
     rematch = seated()
     rematch.on_server = rematch.can_rematch = True
-    rematch.apply(m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
+    apply(rematch, m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
     assert "n: rematch, g: lobby" in rematch.notice

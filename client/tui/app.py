@@ -42,6 +42,8 @@ from ..lobby_link import LobbyLink
 from ..mirror import TableMirror
 from ..seat_store import SavedSeat, SeatStore, server_key
 from ..session import Backoff, SeatSession, SessionLost, Status
+from .clock import clock_warning
+from .events import apply, on_message
 from .keys import create_key_bindings
 from .layout import build_layout
 from .lobby import JoinSeat, SpectateTable
@@ -172,7 +174,7 @@ class TuiApp:
         while True:
             await trio.sleep(0.5)
             if self.state.clock is not None:
-                self.state.clock_warning()
+                clock_warning(self.state)
                 self._redraw()
 
     def _wake(self) -> None:
@@ -240,7 +242,7 @@ class TuiApp:
             self.state.say(f"Not sent: {exc}", "error")
         else:
             if reply is not None and not isinstance(reply, STATEFUL_REPLIES):
-                self.state.on_message(reply)  # a reply: nothing in it belongs to the mirror
+                on_message(self.state, reply)  # a reply: nothing in it belongs to the mirror
             # A bot we add at our own table reaches the mirror as the table's player_joined
             # event, which the server sends us too after the ok.
         self._redraw()
@@ -289,7 +291,7 @@ class TuiApp:
                 async def pump() -> None:
                     try:
                         async for event in session.events():
-                            state.on_message(event, session.change)
+                            on_message(state, event, session.change)
                             if isinstance(event, m.MatchEnded):
                                 self._forget_seat(session)
                             elif isinstance(event, m.RematchStarted):
@@ -432,7 +434,7 @@ class TuiApp:
                     reply = await self._request(link.request, requests.Spectate(table=item.table))
                     if isinstance(reply, m.TableState):
                         self._watching = item.table
-                        state.apply(reply)
+                        apply(state, reply)
                 elif isinstance(item, PlayAgain):
                     await self._stop_watching(link)
                     await self._back_to_lobby(link)
@@ -450,10 +452,10 @@ class TuiApp:
             if self._watching is not None:
                 if isinstance(event, m.TableState) and event.id is not None:
                     continue  # a spectate reply, which its caller applied already
-                self.state.apply(event)
+                apply(self.state, event)
                 self._redraw()
             elif isinstance(event, m.ChatMessage) and event.channel == "lobby":
-                self.state.on_message(event)
+                on_message(self.state, event)
                 self._redraw()
 
     async def _lobby_connected(self, conn: Connection) -> None:
@@ -463,9 +465,9 @@ class TuiApp:
             return  # seated: the lobby is refreshed on the way back to it
         if self._watching is not None:
             reply = await conn.request(requests.Spectate(table=self._watching))
-            self.state.apply(reply)  # the snapshot redraws the table as it is now
+            apply(self.state, reply)  # the snapshot redraws the table as it is now
         else:
-            self.state.on_message(await conn.request(requests.ListTables()))
+            on_message(self.state, await conn.request(requests.ListTables()))
         self._redraw()
 
     async def _stop_watching(self, link: LobbyLink) -> None:

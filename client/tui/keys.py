@@ -15,6 +15,7 @@ from __future__ import annotations
 from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from .asking import ask_question, move_ask, open_ask, reply_question
 from .hint import HINT_KEY
 from .state import Mode, Overlay, TuiState
 
@@ -93,18 +94,18 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
     @kb.add("up", filter=overlay(Overlay.ASK))
     def ask_previous(event: KeyPressEvent) -> None:
         """The previous (older) opponent card."""
-        state.move_ask(-1)
+        move_ask(state, -1)
 
     @kb.add("right", filter=overlay(Overlay.ASK))
     @kb.add("down", filter=overlay(Overlay.ASK))
     def ask_next(event: KeyPressEvent) -> None:
         """The next (newer) opponent card."""
-        state.move_ask(1)
+        move_ask(state, 1)
 
     @kb.add("enter", filter=overlay(Overlay.ASK))
     def ask_write(event: KeyPressEvent) -> None:
         """Write a question about the selected card."""
-        state.ask_question()
+        ask_question(state)
 
     @kb.add("escape", filter=overlay(Overlay.ASK))
     @kb.add("e", filter=overlay(Overlay.ASK))
@@ -186,12 +187,12 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
     @kb.add("e", filter=table)
     def ask(event: KeyPressEvent) -> None:
         """Pick an opponent's card to see its meaning and ask about it."""
-        state.open_ask()
+        open_ask(state)
 
     @kb.add("r", filter=table)
     def reply(event: KeyPressEvent) -> None:
         """Answer an opponent's question."""
-        state.reply_question()
+        reply_question(state)
 
     @kb.add("b", filter=table)
     def table_bot(event: KeyPressEvent) -> None:

@@ -32,6 +32,7 @@ from prompt_toolkit.widgets import Frame
 from ...game.cards import rank_name
 from ...game.seats import SEATS, Team
 from ...protocol.text import display_width, fit_width
+from .clock import between_deals_text, clock_text, clock_warning, retry_text
 from .fit import (
     MIN_SIZE,
     drawn,
@@ -83,8 +84,8 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     name = drawn(mirror.name, 20) or ("lobby" if state.mode is Mode.LOBBY else "")
     left = f" JACKAL  {name}"
     status = {"connected": "connected", "connecting": "connecting...",
-              "reconnecting": f"RECONNECTING ({state.retry_text()})",
-              "unreachable": f"UNREACHABLE ({state.retry_text()})", "lost": "DISCONNECTED",
+              "reconnecting": f"RECONNECTING ({retry_text(state)})",
+              "unreachable": f"UNREACHABLE ({retry_text(state)})", "lost": "DISCONNECTED",
               "closed": "closed"}.get(state.status, state.status)
     if state.mode is Mode.TABLE and mirror.table is not None:
         deal = f"deal {mirror.deal}" if mirror.deal else "before the first deal"
@@ -212,17 +213,17 @@ def render_turn(state: TuiState) -> StyleAndTextTuples:
         again = state.after_match_keys
         return [("class:turn", f" Match over: {winner} win. {again}, Ctrl-Q: quit.")]
     if mirror.status == "between_deals":
-        between = state.between_deals_text()
+        between = between_deals_text(state)
         keys = "n: ready" if state.you is not None else ""
         return [("", " Deal over. " + ". ".join(p for p in (between, keys) if p) + ".")]
     if mirror.turn is None:
         return [("", " ...")]
-    clock = state.clock_text()
+    clock = clock_text(state)
     if state.my_turn and mirror.play_number is not None:
         out: StyleAndTextTuples = [("class:turn", f" Your turn: your "
                                                   f"{ordinal(mirror.play_number)} card of 8.")]
         if clock:
-            out.append(("class:notice.error" if state.clock_warning() else "class:dim",
+            out.append(("class:notice.error" if clock_warning(state) else "class:dim",
                         f"  {clock}"))
         return out
     return [("", f" Waiting for {state.seat_label(mirror.turn)}."

@@ -1,36 +1,16 @@
-"""What the terminal client knows, and what the player is in the middle of doing.
-
-How it works: :class:`TuiState` is plain data plus small methods, with no I/O.
-
-- The table is the one :class:`~jackal.client.mirror.TableMirror` of the process
-  (while seated, the session's own, which the session feeds). Server messages come in
-  through :meth:`TuiState.on_message`, with what they changed in it, or through
-  :meth:`TuiState.apply` when this state feeds the mirror itself (watching a table);
-  failed requests come in through :meth:`TuiState.on_error`. The network task calls them
-  and then asks the application to redraw.
-- The player's intentions come in through small methods that the key bindings call
-  (``move_cursor``, ``type_char``, ``submit``, ``open_ask`` ...). They never touch the
-  network: whatever must be sent is appended to :attr:`TuiState.outbox` and
-  :attr:`TuiState.wake` is called, and the network task drains the outbox.
-- The layout reads this object each time it draws.
-- The lobby screen's part (the table list and its actions) is a
-  :class:`~jackal.client.tui.lobby.LobbyState` the state owns as :attr:`TuiState.lobby`.
-
-A choice that cannot be legal (not your turn, not in your hand, not a card at all) is
-explained in :attr:`TuiState.notice` and never queued, so the server only ever sees plays
-that the client believes legal; the server stays the judge and its errors land in the
-notice too.
-"""
+"""What the terminal client knows, and what the player is in the middle of doing:
+:class:`TuiState`, plain data and small methods with no I/O. The key bindings call its
+methods; what must be sent goes to its outbox. Server messages reach it through
+:mod:`.events`, and the layout reads it each time it draws."""
 
 from __future__ import annotations
 
-import math
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Final
+from typing import Any
 
 from ...game.cards import Card, parse_card
 from ...game.errors import MalformedInput
@@ -39,9 +19,8 @@ from ...game.seats import SEATS, Seat, Team
 from ...protocol import messages as m
 from ...protocol import requests
 from ...protocol.text import escape_text
-from ..chat_log import line_of
-from ..mirror import Change, TableMirror
-from .hint import hint_is_current, notice_text, why_no_hint
+from ..mirror import TableMirror
+from .hint import hint_is_current, why_no_hint
 from .lobby import JoinSeat, LobbyState, SpectateTable
 from .meaning import explain_card
 
@@ -61,9 +40,6 @@ SUIT_ORDER = {"S": 0, "H": 1, "D": 2, "C": 3}
 RANK_CHARS = frozenset("a23456789tjqk1")
 SUIT_CHARS = frozenset("shdc♠♥♦♣♤♡♢♧")
 LOG_SIZE = 300
-#: What a message that never reaches the mirror (a reply) changes there.
-NOTHING: Final = Change(False)
-
 
 
 def article(word: str) -> str:
@@ -163,7 +139,7 @@ class TuiState:
     #: reconnection): the log says so, with where the match stands.
     taking_back: bool = False
     #: The warning before our time runs out was given (bell) for this turn.
-    _warned_for: tuple[Seat, float] | None = None
+    warned_for: tuple[Seat, float] | None = None
     #: The table as the server describes it: the process's one mirror (the seat
     #: session's while seated), which the screen renders from.
     mirror: TableMirror = field(default_factory=TableMirror)
@@ -192,9 +168,9 @@ class TuiState:
     bell: bool = True
     #: A bell is due; the application rings it when it next draws, and clears this.
     bell_due: bool = False
-    _rung_for: tuple[int, int] | None = None
+    rung_for: tuple[int, int] | None = None
     #: While the table is paused: what the turn's clock had left when it stopped.
-    _clock_frozen: float | None = None
+    clock_frozen: float | None = None
 
     def __post_init__(self) -> None:
         self.lobby = LobbyState(say=self.say, send=self.send, open_prompt=self.open_prompt)
@@ -238,12 +214,6 @@ class TuiState:
         return self.you is not None and self.table_status in ("playing", "between_deals") \
             and self.status not in ("lost", "closed", "reconnecting")
 
-    def retry_text(self) -> str:
-        """"next try in 3s" while a reconnection attempt is scheduled, else "trying"."""
-        if self.retry_at is None:
-            return "trying"
-        left = self.retry_at - time.monotonic()
-        return f"next try in {math.ceil(left)}s" if left > 0.05 else "trying"
 
     def sorted_hand(self) -> list[Card]:
         """The hand sorted by rank, then suit (spades, hearts, diamonds, clubs)."""
@@ -276,225 +246,6 @@ class TuiState:
 
     # ====================================================================== server messages
 
-    def apply(self, msg: m.ServerMessage) -> None:
-        """Feed one server message to the mirror, then show it (when this state feeds
-        the mirror itself: watching a table)."""
-        self.on_message(msg, self.mirror.apply(msg))
-
-    def on_message(self, msg: m.ServerMessage, changed: Change = NOTHING) -> None:
-        """Show one server message the mirror has already taken in (``changed``: what it
-        changed there), or a reply that never reaches it: the log, the message line, the
-        clock, the bell."""
-        match msg:
-            case m.TableState(turn=turn, turn_left=left, turn_seconds=limit):
-                self._log_chat(changed.chat)
-                self.awaiting_play = None
-                self.confirming = None
-                if self.mode is not Mode.TABLE or self.notice_style == "info":
-                    self.say("")  # "Joining...", "Taking back...": done now
-                self.mode = Mode.TABLE
-                self._clamp_cursor()
-                self._set_clock(turn, left, limit)
-                if msg.clock_stopped and turn is not None and left is not None:
-                    self.clock, self.clock_stopped = None, (Seat(turn), left)
-                self._set_next_deal(self.mirror.next_deal_in)
-                self._apply_snapshot(msg)
-            case m.DealStarted(deal=deal, dealer=dealer, first=first):
-                self.awaiting_play = None
-                self.confirming = None
-                self.cursor = 0
-                self.say("")  # whatever it said ("Joining...", "Ready...") is over
-                if self.overlay is Overlay.ASK:
-                    self.overlay = Overlay.NONE
-                self.add_log(f"Deal {deal}: {dealer} deals, {first} plays first.", "good")
-                if self.my_turn:
-                    self._your_turn()
-            case m.Turn(seat=seat, seconds=seconds):
-                self._set_clock(seat, seconds, self.clock_limit or seconds)
-            case m.Clock(seat=seat, seconds=seconds, stopped=True):
-                self.clock, self.clock_stopped = None, (seat, seconds)
-            case m.Clock(seat=seat, seconds=seconds):
-                self._set_clock(seat, seconds, self.clock_limit)
-                if self.my_turn:
-                    self._your_turn()
-            case m.Played() if changed:
-                self._log_played(msg)
-            case m.DealEnded():
-                self._apply_deal_ended(msg)
-            case m.MatchEnded(winner=winner, scores=scores):
-                side = "Your side" if self.you is not None and self.you.team is winner \
-                    else f"Team {winner}"
-                self.add_log(f"Match over: {side} wins, {scores.get(Team.NS, 0)}-"
-                             f"{scores.get(Team.EW, 0)} (NS-EW).", "good")
-                self.say(f"Match over. {self.after_match_keys}, Ctrl-Q: quit.")
-            case m.RematchWanted(seat=seat):
-                who = "You" if seat is self.you else self.seat_label(seat)
-                self.add_log(f"{who} asked for a rematch at this table.")
-            case m.RematchStarted():
-                self.add_log("Rematch: a new match at this table, same seats.", "good")
-                self.say("")
-            case m.PlayerJoined(seat=seat, name=name):
-                self.add_log(f"{name} sits at {seat}.")
-            case m.PlayerLeft(seat=seat):
-                self.add_log(f"{seat} left the table.")
-            case m.PlayerGone(seat=seat, seconds=seconds):
-                # The server cannot tell a quit from a dropped line: say only what is known.
-                self.add_log(f"{self.seat_label(seat)} is away (quit, or the connection "
-                             f"dropped); the seat is held {seconds:.0f} s.", "warn")
-            case m.PlayerBack(seat=seat):
-                self.add_log(f"{self.seat_label(seat)} is back.")
-            case m.BotTakeover(seat=seat, strategy=strategy):
-                self.add_log(f"{article(strategy).capitalize()} {strategy} bot plays {seat} "
-                             "until its player returns.", "warn")
-            case m.ConventionsChanged(team=team, card=card):
-                self.add_log(f"{team} play the '{card.name}' convention card (c shows it).",
-                             "warn")
-            case m.HintReply():
-                self._apply_hint(msg)
-            case m.HintTaken(seat=seat):
-                mine = seat is self.you
-                self.add_log(notice_text(msg, mine, self.seat_label(seat)),
-                             "" if mine else "warn")
-            case m.Explanation(seat=seat, index=index, card=card, text=text):
-                self.add_log(f"{seat}'s {ordinal(index)} card {card}: {text}")
-            case m.Question():
-                self._apply_question(msg)
-            case m.QuestionAsked(seat=seat, asker=asker, index=index):
-                about = f" about their {ordinal(index)} card" if index else ""
-                self.add_log(f"Partner ({asker}) asked {self.seat_label(seat)}{about}.")
-            case m.AnswerMessage(seat=seat, text=text):
-                self.add_log(f"{self.seat_label(seat)} answers: {text}", "answer")
-                self.say(f"{seat} answered: {text}")
-            case m.Tables(tables=tables, total=total):
-                self.lobby.set_tables(tables, total)
-            case m.TableCreated(table=table, name=name):
-                self.add_log(f"Created table {name} ({table}).", "good")
-                self.lobby.created(msg)
-            case m.ChatMessage(channel="lobby"):
-                self._log_chat((line_of(msg),))
-            case m.ChatMessage():
-                self._log_chat(changed.chat)
-            case m.PauseState():
-                self._apply_pause(msg)
-            case m.ServerShutdown(reason=reason):
-                self.add_log(f"Server: {reason}", "warn")
-            case m.Error(code=code, message=message):
-                self.on_error(code, message)
-            case _:
-                pass  # welcome, pong, ok, help, joined: nothing to show
-
-    def _set_clock(self, seat: str | None, seconds: float | None,
-                   limit: float | None) -> None:
-        self.clock = None if seat is None or seconds is None \
-            else (Seat(seat), time.monotonic() + seconds)
-        self.clock_limit = limit
-        self.clock_stopped = None
-        # A snapshot of a paused table gives what the clock had when it stopped.
-        self._clock_frozen = seconds if self.mirror.paused else None
-
-    def _set_next_deal(self, seconds: float | None) -> None:
-        self.next_deal_at = None if seconds is None else time.monotonic() + seconds
-
-    def between_deals_text(self) -> str:
-        """Between deals: "Next deal in 23s. Ready: N S. Waiting for: E." (who is ready
-        from the mirror's seats; the countdown from the server's ``next_deal_in``)."""
-        seats = self.mirror.seats
-        humans = [s for s in SEATS if seats[s].kind == "human"]
-        ready = [s.value for s in humans if seats[s].ready]
-        waiting = [s.value for s in humans if not seats[s].ready]
-        parts = []
-        if self.next_deal_at is not None:
-            left = max(0, math.ceil(self.next_deal_at - time.monotonic()))
-            parts.append(f"Next deal in {left}s")
-        if ready:
-            parts.append(f"ready: {' '.join(ready)}")
-        if waiting:
-            parts.append(f"waiting for: {' '.join(waiting)}")
-        return "; ".join(parts)
-
-    def _apply_snapshot(self, state: m.TableState) -> None:
-        """A snapshot: the questions still waiting for our answer, and, when we took a
-        seat back or came to watch, where the match stands (the log of a client that
-        never left has the deals too)."""
-        you = self.you
-        announce = you is None or self.taking_back
-        self.taking_back = False
-        if announce and not any(line.text.startswith("Deal ") for line in self.log):
-            for done in self.mirror.deals:  # what the log said of them, as it was
-                self.add_log(deal_result_text(done.deal, done.winner, done.penalty,
-                                              done.victory_points), "good")
-        if you is not None:
-            kept = {q.question for q in self.questions_to_me}
-            self.questions_to_me = [
-                m.Question(question=q.question, seat=q.seat, text=q.text or "",
-                           asker=q.asker, index=q.index)
-                for q in self.mirror.questions if q.seat is you]
-            for q in self.questions_to_me:
-                if q.question not in kept:
-                    about = f" about your {ordinal(q.index)} card" if q.index else ""
-                    self.add_log(f"{q.asker} asks you{about}: {q.text}  (r to reply)",
-                                 "answer")
-                    self.say(f"{q.asker} asks you a question: press r to reply.")
-        if announce:
-            where = self.standing()
-            self.add_log((f"You took your seat back at {you}: {where}." if you is not None
-                          else f"Watching table {state.name}: {where}."), "good")
-
-    def standing(self) -> str:
-        """Where the match stands, in words: "deal 3, W to play; NS 120 - EW 80 (target
-        300)"."""
-        mirror = self.mirror
-        scores = (f"NS {mirror.scores.get(Team.NS, 0)} - EW {mirror.scores.get(Team.EW, 0)} "
-                  f"(target {mirror.target})")
-        status = mirror.status
-        if status == "waiting":
-            return f"the match has not started; {scores}"
-        if status == "over":
-            return f"the match is over; {scores}"
-        if status == "between_deals":
-            return f"deal {mirror.deal} is over; {scores}"
-        turn = mirror.turn
-        who = "" if turn is None else (", your turn" if turn is self.you
-                                       else f", {turn} to play")
-        return f"deal {mirror.deal}, play {mirror.plays_made + 1} of 32{who}; {scores}"
-
-    def clock_left(self) -> float | None:
-        """Seconds left on the turn's clock (None when no clock runs); while the table
-        is paused, what it had when it stopped."""
-        if self.clock is None or self.table_status != "playing":
-            return None
-        if self.mirror.paused and self._clock_frozen is not None:
-            return self._clock_frozen
-        return max(0.0, self.clock[1] - time.monotonic())
-
-    def _apply_pause(self, msg: m.PauseState) -> None:
-        """Someone asked for, agreed to or ended a pause (the mirror holds where it
-        stands): stop or restart our picture of the clock, and say it."""
-        who = self.who(msg.seat)
-        if msg.paused:
-            if self.clock is not None and self._clock_frozen is None:
-                self._clock_frozen = max(0.0, self.clock[1] - time.monotonic())
-            # Not "{who} agreed": a pause also begins when the last one to agree leaves.
-            # Only the players resume: a spectator is not offered the key.
-            seated = self.you is not None
-            self.add_log(f"The table is paused (asked by {msg.asked_by}): clocks stopped"
-                         + ("; p resumes." if seated else "."), "warn")
-            self.say("Paused. Press p to resume." if seated else "Paused by the players.")
-        elif msg.asked_by is None:
-            if self.clock is not None and self._clock_frozen is not None:
-                self.clock = (self.clock[0], time.monotonic() + self._clock_frozen)
-            self._clock_frozen = None
-            # A request also lapses when everyone who agreed to it has gone.
-            self.add_log(f"{who} resumed: the pause is over."
-                         if self.mirror.seats[msg.seat].connected
-                         else "The pause is over.", "good")
-            self.say("")
-        elif msg.seat is msg.asked_by and msg.agreed == [msg.seat]:
-            mine = msg.seat is self.you
-            self.add_log(f"{who} asked for a pause" + ("." if mine or self.you is None
-                                                      else " (p agrees)."), "warn")
-        else:
-            self.add_log(f"{who} agreed to the pause.")
 
     def toggle_pause(self) -> None:
         """p: ask for a pause, agree to the one asked for, or end it (or withdraw ours)."""
@@ -528,85 +279,8 @@ class TuiState:
 
         self.open_prompt(f"Say to {where}: ", send, max_len=500)
 
-    def _log_chat(self, lines: tuple[m.ChatLine, ...]) -> None:
-        for line in lines:
-            seat = f" ({line.seat})" if line.seat is not None else ""
-            room = {"lobby": "lobby", "spectators": "spectators"}.get(line.channel)
-            where = f"[{room}] " if room else ""
-            self.add_log(f"{where}{line.name}{seat}: {line.text}", "chat")
 
-    def clock_warning(self) -> bool:
-        """Our own time is nearly up: a third of the limit or 10 seconds, whichever is
-        less. The first time it is, the bell rings (if on)."""
-        left = self.clock_left()
-        if left is None or self.clock is None or self.clock[0] is not self.you \
-                or not self.my_turn:
-            return False
-        limit = self.clock_limit or left
-        if left > min(10.0, limit / 3):
-            return False
-        if self._warned_for != self.clock:
-            self._warned_for = self.clock
-            self.bell_due = self.bell
-        return True
-
-    def clock_text(self) -> str:
-        """"12s left" on a clocked turn; the warning when our own time is nearly up."""
-        stopped = self.clock_stopped
-        if stopped is not None and self.table_status == "playing":
-            return f"clock stopped at {math.ceil(stopped[1])}s: waiting for an answer"
-        left = self.clock_left()
-        if left is None:
-            return ""
-        if self.clock_warning():
-            return (f"Hurry: {math.ceil(left)}s left, then a substitute plays this card "
-                    "for you.")
-        return f"{math.ceil(left)}s left"
-
-    def _log_played(self, msg: m.Played) -> None:
-        seat = msg.seat
-        if msg.by is not None and seat is self.you:
-            why = "your time ran out" if msg.by == "clock" else "you were away"
-            self.substitute_note = f"the substitute played {msg.card} for you: {why}"
-            self.add_log(f"The substitute played {msg.card} for you ({why}).", "warn")
-            self.say(self.substitute_note[0].upper() + self.substitute_note[1:] + "; the seat "
-                     "is still yours.", "error")
-        elif seat is self.you:
-            self.substitute_note = ""
-        if seat is self.you:
-            self.awaiting_play = None
-            self._clamp_cursor()
-            if self.notice_style != "error":
-                self.say("")
-        extra = ""
-        if self.you is None or seat.team is not self.you.team:
-            meaning = self.explain(seat, msg.index)
-            # The explanation starts "3rd card 7H: ..." which the log line already says.
-            extra = ": " + meaning[0].split(": ", 1)[-1] if meaning else ""
-        self.add_log(f"{self.who(seat)} played {msg.card} ({ordinal(msg.index)}){extra}")
-        if self.my_turn:
-            self._your_turn()
-
-    def _your_turn(self) -> None:
-        """It became our turn: say so, and ring once per turn (if the bell is on)."""
-        if self.substitute_note:  # keep telling what happened while we were not playing
-            self.say(f"Your turn ({self.substitute_note}).", "error")
-        else:
-            self.say("Your turn: pick a card (arrows + Enter, or type it).")
-        turn = (self.mirror.deal, self.mirror.plays_made)
-        if self.bell and turn != self._rung_for:
-            self._rung_for = turn
-            self.bell_due = True
-
-    def _apply_deal_ended(self, msg: m.DealEnded) -> None:
-        self._clamp_cursor()
-        self._set_next_deal(msg.next_deal_in)
-        self.add_log(deal_result_text(msg.deal, msg.winner, msg.penalty,
-                                      msg.victory_points), "good")
-        if self.you is not None:
-            self.say("Deal over. Press n when ready for the next deal.")
-
-    def _apply_hint(self, msg: m.HintReply) -> None:
+    def take_hint(self, msg: m.HintReply) -> None:
         """The server's hint for our seat: put the cursor on its card and show why."""
         self.hint = msg
         hand = self.sorted_hand()
@@ -629,23 +303,12 @@ class TuiState:
             return
         if hint_is_current(self.hint, self.mirror):
             assert self.hint is not None
-            self._apply_hint(self.hint)
+            self.take_hint(self.hint)
             return
         self.hint = None
         self.say("Asking the expert bot for a hint (everyone at the table will be told)...")
         self.send(requests.Hint())
 
-    def _apply_question(self, msg: m.Question) -> None:
-        about = f" about their {ordinal(msg.index)} card" if msg.index else ""
-        if msg.id is not None or (self.you is not None and msg.asker is self.you):
-            # The receipt of our own question.
-            self.add_log(f"You asked {msg.seat}{about}: {msg.text}")
-            return
-        self.questions_to_me.append(msg)
-        asker = msg.asker or "?"
-        about = f" about your {ordinal(msg.index)} card" if msg.index else ""
-        self.add_log(f"{asker} asks you{about}: {msg.text}  (r to reply)", "answer")
-        self.say(f"{asker} asks you a question: press r to reply.")
 
     def on_error(self, code: str, message: str) -> None:
         """A request failed on the server: nothing changed there; say why."""
@@ -691,7 +354,7 @@ class TuiState:
         """Open a one-line text entry; ``on_submit`` gets the text (see :class:`Prompt`)."""
         self.prompt = Prompt(label, on_submit, max_len=max_len)
 
-    def _clamp_cursor(self) -> None:
+    def clamp_cursor(self) -> None:
         self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
 
     # ====================================================================== table actions
@@ -859,73 +522,6 @@ class TuiState:
 
     # ---------------------------------------------------------------- asking about a card
 
-    def askable(self) -> list[tuple[Seat, int]]:
-        """The cards one may ask about: every played card of the opponents (all seats when
-        spectating), newest first."""
-        mine = None if self.you is None else self.you.team
-        return [(seat, index) for seat, index in reversed(self.mirror.places())
-                if seat.team is not mine]
-
-    def open_ask(self) -> None:
-        """e: pick an opponent's card and see what it means (then maybe ask)."""
-        cards = self.askable()
-        if not cards:
-            self.say("No opponent card has been played yet.", "error")
-            return
-        self.ask_target = cards[0]
-        self.overlay = Overlay.ASK
-
-    def move_ask(self, step: int) -> None:
-        """Move the ask selection to the previous/next askable card."""
-        cards = self.askable()
-        if not cards:
-            return
-        current = cards.index(self.ask_target) if self.ask_target in cards else 0
-        self.ask_target = cards[(current - step) % len(cards)]
-
-    def ask_question(self) -> None:
-        """Enter in the ask panel: type a free-text question to the card's player."""
-        if self.ask_target is None:
-            return
-        seat, index = self.ask_target
-        if self.you is None:
-            self.say("Spectators cannot ask questions: only the players at the table can.",
-                     "error")
-            return
-        if self.mirror.seats[seat].kind == "empty":
-            self.say("Nobody sits there to answer.", "error")
-            return
-
-        def send(text: str) -> str | None:
-            if not text.strip():
-                return "Type a question first (Esc to cancel)."
-            self.send(requests.Ask(seat=seat, index=index, text=text.strip()))
-            self.overlay = Overlay.NONE
-            self.say(f"Question sent to {seat}; the answer will appear here and in the log.")
-            return None
-
-        self.open_prompt(f"Ask {seat} about their {ordinal(index)} card: ", send,
-                         max_len=1000)
-
-    def reply_question(self) -> None:
-        """r: answer the oldest question the opponents asked you."""
-        if not self.questions_to_me:
-            self.say("Nobody has asked you anything.", "error")
-            return
-        question = self.questions_to_me[0]
-
-        def send(text: str) -> str | None:
-            if not text.strip():
-                return "Type an answer first (Esc to cancel)."
-            self.send(requests.AnswerQuestion(question=question.question, text=text.strip()))
-            self.questions_to_me.remove(question)
-            self.add_log(f"You answered {question.asker or '?'}: {text.strip()}")
-            self.say("Answer sent.")
-            return None
-
-        asked = question.text if len(question.text) <= 60 else question.text[:57] + "..."
-        self.open_prompt(f"{question.asker or '?'} asks: {asked}  Your answer: ", send,
-                         max_len=1000)
 
     # ---------------------------------------------------------------- prompts and panels
 

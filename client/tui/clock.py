@@ -1,0 +1,78 @@
+"""What the terminal client says of time: the turn's clock and its warning, the countdown to
+the next deal, and the wait before it reconnects."""
+
+from __future__ import annotations
+
+import math
+import time
+
+from ...game.seats import SEATS
+from .state import TuiState
+
+__all__ = ["between_deals_text", "clock_left", "clock_text", "clock_warning", "retry_text"]
+
+
+def retry_text(state: TuiState) -> str:
+    """"next try in 3s" while a reconnection attempt is scheduled, else "trying"."""
+    if state.retry_at is None:
+        return "trying"
+    left = state.retry_at - time.monotonic()
+    return f"next try in {math.ceil(left)}s" if left > 0.05 else "trying"
+
+
+def between_deals_text(state: TuiState) -> str:
+    """Between deals: "Next deal in 23s. Ready: N S. Waiting for: E." (who is ready
+    from the mirror's seats; the countdown from the server's ``next_deal_in``)."""
+    seats = state.mirror.seats
+    humans = [s for s in SEATS if seats[s].kind == "human"]
+    ready = [s.value for s in humans if seats[s].ready]
+    waiting = [s.value for s in humans if not seats[s].ready]
+    parts = []
+    if state.next_deal_at is not None:
+        left = max(0, math.ceil(state.next_deal_at - time.monotonic()))
+        parts.append(f"Next deal in {left}s")
+    if ready:
+        parts.append(f"ready: {' '.join(ready)}")
+    if waiting:
+        parts.append(f"waiting for: {' '.join(waiting)}")
+    return "; ".join(parts)
+
+
+def clock_left(state: TuiState) -> float | None:
+    """Seconds left on the turn's clock (None when no clock runs); while the table
+    is paused, what it had when it stopped."""
+    if state.clock is None or state.table_status != "playing":
+        return None
+    if state.mirror.paused and state.clock_frozen is not None:
+        return state.clock_frozen
+    return max(0.0, state.clock[1] - time.monotonic())
+
+
+def clock_warning(state: TuiState) -> bool:
+    """Our own time is nearly up: a third of the limit or 10 seconds, whichever is
+    less. The first time it is, the bell rings (if on)."""
+    left = clock_left(state)
+    if left is None or state.clock is None or state.clock[0] is not state.you \
+            or not state.my_turn:
+        return False
+    limit = state.clock_limit or left
+    if left > min(10.0, limit / 3):
+        return False
+    if state.warned_for != state.clock:
+        state.warned_for = state.clock
+        state.bell_due = state.bell
+    return True
+
+
+def clock_text(state: TuiState) -> str:
+    """"12s left" on a clocked turn; the warning when our own time is nearly up."""
+    stopped = state.clock_stopped
+    if stopped is not None and state.table_status == "playing":
+        return f"clock stopped at {math.ceil(stopped[1])}s: waiting for an answer"
+    left = clock_left(state)
+    if left is None:
+        return ""
+    if clock_warning(state):
+        return (f"Hurry: {math.ceil(left)}s left, then a substitute plays this card "
+                "for you.")
+    return f"{math.ceil(left)}s left"

@@ -1,0 +1,287 @@
+"""What the server's messages do to the terminal client's state: the log lines, the
+notice, the clock and the bell, beside what the mirror already holds of them."""
+
+from __future__ import annotations
+
+import time
+from typing import Final
+
+from ...game.explain import ordinal
+from ...game.seats import Seat, Team
+from ...protocol import messages as m
+from ..chat_log import line_of
+from ..mirror import Change
+from .hint import notice_text
+from .state import Mode, Overlay, TuiState, article, deal_result_text
+
+__all__ = ["NOTHING", "apply", "on_message"]
+
+#: What a message that never reaches the mirror (a reply) changes there.
+NOTHING: Final = Change(False)
+
+def apply(state: TuiState, msg: m.ServerMessage) -> None:
+    """Feed one server message to the mirror, then show it (when this state feeds
+    the mirror itself: watching a table)."""
+    on_message(state, msg, state.mirror.apply(msg))
+
+
+def on_message(state: TuiState, msg: m.ServerMessage, changed: Change = NOTHING) -> None:
+    """Show one server message the mirror has already taken in (``changed``: what it
+    changed there), or a reply that never reaches it: the log, the message line, the
+    clock, the bell."""
+    match msg:
+        case m.TableState(turn=turn, turn_left=left, turn_seconds=limit):
+            _log_chat(state, changed.chat)
+            state.awaiting_play = None
+            state.confirming = None
+            if state.mode is not Mode.TABLE or state.notice_style == "info":
+                state.say("")  # "Joining...", "Taking back...": done now
+            state.mode = Mode.TABLE
+            state.clamp_cursor()
+            _set_clock(state, turn, left, limit)
+            if msg.clock_stopped and turn is not None and left is not None:
+                state.clock, state.clock_stopped = None, (Seat(turn), left)
+            _set_next_deal(state, state.mirror.next_deal_in)
+            _apply_snapshot(state, msg)
+        case m.DealStarted(deal=deal, dealer=dealer, first=first):
+            state.awaiting_play = None
+            state.confirming = None
+            state.cursor = 0
+            state.say("")  # whatever it said ("Joining...", "Ready...") is over
+            if state.overlay is Overlay.ASK:
+                state.overlay = Overlay.NONE
+            state.add_log(f"Deal {deal}: {dealer} deals, {first} plays first.", "good")
+            if state.my_turn:
+                _your_turn(state)
+        case m.Turn(seat=seat, seconds=seconds):
+            _set_clock(state, seat, seconds, state.clock_limit or seconds)
+        case m.Clock(seat=seat, seconds=seconds, stopped=True):
+            state.clock, state.clock_stopped = None, (seat, seconds)
+        case m.Clock(seat=seat, seconds=seconds):
+            _set_clock(state, seat, seconds, state.clock_limit)
+            if state.my_turn:
+                _your_turn(state)
+        case m.Played() if changed:
+            _log_played(state, msg)
+        case m.DealEnded():
+            _apply_deal_ended(state, msg)
+        case m.MatchEnded(winner=winner, scores=scores):
+            side = "Your side" if state.you is not None and state.you.team is winner \
+                else f"Team {winner}"
+            state.add_log(f"Match over: {side} wins, {scores.get(Team.NS, 0)}-"
+                         f"{scores.get(Team.EW, 0)} (NS-EW).", "good")
+            state.say(f"Match over. {state.after_match_keys}, Ctrl-Q: quit.")
+        case m.RematchWanted(seat=seat):
+            who = "You" if seat is state.you else state.seat_label(seat)
+            state.add_log(f"{who} asked for a rematch at this table.")
+        case m.RematchStarted():
+            state.add_log("Rematch: a new match at this table, same seats.", "good")
+            state.say("")
+        case m.PlayerJoined(seat=seat, name=name):
+            state.add_log(f"{name} sits at {seat}.")
+        case m.PlayerLeft(seat=seat):
+            state.add_log(f"{seat} left the table.")
+        case m.PlayerGone(seat=seat, seconds=seconds):
+            # The server cannot tell a quit from a dropped line: say only what is known.
+            state.add_log(f"{state.seat_label(seat)} is away (quit, or the connection "
+                         f"dropped); the seat is held {seconds:.0f} s.", "warn")
+        case m.PlayerBack(seat=seat):
+            state.add_log(f"{state.seat_label(seat)} is back.")
+        case m.BotTakeover(seat=seat, strategy=strategy):
+            state.add_log(f"{article(strategy).capitalize()} {strategy} bot plays {seat} "
+                         "until its player returns.", "warn")
+        case m.ConventionsChanged(team=team, card=card):
+            state.add_log(f"{team} play the '{card.name}' convention card (c shows it).",
+                         "warn")
+        case m.HintReply():
+            state.take_hint(msg)
+        case m.HintTaken(seat=seat):
+            mine = seat is state.you
+            state.add_log(notice_text(msg, mine, state.seat_label(seat)),
+                         "" if mine else "warn")
+        case m.Explanation(seat=seat, index=index, card=card, text=text):
+            state.add_log(f"{seat}'s {ordinal(index)} card {card}: {text}")
+        case m.Question():
+            _apply_question(state, msg)
+        case m.QuestionAsked(seat=seat, asker=asker, index=index):
+            about = f" about their {ordinal(index)} card" if index else ""
+            state.add_log(f"Partner ({asker}) asked {state.seat_label(seat)}{about}.")
+        case m.AnswerMessage(seat=seat, text=text):
+            state.add_log(f"{state.seat_label(seat)} answers: {text}", "answer")
+            state.say(f"{seat} answered: {text}")
+        case m.Tables(tables=tables, total=total):
+            state.lobby.set_tables(tables, total)
+        case m.TableCreated(table=table, name=name):
+            state.add_log(f"Created table {name} ({table}).", "good")
+            state.lobby.created(msg)
+        case m.ChatMessage(channel="lobby"):
+            _log_chat(state, (line_of(msg),))
+        case m.ChatMessage():
+            _log_chat(state, changed.chat)
+        case m.PauseState():
+            _apply_pause(state, msg)
+        case m.ServerShutdown(reason=reason):
+            state.add_log(f"Server: {reason}", "warn")
+        case m.Error(code=code, message=message):
+            state.on_error(code, message)
+        case _:
+            pass  # welcome, pong, ok, help, joined: nothing to show
+
+
+def _set_clock(state: TuiState, seat: str | None, seconds: float | None,
+               limit: float | None) -> None:
+    state.clock = None if seat is None or seconds is None \
+        else (Seat(seat), time.monotonic() + seconds)
+    state.clock_limit = limit
+    state.clock_stopped = None
+    # A snapshot of a paused table gives what the clock had when it stopped.
+    state.clock_frozen = seconds if state.mirror.paused else None
+
+
+def _set_next_deal(state: TuiState, seconds: float | None) -> None:
+    state.next_deal_at = None if seconds is None else time.monotonic() + seconds
+
+
+def _apply_snapshot(state: TuiState, snapshot: m.TableState) -> None:
+    """A snapshot: the questions still waiting for our answer, and, when we took a
+    seat back or came to watch, where the match stands (the log of a client that
+    never left has the deals too)."""
+    you = state.you
+    announce = you is None or state.taking_back
+    state.taking_back = False
+    if announce and not any(line.text.startswith("Deal ") for line in state.log):
+        for done in state.mirror.deals:  # what the log said of them, as it was
+            state.add_log(deal_result_text(done.deal, done.winner, done.penalty,
+                                          done.victory_points), "good")
+    if you is not None:
+        kept = {q.question for q in state.questions_to_me}
+        state.questions_to_me = [
+            m.Question(question=q.question, seat=q.seat, text=q.text or "",
+                       asker=q.asker, index=q.index)
+            for q in state.mirror.questions if q.seat is you]
+        for q in state.questions_to_me:
+            if q.question not in kept:
+                about = f" about your {ordinal(q.index)} card" if q.index else ""
+                state.add_log(f"{q.asker} asks you{about}: {q.text}  (r to reply)",
+                             "answer")
+                state.say(f"{q.asker} asks you a question: press r to reply.")
+    if announce:
+        where = standing(state)
+        state.add_log((f"You took your seat back at {you}: {where}." if you is not None
+                      else f"Watching table {snapshot.name}: {where}."), "good")
+
+
+def _apply_pause(state: TuiState, msg: m.PauseState) -> None:
+    """Someone asked for, agreed to or ended a pause (the mirror holds where it
+    stands): stop or restart our picture of the clock, and say it."""
+    who = state.who(msg.seat)
+    if msg.paused:
+        if state.clock is not None and state.clock_frozen is None:
+            state.clock_frozen = max(0.0, state.clock[1] - time.monotonic())
+        # Not "{who} agreed": a pause also begins when the last one to agree leaves.
+        # Only the players resume: a spectator is not offered the key.
+        seated = state.you is not None
+        state.add_log(f"The table is paused (asked by {msg.asked_by}): clocks stopped"
+                     + ("; p resumes." if seated else "."), "warn")
+        state.say("Paused. Press p to resume." if seated else "Paused by the players.")
+    elif msg.asked_by is None:
+        if state.clock is not None and state.clock_frozen is not None:
+            state.clock = (state.clock[0], time.monotonic() + state.clock_frozen)
+        state.clock_frozen = None
+        # A request also lapses when everyone who agreed to it has gone.
+        state.add_log(f"{who} resumed: the pause is over."
+                     if state.mirror.seats[msg.seat].connected
+                     else "The pause is over.", "good")
+        state.say("")
+    elif msg.seat is msg.asked_by and msg.agreed == [msg.seat]:
+        mine = msg.seat is state.you
+        state.add_log(f"{who} asked for a pause" + ("." if mine or state.you is None
+                                                  else " (p agrees)."), "warn")
+    else:
+        state.add_log(f"{who} agreed to the pause.")
+
+
+def _log_chat(state: TuiState, lines: tuple[m.ChatLine, ...]) -> None:
+    for line in lines:
+        seat = f" ({line.seat})" if line.seat is not None else ""
+        room = {"lobby": "lobby", "spectators": "spectators"}.get(line.channel)
+        where = f"[{room}] " if room else ""
+        state.add_log(f"{where}{line.name}{seat}: {line.text}", "chat")
+
+
+def _log_played(state: TuiState, msg: m.Played) -> None:
+    seat = msg.seat
+    if msg.by is not None and seat is state.you:
+        why = "your time ran out" if msg.by == "clock" else "you were away"
+        state.substitute_note = f"the substitute played {msg.card} for you: {why}"
+        state.add_log(f"The substitute played {msg.card} for you ({why}).", "warn")
+        state.say(state.substitute_note[0].upper() + state.substitute_note[1:] + "; the seat "
+                 "is still yours.", "error")
+    elif seat is state.you:
+        state.substitute_note = ""
+    if seat is state.you:
+        state.awaiting_play = None
+        state.clamp_cursor()
+        if state.notice_style != "error":
+            state.say("")
+    extra = ""
+    if state.you is None or seat.team is not state.you.team:
+        meaning = state.explain(seat, msg.index)
+        # The explanation starts "3rd card 7H: ..." which the log line already says.
+        extra = ": " + meaning[0].split(": ", 1)[-1] if meaning else ""
+    state.add_log(f"{state.who(seat)} played {msg.card} ({ordinal(msg.index)}){extra}")
+    if state.my_turn:
+        _your_turn(state)
+
+
+def _your_turn(state: TuiState) -> None:
+    """It became our turn: say so, and ring once per turn (if the bell is on)."""
+    if state.substitute_note:  # keep telling what happened while we were not playing
+        state.say(f"Your turn ({state.substitute_note}).", "error")
+    else:
+        state.say("Your turn: pick a card (arrows + Enter, or type it).")
+    turn = (state.mirror.deal, state.mirror.plays_made)
+    if state.bell and turn != state.rung_for:
+        state.rung_for = turn
+        state.bell_due = True
+
+
+def _apply_deal_ended(state: TuiState, msg: m.DealEnded) -> None:
+    state.clamp_cursor()
+    _set_next_deal(state, msg.next_deal_in)
+    state.add_log(deal_result_text(msg.deal, msg.winner, msg.penalty,
+                                  msg.victory_points), "good")
+    if state.you is not None:
+        state.say("Deal over. Press n when ready for the next deal.")
+
+
+def _apply_question(state: TuiState, msg: m.Question) -> None:
+    about = f" about their {ordinal(msg.index)} card" if msg.index else ""
+    if msg.id is not None or (state.you is not None and msg.asker is state.you):
+        # The receipt of our own question.
+        state.add_log(f"You asked {msg.seat}{about}: {msg.text}")
+        return
+    state.questions_to_me.append(msg)
+    asker = msg.asker or "?"
+    about = f" about your {ordinal(msg.index)} card" if msg.index else ""
+    state.add_log(f"{asker} asks you{about}: {msg.text}  (r to reply)", "answer")
+    state.say(f"{asker} asks you a question: press r to reply.")
+
+
+def standing(state: TuiState) -> str:
+    """Where the match stands, in words: "deal 3, W to play; NS 120 - EW 80 (target
+    300)"."""
+    mirror = state.mirror
+    scores = (f"NS {mirror.scores.get(Team.NS, 0)} - EW {mirror.scores.get(Team.EW, 0)} "
+              f"(target {mirror.target})")
+    status = mirror.status
+    if status == "waiting":
+        return f"the match has not started; {scores}"
+    if status == "over":
+        return f"the match is over; {scores}"
+    if status == "between_deals":
+        return f"deal {mirror.deal} is over; {scores}"
+    turn = mirror.turn
+    who = "" if turn is None else (", your turn" if turn is state.you
+                                   else f", {turn} to play")
+    return f"deal {mirror.deal}, play {mirror.plays_made + 1} of 32{who}; {scores}"

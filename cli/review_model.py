@@ -245,6 +245,18 @@ def _fit(text: str, width: int | None) -> str:
     return text[:max(width - 1, 0)] + "…"
 
 
+def _packed(style: str, parts: list[str], width: int | None, sep: str = "  ") -> list[Line]:
+    """``parts`` joined by ``sep``, a new line where the next would not fit ``width``:
+    a narrow screen breaks a header between its parts instead of cutting its end off."""
+    rows: list[str] = []
+    for part in parts:
+        if rows and (width is None or len(rows[-1]) + len(sep) + len(part) <= width):
+            rows[-1] += sep + part
+        else:
+            rows.append(part)
+    return [[(style, _fit(row, width))] for row in rows]
+
+
 def _wrapped(style: str, label: str, text: str, width: int | None) -> list[Line]:
     if width is None:
         return [[("class:label", label), (style, text)]]
@@ -304,18 +316,18 @@ def _expert_text(deal: ReviewDeal, point: int, expert: Card | None) -> tuple[str
 def point_lines(review: Review, deal: ReviewDeal, point: int, experts: ExpertCache,
                 width: int | None = None) -> list[Line]:
     """Everything shown at ``point`` of ``deal`` (``width``: fit lines to a screen)."""
-    head = (f"Deal {deal.ordinal} of {len(review.deals)}"
+    head = [f"Deal {deal.ordinal} of {len(review.deals)}"
             + (f" (match {deal.match}, deal {deal.number})" if deal.match > 1 else "")
-            + f": dealer {deal.deal.dealer}, {deal.deal.first} leads   "
-            + f"play {point} of {deal.plays}"
-            + ("" if deal.plays == 32 else " (the record ends mid-deal)"))
+            + f": dealer {deal.deal.dealer}, {deal.deal.first} leads",
+            f"play {point} of {deal.plays}"
+            + ("" if deal.plays == 32 else " (the record ends mid-deal)")]
     cards = ", ".join(f"{team} {deal.conventions[team].name}" for team in (Team.NS, Team.EW))
     scores = f"NS {deal.scores[Team.NS]}, EW {deal.scores[Team.EW]}"
-    lines: list[Line] = [[("class:title", _fit(head, width))],
-                         [("", _fit(f"Cards: {cards}.  Before the deal: {scores} "
-                                    f"(target {deal.target})", width))],
-                         [("class:dim", _fit("  ".join(f"{seat} {deal.players[seat]}"
-                                                       for seat in SEATS), width))]]
+    lines: list[Line] = [
+        *_packed("class:title", head, width, "   "),
+        *_packed("", [f"Cards: {cards}.", f"Before the deal: {scores} (target {deal.target})"],
+                 width),
+        *_packed("class:dim", [f"{seat} {deal.players[seat]}" for seat in SEATS], width)]
     hands = {seat: _cards(cards) for seat, cards in deal.hands(point).items()}
     # A seat's hand and row hold 13 cards between them, so the hands' column narrows as
     # the rows grow and a line never passes 59 columns.

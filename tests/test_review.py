@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from conftest import RunJackal
 from jackal.cli.main import EXIT_CLOSED_PIPE
-from jackal.cli.review_model import ExpertCache, load_review
+from jackal.cli.review_model import ExpertCache, load_review, point_lines, text_of
 from jackal.game.cards import Card
 from jackal.game.conventions import ConventionCard, card_from_json
 from jackal.game.deal import Deal
@@ -269,6 +269,27 @@ def test_text_escapes_names_and_stops_quietly_on_a_closed_pipe(
     assert junk.returncode == 2 and "line 1" in junk.stderr
     helped = run_jackal("review", "--help")
     assert "Left/Right" in helped.stdout and "PageUp/PageDown" in helped.stdout
+
+
+def test_on_the_smallest_screen_the_header_breaks_between_its_parts(tmp_path: Path) -> None:
+    """At 66 columns (65 for text) the lines above the hands keep every word: the target
+    and each seat's player (names as long as the server allows) move to a line of their
+    own instead of being cut off with an ellipsis."""
+    made = record_match(tmp_path, humans=tuple(SEATS), target=300,
+                        until=lambda table: len(table.match.results) == 1)
+    events = lines(made.path)
+    for event in events:
+        if event["event"] == "seat":
+            event["name"] = f"{event['seat']} " + "x" * 30  # 32 characters, the most
+    rewrite(made.path, events)
+    review = load_review(made.path)
+    for point in (0, 1):
+        shown = text_of(point_lines(review, review.deals[0], point, ExpertCache(), 65))
+        assert max(len(line) for line in shown.splitlines()) <= 65, shown
+        assert "…" not in shown, shown
+        assert "Before the deal: NS 0, EW 0 (target 300)" in shown, shown
+        for seat in SEATS:
+            assert f"{seat} {seat} {'x' * 30} (human)" in shown, shown
 
 
 def test_the_expert_sees_what_a_bot_in_that_seat_saw_and_always_answers_the_same(

@@ -42,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
         for entry in HELP_ENTRIES:
             print(f"{entry.type:<{width}}  {entry.summary}")
             print(f"{'':<{width}}  {entry.example}")
+            replies = " or ".join(entry.replies) or "nothing (not a request)"
+            print(f"{'':<{width}}  -> {replies}")
         return 0
     lines: list[str] = list(args.lines) or sys.stdin.read().splitlines()
     status = 0

@@ -80,6 +80,7 @@ from ..protocol.messages import (
     TableState,
     Welcome,
 )
+from ..protocol.replies import expects_reply, is_reply
 from ..protocol.requests import ClientMessage, Ping, Pong
 from ..protocol.state import ConnState
 
@@ -91,6 +92,7 @@ __all__ = [
     "ConnectionLost",
     "RequestTimeout",
     "ServerError",
+    "UnexpectedReply",
     "open_connection",
     "parse_address",
 ]
@@ -130,6 +132,11 @@ class ConnectionLost(ClientError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class UnexpectedReply(ClientError):
+    """The server answered a request with a type the reply table does not name for it
+    (a server speaking another protocol, or a bug); the connection stays open."""
 
 
 class RequestTimeout(ClientError):
@@ -278,10 +285,14 @@ class Connection:
                       timeout: float | None = DEFAULT_TIMEOUT) -> ServerMessage:
         """Send ``msg`` with a fresh ``id`` and return the server's direct reply.
 
-        Raises :class:`ServerError` on an ``error`` reply, :class:`RequestTimeout` when no
-        reply comes in ``timeout`` seconds (``None``: wait forever) and
-        :class:`ConnectionLost` when the connection ends first.
+        Raises :class:`ServerError` on an ``error`` reply, :class:`UnexpectedReply` on a
+        reply of a type the protocol's reply table (:mod:`jackal.protocol.replies`) does
+        not name for ``msg``, :class:`RequestTimeout` when no reply comes in ``timeout``
+        seconds (``None``: wait forever) and :class:`ConnectionLost` when the connection
+        ends first. A message nothing answers (``pong``) is refused with ``ValueError``.
         """
+        if not expects_reply(msg):
+            raise ValueError(f"the server does not answer {type(msg).__name__}: send() it")
         request_id = next(self._ids)
         pending = _Pending()
         self._pending[request_id] = pending
@@ -298,6 +309,9 @@ class Connection:
             raise RequestTimeout(f"no reply to {type(msg).__name__} within {timeout}s")
         if isinstance(reply, Error):
             raise ServerError(reply.code, reply.message, retry_after=reply.retry_after)
+        if not is_reply(msg, reply):
+            raise UnexpectedReply(f"{type(msg).__name__} was answered with "
+                                  f"{type(reply).__name__}, which does not answer it")
         return reply
 
     async def _writer(self) -> None:

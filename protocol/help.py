@@ -1,4 +1,5 @@
-"""What ``{"type":"help"}`` answers: every client message, a summary and a pasteable example.
+"""What ``{"type":"help"}`` answers: every client message, a summary, a pasteable example
+and the type of its reply.
 
 The examples are real protocol lines: a test decodes each one, and another checks that
 every client message type has an entry, so this list cannot drift from requests.py.
@@ -7,65 +8,72 @@ every client message type has an entry, so this list cannot drift from requests.
 from __future__ import annotations
 
 from .messages import HelpEntry, HelpReply, MessageId
+from .replies import reply_tags
 
 __all__ = ["HELP_ENTRIES", "help_reply"]
 
+
+def _entry(kind: str, summary: str, example: str) -> HelpEntry:
+    """The entry of message type ``kind``, naming its replies (from the reply table)."""
+    return HelpEntry(kind, summary, example, list(reply_tags(kind)))
+
+
 #: One entry per client message type, in the order a newcomer would use them.
 HELP_ENTRIES: tuple[HelpEntry, ...] = (
-    HelpEntry("hello", "introduce yourself first; token reclaims a held seat, password if the "
+    _entry("hello", "introduce yourself first; token reclaims a held seat, password if the "
                        "server has one",
               '{"type":"hello","name":"alice","protocol":1,"client":"nc"}'),
-    HelpEntry("help", "list every message you can send (allowed before hello)",
+    _entry("help", "list every message you can send (allowed before hello)",
               '{"type":"help"}'),
-    HelpEntry("ping", "check the server is there; it answers pong (allowed before hello)",
+    _entry("ping", "check the server is there; it answers pong (allowed before hello)",
               '{"type":"ping","id":1}'),
-    HelpEntry("pong", "answer the server's ping so it knows you are alive",
+    _entry("pong", "answer the server's ping so it knows you are alive",
               '{"type":"pong"}'),
-    HelpEntry("list_tables", "show the lobby, a page of tables from \"offset\" (0 first): "
+    _entry("list_tables", "show the lobby, a page of tables from \"offset\" (0 first): "
                              "seats, status, seeded",
               '{"type":"list_tables"}'),
-    HelpEntry("create_table", "open a table (it does not seat you); all fields optional; "
+    _entry("create_table", "open a table (it does not seat you); all fields optional; "
                               "private: a code per seat",
               '{"type":"create_table","name":"evening","target":300,"seed":7,'
               '"conventions_ns":"beginner","conventions_ew":"advanced","bot_takeover":true,'
               '"turn_seconds":60,"hints":true,"private":false,"allow_spectators":true}'),
-    HelpEntry("join", "sit in \"seat\" N/E/S/W or any free one (private table: with its "
+    _entry("join", "sit in \"seat\" N/E/S/W or any free one (private table: with its "
                       "\"invite\" code); keep the token",
               '{"type":"join","table":"t1","seat":"N"}'),
-    HelpEntry("spectate", "watch a table without seeing anyone's hand",
+    _entry("spectate", "watch a table without seeing anyone's hand",
               '{"type":"spectate","table":"t1"}'),
-    HelpEntry("add_bot", "put a server-side bot in an empty seat (private table: creator, "
+    _entry("add_bot", "put a server-side bot in an empty seat (private table: creator, "
                          "or the seat's \"invite\" code)",
               '{"type":"add_bot","table":"t1","seat":"E","strategy":"random"}'),
-    HelpEntry("leave", "give up your seat, or stop watching",
+    _entry("leave", "give up your seat, or stop watching",
               '{"type":"leave"}'),
-    HelpEntry("ready", "say you are ready; play starts when every human seat is ready",
+    _entry("ready", "say you are ready; play starts when every human seat is ready",
               '{"type":"ready"}'),
-    HelpEntry("rematch", "after match_ended: play again at this table with the same seats "
+    _entry("rematch", "after match_ended: play again at this table with the same seats "
                          "(starts when every human seat asks)",
               '{"type":"rematch"}'),
-    HelpEntry("play", "play a card from your hand when it is your turn",
+    _entry("play", "play a card from your hand when it is your turn",
               '{"type":"play","card":"7H"}'),
-    HelpEntry("conventions", "declare your partnership's card: a built-in name or a whole "
+    _entry("conventions", "declare your partnership's card: a built-in name or a whole "
                              "card object",
               '{"type":"conventions","card":"beginner"}'),
-    HelpEntry("explain", "ask what the index-th card (1..8) in a seat's row means",
+    _entry("explain", "ask what the index-th card (1..8) in a seat's row means",
               '{"type":"explain","seat":"E","index":2}'),
-    HelpEntry("ask", "ask an opponent a free-text question about their play",
+    _entry("ask", "ask an opponent a free-text question about their play",
               '{"type":"ask","seat":"E","text":"what did your 9S say?","index":3}'),
-    HelpEntry("answer", "answer a question you were asked, by its question id",
+    _entry("answer", "answer a question you were asked, by its question id",
               '{"type":"answer","question":"q1","text":"it promises a pair"}'),
-    HelpEntry("sync", "get a fresh table_state of your table (and your_turn on your turn)",
+    _entry("sync", "get a fresh table_state of your table (and your_turn on your turn)",
               '{"type":"sync"}'),
-    HelpEntry("hint", "on your turn, where the table allows hints: the expert's card and "
+    _entry("hint", "on your turn, where the table allows hints: the expert's card and "
                       "why (everyone is told you asked)",
               '{"type":"hint"}'),
-    HelpEntry("chat", "say a line: in the lobby, at your table (not during a deal), or to "
+    _entry("chat", "say a line: in the lobby, at your table (not during a deal), or to "
                       "the other spectators",
               '{"type":"chat","text":"good evening"}'),
-    HelpEntry("pause", "seated, during a match: ask for a pause, or agree to one",
+    _entry("pause", "seated, during a match: ask for a pause, or agree to one",
               '{"type":"pause"}'),
-    HelpEntry("resume", "seated: end the pause, or withdraw the request",
+    _entry("resume", "seated: end the pause, or withdraw the request",
               '{"type":"resume"}'),
 )
 

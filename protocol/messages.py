@@ -65,6 +65,8 @@ class HelpEntry(msgspec.Struct):
     type: str
     summary: str
     example: str
+    #: The ``type`` of its reply on success (:mod:`.replies`; none for ``pong``).
+    replies: list[str] = []
 
 
 class HelpReply(_Reply, tag="help"):

@@ -1,6 +1,6 @@
 """Replies that never change, encoded once for the whole server.
 
-The ``help`` reply is the same list for everyone (about 2 KiB); only the ``id`` it echoes
+The ``help`` reply is the same list for everyone (about 4 KiB); only the ``id`` it echoes
 differs. So it is encoded once, and each answer is two pieces: the shared body, one
 ``bytes`` object that every connection's outgoing queue refers to (no copy), and a few
 bytes of tail carrying the id. A client asking for ``help`` a thousand times costs the

@@ -20,12 +20,13 @@ from jackal.client.connection import (
     ConnectionLost,
     RequestTimeout,
     ServerError,
+    UnexpectedReply,
     open_connection,
     parse_address,
 )
 from jackal.game.cards import Card
-from jackal.protocol.messages import HelloOk, Played, ServerPong, Tables
-from jackal.protocol.requests import Hello, ListTables, Ping, Play
+from jackal.protocol.messages import HelloOk, Ok, Played, ServerPong, Tables
+from jackal.protocol.requests import Hello, ListTables, Ping, Play, Pong, Ready
 
 WELCOME = {"type": "welcome", "protocol": 1, "server": "fake", "version": "0", "hint": "help"}
 
@@ -140,6 +141,31 @@ async def test_error_reply_raises_server_error_and_connection_stays_usable() -> 
             await conn.request(ListTables())
         assert info.value.code == "rate_limited" and info.value.retry_after == 1.5
         assert isinstance(await conn.request(Hello(name="a")), HelloOk)
+
+
+async def test_a_reply_the_reply_table_does_not_name_is_refused() -> None:
+    """``request`` checks the reply's type against protocol/replies.py: ``hello_ok`` does
+    not answer ``list_tables``, nor ``ok`` naming another request ``ready``; ``pong``,
+    which nothing answers, is refused before it is sent."""
+
+    async def script(peer: Peer) -> None:
+        msg = await peer.receive()
+        await peer.send({"type": "hello_ok", "name": "a", "id": msg["id"]})
+        msg = await peer.receive()
+        await peer.send({"type": "ok", "request": "leave", "id": msg["id"]})
+        msg = await peer.receive()
+        await peer.send({"type": "ok", "request": "ready", "id": msg["id"]})
+        await trio.sleep_forever()
+
+    async with fake_server(script) as (_, port), open_connection("127.0.0.1", port) as conn:
+        with pytest.raises(UnexpectedReply, match="ListTables was answered with HelloOk"):
+            await conn.request(ListTables())
+        with pytest.raises(UnexpectedReply):
+            await conn.request(Ready())
+        reply = await conn.request(Ready())  # the connection stays usable
+        assert isinstance(reply, Ok) and reply.request == "ready"
+        with pytest.raises(ValueError, match="does not answer Pong"):
+            await conn.request(Pong())
 
 
 async def test_server_ping_is_answered_with_pong_while_nobody_reads() -> None:

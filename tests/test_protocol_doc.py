@@ -29,6 +29,8 @@ import pytest
 import trio
 from jackal.game.conventions import builtin_card
 from jackal.game.deal import PLAYS_PER_DEAL
+from jackal.protocol.codec import CLIENT_TYPES
+from jackal.protocol.replies import reply_tags
 from jackal.server.config import DEFAULT_PORT, ServerConfig
 from jackal.server.listener import serve
 
@@ -153,6 +155,16 @@ async def test_transcript_in_protocol_doc_matches_a_real_server() -> None:
         with trio.fail_after(60):
             await replay(port, steps)
         nursery.cancel_scope.cancel()
+
+
+def test_the_reply_table_in_protocol_doc_is_the_code() -> None:
+    """Each request's row names the reply types protocol/replies.py has for it."""
+    text = DOC.read_text(encoding="utf-8")
+    block = text[text.index("<!-- replies: begin -->"):text.index("<!-- replies: end -->")]
+    rows = re.findall(r"^\| `(\w+)` \| (.*) \|$", block, re.M)
+    documented = {request: tuple(re.findall(r"`(\w+)`", replies)) for request, replies in rows}
+    assert len(rows) == len(documented)  # no request twice
+    assert documented == {kind: reply_tags(kind) for kind in CLIENT_TYPES}
 
 
 def test_documented_limits_are_the_server_defaults() -> None:

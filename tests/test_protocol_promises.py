@@ -8,6 +8,7 @@ library) doing what it says.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,9 @@ import trio.testing
 from jackal.client.connection import Connection
 from jackal.game.cards import Card
 from jackal.game.seats import Seat
+from jackal.protocol.codec import CLIENT_TYPES
 from jackal.protocol.messages import HelloOk, ServerMessage, Turn
+from jackal.protocol.replies import reply_tags
 from jackal.protocol.requests import Hello
 from jackal.protocol.schema import json_schema
 from jackal.server.config import ServerConfig
@@ -251,3 +254,85 @@ def test_protocol_help_names_every_field_of_every_message() -> None:
             if name != "id" and name not in entry.summary and f'"{name}"' not in entry.example:
                 missing.append(f"{kind}.{name}")
     assert not missing, missing
+
+
+#: Sends one request and checks its reply against the reply table (returns the reply).
+Checked = Callable[..., Awaitable[dict[str, Any]]]
+
+
+async def _play_first(client: RawClient, checked: Checked) -> None:
+    """``client`` plays the first card of its hand (read from a ``sync``) on its turn."""
+    state = await checked(client, type="sync")
+    await checked(client, type="play", card=state["hand"][0])
+
+
+async def _until_turn_of(seat: str, reader: RawClient, other: RawClient,
+                         checked: Checked, until: str = "") -> None:
+    """Read ``reader``'s events until it is ``seat``'s turn (or an ``until`` event),
+    playing ``other``'s cards on its turns; the bots play theirs."""
+    while True:
+        msg = await reader.recv(30)
+        if msg["type"] == until:
+            return
+        if msg["type"] == "deal_ended":  # no match end yet: the next deal
+            await reader.send(type="ready")
+            await other.send(type="ready")
+        if msg["type"] == "turn":
+            if msg["seat"] == seat:
+                return
+            if msg["seat"] == other.seat:
+                await _play_first(other, checked)
+
+
+async def test_every_request_is_answered_as_the_reply_table_says() -> None:
+    """Each client message, sent to a real server where it succeeds, is answered by a
+    message of a type protocol/replies.py names for it (with its id; ``ok`` names it)."""
+    says("The type of its direct reply when it succeeds, for every request")
+    sent: set[str] = set()
+
+    async def checked(client: RawClient, **msg: Any) -> dict[str, Any]:
+        reply = await client.request(**msg)
+        assert reply["type"] in reply_tags(msg["type"]), (msg, reply)
+        if reply["type"] == "ok":
+            assert reply["request"] == msg["type"], reply
+        sent.add(msg["type"])
+        return reply
+
+    async with running_server() as port:
+        lobby = await RawClient.connect(port, "lobby")
+        helped = await checked(lobby, type="help")
+        # The help entries name the same replies, read from the wire.
+        assert {entry["type"]: tuple(entry["replies"]) for entry in helped["messages"]} \
+            == {kind: reply_tags(kind) for kind in CLIENT_TYPES}
+        await checked(lobby, type="ping")
+        await checked(lobby, type="hello", name="lobby")
+        await checked(lobby, type="list_tables")
+        table = (await checked(lobby, type="create_table", target=1, seed=5,
+                               hints=True))["table"]
+        south, east = await greeted(port, "ann"), await greeted(port, "eve")
+        for client, seat in ((south, "S"), (east, "E")):
+            client.seat = (await checked(client, type="join", table=table, seat=seat))["seat"]
+        await checked(lobby, type="spectate", table=table)
+        for seat in ("N", "W"):
+            await checked(lobby, type="add_bot", table=table, seat=seat)
+        await checked(lobby, type="chat", text="good evening")
+        await checked(south, type="conventions", card="beginner")
+        await checked(south, type="ready")
+        await checked(east, type="ready")
+        question = await checked(south, type="ask", seat="E", text="what do you lead?")
+        await checked(east, type="answer", question=question["question"], text="low")
+        await _until_turn_of("S", south, east, checked)
+        await checked(south, type="hint")
+        await checked(south, type="pause")
+        await checked(south, type="resume")
+        await _play_first(south, checked)
+        await checked(east, type="explain", seat="S", index=1)
+        while True:
+            await _until_turn_of("S", south, east, checked, until="match_ended")
+            if south.log[-1]["type"] == "match_ended":
+                break
+            await _play_first(south, checked)
+        await checked(south, type="rematch")
+        await checked(east, type="leave")
+    assert sent == set(CLIENT_TYPES) - {"pong"}  # pong is answered by nothing
+    assert reply_tags("pong") == ()

@@ -238,7 +238,9 @@ async def _host_exec(watch: _Watch, seat: Seat, invite: str, sandbox: Sandbox,
     """One seat of an ``exec:`` entry, as ``jackal bot --exec`` plays it, but with the
     tournament's substitute (not the fallback card) for the moves it fails."""
     options, table, entry = watch.options, watch.table, watch.seats[seat].entry
-    program = ExecProgram(entry.spec, startup_seconds=options.start_seconds, sandbox=sandbox)
+    # Named in its log lines: many copies of many programs log side by side here.
+    program = ExecProgram(entry.spec, startup_seconds=options.start_seconds, sandbox=sandbox,
+                          where=f"table {table} seat {seat.value} ({entry.name}): ")
     try:
         await program.start()
     except OSError as exc:

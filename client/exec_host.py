@@ -134,7 +134,8 @@ class ExecProgram:
     """One external program: start it, ask it for a card, restart it, stop it."""
 
     def __init__(self, command: str | Sequence[str], *, max_restarts: int = 3,
-                 startup_seconds: float = 0.0, sandbox: Sandbox | None = None) -> None:
+                 startup_seconds: float = 0.0, sandbox: Sandbox | None = None,
+                 where: str = "") -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("empty command")
@@ -143,6 +144,9 @@ class ExecProgram:
         #: does not count the interpreter's own start-up against the program.
         self.startup_seconds = startup_seconds
         self.sandbox = sandbox
+        #: Put before each of its log lines: which copy this is where several run at once
+        #: (``jackal tournament`` gives "table t3 seat E (mybot): "); empty for jackal bot.
+        self.where = where
         self.restarts = 0
         #: Why the program is not started again (set once; every later move faults at
         #: once with its kind and detail), or None while it may be.
@@ -175,8 +179,8 @@ class ExecProgram:
             raise ProgramFault(self.given_up.kind, self.given_up.detail)
         if not self.running:
             self.restarts += 1
-            log.warning("starting the program again (restart %d of at most %d)",
-                        self.restarts, self.max_restarts)
+            log.warning("%sstarting the program again (restart %d of at most %d)",
+                        self.where, self.restarts, self.max_restarts)
             try:
                 await self.start()
             except OSError as exc:
@@ -208,8 +212,8 @@ class ExecProgram:
         if give_up is None and self.restarts >= self.max_restarts:
             give_up = f"it was started again {self.restarts} times already (the limit)"
         if give_up is not None:
-            log.warning("the program is not started again: %s (%s); its moves are played "
-                        "for it for the rest of the match", give_up, fault)
+            log.warning("%sthe program is not started again: %s (%s); its moves are played "
+                        "for it for the rest of the match", self.where, give_up, fault)
             self.given_up = ProgramFault(fault.kind, f"not started again ({give_up})")
         raise fault
 
@@ -227,7 +231,8 @@ class ExecProgram:
                 await proc.stdin.send_all(line)
             return True
         except trio.TooSlowError:
-            log.warning("the program did not read its input for %gs; stopping it", timeout)
+            log.warning("%sthe program did not read its input for %gs; stopping it",
+                        self.where, timeout)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass  # it exited: the next move starts it again, and says so
         await self.kill()
@@ -287,8 +292,8 @@ class ExecProgram:
                 status = await proc.wait()
                 if status != 0:
                     # Its last word: a program checking itself at the end says so here.
-                    log.warning("the program exited with status %d at the end of the match",
-                                status)
+                    log.warning("%sthe program exited with status %d at the end of the "
+                                "match", self.where, status)
         await self.kill()
 
 
@@ -379,7 +384,8 @@ async def play_exec_match(session: SeatSession, program: ExecProgram, *,
             # Once per kind at warning level: a program that keeps failing the same way
             # must not drown the log.
             log.log(logging.WARNING if faults[exc.kind] == 1 else logging.DEBUG,
-                    "the program failed to answer (%s); the %s plays %s", exc, who, card)
+                    "%sthe program failed to answer (%s); the %s plays %s", program.where,
+                    exc, who, card)
             return card, f" ({who}: {exc.kind})"
 
     try:

@@ -44,7 +44,7 @@ def _tournament(run_jackal: RunJackal, tmp_path: Path, *args: str,
     done = run_jackal("tournament", *args, "--results", str(results), "-q", timeout=timeout)
     assert done.returncode == 0, done.stderr
     report: dict[str, Any] = json.loads(results.read_text())
-    report["stdout"] = done.stdout
+    report["stdout"], report["stderr"] = done.stdout, done.stderr
     return report
 
 
@@ -188,3 +188,21 @@ def test_the_help_names_every_strategy_and_the_clocks_mean_one_thing(
     defaults = re.findall(r"`--start-seconds`[^`]*?default (\d+)", doc)
     assert defaults and set(defaults) == {f"{START_SECONDS:g}"}, defaults
     assert re.findall(r"`--seat-seconds` \(default (\d+)\)", doc) == ["15"]
+
+
+@pytest.mark.subprocess
+def test_a_program_s_log_lines_name_its_table_seat_and_entry(
+        tmp_path: Path, run_jackal: RunJackal) -> None:
+    """Many copies of many programs log side by side in a tournament: each of an exec:
+    program's lines says whose it is (they said only "the program failed to answer")."""
+    spec, _kind = FAILING["garbage"]
+    report = _tournament(run_jackal, tmp_path, f"--entry=junk={spec}", "--entry=g=greedy",
+                         "--boards", "1", "--seed", "1", "--sandbox", "off",
+                         "--bot-floor", "0")
+    err = report["stderr"]
+    named = set(re.findall(r"table (t\w+) seat ([NESW]) \(junk\): the program failed to "
+                           r"answer \(garbage: ", err))
+    # Two tables, junk at both seats of one side at each: four copies, each named.
+    assert len(named) == 4 and len({table for table, _seat in named}) == 2, err
+    assert {seat for _table, seat in named} == set("NESW"), err
+    assert "WARNING the program" not in err, err  # none left unnamed

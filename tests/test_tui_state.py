@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from jackal.client.embedded import BETWEEN_DEALS_SECONDS
 from jackal.client.tui.asking import ask_question, askable, move_ask, open_ask, reply_question
 from jackal.client.tui.clock import between_deals_text, clock_left, clock_text
 from jackal.client.tui.events import apply
@@ -428,6 +429,16 @@ def test_between_deals_the_line_counts_down_and_says_who_is_ready() -> None:
     apply(state, m.PlayerReady(seat=Seat.S))
     assert "ready: S" in between_deals_text(state)
     assert state.mirror.last_deal is not None  # the summary stays up meanwhile
+
+
+def test_a_wait_of_a_day_between_deals_shows_no_countdown() -> None:
+    """The built-in game waits a day for its player: no "Next deal in 86399s"."""
+    state = seated()
+    apply(state, m.DealEnded(deal=1, hands={}, penalty={Team.NS: 10, Team.EW: 20},
+                             winner=Team.NS, points=10, victory_points=10,
+                             scores={Team.NS: 20, Team.EW: 20}, breakdown={},
+                             next_deal_in=BETWEEN_DEALS_SECONDS))
+    assert between_deals_text(state) == "Waiting for: S"
 
 
 def test_a_stopped_clock_says_so_and_runs_on_when_told() -> None:

@@ -20,6 +20,11 @@ def retry_text(state: TuiState) -> str:
     return f"next try in {math.ceil(left)}s" if left > 0.05 else "trying"
 
 
+#: A longer wait between deals is a table waiting for its players (the built-in game's
+#: is a day), not a countdown to show.
+LONGEST_COUNTDOWN = 3600
+
+
 def between_deals_text(state: TuiState) -> str:
     """Between deals: "Next deal in 23s. Ready: N S. Waiting for: E." (who is ready
     from the mirror's seats; the countdown from the server's ``next_deal_in``)."""
@@ -30,12 +35,14 @@ def between_deals_text(state: TuiState) -> str:
     parts = []
     if state.next_deal_at is not None:
         left = max(0, math.ceil(state.next_deal_at - time.monotonic()))
-        parts.append(f"Next deal in {left}s")
+        if left <= LONGEST_COUNTDOWN:
+            parts.append(f"Next deal in {left}s")
     if ready:
         parts.append(f"ready: {' '.join(ready)}")
     if waiting:
         parts.append(f"waiting for: {' '.join(waiting)}")
-    return "; ".join(parts)
+    text = "; ".join(parts)
+    return text[:1].upper() + text[1:]  # it starts a sentence with or without a countdown
 
 
 def clock_left(state: TuiState) -> float | None:

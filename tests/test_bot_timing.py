@@ -19,7 +19,8 @@ from jackal.game.cards import Card, parse_card
 from jackal.game.deal import Deal
 from jackal.game.match import deal_seed
 from jackal.game.seats import Seat
-from lan_support import LineClient, ServerProcess
+from support.client import LineClient
+from support.server import ServerProcess
 
 pytestmark = pytest.mark.subprocess
 

@@ -9,7 +9,6 @@ signals than the card declares.
 from __future__ import annotations
 
 import pytest
-from card_gen import valid_cards
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jackal.bots import STRATEGIES, View, make_strategy
@@ -17,6 +16,7 @@ from jackal.game.conventions import ConventionCard
 from jackal.game.deal import Deal
 from jackal.game.honesty import audit
 from jackal.game.seats import SEATS, Team
+from support.cards import valid_cards
 
 pytestmark = pytest.mark.slow
 

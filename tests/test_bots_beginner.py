@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from bot_views import view_for
 from jackal.bots import View
 from jackal.bots.beginner import BeginnerStrategy
 from jackal.bots.greedy import GreedyStrategy
 from jackal.game.cards import Card
 from jackal.game.seats import Seat
+from support.views import view_for
 
 
 def choose(view: View) -> str:

@@ -7,7 +7,6 @@ from math import comb, prod
 
 import numpy as np
 import pytest
-from bot_views import view_for
 from jackal.bots import View
 from jackal.bots.arena import ArenaConfig, collect, summarise
 from jackal.bots.cards import BEGINNER
@@ -15,6 +14,7 @@ from jackal.bots.expert import ExpertParams, ExpertStrategy
 from jackal.bots.inference import Trust, partner_belief, unseen_counts
 from jackal.game.conventions import builtin_card
 from jackal.game.seats import Seat
+from support.views import view_for
 
 # Late in a deal: partner (S) holds 6 unknown cards. Its 1st and 3rd cards (aces)
 # promised nothing, its 2nd card 6C promised 7s, and its high 4th, 5th and 6th cards

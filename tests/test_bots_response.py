@@ -6,13 +6,13 @@ import itertools
 
 import numpy as np
 import pytest
-from bot_views import view_for
 from jackal.bots.cards import BEGINNER
 from jackal.bots.counts import COST, rank_counts
 from jackal.bots.expert import ExpertParams, ExpertStrategy
 from jackal.bots.response import partner_keeps, response_values, told_counts
 from jackal.game.cards import parse_hand
 from jackal.game.seats import Seat
+from support.views import view_for
 
 
 def test_told_counts_follow_our_statements() -> None:

@@ -16,18 +16,8 @@ from typing import Any
 import pytest
 from jackal.server import chat
 from jackal.server.config import ServerConfig
-from test_server_support import (
-    QUIET,
-    SEATS,
-    Msg,
-    RawClient,
-    greeted,
-    open_table,
-    running_server,
-    seat_four,
-    sit,
-    start_deal,
-)
+from support.client import SEATS, Msg, RawClient, greeted, open_table, seat_four, sit, start_deal
+from support.server import QUIET, running_server
 
 #: Chat without its rate limit, for tests about something else.
 FREE_CHAT: dict[str, Any] = dict(chat_per_minute=60_000.0, chat_burst=1000.0,

@@ -11,7 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from lan_support import TIMEOUT, TMUX, ServerProcess, Tmux, create_table
+from support.client import create_table
+from support.server import TIMEOUT, ServerProcess
+from support.tmux import TMUX, Tmux
 from test_lan_tmux import clients, open_client, shows
 
 pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),

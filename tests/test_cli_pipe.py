@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from jackal.cli import main as cli_main
 from jackal.cli.main import EXIT_CLOSED_PIPE
-from record_support import record_match
+from support.records import record_match
 
 ROOT = Path(__file__).resolve().parent.parent
 

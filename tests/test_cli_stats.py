@@ -28,9 +28,9 @@ from jackal.game.deal import Deal
 from jackal.game.honesty import verdict
 from jackal.game.scoring import team_penalty
 from jackal.game.seats import Seat
-from lan_support import JACKAL, ROOT, ServerProcess
-from record_support import lines, record_match, rewrite
-from test_server_support import RawClient, alone_with_bots, open_table
+from support.client import RawClient, alone_with_bots, open_table
+from support.records import lines, record_match, rewrite
+from support.server import JACKAL, ROOT, ServerProcess
 
 pytestmark = pytest.mark.subprocess
 

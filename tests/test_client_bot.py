@@ -13,7 +13,7 @@ import trio
 from jackal.game.seats import Seat
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
-from lan_support import ServerProcess
+from support.server import ServerProcess
 
 pytestmark = pytest.mark.subprocess
 

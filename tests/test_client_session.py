@@ -1,7 +1,7 @@
 """SeatSession against the real server over real TCP, including a dropped connection.
 
 To drop a connection the way a network does, the session talks to the server through the
-tests' TCP proxy (tests/lan_proxy.py); a blip resets both sockets of every link, and the
+tests' TCP proxy (tests/support/proxy.py); a blip resets both sockets of every link, and the
 session must reconnect (through the proxy again) and reclaim its seat with its token.
 """
 
@@ -35,7 +35,7 @@ from jackal.protocol.messages import (
 from jackal.protocol.requests import Ask, CreateTable, Hello, ListTables
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
-from lan_proxy import CuttableProxy
+from support.proxy import CuttableProxy
 
 
 @pytest.fixture

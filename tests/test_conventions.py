@@ -8,7 +8,6 @@ from typing import Literal
 
 import msgspec
 import pytest
-from card_gen import valid_cards
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jackal.game import MalformedInput
@@ -28,6 +27,7 @@ from jackal.game.conventions import (
     resolve_card,
     validate_card,
 )
+from support.cards import valid_cards
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "CONVENTIONS.md"
 NONES = (NoMeaning(),) * 8

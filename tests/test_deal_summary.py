@@ -21,15 +21,8 @@ from jackal.game.seats import SEATS as SEAT_ORDER
 from jackal.game.seats import Seat, Team
 from jackal.server.config import ServerConfig
 from jackal.server.threadslots import ThreadSlots
-from test_server_support import (
-    QUIET,
-    SEATS,
-    RawClient,
-    open_table,
-    play_out,
-    running_server,
-    start_deal,
-)
+from support.client import SEATS, RawClient, open_table, play_out, start_deal
+from support.server import QUIET, running_server
 from test_yardstick import brute_force_best
 
 MATCH_SEED = 23

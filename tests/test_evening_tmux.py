@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lan_support import JACKAL, TMUX, LineClient, ServerProcess, Tmux, create_table
+from support.client import LineClient, create_table
+from support.server import JACKAL, ServerProcess
+from support.tmux import TMUX, Tmux
 from test_lan_tmux import clients, header, human_turns, open_client, shows
 
 __all__ = ["clients"]  # the fixture, shared with test_lan_tmux

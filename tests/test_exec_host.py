@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 import trio
-from lan_support import ServerProcess, create_table
+from support.client import create_table
+from support.server import ServerProcess
 from test_client_bot import run_bot, server_port
 from test_examples import non_stdlib_imports
 

@@ -20,16 +20,8 @@ from jackal.client.tui.lobby_screen import render_lobby
 from jackal.client.tui.state import Mode, TuiState
 from jackal.protocol import messages as m
 from jackal.server.config import ServerConfig
-from lan_support import ServerProcess, create_table
-from test_server_support import (
-    QUIET,
-    RawClient,
-    greeted,
-    open_table,
-    running_server,
-    sit,
-    start_deal,
-)
+from support.client import RawClient, create_table, greeted, open_table, sit, start_deal
+from support.server import QUIET, ServerProcess, running_server
 
 # --------------------------------------------------------------------- questions
 

@@ -19,7 +19,7 @@ import trio
 import trio.testing
 from jackal.server import gctune
 from jackal.server.config import ServerConfig
-from test_server_support import (
+from support.client import (
     RawClient,
     alone_with_bots,
     greeted,

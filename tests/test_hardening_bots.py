@@ -24,7 +24,8 @@ from jackal.game.seats import SEATS, Seat
 from jackal.server.bots import BotPool
 from jackal.server.config import ServerConfig
 from jackal.server.threadslots import ThreadSlots
-from test_server_support import Msg, RawClient, make_bot_clock, open_table, running_server
+from support.client import Msg, RawClient, open_table
+from support.server import make_bot_clock, running_server
 
 bot_clock = pytest.fixture(make_bot_clock)
 

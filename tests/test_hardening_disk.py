@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lan_support import TIMEOUT, ServerProcess
+from support.server import TIMEOUT, ServerProcess
 
 pytestmark = pytest.mark.subprocess
 

@@ -23,7 +23,7 @@ import pytest
 import trio
 import trio.testing
 from jackal.server.threadslots import ThreadSlots, run_behind_moves
-from lan_support import TIMEOUT, ServerProcess
+from support.server import TIMEOUT, ServerProcess
 
 SEATS = ("N", "E", "S", "W")
 FLOOD_TABLES = 12

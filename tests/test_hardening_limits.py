@@ -15,7 +15,8 @@ from jackal.protocol.errors import ProtocolError
 from jackal.protocol.framing import LineBuffer
 from jackal.protocol.help import help_reply
 from jackal.server.config import ServerConfig
-from test_server_support import QUIET, Msg, RawClient, make_bot_clock, running_server
+from support.client import Msg, RawClient
+from support.server import QUIET, make_bot_clock, running_server
 
 bot_clock = pytest.fixture(make_bot_clock)
 

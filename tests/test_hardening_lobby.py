@@ -21,9 +21,9 @@ import pytest
 import trio
 import trio.testing
 from jackal.server.config import ServerConfig
-from lan_support import ServerProcess
+from support.client import RawClient
+from support.server import QUIET, ServerProcess, make_bot_clock, running_server
 from test_hardening_limits import connect_from
-from test_server_support import QUIET, RawClient, make_bot_clock, running_server
 
 bot_clock = pytest.fixture(make_bot_clock)
 

@@ -16,8 +16,8 @@ import pytest
 import trio
 from jackal.server.config import ServerConfig
 from jackal.server.disclosure import MAX_CONVENTION_CHANGES
-from lan_support import TIMEOUT, ServerProcess
-from test_server_support import QUIET, SEATS, RawClient, greeted, open_table, running_server
+from support.client import SEATS, RawClient, greeted, open_table
+from support.server import QUIET, TIMEOUT, ServerProcess, running_server
 
 
 def record_lines(records: Path, table: str) -> list[dict[str, Any]]:

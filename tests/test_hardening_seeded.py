@@ -17,7 +17,8 @@ from jackal.client.tui.state import Mode, TuiState
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol import messages as m
 from jackal.server.config import ServerConfig
-from test_server_support import QUIET, RawClient, greeted, running_server
+from support.client import RawClient, greeted
+from support.server import QUIET, running_server
 
 
 async def entries(client: RawClient) -> dict[str, Any]:

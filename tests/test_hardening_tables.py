@@ -13,20 +13,18 @@ import trio.testing
 from jackal.server import bots as server_bots
 from jackal.server.config import ServerConfig
 from jackal.server.disclosure import MAX_OPEN_QUESTIONS
-from test_server_support import (
-    QUIET,
+from support.client import (
     SEATS,
     Msg,
     RawClient,
     greeted,
-    make_bot_clock,
     new_table,
     open_table,
     play_out,
-    running_server,
     seat_four,
     start_deal,
 )
+from support.server import QUIET, make_bot_clock, running_server
 
 bot_clock = pytest.fixture(make_bot_clock)
 

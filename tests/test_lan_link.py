@@ -1,5 +1,5 @@
 """The lobby link comes back by itself after a network cut (through the cuttable TCP
-proxy of tests/lan_proxy.py), against the real server on real sockets."""
+proxy of tests/support/proxy.py), against the real server on real sockets."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from jackal.protocol.messages import TableCreated, Tables
 from jackal.protocol.requests import CreateTable, ListTables, Spectate
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
-from lan_proxy import CuttableProxy
+from support.proxy import CuttableProxy
 
 FAST = Backoff(initial=0.05, maximum=0.2)
 

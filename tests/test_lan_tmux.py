@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lan_proxy import ProxyThread
-from lan_support import JACKAL, TIMEOUT, TMUX, ServerProcess, Tmux, create_table
+from support.client import create_table
+from support.proxy import ProxyThread
+from support.server import JACKAL, TIMEOUT, ServerProcess
+from support.tmux import TMUX, Tmux
 
 pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
               pytest.mark.subprocess, pytest.mark.tmux]

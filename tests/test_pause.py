@@ -11,7 +11,8 @@ import pytest
 import trio
 import trio.testing
 from jackal.server.config import ServerConfig
-from test_server_support import QUIET, Msg, RawClient, make_bot_clock, running_server, sit
+from support.client import Msg, RawClient, sit
+from support.server import QUIET, make_bot_clock, running_server
 
 bot_clock = pytest.fixture(make_bot_clock)
 

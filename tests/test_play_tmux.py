@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from lan_support import TIMEOUT, TMUX, Tmux
+from support.server import TIMEOUT
+from support.tmux import TMUX, Tmux
 
 pytestmark = pytest.mark.subprocess
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import trio
 from jackal.server.config import ServerConfig
-from lan_support import ServerProcess
-from test_server_support import QUIET, SEATS, RawClient, greeted, running_server
+from support.client import SEATS, RawClient, greeted
+from support.server import QUIET, ServerProcess, running_server
 
 Msg = dict[str, object]
 

@@ -9,7 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
-from lan_support import TMUX, ServerProcess, Tmux
+from support.server import ServerProcess
+from support.tmux import TMUX, Tmux
 from test_lan_tmux import clients, open_client, shows
 
 pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),

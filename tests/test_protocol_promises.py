@@ -24,16 +24,16 @@ from jackal.protocol.replies import reply_tags
 from jackal.protocol.requests import Hello
 from jackal.protocol.schema import json_schema
 from jackal.server.config import ServerConfig
-from test_server_support import (
+from support.client import (
     RawClient,
     alone_with_bots,
     greeted,
     open_table,
     play_out,
     ready_all,
-    running_server,
     seat_four,
 )
+from support.server import running_server
 
 DOC = " ".join((Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md")
                .read_text().split())

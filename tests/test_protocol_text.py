@@ -20,7 +20,8 @@ from jackal.protocol.text import (
     escape_text,
     fit_width,
 )
-from test_server_support import RawClient, alone_with_bots, greeted, running_server
+from support.client import RawClient, alone_with_bots, greeted
+from support.server import running_server
 
 #: What the red team sent: a window title (OSC), a screen clear (CSI), a C1 CSI, a bidi
 #: override, a zero-width space, and a BEL on its own.

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from jackal.server.record_events import RecordError, read_record
 from jackal.server.record_replay import replay
 from jackal.server.restore import restore_tables
-from record_support import record_match
+from support.records import record_match
 
 EVENTS = ["table", "conventions", "seat", "match_start", "deal", "play", "result",
           "match_end", "restored", "closed"]

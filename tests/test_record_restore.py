@@ -21,8 +21,10 @@ from jackal.server.record_replay import replay
 from jackal.server.records import RecordFile
 from jackal.server.restore import restore_tables
 from jackal.server.table import Table, TableOptions
-from record_support import Peer, Recorded, lines, record_match, rewrite
-from test_server_support import RawClient, running_server
+from support.client import RawClient
+from support.peer import Peer
+from support.records import Recorded, lines, record_match, rewrite
+from support.server import running_server
 
 Event = dict[str, Any]
 

@@ -15,8 +15,8 @@ from jackal.protocol import messages as m
 from jackal.server.records import RecordFile
 from jackal.server.restore import restore_tables
 from jackal.server.table import Table, TableOptions
-from lan_support import JACKAL
-from record_support import Peer
+from support.peer import Peer
+from support.server import JACKAL
 
 pytestmark = pytest.mark.subprocess
 

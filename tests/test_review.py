@@ -23,8 +23,10 @@ from jackal.game.honesty import verdict
 from jackal.game.knowledge import SeatKnowledge
 from jackal.game.seats import SEATS, Seat, Team
 from jackal.server.table import Table
-from lan_support import JACKAL, TIMEOUT, TMUX, ServerProcess, Tmux, create_table
-from record_support import lines, record_match, rewrite
+from support.client import create_table
+from support.records import lines, record_match, rewrite
+from support.server import JACKAL, TIMEOUT, ServerProcess
+from support.tmux import TMUX, Tmux
 from test_cli_pipe import run_into_closed_pipe
 
 POINT = re.compile(r"^Deal \d+ of \d+", re.M)

@@ -1,6 +1,6 @@
 """Issue 14 on a real server: ``your_turn``, ``sync``, and the fixes a bot author asked for.
 
-Every test speaks raw JSON lines to a server on port 0 (``test_server_support.RawClient``),
+Every test speaks raw JSON lines to a server on port 0 (``support.client.RawClient``),
 exactly as a third-party bot would.
 """
 
@@ -15,7 +15,7 @@ from jackal.game.conventions import builtin_card
 from jackal.game.seats import Seat
 from jackal.protocol.messages import FEATURES
 from jackal.server.config import ServerConfig
-from test_server_support import (
+from support.client import (
     SEATS,
     Msg,
     RawClient,
@@ -24,11 +24,11 @@ from test_server_support import (
     open_table,
     play_out,
     ready_all,
-    running_server,
     seat_four,
     sit,
     start_deal,
 )
+from support.server import running_server
 
 ORDER = "NESW"
 

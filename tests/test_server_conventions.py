@@ -11,16 +11,8 @@ from jackal.game.conventions import ConventionCard, builtin_card
 from jackal.game.explain import explain_play
 from jackal.game.seats import Seat
 from jackal.server.config import ServerConfig
-from test_server_support import (
-    QUIET,
-    RawClient,
-    alone_with_bots,
-    greeted,
-    open_table,
-    running_server,
-    seat_four,
-    start_deal,
-)
+from support.client import RawClient, alone_with_bots, greeted, open_table, seat_four, start_deal
+from support.server import QUIET, running_server
 
 
 async def _table_with_spectator(port: int, **options: Any

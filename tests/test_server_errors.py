@@ -13,7 +13,8 @@ import pytest
 import trio
 from jackal.server.config import ServerConfig
 from jackal.server.table import Table
-from test_server_support import RawClient, alone_with_bots, greeted, new_table, running_server
+from support.client import RawClient, alone_with_bots, greeted, new_table
+from support.server import running_server
 
 
 async def _error(client: RawClient, code: str, **msg: Any) -> dict[str, Any]:

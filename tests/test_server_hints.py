@@ -23,20 +23,19 @@ from jackal.server.hints import HintDesk
 from jackal.server.record_events import HintEvent, RecordError, read_record
 from jackal.server.record_replay import replay
 from jackal.server.table import Table, TableOptions
-from lan_proxy import CuttableProxy
-from lan_support import ServerProcess
-from record_support import lines, record_match, rewrite
-from test_leak_audit import cards_named
-from test_server_support import (
+from support.client import (
     RawClient,
     alone_with_bots,
     greeted,
     new_table,
     open_table,
-    running_server,
     seat_four,
     start_deal,
 )
+from support.proxy import CuttableProxy
+from support.records import lines, record_match, rewrite
+from support.server import ServerProcess, running_server
+from test_leak_audit import cards_named
 
 
 async def _quiet(client: RawClient) -> list[str]:

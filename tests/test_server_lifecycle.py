@@ -14,20 +14,18 @@ from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
 from jackal.server.restore import restore_tables
 from jackal.server.table import Table
-from test_server_support import (
-    QUIET,
+from support.client import (
     RawClient,
     alone_with_bots,
     greeted,
-    make_bot_clock,
     new_table,
     open_table,
     play_out,
-    running_server,
     seat_four,
     sit,
     start_deal,
 )
+from support.server import QUIET, make_bot_clock, running_server
 
 bot_clock = pytest.fixture(make_bot_clock)
 

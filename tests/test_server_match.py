@@ -5,18 +5,18 @@ from __future__ import annotations
 import pytest
 import trio
 from jackal.server.config import ServerConfig
-from test_server_support import (
+from support.client import (
     RawClient,
-    check_no_leaks,
     greeted,
     new_table,
     open_table,
     play_out,
     ready_all,
-    running_server,
     seat_four,
     sit,
 )
+from support.leaks import check_no_leaks
+from support.server import running_server
 
 
 async def test_four_raw_clients_play_a_whole_match() -> None:

@@ -7,19 +7,17 @@ import socket as stdsocket
 import pytest
 import trio
 from jackal.server.config import ServerConfig
-from test_server_support import (
-    QUIET,
+from support.client import (
     RawClient,
     greeted,
-    make_bot_clock,
     new_table,
     open_table,
     play_out,
-    running_server,
     seat_four,
     sit,
     start_deal,
 )
+from support.server import QUIET, make_bot_clock, running_server
 
 bot_clock = pytest.fixture(make_bot_clock)
 

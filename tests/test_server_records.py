@@ -22,15 +22,9 @@ from jackal.server.record_events import read_record
 from jackal.server.record_replay import replay
 from jackal.server.restore import restore_tables
 from jackal.server.tokens import hash_token
-from record_support import record_match, rewrite
-from test_server_support import (
-    RawClient,
-    open_table,
-    play_out,
-    ready_all,
-    running_server,
-    seat_four,
-)
+from support.client import RawClient, open_table, play_out, ready_all, seat_four
+from support.records import record_match, rewrite
+from support.server import running_server
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,15 +10,9 @@ from typing import Any
 
 import trio
 from jackal.server.config import ServerConfig
+from support.client import RawClient, open_table, play_out, sit, start_deal
+from support.server import running_server
 from test_record_restore import FAST
-from test_server_support import (
-    RawClient,
-    open_table,
-    play_out,
-    running_server,
-    sit,
-    start_deal,
-)
 
 
 def record_kinds(directory: Path) -> list[str]:

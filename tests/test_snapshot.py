@@ -11,9 +11,7 @@ from typing import Any
 import pytest
 import trio
 from jackal.server.config import ServerConfig
-from lan_support import TIMEOUT, ServerProcess
-from test_server_support import (
-    QUIET,
+from support.client import (
     SEATS,
     Msg,
     RawClient,
@@ -21,10 +19,10 @@ from test_server_support import (
     greeted,
     open_table,
     play_out,
-    running_server,
     sit,
     start_deal,
 )
+from support.server import QUIET, TIMEOUT, ServerProcess, running_server
 
 
 def _no_countdown(ended: Msg) -> Msg:

@@ -7,7 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lan_support import TMUX, ServerProcess, Tmux, create_table
+from support.client import create_table
+from support.server import ServerProcess
+from support.tmux import TMUX, Tmux
 from test_chat_tmux import pause_agreed
 from test_lan_tmux import clients, open_client, shows
 

@@ -17,7 +17,8 @@ from jackal.game.conventions import BUILTIN_CARDS, builtin_card
 from jackal.game.seats import Seat
 from jackal.server import bots as server_bots
 from jackal.server.config import ServerConfig
-from test_server_support import greeted, open_table, running_server, sit, start_deal
+from support.client import greeted, open_table, sit, start_deal
+from support.server import running_server
 
 pytestmark = pytest.mark.slow
 

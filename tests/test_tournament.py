@@ -32,7 +32,7 @@ from jackal.game.cards import Card
 from jackal.game.deal import Deal
 from jackal.game.errors import MalformedInput
 from jackal.game.seats import SEATS, Seat, Team
-from lan_support import ServerProcess
+from support.server import ServerProcess
 
 #: The programs are started with -I -S (no site packages): they need only the standard
 #: library, and start several times faster, which keeps the tests lean.

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 from jackal.client.sandbox import find_bwrap
-from lan_proxy import ProxyThread
-from lan_support import ServerProcess
+from support.proxy import ProxyThread
+from support.server import ServerProcess
 
 pytestmark = pytest.mark.subprocess
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from jackal.client.seat_store import SeatStore
 from jackal.game.seats import SEATS, Seat
-from lan_support import JACKAL, TMUX, ServerProcess, Tmux
-from record_support import lines, record_match, rewrite
+from support.records import lines, record_match, rewrite
+from support.server import JACKAL, ServerProcess
+from support.tmux import TMUX, Tmux
 
 pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
               pytest.mark.subprocess, pytest.mark.tmux]

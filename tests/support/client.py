@@ -1,46 +1,22 @@
-"""Helpers for the server tests: a raw line-protocol client and a hidden-card checker.
-
-The client speaks the wire protocol with nothing but ``json`` and a trio TCP stream,
-so the tests see exactly the bytes a netcat user or a third-party bot would. (Its own
-few tests are at the bottom.)
-"""
+"""Line-protocol clients for the tests: :class:`RawClient` (trio) speaks the wire protocol
+with nothing but ``json`` and a TCP stream, so the tests see exactly the bytes a netcat
+user or a third-party bot would; :class:`LineClient` is its blocking twin for tests that
+drive a server process from plain (non-trio) code. Plus the steps most tests take:
+greet, open a table, sit, deal."""
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import asynccontextmanager
+import socket
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import trio
-import trio.testing
-from jackal.game.deal import Deal
-from jackal.game.match import deal_seed
-from jackal.game.seats import Seat
-from jackal.server.config import ServerConfig
-from jackal.server.listener import serve
+
+from support.server import TIMEOUT
 
 Msg = dict[str, Any]
 SEATS = ("N", "E", "S", "W")
-CARD_RE = re.compile(r"^(?:[A2-9TJQK])[SHDC]$")
-
-
-#: ServerConfig options for tests that must not be disturbed by keepalive pings or the
-#: hello deadline: ``ServerConfig(**QUIET)``.
-QUIET: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0,
-                             hello_timeout=10_000.0)
-
-
-def make_bot_clock() -> trio.testing.MockClock:
-    """An autojump clock that waits for real idleness before jumping.
-
-    Server-side bots think in worker threads; a clock that jumps the instant every task
-    waits would skip virtual seconds while a thread works (hitting the bot time cap and
-    the tests' own timeouts). A small real-time threshold lets the thread finish first.
-    Use it as a fixture: ``bot_clock = pytest.fixture(make_bot_clock)`` in a test module.
-    """
-    return trio.testing.MockClock(autojump_threshold=0.02)
 
 
 class RawClient:
@@ -147,17 +123,6 @@ class RawClient:
         await self.stream.aclose()
 
 
-@asynccontextmanager
-async def running_server(config: ServerConfig | None = None) -> AsyncIterator[int]:
-    """A real server on a free port for the body of the ``async with``."""
-    config = config or ServerConfig(port=0)
-    config.port = 0
-    async with trio.open_nursery() as nursery:
-        port: int = await nursery.start(serve, config)
-        yield port
-        nursery.cancel_scope.cancel()
-
-
 async def new_table(client: RawClient, **options: Any) -> str:
     reply = await client.request(type="create_table", **options)
     assert reply["type"] == "table_created", reply
@@ -240,92 +205,43 @@ async def play_out(client: RawClient, until: Callable[[Msg], bool],
                 return
 
 
-def cards_in(obj: Any, skip_keys: Iterable[str] = ()) -> set[str]:
-    """Every card-looking string anywhere in a decoded message."""
-    skip = set(skip_keys)
-    found: set[str] = set()
-    if isinstance(obj, str):
-        if CARD_RE.match(obj):
-            found.add(obj)
-    elif isinstance(obj, list):
-        for item in obj:
-            found |= cards_in(item, skip)
-    elif isinstance(obj, dict):
-        for key, value in obj.items():
-            if key not in skip:
-                found |= cards_in(value, skip)
-    return found
+class LineClient:
+    """A blocking line-protocol client for setting tables up from a test."""
+
+    def __init__(self, port: int, name: str = "host") -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+        self.reader = self.sock.makefile("rb")
+        self.ids = 0
+        self.reader.readline()  # welcome
+        self.request({"type": "hello", "name": name})
+
+    def request(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """Send ``msg`` with a fresh id; return its reply (raise on an error reply)."""
+        self.ids += 1
+        self.sock.sendall(json.dumps({**msg, "id": self.ids}).encode() + b"\n")
+        while True:
+            reply: dict[str, Any] = json.loads(self.reader.readline())
+            if reply.get("type") == "ping":
+                self.sock.sendall(b'{"type":"pong"}\n')
+            elif reply.get("id") == self.ids:
+                if reply["type"] == "error":
+                    raise AssertionError(f"{msg['type']} refused: {reply}")
+                return reply
+
+    def close(self) -> None:
+        self.reader.close()
+        self.sock.close()
 
 
-def check_no_leaks(log: list[Msg], seat: str | None, match_seed: int) -> int:
-    """Fail if ``log`` (one recipient's messages) shows an unplayed card of another seat.
-
-    Between a ``deal_started`` and its ``deal_ended``, every card named anywhere in a
-    message must be in the recipient's own dealt hand or already played (per the
-    ``played`` events received so far, or a ``table_state``'s rows). ``hand`` fields must
-    be the recipient's own. Returns the number of in-deal messages checked.
-    """
-    checked = 0
-    own: set[str] = set()
-    played: list[str] = []
-    in_deal = False
-    for msg in log:
-        kind = msg["type"]
-        if kind == "deal_started":
-            deal = Deal.from_seed(deal_seed(match_seed, msg["deal"]), Seat(msg["dealer"]))
-            own = {str(c) for c in deal.dealt_hand(Seat(seat))} if seat else set()
-            played = []
-            in_deal = True
-            if seat is None:
-                assert msg.get("hand") is None, msg
-            else:
-                assert set(msg["hand"]) == own, msg
-        if kind == "deal_ended":
-            in_deal = False
-            continue
-        if kind == "table_state" and msg["status"] == "playing":
-            if msg.get("you") is not None:
-                deal_no = msg["deal"]
-                assert seat == msg["you"]
-                dealer = Seat(msg["dealer"])
-                assert seat is not None
-                deal = Deal.from_seed(deal_seed(match_seed, deal_no), dealer)
-                own = {str(c) for c in deal.dealt_hand(Seat(seat))}
-            played = [c for s in SEATS for c in msg["rows"][s]]
-            in_deal = True
-        if not in_deal:
-            continue
-        if kind == "played":
-            played.append(msg["card"])
-        checked += 1
-        hand = msg.get("hand")
-        if hand is not None:
-            assert set(hand) <= own, (seat, msg)
-        named = cards_in(msg, skip_keys=("hand",))
-        leaked = named - own - set(played)
-        assert not leaked, (seat, leaked, msg)
-    return checked
-
-
-# ---------------------------------------------------------------------------- self-tests
-
-
-def test_cards_in_finds_nested_cards() -> None:
-    msg = {"type": "x", "rows": {"N": ["7H", "TS"]}, "hand": ["AC"], "text": "7H is nice"}
-    assert cards_in(msg) == {"7H", "TS", "AC"}
-    assert cards_in(msg, skip_keys=("hand",)) == {"7H", "TS"}
-
-
-def test_leak_checker_catches_a_foreign_card() -> None:
-    deal = Deal.from_seed(deal_seed(5, 1), Seat.N)
-    foreign = str(deal.dealt_hand(Seat.E)[0])
-    mine = [str(c) for c in deal.dealt_hand(Seat.N)]
-    log: list[Msg] = [
-        {"type": "deal_started", "deal": 1, "dealer": "N", "first": "E", "hand": mine},
-        {"type": "turn", "seat": "E", "hint": foreign},
-    ]
+def create_table(port: int, bots: dict[str, str], **options: Any) -> str:
+    """A table on the server at ``port`` with server-side ``bots`` ({seat: strategy});
+    returns its id."""
+    client = LineClient(port)
     try:
-        check_no_leaks(log, "N", 5)
-    except AssertionError:
-        return
-    raise AssertionError("the checker missed a leaked card")
+        table: str = client.request({"type": "create_table", **options})["table"]
+        for seat, strategy in bots.items():
+            client.request({"type": "add_bot", "table": table, "seat": seat,
+                            "strategy": strategy})
+        return table
+    finally:
+        client.close()

@@ -14,15 +14,7 @@ from jackal.game.seats import SEATS, Seat
 from jackal.server.records import RecordFile
 from jackal.server.table import Table, TableOptions
 
-
-class Peer:
-    """A table participant that keeps what it is sent."""
-
-    def __init__(self) -> None:
-        self.got: list[Any] = []
-
-    def deliver(self, msg: Any) -> None:
-        self.got.append(msg)
+from support.peer import Peer
 
 
 @dataclass

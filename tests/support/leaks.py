@@ -1,0 +1,82 @@
+"""The hidden-card checker: no recipient sees an unplayed card of another seat."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from jackal.game.deal import Deal
+from jackal.game.match import deal_seed
+from jackal.game.seats import Seat
+
+from support.client import SEATS, Msg
+
+CARD_RE = re.compile(r"^(?:[A2-9TJQK])[SHDC]$")
+
+
+def cards_in(obj: Any, skip_keys: Iterable[str] = ()) -> set[str]:
+    """Every card-looking string anywhere in a decoded message."""
+    skip = set(skip_keys)
+    found: set[str] = set()
+    if isinstance(obj, str):
+        if CARD_RE.match(obj):
+            found.add(obj)
+    elif isinstance(obj, list):
+        for item in obj:
+            found |= cards_in(item, skip)
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            if key not in skip:
+                found |= cards_in(value, skip)
+    return found
+
+
+def check_no_leaks(log: list[Msg], seat: str | None, match_seed: int) -> int:
+    """Fail if ``log`` (one recipient's messages) shows an unplayed card of another seat.
+
+    Between a ``deal_started`` and its ``deal_ended``, every card named anywhere in a
+    message must be in the recipient's own dealt hand or already played (per the
+    ``played`` events received so far, or a ``table_state``'s rows). ``hand`` fields must
+    be the recipient's own. Returns the number of in-deal messages checked.
+    """
+    checked = 0
+    own: set[str] = set()
+    played: list[str] = []
+    in_deal = False
+    for msg in log:
+        kind = msg["type"]
+        if kind == "deal_started":
+            deal = Deal.from_seed(deal_seed(match_seed, msg["deal"]), Seat(msg["dealer"]))
+            own = {str(c) for c in deal.dealt_hand(Seat(seat))} if seat else set()
+            played = []
+            in_deal = True
+            if seat is None:
+                assert msg.get("hand") is None, msg
+            else:
+                assert set(msg["hand"]) == own, msg
+        if kind == "deal_ended":
+            in_deal = False
+            continue
+        if kind == "table_state" and msg["status"] == "playing":
+            if msg.get("you") is not None:
+                deal_no = msg["deal"]
+                assert seat == msg["you"]
+                dealer = Seat(msg["dealer"])
+                assert seat is not None
+                deal = Deal.from_seed(deal_seed(match_seed, deal_no), dealer)
+                own = {str(c) for c in deal.dealt_hand(Seat(seat))}
+            played = [c for s in SEATS for c in msg["rows"][s]]
+            in_deal = True
+        if not in_deal:
+            continue
+        if kind == "played":
+            played.append(msg["card"])
+        checked += 1
+        hand = msg.get("hand")
+        if hand is not None:
+            assert set(hand) <= own, (seat, msg)
+        named = cards_in(msg, skip_keys=("hand",))
+        leaked = named - own - set(played)
+        assert not leaked, (seat, leaked, msg)
+    return checked

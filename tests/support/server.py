@@ -1,0 +1,122 @@
+"""The server under test: ``jackal serve`` as a process that can be SIGKILLed and started
+again on the same port (:class:`ServerProcess`), or the real server in this process on a
+free port (:func:`running_server`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import trio
+import trio.testing
+from jackal.server.config import ServerConfig
+from jackal.server.listener import serve
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+#: Seconds any one wait in these tests may take before it fails with the screen shown.
+TIMEOUT = 30.0
+JACKAL = [sys.executable, "-m", "jackal.cli.main"]
+
+
+class ServerProcess:
+    """``jackal serve`` in a subprocess that can be SIGKILLed and started again on the
+    same port and records folder; its log goes to a file."""
+
+    def __init__(self, tmp: Path, *extra: str, umask: int | None = None,
+                 records: bool = True) -> None:
+        """``extra`` arguments follow ``--records tmp/records`` (left out with ``records``
+        false: the server's default folder); ``umask`` is set in the server's process."""
+        self.records = tmp / "records"
+        self.log_path = tmp / "serve.log"
+        self.extra = extra
+        self.umask = umask
+        self.records_arg = records
+        self.port = 0
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    def start(self) -> int:
+        """Start (again, on the same port once one is known); returns the port."""
+        already = self.log_path.read_text(errors="replace").count("listening on") \
+            if self.log_path.exists() else 0
+        with self.log_path.open("ab") as log:
+            records = ["--records", str(self.records)] if self.records_arg else []
+            self.proc = subprocess.Popen(
+                [*JACKAL, "serve", "--port", str(self.port), *records, *self.extra],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=ROOT,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                umask=-1 if self.umask is None else self.umask)
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            text = self.log_path.read_text(errors="replace")
+            found = re.findall(r"listening on \S+:(\d+)", text)
+            if len(found) > already:
+                self.port = int(found[-1])
+                return self.port
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"jackal serve did not start:\n{text}")
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        """SIGKILL: no goodbye to anyone, no record closed."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(TIMEOUT)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(TIMEOUT)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def record_events(self) -> list[dict[str, Any]]:
+        """Every event of every record file, in file order (one table in these tests)."""
+        events: list[dict[str, Any]] = []
+        for path in sorted(self.records.glob("*.jsonl")):
+            for line in path.read_text().splitlines():
+                if line.strip():
+                    events.append(json.loads(line))
+        return events
+
+
+#: ServerConfig options for tests that must not be disturbed by keepalive pings or the
+#: hello deadline: ``ServerConfig(**QUIET)``.
+QUIET: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0,
+                             hello_timeout=10_000.0)
+
+
+def make_bot_clock() -> trio.testing.MockClock:
+    """An autojump clock that waits for real idleness before jumping.
+
+    Server-side bots think in worker threads; a clock that jumps the instant every task
+    waits would skip virtual seconds while a thread works (hitting the bot time cap and
+    the tests' own timeouts). A small real-time threshold lets the thread finish first.
+    Use it as a fixture: ``bot_clock = pytest.fixture(make_bot_clock)`` in a test module.
+    """
+    return trio.testing.MockClock(autojump_threshold=0.02)
+
+
+@asynccontextmanager
+async def running_server(config: ServerConfig | None = None) -> AsyncIterator[int]:
+    """A real server on a free port for the body of the ``async with``."""
+    config = config or ServerConfig(port=0)
+    config.port = 0
+    async with trio.open_nursery() as nursery:
+        port: int = await nursery.start(serve, config)
+        yield port
+        nursery.cancel_scope.cancel()

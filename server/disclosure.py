@@ -31,11 +31,10 @@ from ..protocol.messages import (
     OpenQuestion,
     Question,
     QuestionAsked,
-    ServerMessage,
 )
 from .record_events import AnswerEvent, ConventionsEvent, QuestionEvent
 from .recording import Recording
-from .seating import Outbox, Peer, SeatSlot, Status
+from .seating import Outbox, Peer, Seating, SeatSlot, Status
 
 __all__ = ["MAX_CONVENTION_CHANGES", "MAX_OPEN_QUESTIONS", "DisclosingTable", "Disclosure",
            "PendingQuestion", "resolve_conventions"]
@@ -86,10 +85,7 @@ class DisclosingTable(Protocol):
     last_deal: Deal | None
     version: int
     recording: Recording
-
-    def require_seat(self, peer: Peer) -> SeatSlot: ...
-    def seat_of(self, peer: Peer) -> Seat | None: ...
-    def broadcast(self, msg: ServerMessage, *, skip: Peer | None = None) -> Outbox: ...
+    seating: Seating
 
 
 class Disclosure:
@@ -116,7 +112,7 @@ class Disclosure:
     def set_conventions(self, table: DisclosingTable, peer: Peer, spec: str | ConventionCard,
                         req_id: MessageId | None = None) -> Outbox:
         """The sender declares its partnership's convention card."""
-        slot = table.require_seat(peer)
+        slot = table.seating.require_seat(peer)
         if table.status not in ("waiting", "between_deals"):
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
                                 "conventions may change only before the first deal or "
@@ -135,7 +131,7 @@ class Disclosure:
         self.conventions[team] = card
         table.version += 1
         table.recording.write(ConventionsEvent(team=team, card=card))
-        return ok + table.broadcast(ConventionsChanged(team=team, card=card))
+        return ok + table.seating.broadcast(ConventionsChanged(team=team, card=card))
 
     def _explained_deal(self, table: DisclosingTable) -> Deal | None:
         deal = table.match.deal
@@ -161,7 +157,7 @@ class Disclosure:
     def ask(self, table: DisclosingTable, peer: Peer, target: Seat, text: str, index: int | None,
             req_id: MessageId | None = None) -> Outbox:
         """A free-text question from a seated player to an opponent."""
-        asker = table.require_seat(peer).seat
+        asker = table.seating.require_seat(peer).seat
         if target.team is asker.team:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "you may only ask an opponent")
         slot = table.seats[target]
@@ -176,7 +172,7 @@ class Disclosure:
                                 f"expire when the deal ends)")
         qid = f"q{next(self._question_ids)}"
         table.recording.write(QuestionEvent(question=qid, asker=asker, seat=target, index=index,
-                                   text=self._kept(text)))
+                                            text=self._kept(text)))
         receipt = Question(id=req_id, question=qid, seat=target, text=text, asker=asker,
                            index=index)
         # The text goes to the asked seat and back to the asker, nowhere else: the
@@ -209,7 +205,7 @@ class Disclosure:
         by: Literal["player", "bot"] = "bot" if table.seats[pending.target].bot_controlled \
             else "player"
         table.recording.write(AnswerEvent(question=qid, seat=pending.target, by=by,
-                                 text=self._kept(text)))
+                                          text=self._kept(text)))
         out: Outbox = []
         for seat in pending.asker.team.seats:
             peer = table.seats[seat].peer
@@ -222,7 +218,7 @@ class Disclosure:
     def answer(self, table: DisclosingTable, peer: Peer, qid: str, text: str,
                req_id: MessageId | None = None) -> Outbox:
         """The asked player answers; only the asking side hears it."""
-        seat = table.seat_of(peer)
+        seat = table.seating.seat_of(peer)
         pending = self.questions.get(qid)
         if seat is None or pending is None or pending.target is not seat:
             raise ProtocolError(ErrorCode.NO_SUCH_QUESTION,

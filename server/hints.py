@@ -48,7 +48,7 @@ class HintDesk:
         """A ``hint`` from ``peer``: the reply when this turn's hint is known already, and
         the seat whose hint must be worked out now (then :meth:`work` answers), if any.
         Raises :class:`ProtocolError` for a refused request."""
-        slot = table.require_seat(peer)
+        slot = table.seating.require_seat(peer)
         if not table.options.hints:
             raise ProtocolError(ErrorCode.HINTS_OFF, f"table {table.id} does not allow hints")
         turn = table.hint_turn(slot.seat)
@@ -92,8 +92,8 @@ class HintDesk:
             # Recorded before anyone is told, like every event (the card is not: see
             # HintEvent). Still this seat's turn: nothing awaited since _find checked it.
             table.recording.write(HintEvent(seat=seat, deal=reply.deal, play=reply.play))
-            return out + table.broadcast(HintTaken(seat=seat, deal=reply.deal,
-                                                   play=reply.play))
+            return out + table.seating.broadcast(HintTaken(seat=seat, deal=reply.deal,
+                                                           play=reply.play))
         if self._hints.get((table, seat)) is hint:
             del self._hints[(table, seat)]  # the next request starts afresh
         return [(peer, Error(id=req_id, code=str(problem.code), message=problem.message))

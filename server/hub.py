@@ -313,7 +313,7 @@ class Hub:
 
     def _create_table(self, session: Session, msg: CreateTable) -> None:
         at = self.lobby.table_of(session)
-        if at is not None and at.status == "playing" and at.seat_of(session) is not None:
+        if at is not None and at.status == "playing" and at.seating.seat_of(session) is not None:
             # Its name would be text in the lobby, which partner can read: no channel
             # from a seat during its deal.
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
@@ -367,7 +367,7 @@ class Hub:
                 record.discard()
                 raise records_unavailable("the server cannot write match records now")
             self.records.keep(table, record)
-        table.creator_peer = session
+        table.seating.creator = session
         session.tables_created += 1
         self.addresses.table_created(host)
         self._creators[table] = (session, host)
@@ -384,7 +384,7 @@ class Hub:
                                      msg.seat, msg.id, msg.invite,
                                      host_of(session.address))
         log.info("connection #%d %r sits at %s %s", session.number, session.name, table.id,
-                 table.seat_of(session))
+                 table.seating.seat_of(session))
         self.send(out, table)
 
     def _hint(self, session: Session, msg: Hint) -> None:
@@ -440,7 +440,7 @@ class Hub:
             return
         name = session.name or "anonymous"
         table = self.lobby.table_of(session)
-        if (table is None or table.seat_of(session) is None) \
+        if (table is None or table.seating.seat_of(session) is None) \
                 and self.lobby.seated_in_a_deal(host):
             # A seated player's second window (in the lobby, or watching) is the same
             # person typing: it may not carry text past the rule its seat keeps.

@@ -75,7 +75,7 @@ class Lobby:
         was still at it is at no table now)."""
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
-        for peer, _seat in table.audience():
+        for peer, _seat in table.seating.audience():
             if self._at.get(peer) is table:
                 del self._at[peer]
         for token_hash in self._hashes.pop(table, ()):
@@ -115,7 +115,7 @@ class Lobby:
         table = self._by_token.get(token_hash)
         if table is None:
             return None
-        seat = table.find_token(token_hash)
+        seat = table.seating.find_token(token_hash)
         return None if seat is None else (table, seat)
 
     def held_names(self) -> Iterator[tuple[str, str | None]]:
@@ -145,15 +145,15 @@ class Lobby:
     def seated(self, peer: Peer) -> tuple[Table, Seat]:
         """The table and seat ``peer`` holds (``not_seated`` if none)."""
         table = self._at.get(peer)
-        seat = table.seat_of(peer) if table is not None else None
+        seat = table.seating.seat_of(peer) if table is not None else None
         if table is None or seat is None:
             raise ProtocolError(ErrorCode.NOT_SEATED, "you have no seat")
         return table, seat
 
     def _stop_watching(self, peer: Peer, unless: Table | None = None) -> None:
         table = self._at.get(peer)
-        if table is not None and table is not unless and table.seat_of(peer) is None:
-            table.stop_watching(peer)
+        if table is not None and table is not unless and table.seating.seat_of(peer) is None:
+            table.seating.stop_watching(peer)
             del self._at[peer]
 
     def join(self, peer: Peer, name: str, table_id: str, seat: Seat | None,
@@ -161,7 +161,7 @@ class Lobby:
              host: str | None = None) -> tuple[Table, Outbox]:
         """Seat ``peer`` (from address ``host``) at a table (it stops watching any other)."""
         at = self._at.get(peer)
-        if at is not None and at.seat_of(peer) is not None:
+        if at is not None and at.seating.seat_of(peer) is not None:
             raise ProtocolError(ErrorCode.ALREADY_SEATED, f"you already sit at table {at.id}")
         table = self.get(table_id)
         _token, out = table.join(peer, name, seat, req_id, invite, host)
@@ -174,7 +174,7 @@ class Lobby:
                  req_id: MessageId | None = None) -> tuple[Table, Outbox]:
         """Watch a table (and stop watching any other)."""
         at = self._at.get(peer)
-        if at is not None and at.seat_of(peer) is not None:
+        if at is not None and at.seating.seat_of(peer) is not None:
             raise ProtocolError(ErrorCode.ALREADY_SEATED, "you have a seat; leave it first")
         table = self.get(table_id)
         out = table.spectate(peer, req_id)

@@ -112,7 +112,7 @@ class RecordDesk:
             self._poke(table)  # its task closes it
         elif record.failing and record not in self.failing:
             self.failing[record] = table
-            self._send(table.broadcast(Error(
+            self._send(table.seating.broadcast(Error(
                 code=ErrorCode.RECORDS_FAILING.value,
                 message="the server cannot write this table's record now (its disk is full "
                         "or read-only); play goes on, but if the server stopped before the "

@@ -1,15 +1,20 @@
-"""Who can receive a table's messages and what one seat holds: the types a table and its
-disclosure object share (kept apart from table.py so that neither imports the other)."""
+"""A table's seating, a part the table owns: who sits where and who watches, who may sit
+where (invitations, the addresses a side has held during the match), seat tokens, and
+who is here to be told things. Also the types the table and its parts share (kept apart
+from table.py so that none of them imports it)."""
 
 from __future__ import annotations
 
+import hmac
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from ..game.seats import Seat
-from ..protocol.messages import ServerMessage
+from ..game.seats import SEATS, TEAMS, Seat, Team
+from ..protocol.errors import ErrorCode, ProtocolError
+from ..protocol.messages import SeatInfo, ServerMessage
+from .tokens import hash_invite, new_token
 
-__all__ = ["Outbox", "Peer", "SeatKind", "SeatSlot", "Status"]
+__all__ = ["Outbox", "Peer", "SeatKind", "SeatSlot", "Seating", "Status"]
 
 Status = Literal["waiting", "playing", "between_deals", "over"]
 SeatKind = Literal["empty", "human", "bot"]
@@ -58,3 +63,197 @@ class SeatSlot:
         self.name = self.peer = self.token_hash = self.strategy = self.held_until = None
         self.host = None
         self.ready = self.takeover = False
+
+
+class Seating:
+    """The four seats of one table and who watches it: who may sit where (invitations,
+    addresses held during the match), seat tokens, and who is here to be told things."""
+
+    __slots__ = ("_left_names", "_match_hosts", "creator", "invites", "seats", "spectators",
+                 "table_id")
+
+    def __init__(self, table_id: str, invites: dict[Seat, str] | None) -> None:
+        self.table_id = table_id
+        #: A private table: each seat's invitation code, hashed (None: a public table).
+        self.invites = invites
+        self.seats: dict[Seat, SeatSlot] = {seat: SeatSlot(seat) for seat in SEATS}
+        self.spectators: dict[Peer, None] = {}  # insertion-ordered set
+        #: The connection that created the table: at a private table it may ``add_bot``
+        #: without a code (not kept over a restart: the codes still work then).
+        self.creator: Peer | None = None
+        #: The addresses that have held a seat of each partnership since the match
+        #: started: none of them may take a seat of the other side that someone left.
+        self._match_hosts: dict[Team, set[str]] = {team: set() for team in TEAMS}
+        #: The name of the player who left each seat mid-match: a player of that side
+        #: who sits there again during the deal takes it back under it (see :meth:`sit`).
+        self._left_names: dict[Seat, str] = {}
+
+    # ------------------------------------------------------------------ who is here
+
+    def audience(self) -> list[tuple[Peer, Seat | None]]:
+        """Every connected recipient with its seat (None for spectators)."""
+        out: list[tuple[Peer, Seat | None]] = [
+            (slot.peer, slot.seat) for slot in self.seats.values() if slot.peer is not None]
+        out.extend((peer, None) for peer in self.spectators)
+        return out
+
+    def broadcast(self, msg: ServerMessage, *, skip: Peer | None = None) -> Outbox:
+        """``msg`` for everyone at the table (but ``skip``)."""
+        return [(peer, msg) for peer, _ in self.audience() if peer is not skip]
+
+    def seat_of(self, peer: Peer) -> Seat | None:
+        for slot in self.seats.values():
+            if slot.peer is peer:
+                return slot.seat
+        return None
+
+    def require_seat(self, peer: Peer) -> SeatSlot:
+        seat = self.seat_of(peer)
+        if seat is None:
+            raise ProtocolError(ErrorCode.NOT_SEATED,
+                                f"you have no seat at table {self.table_id}")
+        return self.seats[seat]
+
+    @property
+    def is_empty(self) -> bool:
+        """Nobody sits here (not even a bot) and nobody watches."""
+        return not self.spectators and all(slot.kind == "empty" for slot in self.seats.values())
+
+    @property
+    def people_playing(self) -> bool:
+        """A person sits here and is connected (not a bot, not a held seat)."""
+        return any(slot.kind == "human" and slot.peer is not None
+                   for slot in self.seats.values())
+
+    @property
+    def attended(self) -> bool:
+        """Someone is here: a person playing, or anyone watching. A table nobody attends
+        for ``unattended_seconds`` stops (the table task's rule)."""
+        return bool(self.spectators) or self.people_playing
+
+    @property
+    def humans(self) -> list[SeatSlot]:
+        return [slot for slot in self.seats.values() if slot.kind == "human"]
+
+    def present(self) -> set[Seat]:
+        """The seats of the persons here: human, seated and connected."""
+        return {slot.seat for slot in self.humans if slot.peer is not None}
+
+    def holds(self) -> list[float]:
+        """When each seat held for an absent player stops being held."""
+        return [slot.held_until for slot in self.seats.values()
+                if slot.held_until is not None and not slot.takeover]
+
+    def infos(self) -> tuple[SeatInfo, ...]:
+        """Each seat as snapshots show it, N first."""
+        return tuple(SeatInfo(seat=slot.seat, name=slot.name, kind=slot.kind,
+                              connected=slot.connected, ready=slot.ready,
+                              substitute=slot.strategy
+                              if slot.kind == "human" and slot.takeover else None)
+                     for slot in (self.seats[seat] for seat in SEATS))
+
+    # ------------------------------------------------------------------ who may sit where
+
+    def invited_seat(self, seat: Seat | None, invite: str | None) -> Seat | None:
+        """The seat ``invite`` opens at a private table (``seat`` as given at a public
+        one): ``not_invited`` unless the code is that seat's (or, without ``seat``, any
+        seat's). Every seat's hash is compared, in constant time."""
+        invites = self.invites
+        if invites is None:
+            return seat
+        if invite is None:
+            raise ProtocolError(ErrorCode.NOT_INVITED,
+                                f"field 'invite': table {self.table_id} is private: its "
+                                f"seats are taken with their invitation codes")
+        given = hash_invite(invite)
+        opened: Seat | None = None
+        for each in SEATS:
+            if hmac.compare_digest(given, invites[each]):
+                opened = each
+        if opened is None or (seat is not None and seat is not opened):
+            which = f"seat {seat}" if seat is not None else "any seat"
+            raise ProtocolError(ErrorCode.NOT_INVITED,
+                                f"field 'invite': not the invitation code of {which} "
+                                f"at table {self.table_id}")
+        return opened
+
+    def choose(self, peer: Peer, seat: Seat | None, invite: str | None, host: str | None,
+               in_match: bool) -> SeatSlot:
+        """The seat ``peer`` (from address ``host``) may take: ``seat``, or the first free
+        one its address may take; refused with the code that says why not."""
+        if self.seat_of(peer) is not None:
+            raise ProtocolError(ErrorCode.ALREADY_SEATED, "you already sit at this table")
+        seat = self.invited_seat(seat, invite)
+        if seat is None:
+            free = [slot for slot in self.seats.values() if slot.kind == "empty"]
+            if not free:
+                raise ProtocolError(ErrorCode.TABLE_FULL,
+                                    f"table {self.table_id} has no free seat")
+            open_to = [slot for slot in free
+                       if not self._opponent_of(slot.seat, host, in_match)]
+            slot = open_to[0] if open_to else free[0]
+        else:
+            slot = self.seats[seat]
+            if slot.kind != "empty":
+                raise ProtocolError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
+        if self._opponent_of(slot.seat, host, in_match):
+            raise ProtocolError(ErrorCode.OPPONENT_ADDRESS,
+                                f"seat {slot.seat} was left mid-match, and your address "
+                                f"holds a seat of the other side at table {self.table_id}")
+        return slot
+
+    def sit(self, slot: SeatSlot, peer: Peer, name: str, host: str | None, *,
+            in_match: bool, playing: bool) -> str:
+        """Seat ``peer`` at ``slot`` (chosen by :meth:`choose`); returns its new token."""
+        left_name = self._left_names.get(slot.seat)
+        if left_name is not None and playing and host is not None \
+                and host in self._match_hosts[slot.seat.team]:
+            # Someone of that side (its player, back from a leave, or partner's second
+            # connection) sits down during the deal: as a reclaim does, the seat keeps
+            # its name, which would otherwise be free text to partner.
+            name = left_name
+        token, token_hash = new_token()
+        slot.kind, slot.name, slot.peer, slot.token_hash = "human", name, peer, token_hash
+        slot.ready, slot.host = False, host
+        self.remember_host(slot, in_match)
+        self.spectators.pop(peer, None)
+        return token
+
+    def leave(self, slot: SeatSlot, in_match: bool) -> None:
+        """The player at ``slot`` gives it up (its name is kept for the match)."""
+        if in_match and slot.name is not None:
+            self._left_names[slot.seat] = slot.name
+        slot.clear()
+
+    def _opponent_of(self, seat: Seat, host: str | None, in_match: bool) -> bool:
+        """During a match, ``host`` has held a seat of the side ``seat`` plays against:
+        a second connection of an opponent must not sit down in a seat someone left and
+        read its hand."""
+        return in_match and host is not None and host in self._match_hosts[seat.team.other]
+
+    def remember_host(self, slot: SeatSlot, in_match: bool) -> None:
+        """Note the address of ``slot``'s player once the match is on (kept to its end,
+        so leaving one's own seat does not open an opponent's)."""
+        if in_match and slot.host is not None:
+            self._match_hosts[slot.seat.team].add(slot.host)
+
+    def new_match(self) -> None:
+        """A rematch: no address or name of the last match counts any more."""
+        self._match_hosts = {team: set() for team in TEAMS}
+        self._left_names = {}
+        for slot in self.seats.values():
+            slot.held_until, slot.takeover = None, False
+
+    def stop_watching(self, peer: Peer) -> None:
+        """``peer`` watches another table now (nothing is sent)."""
+        self.spectators.pop(peer, None)
+
+    def find_token(self, token_hash: str) -> Seat | None:
+        """The seat whose token hashes to ``token_hash``, if any (constant-time compare)."""
+        found: Seat | None = None
+        for slot in self.seats.values():
+            # Compare against every seat, not stopping early, so timing says nothing.
+            if slot.kind == "human" and slot.token_hash is not None and hmac.compare_digest(
+                    token_hash, slot.token_hash):
+                found = slot.seat
+        return found

@@ -8,7 +8,6 @@ The behaviour is docs/PROTOCOL.md's."""
 from __future__ import annotations
 
 import dataclasses
-import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +20,7 @@ from ..game.deal import Deal
 from ..game.errors import IllegalAction
 from ..game.match import Match, first_dealer
 from ..game.rng import derive_seed
-from ..game.seats import SEATS, TEAMS, Seat, Team
+from ..game.seats import TEAMS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
     BotTakeover,
@@ -42,8 +41,6 @@ from ..protocol.messages import (
     PlayerReady,
     RematchStarted,
     RematchWanted,
-    SeatInfo,
-    ServerMessage,
     Turn,
 )
 from . import views
@@ -53,8 +50,7 @@ from .disclosure import Disclosure, PendingQuestion
 from .pause import MAX_REQUESTS, PauseVote
 from .record_events import ExpertEvent, SeatEvent, TableEvent
 from .recording import PlayedBy, Recorder, Recording
-from .seating import Outbox, Peer, SeatSlot, Status
-from .tokens import hash_invite, new_token
+from .seating import Outbox, Peer, Seating, SeatSlot, Status
 from .turn_clock import TurnClock
 
 __all__ = ["Outbox", "Peer", "SeatSlot", "Status", "Table", "TableOptions"]
@@ -126,8 +122,10 @@ class Table:
         self.options = options
         self.name = options.name
         self.match = Match(options.seed, options.target)
-        self.seats: dict[Seat, SeatSlot] = {seat: SeatSlot(seat) for seat in SEATS}
-        self.spectators: dict[Peer, None] = {}  # insertion-ordered set
+        #: Who sits where and who watches (see :mod:`.seating`); ``seats`` and
+        #: ``spectators`` are its dicts, which the table's other parts read.
+        self.seating = Seating(table_id, options.invites)
+        self.seats, self.spectators = self.seating.seats, self.seating.spectators
         default = builtin_card(DEFAULT_CONVENTIONS)
         cards: dict[Team, ConventionCard] = {team: default for team in TEAMS}
         if conventions:
@@ -154,15 +152,6 @@ class Table:
         self.unseated_deal_limit: int | None = None
         #: ...and the table halts, saying why: its task then closes it.
         self.halted: str | None = None
-        #: The addresses that have held a seat of each partnership since the match
-        #: started: none of them may take a seat of the other side that someone left.
-        self._match_hosts: dict[Team, set[str]] = {team: set() for team in TEAMS}
-        #: The name of the player who left each seat mid-match: a player of that side
-        #: who sits there again during the deal takes it back under it (see join).
-        self._left_names: dict[Seat, str] = {}
-        #: The connection that created the table: at a private table it may ``add_bot``
-        #: without a code (not kept over a restart: the codes still work then).
-        self.creator_peer: Peer | None = None
         #: The chat lines kept for snapshots, and the record's chat budget.
         self.chat = TableChat()
         #: A pause asked for or in force (see :mod:`.pause`).
@@ -187,7 +176,7 @@ class Table:
             return []
         if self.status != "over":
             self.recording.write(ExpertEvent(deal=job.deal, information_cost=dict(cost)))
-        return self.broadcast(ExpertCost(deal=job.deal, information_cost=dict(cost)))
+        return self.seating.broadcast(ExpertCost(deal=job.deal, information_cost=dict(cost)))
 
     def close(self, reason: str) -> None:
         """The table is closed for ``reason`` (its record says so, so a restart does not
@@ -199,8 +188,8 @@ class Table:
         at it is told (``internal``). The lobby then removes it, freeing its players."""
         self.close("failed")
         self.status = "over"
-        return self.broadcast(Error(code=ErrorCode.INTERNAL.value,
-                                    message="this table failed and is closed"))
+        return self.seating.broadcast(Error(code=ErrorCode.INTERNAL.value,
+                                            message="this table failed and is closed"))
 
     # ------------------------------------------------------------------ disclosure
     # Conventions, explanations and questions are the disclosure object's; these hand the
@@ -226,7 +215,7 @@ class Table:
         """A question; asked on one's own turn of a person, it stops one's clock."""
         self._tick_clock(now)
         out = self.disclosure.ask(self, peer, target, text, index, req_id)
-        seat = self.seat_of(peer)
+        seat = self.seating.seat_of(peer)
         return out if seat is None else out + self._stop_clock_for_question(seat)
 
     def answer(self, peer: Peer, qid: str, text: str,
@@ -276,74 +265,12 @@ class Table:
             table.between_deadline = now + options.between_deals_seconds
         return table
 
-    def audience(self) -> list[tuple[Peer, Seat | None]]:
-        """Every connected recipient with its seat (None for spectators)."""
-        out: list[tuple[Peer, Seat | None]] = [
-            (slot.peer, slot.seat) for slot in self.seats.values() if slot.peer is not None]
-        out.extend((peer, None) for peer in self.spectators)
-        return out
-
-    def broadcast(self, msg: ServerMessage, *, skip: Peer | None = None) -> Outbox:
-        """``msg`` for everyone at the table (but ``skip``)."""
-        return [(peer, msg) for peer, _ in self.audience() if peer is not skip]
-
-    def seat_of(self, peer: Peer) -> Seat | None:
-        for slot in self.seats.values():
-            if slot.peer is peer:
-                return slot.seat
-        return None
-
-    def require_seat(self, peer: Peer) -> SeatSlot:
-        seat = self.seat_of(peer)
-        if seat is None:
-            raise ProtocolError(ErrorCode.NOT_SEATED, f"you have no seat at table {self.id}")
-        return self.seats[seat]
-
     @property
-    def is_empty(self) -> bool:
-        """Nobody sits here (not even a bot) and nobody watches."""
-        return not self.spectators and all(slot.kind == "empty" for slot in self.seats.values())
-
-    @property
-    def people_playing(self) -> bool:
-        """A person sits here and is connected (not a bot, not a held seat)."""
-        return any(slot.kind == "human" and slot.peer is not None
-                   for slot in self.seats.values())
-
-    @property
-    def attended(self) -> bool:
-        """Someone is here: a person playing, or anyone watching. A table nobody attends
-        for ``unattended_seconds`` stops (the hub's rule)."""
-        return bool(self.spectators) or self.people_playing
-
-    @property
-    def humans(self) -> list[SeatSlot]:
-        return [slot for slot in self.seats.values() if slot.kind == "human"]
+    def in_match(self) -> bool:
+        """A match is on (its deals, or between them)."""
+        return self.status in ("playing", "between_deals")
 
     # ------------------------------------------------------------------ lobby actions
-
-    def invited_seat(self, seat: Seat | None, invite: str | None) -> Seat | None:
-        """The seat ``invite`` opens at a private table (``seat`` as given at a public
-        one): ``not_invited`` unless the code is that seat's (or, without ``seat``, any
-        seat's). Every seat's hash is compared, in constant time."""
-        invites = self.options.invites
-        if invites is None:
-            return seat
-        if invite is None:
-            raise ProtocolError(ErrorCode.NOT_INVITED,
-                                f"field 'invite': table {self.id} is private: its seats "
-                                f"are taken with their invitation codes")
-        given = hash_invite(invite)
-        opened: Seat | None = None
-        for each in SEATS:
-            if hmac.compare_digest(given, invites[each]):
-                opened = each
-        if opened is None or (seat is not None and seat is not opened):
-            which = f"seat {seat}" if seat is not None else "any seat"
-            raise ProtocolError(ErrorCode.NOT_INVITED,
-                                f"field 'invite': not the invitation code of {which} "
-                                f"at table {self.id}")
-        return opened
 
     def join(self, peer: Peer, name: str, seat: Seat | None,
              req_id: MessageId | None = None, invite: str | None = None,
@@ -352,68 +279,25 @@ class Table:
         and the messages."""
         if self.status == "over":
             raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the match at table {self.id} is over")
-        if self.seat_of(peer) is not None:
-            raise ProtocolError(ErrorCode.ALREADY_SEATED, "you already sit at this table")
-        seat = self.invited_seat(seat, invite)
-        if seat is None:
-            free = [slot for slot in self.seats.values() if slot.kind == "empty"]
-            if not free:
-                raise ProtocolError(ErrorCode.TABLE_FULL, f"table {self.id} has no free seat")
-            open_to = [slot for slot in free if not self._opponent_of(slot.seat, host)]
-            slot = open_to[0] if open_to else free[0]
-        else:
-            slot = self.seats[seat]
-            if slot.kind != "empty":
-                raise ProtocolError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
-        if self._opponent_of(slot.seat, host):
-            raise ProtocolError(ErrorCode.OPPONENT_ADDRESS,
-                                f"seat {slot.seat} was left mid-match, and your address "
-                                f"holds a seat of the other side at table {self.id}")
-        left_name = self._left_names.get(slot.seat)
-        if left_name is not None and self.status == "playing" and host is not None \
-                and host in self._match_hosts[slot.seat.team]:
-            # Someone of that side (its player, back from a leave, or partner's second
-            # connection) sits down during the deal: as a reclaim does, the seat keeps
-            # its name, which would otherwise be free text to partner.
-            name = left_name
-        token, token_hash = new_token()
-        slot.kind, slot.name, slot.peer, slot.token_hash = "human", name, peer, token_hash
-        slot.ready, slot.host = False, host
-        self._remember_host(slot)
-        self.spectators.pop(peer, None)
+        slot = self.seating.choose(peer, seat, invite, host, self.in_match)
+        token = self.seating.sit(slot, peer, name, host, in_match=self.in_match,
+                                 playing=self.status == "playing")
         self.version += 1
         self.recording.seat(slot)
         out: Outbox = [
             (peer, Joined(id=req_id, table=self.id, seat=slot.seat, token=token)),
             *self.state_for(peer, slot.seat),
         ]
-        out += self.broadcast(PlayerJoined(seat=slot.seat, name=name, kind="human"),
-                               skip=peer)
+        out += self.seating.broadcast(PlayerJoined(seat=slot.seat, name=slot.name or name,
+                                                           kind="human"), skip=peer)
         return token, out
-
-    def _opponent_of(self, seat: Seat, host: str | None) -> bool:
-        """During a match, ``host`` has held a seat of the side ``seat`` plays against:
-        a second connection of an opponent must not sit down in a seat someone left and
-        read its hand."""
-        return (self.status in ("playing", "between_deals") and host is not None
-                and host in self._match_hosts[seat.team.other])
-
-    def _remember_host(self, slot: SeatSlot) -> None:
-        """Note the address of ``slot``'s player once the match is on (kept to its end,
-        so leaving one's own seat does not open an opponent's)."""
-        if self.status in ("playing", "between_deals") and slot.host is not None:
-            self._match_hosts[slot.seat.team].add(slot.host)
-
-    def stop_watching(self, peer: Peer) -> None:
-        """``peer`` watches another table now (nothing is sent)."""
-        self.spectators.pop(peer, None)
 
     def spectate(self, peer: Peer, req_id: MessageId | None = None) -> Outbox:
         """Watch the table: the public view only."""
-        if self.seat_of(peer) is not None:
+        if self.seating.seat_of(peer) is not None:
             raise ProtocolError(ErrorCode.ALREADY_SEATED, "you sit at this table already")
         # Its creator's connection may always watch (a tournament director does).
-        if not self.options.allow_spectators and peer is not self.creator_peer:
+        if not self.options.allow_spectators and peer is not self.seating.creator:
             raise ProtocolError(ErrorCode.NO_SPECTATORS,
                                 f"table {self.id} allows no spectators")
         self.spectators[peer] = None
@@ -430,7 +314,7 @@ class Table:
 
     def sync(self, peer: Peer, req_id: MessageId | None = None) -> Outbox:
         """``sync`` from a seat or a spectator of this table."""
-        return self.state_for(peer, self.seat_of(peer), req_id)
+        return self.state_for(peer, self.seating.seat_of(peer), req_id)
 
     def _turn(self, turn: Seat, audience: list[tuple[Peer, Seat | None]],
               grace: float = 0.0) -> Outbox:
@@ -461,14 +345,14 @@ class Table:
         Only its creator or a player seated here may; at a private table also a holder
         of the seat's code."""
         self._tick_clock(now)
-        if requester is not self.creator_peer and self.seat_of(requester) is None:
+        if requester is not self.seating.creator and self.seating.seat_of(requester) is None:
             # A bot can fill the last seat and start the match: a stranger must not start
             # one that people are still gathering for.
             if self.options.invites is None:
                 raise ProtocolError(ErrorCode.NOT_AT_TABLE,
                                     f"only a player seated at table {self.id} or its "
                                     f"creator may add a bot there")
-            self.invited_seat(seat, invite)
+            self.seating.invited_seat(seat, invite)
         if strategy is None:
             strategy = self.substitute(seat)
         if strategy not in STRATEGIES:
@@ -486,7 +370,7 @@ class Table:
         # The requester gets its reply first and then, if it is at this table, the same
         # event as everyone else there: its view of the table stays event-driven.
         out: Outbox = [(requester, Ok(id=req_id, request="add_bot"))]
-        out += self.broadcast(PlayerJoined(seat=seat, name=slot.name, kind="bot"))
+        out += self.seating.broadcast(PlayerJoined(seat=seat, name=slot.name, kind="bot"))
         return out + self._maybe_start()
 
     def leave(self, peer: Peer, req_id: MessageId | None = None,
@@ -497,13 +381,11 @@ class Table:
         if peer in self.spectators:
             del self.spectators[peer]
             return out
-        slot = self.require_seat(peer)
+        slot = self.seating.require_seat(peer)
         self.disclosure.drop_questions(slot.seat)
         out += self._resume_clock()  # the leaver may be the one its asker waits for
-        in_match = self.status in ("playing", "between_deals")
-        if in_match and slot.name is not None:
-            self._left_names[slot.seat] = slot.name
-        slot.clear()
+        in_match = self.in_match
+        self.seating.leave(slot, in_match)
         self.version += 1
         if in_match and self.options.bot_takeover:
             strategy = self.substitute(slot.seat)
@@ -511,12 +393,12 @@ class Table:
             slot.ready = True
             self.recording.seat(slot)
             self._stop_clock_of(slot.seat)
-            out += self.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
-            out += self.broadcast(BotTakeover(seat=slot.seat, strategy=strategy),
-                                   skip=peer)
+            out += self.seating.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
+            out += self.seating.broadcast(BotTakeover(seat=slot.seat, strategy=strategy),
+                                           skip=peer)
             return out + self._seat_went(slot.seat) + self._maybe_next_deal_now()
         self.recording.seat(slot)
-        out += self.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
+        out += self.seating.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
         return out
 
     def ready(self, peer: Peer, req_id: MessageId | None = None,
@@ -524,11 +406,11 @@ class Table:
         """Mark the sender ready; may start the match or the next deal (whose clock, if
         the table has one, starts at ``now``)."""
         self._tick_clock(now)
-        slot = self.require_seat(peer)
+        slot = self.seating.require_seat(peer)
         out: Outbox = [(peer, Ok(id=req_id, request="ready"))]
         if self.status in ("waiting", "between_deals") and not slot.ready:
             slot.ready = True
-            out += self.broadcast(PlayerReady(seat=slot.seat))
+            out += self.seating.broadcast(PlayerReady(seat=slot.seat))
         if self.status == "waiting":
             out += self._maybe_start()
         elif self.status == "between_deals":
@@ -540,14 +422,14 @@ class Table:
         """After the end: the sender's seat asks to play again at this table; the new
         match starts when every human seat is connected and has asked."""
         self._tick_clock(now)
-        slot = self.require_seat(peer)
+        slot = self.seating.require_seat(peer)
         if self.status != "over":
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
                                 "a rematch can be asked for once the match is over")
         out: Outbox = [(peer, Ok(id=req_id, request="rematch"))]
         if not slot.ready:
             slot.ready = True
-            out += self.broadcast(RematchWanted(seat=slot.seat))
+            out += self.seating.broadcast(RematchWanted(seat=slot.seat))
         return out + self._maybe_rematch()
 
     def _maybe_rematch(self) -> Outbox:
@@ -562,13 +444,10 @@ class Table:
         self.match = Match(seed, self.options.target)
         self.last_deal, self.hint_told = None, None
         self.disclosure.expire_questions()
-        self._match_hosts = {team: set() for team in TEAMS}
-        self._left_names = {}
-        for slot in self.seats.values():
-            slot.held_until, slot.takeover = None, False
+        self.seating.new_match()
         self.status = "waiting"
         self.version += 1
-        return self.broadcast(RematchStarted()) + self._maybe_start()
+        return self.seating.broadcast(RematchStarted()) + self._maybe_start()
 
     # ------------------------------------------------------------------ connections
 
@@ -576,7 +455,7 @@ class Table:
         """``peer``'s connection is gone: stop spectating, or hold its seat."""
         self._tick_clock(now)
         self.spectators.pop(peer, None)
-        seat = self.seat_of(peer)
+        seat = self.seating.seat_of(peer)
         if seat is None:
             return []
         slot = self.seats[seat]
@@ -590,18 +469,8 @@ class Table:
         slot.held_until = now + self.options.hold_seconds
         if self.status == "waiting":
             slot.ready = False
-        return self.broadcast(PlayerGone(seat=seat, seconds=self.options.hold_seconds)
-                              ) + self._seat_went(seat)
-
-    def find_token(self, token_hash: str) -> Seat | None:
-        """The seat whose token hashes to ``token_hash``, if any (constant-time compare)."""
-        found: Seat | None = None
-        for slot in self.seats.values():
-            # Compare against every seat, not stopping early, so timing says nothing.
-            if slot.kind == "human" and slot.token_hash is not None and hmac.compare_digest(
-                    token_hash, slot.token_hash):
-                found = slot.seat
-        return found
+        return self.seating.broadcast(PlayerGone(seat=seat, seconds=self.options.hold_seconds)
+                                      ) + self._seat_went(seat)
 
     def reclaim(self, peer: Peer, seat: Seat, now: float | None = None,
                 host: str | None = None) -> Outbox:
@@ -619,14 +488,14 @@ class Table:
                                            f"seat {seat} was reclaimed by another connection"
                                            ).to_message()))
             if self.status != "over":  # no player_gone after the end (see disconnect)
-                out += self.broadcast(PlayerGone(seat=seat,
-                                                 seconds=self.options.hold_seconds), skip=old)
+                gone = PlayerGone(seat=seat, seconds=self.options.hold_seconds)
+                out += self.seating.broadcast(gone, skip=old)
         self.spectators.pop(peer, None)
         was_bot = slot.takeover
         slot.peer, slot.held_until, slot.takeover = peer, None, False
         if host is not None:
             slot.host = host
-            self._remember_host(slot)
+            self.seating.remember_host(slot, self.in_match)
         if was_bot:
             slot.strategy = None
             # Back from a substitute on their own turn: a fresh clock for the player.
@@ -637,15 +506,14 @@ class Table:
         if self.status == "over" and winner is not None:
             # Back to see the end (after a drop, or a restart that finished the match).
             out.append((peer, MatchEnded(winner=winner, scores=dict(self.match.scores))))
-        out += self.broadcast(PlayerBack(seat=seat), skip=peer)
+        out += self.seating.broadcast(PlayerBack(seat=seat), skip=peer)
         return out + self._maybe_rematch()  # the last who asked for one may be back
 
     # ------------------------------------------------------------------ timers
 
     def next_deadline(self) -> float | None:
         """When :meth:`tick` next has something to do."""
-        times = [slot.held_until for slot in self.seats.values()
-                 if slot.held_until is not None and not slot.takeover]
+        times = self.seating.holds()
         if self.between_deadline is not None:
             times.append(self.between_deadline)
         stop_ends = self.clock.stop_ends()
@@ -668,7 +536,7 @@ class Table:
                 slot.clear()
                 self.version += 1
                 self.recording.seat(slot)
-                out += self.broadcast(PlayerLeft(seat=seat))
+                out += self.seating.broadcast(PlayerLeft(seat=seat))
             elif self.status == "over":
                 slot.held_until = None
             elif self.options.bot_takeover:
@@ -676,8 +544,8 @@ class Table:
                 slot.strategy = self.substitute(slot.seat)
                 self._stop_clock_of(slot.seat)
                 self.version += 1
-                out += self.broadcast(BotTakeover(seat=slot.seat,
-                                                   strategy=slot.strategy))
+                out += self.seating.broadcast(BotTakeover(seat=slot.seat,
+                                                           strategy=slot.strategy))
             else:
                 slot.held_until = None  # keep holding for good: the table waits
         if self.between_deadline is not None and now >= self.between_deadline:
@@ -733,7 +601,7 @@ class Table:
             return []
         left = self.clock.stop(self.now)
         self.version += 1
-        return self.broadcast(Clock(seat=seat, seconds=left, stopped=True))
+        return self.seating.broadcast(Clock(seat=seat, seconds=left, stopped=True))
 
     def _resume_clock(self, *, force: bool = False) -> Outbox:
         """The stopped clock runs again once its seat waits for no answer (``force``: its
@@ -749,7 +617,7 @@ class Table:
         else:
             self.clock.deadline = self.now + left
         self.version += 1
-        return self.broadcast(Clock(seat=deal.turn, seconds=left, stopped=False))
+        return self.seating.broadcast(Clock(seat=deal.turn, seconds=left, stopped=False))
 
     def turn_left(self) -> float | None:
         """Seconds left on the current turn's clock (None without one); while it is
@@ -761,14 +629,10 @@ class Table:
 
     # ------------------------------------------------------------------ pause
 
-    def _present(self) -> set[Seat]:
-        """The seats of the persons here: human, seated and connected."""
-        return {slot.seat for slot in self.humans if slot.peer is not None}
-
     def pause(self, peer: Peer, now: float, req_id: MessageId | None = None) -> Outbox:
         """Ask for a pause, or agree to the one asked for (see :mod:`.pause`)."""
         self._tick_clock(now)
-        seat = self.require_seat(peer).seat
+        seat = self.seating.require_seat(peer).seat
         vote = self.pausing
         if self.status not in ("playing", "between_deals"):
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
@@ -794,7 +658,7 @@ class Table:
     def end_pause(self, peer: Peer, now: float, req_id: MessageId | None = None) -> Outbox:
         """End the pause, or withdraw the request for one."""
         self._tick_clock(now)
-        seat = self.require_seat(peer).seat
+        seat = self.seating.require_seat(peer).seat
         vote = self.pausing
         if not vote.active:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "no pause is asked for")
@@ -813,7 +677,7 @@ class Table:
     def _settle_pause(self) -> None:
         """Pause the table once every person here agreed: the clocks stop where they are."""
         vote = self.pausing
-        if not vote.everyone_agreed(self._present()):
+        if not vote.everyone_agreed(self.seating.present()):
             return
         vote.paused = True
         vote.turn_left = self.clock.running_left(self.now)
@@ -831,7 +695,7 @@ class Table:
                           agreed=info.agreed if info else [])
         own = PauseState(id=req_id, seat=seat, paused=news.paused, asked_by=news.asked_by,
                          agreed=news.agreed)
-        return [(each, own if each is peer else news) for each, _ in self.audience()]
+        return [(each, own if each is peer else news) for each, _ in self.seating.audience()]
 
     def _seat_went(self, seat: Seat) -> Outbox:
         """The person at ``seat`` went away (a drop, a leave): their agreement goes, and
@@ -856,7 +720,7 @@ class Table:
     def say(self, peer: Peer, name: str, text: str, req_id: MessageId | None = None
             ) -> Outbox:
         """A chat line from ``peer`` (see :mod:`.chat` for who reads it, and when)."""
-        seat = self.seat_of(peer)
+        seat = self.seating.seat_of(peer)
         if seat is None:
             if peer not in self.spectators:
                 raise ProtocolError(ErrorCode.NOT_SEATED, f"you are not at table {self.id}")
@@ -869,7 +733,7 @@ class Table:
                                     "only through their cards (chat opens when it ends)")
             line = ChatLine(channel="table", name=self.seats[seat].name or name, text=text,
                             seat=seat)
-            readers = [each for each, _ in self.audience()]
+            readers = [each for each, _ in self.seating.audience()]
         if self.chat.add(line):
             self.recording.chat("table" if seat is not None else "spectators", line)
         public, own = chat_message(line), chat_message(line, req_id)
@@ -886,14 +750,14 @@ class Table:
             return []
         self.recording.match_start()
         out = self._start_deal()
-        for slot in self.humans:
-            self._remember_host(slot)
+        for slot in self.seating.humans:
+            self.seating.remember_host(slot, self.in_match)
         return out
 
     def _maybe_next_deal_now(self) -> Outbox:
         if self.status != "between_deals" or self.pausing.paused:
             return []
-        if all(slot.ready for slot in self.humans):
+        if all(slot.ready for slot in self.seating.humans):
             return self._start_deal()
         return []
 
@@ -905,7 +769,7 @@ class Table:
         self.version += 1
         number = self.match.deal_number
         self.recording.deal(number, deal)
-        audience = self.audience()
+        audience = self.seating.audience()
         out: Outbox = [(peer, views.deal_started(deal, number, seat))
                        for peer, seat in audience]
         turn = deal.turn
@@ -916,7 +780,7 @@ class Table:
              req_id: MessageId | None = None) -> Outbox:
         """The sender plays ``card`` from its own hand."""
         self._tick_clock(now)
-        slot = self.require_seat(peer)
+        slot = self.seating.require_seat(peer)
         return self._apply_play(slot.seat, card, now, req_id, peer)
 
     def bot_play(self, seat: Seat, card: Card, now: float) -> Outbox:
@@ -947,7 +811,7 @@ class Table:
                         by="clock" if by == "clock" else "substitute" if by == "substitute"
                         else None)
         own = Played(id=req_id, seat=seat, card=card, index=index)
-        audience = self.audience()
+        audience = self.seating.audience()
         out: Outbox = [(peer, own if peer is player else public) for peer, _ in audience]
         if deal.is_over:
             self.clock.deadline = None
@@ -976,15 +840,15 @@ class Table:
         self.last_deal = deal
         winner = self.match.winner
         # Between deals with a person seated, the next deal waits: say how long.
-        pause = self.options.between_deals_seconds if winner is None and self.humans \
+        pause = self.options.between_deals_seconds if winner is None and self.seating.humans \
             else None
         ended = views.deal_ended(deal, number, result, self.match.scores, pause,
                                  self.summaries.best(number))
         self.recording.result(number, result, self.match.scores)
-        if self.humans:
+        if self.seating.humans:
             # The expert pair's figure is for people learning; bots alone are not shown it.
             self.summaries.ask_expert(number, deal.dealer, self.deal_conventions)
-        out = self.broadcast(ended)
+        out = self.seating.broadcast(ended)
         if winner is not None:
             self.status = "over"
             self.pausing = PauseVote()  # nothing left to pause; a new match asks anew
@@ -997,12 +861,12 @@ class Table:
                 slot.takeover = False
                 # From here a human's ready flag says it asked for a rematch.
                 slot.ready = slot.kind == "bot"
-            return out + self.broadcast(MatchEnded(winner=winner,
-                                                    scores=ended.scores))
+            return out + self.seating.broadcast(MatchEnded(winner=winner,
+                                                            scores=ended.scores))
         self.status = "between_deals"
-        for slot in self.humans:
+        for slot in self.seating.humans:
             slot.ready = False
-        if not self.humans:
+        if not self.seating.humans:
             limit = self.unseated_deal_limit
             if limit is not None and number >= limit:
                 # Bots alone (perhaps watched) would play forever and fill the record.
@@ -1080,11 +944,7 @@ class Table:
     def _snapshot(self) -> views.TableSnapshot:
         return views.TableSnapshot(
             facts=self.deal_facts(), table=self.id, name=self.name, status=self.status,
-            seats=tuple(SeatInfo(seat=slot.seat, name=slot.name, kind=slot.kind,
-                                 connected=slot.connected, ready=slot.ready,
-                                 substitute=slot.strategy
-                                 if slot.kind == "human" and slot.takeover else None)
-                        for slot in (self.seats[seat] for seat in SEATS)),
+            seats=self.seating.infos(),
             spectators=len(self.spectators),
             deal_conventions=None if self.deal_conventions == self.conventions
             else dict(self.deal_conventions),

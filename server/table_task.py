@@ -101,8 +101,8 @@ class TableTasks:
                 table.close(abandoned)
                 why = _CLOSED_BECAUSE.get(abandoned)
                 if why is not None:
-                    self._send(table.broadcast(Error(code=ErrorCode.TABLE_CLOSED.value,
-                                                     message=why)), None)
+                    self._send(table.seating.broadcast(Error(code=ErrorCode.TABLE_CLOSED.value,
+                                                             message=why)), None)
         except Exception:
             log.exception("table %s failed and is closed", table.id)
             self._send(table.fail(), None)
@@ -133,11 +133,11 @@ class TableTasks:
                 return table.halted
             now = trio.current_time()
             stop: float | None = None
-            if table.attended:
+            if table.seating.attended:
                 alone_since = None
             else:
                 alone_since = now if alone_since is None else alone_since
-                idle = table.status == "waiting" and table.is_empty
+                idle = table.status == "waiting" and table.seating.is_empty
                 if not idle:
                     wait = self.config.unattended_seconds
                 elif self._creator_here(table):
@@ -165,7 +165,7 @@ class TableTasks:
         """Keep a finished table listed while anyone is still at it, or while a player
         who was away at the end may still reclaim the seat to see it (a held seat); until
         a rematch starts a new match there."""
-        while table.status == "over" and (table.audience()
+        while table.status == "over" and (table.seating.audience()
                                           or table.next_deadline() is not None):
             wake = self._new_wake(table)
             deadline = table.next_deadline()
@@ -178,13 +178,13 @@ class TableTasks:
         strategy = slot.strategy or table.substitute(seat)
         version = table.version
         pause = 0.0
-        if table.clock.due is not seat and any(s.peer is not None for s in table.humans):
+        if table.clock.due is not seat and any(s.peer is not None for s in table.seating.humans):
             # A pause so the people at the table can follow the round card by card. The
             # bot thinks during it, and its card leaves when the pause (or the floor, if
             # longer) is over, never when the thinking ends: that time would show the hand.
             pause = self.config.bot_pause_seconds
         card = await self.bots.choose(table.id, seat, strategy, table.bot_view(seat),
-                                      attended=table.people_playing, at_least=pause)
+                                      attended=table.seating.people_playing, at_least=pause)
         if table.version != version or table.bot_turn() is not seat:
             return  # the table moved on while the bot thought (e.g. its player came back)
         self._send(table.bot_play(seat, card, trio.current_time()), table)

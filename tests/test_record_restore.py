@@ -158,7 +158,7 @@ def test_a_lost_match_end_line_restores_a_finished_match(tmp_path: Path) -> None
     assert [e["event"] for e in events[-2:]] == ["restored", "match_end"]
     # The player comes back and sees the end; "ready" is answered, not an internal error.
     peer = Peer()
-    seat = table.find_token(_hash(made.tokens[Seat.N]))
+    seat = table.seating.find_token(_hash(made.tokens[Seat.N]))
     assert seat is Seat.N
     out = table.reclaim(peer, seat)
     sent = [msg for who, msg in out if who is peer]

@@ -47,7 +47,7 @@ def test_replay_shows_clock_substitute_questions_kept_cards_and_the_restart(
                                      hold_seconds=10.0), recorder=record)
     table.record_header()
     lobby = Peer()
-    table.creator_peer = lobby
+    table.seating.creator = lobby
     peers = {seat: Peer() for seat in HUMANS}
     for seat in HUMANS:
         table.join(peers[seat], f"p{seat}", seat)

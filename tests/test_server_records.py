@@ -223,9 +223,9 @@ def test_restore_between_deals_and_with_a_torn_last_line(tmp_path: Path) -> None
     assert again.match.scores == scores and again.match.deal_number == 1
     assert again.between_deadline == 100.0 + again.options.between_deals_seconds
     assert again.seats[Seat.W].kind == "bot"
-    for slot in again.humans:
+    for slot in again.seating.humans:
         assert slot.peer is None and slot.held_until == 100.0 + again.options.hold_seconds
-    assert again.find_token(hash_token(made.tokens[Seat.E])) is Seat.E
+    assert again.seating.find_token(hash_token(made.tokens[Seat.E])) is Seat.E
     new_record.close()
 
 

@@ -41,11 +41,11 @@ def test_seat_lookup_compares_in_constant_time_against_every_seat(
 
     issued = [table.join(Peer(), "p", None)[0] for _ in range(4)]
     calls.clear()
-    seat = table.find_token(tokens.hash_token(issued[0]))
+    seat = table.seating.find_token(tokens.hash_token(issued[0]))
     assert seat is not None and seat.value == "N"
     # Every seat was compared, even after the match on the first one.
     assert len(calls) == 4
-    assert table.find_token(tokens.hash_token("not a token")) is None
+    assert table.seating.find_token(tokens.hash_token("not a token")) is None
 
 
 def test_token_bucket_allows_bursts_then_hints_and_counts_refusals() -> None:

@@ -94,7 +94,7 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
     table = Table("t1", TableOptions(name="fuzz", target=60, seed=seed, hold_seconds=5,
                                      between_deals_seconds=3))
     peers = [FakePeer(f"p{i}") for i in range(6)]
-    table.creator_peer = peers[5]  # as the hub sets it: p5 may add bots without a seat
+    table.seating.creator = peers[5]  # as the hub sets it: p5 may add bots without a seat
     now = 0.0
     if seated:
         # Half the examples start mid-match: three humans and a bot, all ready.
@@ -135,7 +135,7 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
                     if isinstance(mover, FakePeer) and pick % 4:
                         # Mostly let the seat to move play, so deals get played out.
                         peer, who = mover, peers.index(mover)
-                mine = table.seat_of(peer)
+                mine = table.seating.seat_of(peer)
                 deal = table.match.deal
                 hand = deal.hand(mine) if deal is not None and mine is not None else ()
                 if action == "play" and hand:
@@ -160,7 +160,7 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
             elif action == "chat":
                 out = table.say(peer, peer.name, "hello", rid)
                 # A seat never talks during a deal (partners talk only through cards).
-                assert table.seat_of(peer) is None or table.status != "playing"
+                assert table.seating.seat_of(peer) is None or table.status != "playing"
             elif action == "pause":
                 out = table.pause(peer, now, rid)
             elif action == "resume":
@@ -190,7 +190,7 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
         # No message names a card that some other seat still holds.
         deal = table.match.deal
         for i, p in enumerate(peers):
-            mine = table.seat_of(p)
+            mine = table.seating.seat_of(p)
             for msg in p.got[counts[i]:]:
                 # Spectators' chat never reaches a seat.
                 assert mine is None or getattr(msg, "channel", None) != "spectators", msg

@@ -44,7 +44,7 @@ def record_match(directory: Path, *, table_id: str = "t1", seed: int = 5, target
     peers: dict[Seat, Peer] = {}
     made = Recorded(record.path, table)
     lobby = Peer()
-    table.creator_peer = lobby  # as the hub sets it: the lobby connection adds the bots
+    table.seating.creator = lobby  # as the hub sets it: the lobby connection adds the bots
     for seat in SEATS:
         if seat in humans:
             peers[seat] = Peer()

@@ -72,7 +72,7 @@ class ReviewDeal:
     ordinal: int  # 1.. in the record (deal numbers start again at a rematch)
     match: int  # 1.. : the match at this table it belongs to
     number: int  # the deal's number within its match
-    deal: Deal  # finished as far as the record goes: dealt hands and history
+    deal: Deal  # dealt hands and history
     conventions: dict[Team, ConventionCard]
     scores: dict[Team, int]  # before the deal
     target: int
@@ -208,7 +208,13 @@ def load_review(path: Path) -> Review:
         ending = f"{state.ended.winner} won the match"
     if read.torn_bytes:
         ending += f" (its last line was cut short, {read.torn_bytes} bytes: ignored)"
-    return Review(state.header, reader.deals, read.torn_bytes, ending)
+    # A deal the record does not finish may still be in play (the record of a live table,
+    # or a match a restart will restore): its hands stay secret, so it is not reviewed.
+    finished = [deal for deal in reader.deals if deal.result is not None]
+    if len(finished) < len(reader.deals):
+        ending += (f"; deal {reader.deals[-1].ordinal} is not over, and is not shown while "
+                   "its hands are secret")
+    return Review(state.header, finished, read.torn_bytes, ending)
 
 
 class ExpertCache:
@@ -357,13 +363,14 @@ def point_lines(review: Review, deal: ReviewDeal, point: int, experts: ExpertCac
     for note in deal.notes.get(point, []):
         lines += _wrapped("class:note", "  note     ", note, width)
     if point == deal.plays:
-        lines.append([("class:dim", _fit(_ending(review, deal), width))])
+        lines.append([("class:dim", _fit(_ending(deal), width))])
+        if deal is review.deals[-1]:
+            lines += _wrapped("class:dim", "", f"The record ends here: {review.ending}.", width)
     return lines
 
 
-def _ending(review: Review, deal: ReviewDeal) -> str:
-    if deal.result is None:
-        return f"Here the record ends: {review.ending}."
+def _ending(deal: ReviewDeal) -> str:
+    assert deal.result is not None  # only finished deals are reviewed (load_review)
     penalties = ", ".join(f"{team} {deal.result.penalty(team)}" for team in (Team.NS, Team.EW))
     winner = deal.result.winner
     won = f"{winner} scores {deal.result.points}" if winner is not None else "nobody scores"

@@ -315,3 +315,26 @@ def test_the_expert_sees_what_a_bot_in_that_seat_saw_and_always_answers_the_same
             backwards.compute(deal, point)
         assert [forwards.get(deal, p) for p in range(1, 33)] == \
                [backwards.get(deal, p) for p in range(1, 33)]
+
+
+@pytest.mark.subprocess
+def test_a_deal_that_is_not_over_keeps_its_hands_secret(tmp_path: Path,
+                                                        run_jackal: RunJackal) -> None:
+    """The record of a live table (or of a match a restart will restore) ends mid-deal:
+    that deal is not reviewed, since its unplayed cards are still secret."""
+    made = record_match(tmp_path, seed=21, target=10_000,
+                        until=lambda t: t.match.deal_number == 2 and t.match.deal is not None
+                        and t.match.deal.plays_made == 12)
+    review = load_review(made.path)
+    assert [deal.number for deal in review.deals] == [1]
+    assert "deal 2 is not over" in review.ending
+    done = run_jackal("review", "--text", str(made.path))
+    assert done.returncode == 0, done.stderr
+    assert "Deal 1 of 1" in done.stdout and "Deal 2" not in done.stdout
+    assert "deal 2 is not over" in done.stdout
+    # A record whose only deal is under way shows nothing of it.
+    first = record_match(tmp_path / "first", until=lambda t: t.match.deal is not None
+                         and t.match.deal.plays_made == 5)
+    alone = run_jackal("review", "--text", str(first.path))
+    assert alone.returncode == 2 and "holds no deal" in alone.stderr
+    assert "deal 1 is not over" in alone.stderr

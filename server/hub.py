@@ -67,7 +67,8 @@ from .ratelimit import AddressLimits, host_of, rate_limited, refilled
 from .record_desk import RecordDesk, records_unavailable
 from .restore import restore_tables
 from .session import Session
-from .table import Outbox, Table, TableOptions
+from .table import Outbox, Table
+from .table_options import TableOptions
 from .table_task import TableTasks
 from .threadslots import run_behind_moves
 from .tokens import new_invite

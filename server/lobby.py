@@ -28,7 +28,8 @@ from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import MessageId, TableInfo
 from . import views
 from .recording import Recorder
-from .table import Outbox, Peer, Table, TableOptions
+from .table import Outbox, Peer, Table
+from .table_options import TableOptions
 from .tokens import hash_token
 
 __all__ = ["Lobby"]

@@ -39,7 +39,8 @@ from .record_events import (
 )
 from .record_replay import MatchReplay, replay
 from .records import RecordFile
-from .table import Table, TableOptions
+from .table import Table
+from .table_options import TableOptions
 
 __all__ = ["CORRUPT_SUFFIX", "restore_tables"]
 

@@ -12,7 +12,8 @@ from jackal.game.explain import explain_play
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol.messages import Played, ServerMessage, TableState, Turn
 from jackal.server import views
-from jackal.server.table import DEAL_GRACE_SECONDS, Table, TableOptions
+from jackal.server.table import DEAL_GRACE_SECONDS, Table
+from jackal.server.table_options import TableOptions
 from test_server_table import FakePeer as Peer
 
 

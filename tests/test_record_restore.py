@@ -20,7 +20,8 @@ from jackal.server.record_events import RecordError, read_record
 from jackal.server.record_replay import replay
 from jackal.server.records import RecordFile
 from jackal.server.restore import restore_tables
-from jackal.server.table import Table, TableOptions
+from jackal.server.table import Table
+from jackal.server.table_options import TableOptions
 from support.client import RawClient
 from support.peer import Peer
 from support.records import Recorded, lines, record_match, rewrite

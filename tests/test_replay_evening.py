@@ -14,7 +14,8 @@ from jackal.game.seats import SEATS, Seat
 from jackal.protocol import messages as m
 from jackal.server.records import RecordFile
 from jackal.server.restore import restore_tables
-from jackal.server.table import Table, TableOptions
+from jackal.server.table import Table
+from jackal.server.table_options import TableOptions
 from support.peer import Peer
 from support.server import JACKAL
 

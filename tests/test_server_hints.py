@@ -22,7 +22,8 @@ from jackal.server.config import ServerConfig
 from jackal.server.hints import HintDesk
 from jackal.server.record_events import HintEvent, RecordError, read_record
 from jackal.server.record_replay import replay
-from jackal.server.table import Table, TableOptions
+from jackal.server.table import Table
+from jackal.server.table_options import TableOptions
 from support.client import (
     RawClient,
     alone_with_bots,

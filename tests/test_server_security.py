@@ -8,7 +8,8 @@ import hmac
 import pytest
 from jackal.server import tokens
 from jackal.server.ratelimit import TokenBucket
-from jackal.server.table import Table, TableOptions
+from jackal.server.table import Table
+from jackal.server.table_options import TableOptions
 
 
 def test_tokens_are_long_random_and_stored_only_as_hashes() -> None:

@@ -20,7 +20,8 @@ from jackal.protocol.codec import encode
 from jackal.protocol.errors import ProtocolError
 from jackal.protocol.messages import ServerMessage
 from jackal.server import views
-from jackal.server.table import Table, TableOptions
+from jackal.server.table import Table
+from jackal.server.table_options import TableOptions
 
 
 class FakePeer:

@@ -24,20 +24,16 @@ resident memory is back near where it was before the abuse. About 5-10 s.
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
-import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 import trio
 from jackal.protocol.codec import CLIENT_TYPES, encode
@@ -45,6 +41,8 @@ from jackal.protocol.help import HELP_ENTRIES
 from jackal.protocol.messages import Error
 from jackal.server.config import ServerConfig
 from msgspec import inspect as mi
+from support.client import RawClient
+from support.server import ServerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 SEATS = ("N", "E", "S", "W")
@@ -57,127 +55,37 @@ MAX_PLAY_LATENCY = 2.0
 MEMORY_MARGIN_KIB = 16 * 1024
 
 
-class Server:
-    """``jackal serve --port 0`` in a subprocess, its log collected line by line."""
-
-    def __init__(self, *extra: str) -> None:
-        argv = [sys.executable, "-m", "jackal.cli.main", "serve", "--host", "127.0.0.1",
-                "--port", "0", "--hello-timeout", str(HELLO_TIMEOUT), *extra]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, cwd=ROOT,
-                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        self.log: list[str] = []
-        self.port_found = threading.Event()
-        self.port = 0
-        threading.Thread(target=self._read_log, daemon=True).start()
-        if not self.port_found.wait(30):
-            self.stop()
-            raise RuntimeError("jackal serve did not start:\n" + "\n".join(self.log))
-
-    def _read_log(self) -> None:
-        assert self.proc.stderr is not None
-        for raw in self.proc.stderr:
-            line = raw.decode("utf-8", "replace").rstrip()
-            self.log.append(line)
-            match = re.search(r"listening on \S+:(\d+)", line)
-            if match and not self.port_found.is_set():
-                self.port = int(match.group(1))
-                self.port_found.set()
-
-    def rss_kib(self) -> int:
-        status = Path(f"/proc/{self.proc.pid}/status").read_text()
-        return int(re.search(r"VmRSS:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
-
-    async def wait_for_log(self, pattern: str, timeout: float) -> str:
-        with trio.fail_after(timeout):
-            while True:
-                for line in self.log:
-                    if re.search(pattern, line):
-                        return line
-                await trio.sleep(0.05)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+def rss_kib(server: ServerProcess) -> int:
+    """The server process's resident memory, from /proc."""
+    assert server.proc is not None
+    status = Path(f"/proc/{server.proc.pid}/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
 
 
-class Client:
-    """A raw TCP client: bytes or JSON out, decoded lines in."""
-
-    def __init__(self, stream: trio.SocketStream) -> None:
-        self.stream = stream
-        self.buf = b""
-
-    @classmethod
-    async def connect(cls, port: int, *, rcvbuf: int | None = None) -> Client:
-        if rcvbuf is None:
-            return cls(await trio.open_tcp_stream("127.0.0.1", port))
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)  # before connect
-        sock.setblocking(False)
-        tsock = trio.socket.from_stdlib_socket(sock)
-        await tsock.connect(("127.0.0.1", port))
-        return cls(trio.SocketStream(tsock))
-
-    async def send_raw(self, data: bytes) -> None:
-        await self.stream.send_all(data)
-
-    async def send(self, **msg: Any) -> None:
-        await self.stream.send_all(msgspec.json.encode(msg) + b"\n")
-
-    async def recv(self, timeout: float = 10.0) -> dict[str, Any]:
-        with trio.fail_after(timeout):
-            while b"\n" not in self.buf:
-                data = await self.stream.receive_some(65536)
-                if not data:
-                    raise EOFError
-                self.buf += data
-        line, _, self.buf = self.buf.partition(b"\n")
-        msg: dict[str, Any] = msgspec.json.decode(line)
-        return msg
-
-    async def expect(self, kind: str, timeout: float = 10.0) -> dict[str, Any]:
-        msg = await self.recv(timeout)
-        assert msg["type"] == kind, msg
-        return msg
-
-    async def hello(self, name: str = "abuser") -> None:
-        await self.expect("welcome")
-        await self.send(type="hello", name=name)
-        await self.expect("hello_ok")
-
-    async def closed_by_server(self, timeout: float = 10.0) -> list[dict[str, Any]]:
-        """Read to the end of the stream; the lines that came before it."""
-        seen: list[dict[str, Any]] = []
-        with trio.fail_after(timeout):
-            while True:
-                try:
-                    seen.append(await self.recv(timeout))
-                except (EOFError, trio.BrokenResourceError):
-                    return seen
-
-    async def still_open(self) -> None:
-        """A ping still gets its pong: the connection survived."""
-        await self.send(type="ping", id="alive?")
-        assert await self.recv() == {"type": "pong", "id": "alive?"}
-
-    async def aclose(self) -> None:
-        await self.stream.aclose()
+async def wait_for_log(server: ServerProcess, pattern: str, timeout: float) -> str:
+    with trio.fail_after(timeout):
+        while True:
+            for line in server.log().splitlines():
+                if re.search(pattern, line):
+                    return line
+            await trio.sleep(0.05)
 
 
 @asynccontextmanager
-async def clients(port: int, count: int, **kwargs: Any) -> AsyncIterator[list[Client]]:
-    opened = [await Client.connect(port, **kwargs) for _ in range(count)]
+async def clients(port: int, count: int, **kwargs: Any) -> AsyncIterator[list[RawClient]]:
+    """``count`` connections, their welcomes read, closed at the end."""
+    opened = [await RawClient.connect(port, **kwargs) for _ in range(count)]
     try:
         yield opened
     finally:
         for client in opened:
             await client.aclose()
+
+
+async def still_open(client: RawClient) -> None:
+    """A ping still gets its pong: the connection survived."""
+    await client.send(type="ping", id="alive?")
+    assert await client.recv() == {"type": "pong", "id": "alive?"}
 
 
 # --------------------------------------------------------------------------- the good table
@@ -196,7 +104,7 @@ async def play_match(port: int, name: str, seed: int, target: int, pace: float =
             await client.expect("joined")
             await client.send(type="ready")
 
-        async def run_seat(seat: str, client: Client) -> None:
+        async def run_seat(seat: str, client: RawClient) -> None:
             hand: list[str] = []
             sent = 0.0
             while True:
@@ -215,8 +123,6 @@ async def play_match(port: int, name: str, seed: int, target: int, pace: float =
                     await client.send(type="ready")
                 elif kind == "match_ended":
                     return
-                elif kind == "ping":
-                    await client.send(type="pong")
 
         async with trio.open_nursery() as nursery:
             for seat, client in zip(SEATS, seats, strict=True):
@@ -297,7 +203,7 @@ async def abuse_wrong_types(port: int) -> None:
             assert reply["type"] == "error" and reply["code"] == code, (line, reply)
             assert f"'{name}" in reply["message"], (line, reply)
             assert reply.get("id") == (None if name == "id" else f"{kind}.{name}"), reply
-        await client.still_open()
+        await still_open(client)
 
 
 async def abuse_garbage(port: int) -> None:
@@ -326,7 +232,7 @@ async def abuse_garbage(port: int) -> None:
             await client.send_raw(line + b"\n")
             reply = await client.recv()
             assert reply["type"] == "error" and reply["code"] == code, (line[:80], reply)
-        await client.still_open()
+        await still_open(client)
 
 
 async def abuse_long_line(port: int) -> None:
@@ -344,7 +250,7 @@ async def abuse_long_line(port: int) -> None:
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(pour)
-            seen = await client.closed_by_server()
+            seen = await client.eof()
             nursery.cancel_scope.cancel()
         assert [m["code"] for m in seen] == ["line_too_long"], seen
 
@@ -357,7 +263,7 @@ async def abuse_flood(port: int) -> None:
         with trio.move_on_after(5):  # the server may hang up before taking it all
             with suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                 await client.send_raw(flood)
-        seen = await client.closed_by_server()
+        seen = await client.eof()
     kinds = [m["type"] for m in seen]
     limited = [m for m in seen if m.get("code") == "rate_limited"]
     assert kinds.count("pong") >= 50, kinds[:5]
@@ -375,9 +281,7 @@ async def abuse_no_hello(port: int) -> None:
     async with clients(port, 20) as idle:
         start = time.monotonic()
         for client in idle:
-            await client.expect("welcome")
-        for client in idle:
-            seen = await client.closed_by_server(HELLO_TIMEOUT + 10)
+            seen = await client.eof(HELLO_TIMEOUT + 10)
             assert [m.get("code") for m in seen] == ["timeout"], seen
         assert time.monotonic() - start >= HELLO_TIMEOUT - 0.5
 
@@ -385,20 +289,17 @@ async def abuse_no_hello(port: int) -> None:
 async def abuse_half_close(port: int) -> None:
     """Requests sent before a half-close are answered (even an unterminated last one)."""
     async with clients(port, 3) as (first, second, third):
-        await first.expect("welcome")
         await first.send_raw(b'{"type":"hello","name":"half"}\n{"type":"ping","id":1}\n')
         await first.stream.send_eof()
-        assert [m["type"] for m in await first.closed_by_server()] == ["hello_ok", "pong"]
-        await second.expect("welcome")
+        assert [m["type"] for m in await first.eof()] == ["hello_ok", "pong"]
         await second.send_raw(b'{"type":"ping","id":2}')  # no newline at all
         await second.stream.send_eof()
-        assert await second.closed_by_server() == [{"type": "pong", "id": 2}]
-        await third.expect("welcome")
+        assert await second.eof() == [{"type": "pong", "id": 2}]
         await third.stream.send_eof()
-        assert await third.closed_by_server() == []
+        assert await third.eof() == []
 
 
-async def abuse_never_reads(server: Server) -> None:
+async def abuse_never_reads(server: ServerProcess) -> None:
     """A spectator of a busy table that never reads is dropped; the table goes on."""
     port = server.port
     async with clients(port, 1) as (host,), clients(port, 1, rcvbuf=4096) as (sloth,):
@@ -411,7 +312,7 @@ async def abuse_never_reads(server: Server) -> None:
         for seat in SEATS:
             await host.send(type="add_bot", table=table, seat=seat, strategy="random")
             await host.expect("ok")
-        await server.wait_for_log(r"not reading, dropped", timeout=30)
+        await wait_for_log(server, r"not reading, dropped", timeout=30)
         # Now read what the kernel buffered: the stream must end (the server hung up).
         with trio.fail_after(20):
             while True:
@@ -420,18 +321,19 @@ async def abuse_never_reads(server: Server) -> None:
                     data = await sloth.stream.receive_some(65536)
                 if not data:
                     break
-        await host.still_open()
+        await still_open(host)
 
 
 @pytest.mark.subprocess
-async def test_server_survives_abuse_while_a_table_plays() -> None:
+async def test_server_survives_abuse_while_a_table_plays(tmp_path: Path) -> None:
     # The bots' move-time floor (fair play, not load) would stretch three matches of bots
     # past the time limit; this test is about abuse, so its bots answer at once.
-    server = Server("--bot-floor", "0")
+    server = ServerProcess(tmp_path, "--host", "127.0.0.1", "--hello-timeout",
+                           str(HELLO_TIMEOUT), "--bot-floor", "0", records=False)
     try:
         with trio.fail_after(90):
             await play_match(server.port, "warmup", seed=1, target=150)
-            before = server.rss_kib()
+            before = rss_kib(server)
             async with trio.open_nursery() as nursery:
                 # The good table paces itself so that its match spans the whole abuse.
                 nursery.start_soon(play_match, server.port, "good", 2, 300, 0.01)
@@ -444,12 +346,13 @@ async def test_server_survives_abuse_while_a_table_plays() -> None:
                 nursery.start_soon(abuse_never_reads, server)
             # Afterwards a newcomer says hello and plays a whole match normally.
             assert await play_match(server.port, "after", seed=3, target=300) > 0
-            after = server.rss_kib()
+            after = rss_kib(server)
     finally:
         server.stop()
-    problems = [line for line in server.log if "Traceback" in line or " ERROR " in line]
+    log = server.log().splitlines()
+    problems = [line for line in log if "Traceback" in line or " ERROR " in line]
     assert not problems, "\n".join(problems[:20])
-    assert any("flooding, closed" in line for line in server.log)
+    assert any("flooding, closed" in line for line in log)
     print(f"server RSS before abuse {before} KiB, after {after} KiB")
     assert after - before < MEMORY_MARGIN_KIB, (before, after)
 

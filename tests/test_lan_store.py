@@ -5,21 +5,15 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import re
-import signal
 import stat
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import pytest
 from jackal.cli.main import main
 from jackal.cli.paths import records_dir, state_dir
 from jackal.client.seat_store import FILE_NAME, MAX_INVITATIONS, SeatStore, server_key
-
-ROOT = Path(__file__).resolve().parent.parent
-
+from support.client import create_table
+from support.server import ServerProcess
 
 # --------------------------------------------------------------------------- the store
 
@@ -137,57 +131,15 @@ def test_server_key_and_state_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: 
 # --------------------------------------------------------------------------- serve records
 
 
-def _serve_until_listening(*extra: str) -> tuple[subprocess.Popen[bytes], list[str]]:
-    proc = subprocess.Popen([sys.executable, "-m", "jackal.cli.main", "serve", "--port", "0",
-                             *extra], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, cwd=ROOT,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    lines: list[str] = []
-    listening = threading.Event()
-
-    def read() -> None:
-        assert proc.stderr is not None
-        for raw in proc.stderr:
-            lines.append(raw.decode("utf-8", "replace").rstrip())
-            if "listening on" in lines[-1]:
-                listening.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    if not listening.wait(30):
-        proc.kill()
-        raise AssertionError("jackal serve did not start:\n" + "\n".join(lines))
-    return proc, lines
-
-
-def _create_table(port: int) -> None:
-    import socket
-
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock, \
-            sock.makefile("rb") as reader:
-        reader.readline()  # welcome
-        for msg in ({"type": "hello", "name": "ada", "id": 1},
-                    {"type": "create_table", "name": "evening", "id": 2}):
-            sock.sendall(json.dumps(msg).encode() + b"\n")
-            while json.loads(reader.readline()).get("id") != msg["id"]:
-                pass
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(20) == 0
-    assert proc.stderr is not None
-    proc.stderr.close()
-
-
 @pytest.mark.subprocess
 def test_serve_keeps_records_in_the_state_folder_by_default(
-        private_state_dir: Path) -> None:
-    proc, lines = _serve_until_listening()
+        private_state_dir: Path, tmp_path: Path) -> None:
+    server = ServerProcess(tmp_path, records=False)
     try:
-        port = int(re.findall(r"listening on \S+:(\d+)", "\n".join(lines))[-1])
-        _create_table(port)
+        create_table(server.port, {}, name="evening")
     finally:
-        _stop(proc)
+        assert server.stop() == 0
+    lines = server.log().splitlines()
     folder = private_state_dir / "jackal" / "records"
     assert any(f"match records in {folder}" in line for line in lines), lines
     files = list(folder.glob("*.jsonl"))
@@ -195,13 +147,14 @@ def test_serve_keeps_records_in_the_state_folder_by_default(
 
 
 @pytest.mark.subprocess
-def test_serve_with_no_records_keeps_none_and_says_so(private_state_dir: Path) -> None:
-    proc, lines = _serve_until_listening("--no-records")
+def test_serve_with_no_records_keeps_none_and_says_so(private_state_dir: Path,
+                                                      tmp_path: Path) -> None:
+    server = ServerProcess(tmp_path, "--no-records", records=False)
     try:
-        port = int(re.findall(r"listening on \S+:(\d+)", "\n".join(lines))[-1])
-        _create_table(port)
+        create_table(server.port, {}, name="evening")
     finally:
-        _stop(proc)
+        assert server.stop() == 0
+    lines = server.log().splitlines()
     assert any("keeping no match records" in line for line in lines), lines
     assert not (private_state_dir / "jackal").exists()
 

@@ -44,10 +44,10 @@ when no connection receives anything but keepalive for STALL_SECONDS.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import msgspec
 import pytest
@@ -59,6 +59,7 @@ from jackal.game.match import deal_seed
 from jackal.game.seats import SEATS, Seat
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
+from support.client import Msg, RawClient
 
 DEALS_WANTED = 1000
 #: The hang guard: the audit fails when no connection receives a line for this long.
@@ -76,50 +77,25 @@ def cards_named(line: bytes) -> set[str]:
             for rank, suit in CARD_RE.findall(line)}
 
 
-class RawClient:
-    """A bare line client over a real TCP stream: JSON dicts out, raw lines in."""
+class AuditClient(RawClient):
+    """The line client, counting what every connection receives (the watchdog's sign of
+    life) and waiting as long as the watchdog allows: a loaded machine is slow, not stuck."""
 
-    #: Lines (other than keepalive pings) received by every client so far: the audit's
-    #: sign of life (see watchdog).
+    #: Lines (other than keepalive pings) received by every client so far.
     received = 0
 
-    def __init__(self, stream: trio.SocketStream) -> None:
-        self.stream = stream
-        self.buf = b""
-        self.lines: list[bytes] = []
-
-    @classmethod
-    async def connect(cls, port: int, lines: list[bytes] | None = None) -> RawClient:
-        """A new connection; pass ``lines`` to continue an earlier connection's record."""
-        client = cls(await trio.open_tcp_stream("127.0.0.1", port))
-        if lines is not None:
-            client.lines = lines
-        return client
-
-    async def send(self, **msg: Any) -> None:
-        await self.stream.send_all(msgspec.json.encode(msg) + b"\n")
-
-    async def recv(self) -> dict[str, Any]:
-        """The next message; every received line is also kept in ``lines``."""
-        while b"\n" not in self.buf:
-            data = await self.stream.receive_some(65536)
-            if not data:
-                raise EOFError("server closed the connection")
-            self.buf += data
-        line, _, self.buf = self.buf.partition(b"\n")
-        self.lines.append(line)
-        if b'"ping"' not in line:  # keepalive would come from a stuck table too
-            RawClient.received += 1
-        msg: dict[str, Any] = msgspec.json.decode(line)
+    async def recv(self, timeout: float = math.inf) -> Msg:
+        msg = await super().recv(timeout)
+        if msg["type"] != "ping":  # keepalive would come from a stuck table too
+            AuditClient.received += 1
         return msg
 
-    async def expect(self, kind: str) -> dict[str, Any]:
-        """Read until a message of ``kind``; an ``error`` on the way fails the test."""
-        while True:
-            msg = await self.recv()
-            assert msg["type"] != "error", msg
-            if msg["type"] == kind:
-                return msg
+
+async def until(client: AuditClient, kind: str) -> Msg:
+    """Read until a message of ``kind``; an ``error`` on the way fails the test."""
+    msg = (await client.recv_until(lambda m: m["type"] in (kind, "error"), math.inf))[-1]
+    assert msg["type"] == kind, msg
+    return msg
 
 
 @dataclass
@@ -264,8 +240,8 @@ def audit_stream(seed: int, seat: Seat | None, lines: list[bytes],
             audit.snapshots += 1
 
 
-async def seat_loop(client: RawClient, seat: Seat, port: int, token: str, reclaim: bool,
-                    extra: list[RawClient], audit: Audit, seed: int, typed: Typed) -> None:
+async def seat_loop(client: AuditClient, seat: Seat, port: int, token: str, reclaim: bool,
+                    extra: list[AuditClient], audit: Audit, seed: int, typed: Typed) -> None:
     """Play this seat's turns, each from its ``your_turn`` alone, until match_ended.
 
     North asks for a hint on its first turn of deal 1 and plays the card it names (on a
@@ -329,12 +305,14 @@ async def seat_loop(client: RawClient, seat: Seat, port: int, token: str, reclai
             if reclaim and msg["deal"] == 2 and msg["play"] == 4:
                 reclaim = False
                 await client.stream.aclose()
-                client = await RawClient.connect(port, lines=client.lines)
+                lines = client.lines  # the new connection's lines go on in the same stream
+                client = await AuditClient.connect(port)
+                lines.extend(client.lines)
+                client.lines = lines
                 extra.append(client)
-                await client.expect("welcome")
                 await client.send(type="hello", name=typing("n"), token=token)
-                assert (await client.expect("hello_ok"))["seat"] == seat
-                state = await client.expect("table_state")
+                assert (await until(client, "hello_ok"))["seat"] == seat
+                state = await until(client, "table_state")
                 assert state["turn"] == seat and state["deal"] == 2, state
                 continue  # its your_turn comes next
             # Vary the choice so rows differ between tables: cycle through the hand.
@@ -347,11 +325,9 @@ async def seat_loop(client: RawClient, seat: Seat, port: int, token: str, reclai
             await client.send(type="ready")
         elif kind == "match_ended":
             return
-        elif kind == "ping":
-            await client.send(type="pong")
 
 
-async def spectator_loop(client: RawClient, plays_seen: trio.Event | None = None) -> None:
+async def spectator_loop(client: AuditClient, plays_seen: trio.Event | None = None) -> None:
     """Watch to the end of the match; set ``plays_seen`` after the 10th play of deal 1."""
     plays = 0
     while True:
@@ -362,22 +338,19 @@ async def spectator_loop(client: RawClient, plays_seen: trio.Event | None = None
                 plays_seen.set()
         if msg["type"] == "match_ended":
             return
-        if msg["type"] == "ping":
-            await client.send(type="pong")
 
 
 async def late_spectator(port: int, table: str, plays_seen: trio.Event,
-                         streams: list[Stream], extra: list[RawClient]) -> None:
+                         streams: list[Stream], extra: list[AuditClient]) -> None:
     """Start watching in the middle of deal 1: the snapshot must show rows, no hand."""
     await plays_seen.wait()
-    client = await RawClient.connect(port)
+    client = await AuditClient.connect(port)
     extra.append(client)
-    await client.expect("welcome")
     await client.send(type="hello", name="latecomer")
-    await client.expect("hello_ok")
+    await until(client, "hello_ok")
     await client.send(type="spectate", table=table)
     streams.append((None, client.lines))
-    await client.expect("table_state")
+    await until(client, "table_state")
     await client.send(type="sync")  # a second mid-deal snapshot, audited the same way
     await spectator_loop(client)
 
@@ -389,28 +362,27 @@ async def play_match(port: int, seed: int, bots: tuple[Seat, ...], audit: Audit)
     seat in the middle of deal 2, so mid-deal snapshots are audited too.
     """
     humans = [seat for seat in SEATS if seat not in bots]
-    clients = {seat: await RawClient.connect(port) for seat in humans}
-    watcher = await RawClient.connect(port)
-    everyone: list[tuple[Seat | None, RawClient]] = [*clients.items(), (None, watcher)]
-    extra: list[RawClient] = []
+    clients = {seat: await AuditClient.connect(port) for seat in humans}
+    watcher = await AuditClient.connect(port)
+    everyone: list[tuple[Seat | None, AuditClient]] = [*clients.items(), (None, watcher)]
+    extra: list[AuditClient] = []
     tokens: dict[Seat, str] = {}
     typed: Typed = {seat: set() for seat in SEATS}
     try:
         for seat, client in everyone:
-            await client.expect("welcome")
             await client.send(type="hello", name=f"audit-{seat or 'spec'}")
-            await client.expect("hello_ok")
+            await until(client, "hello_ok")
         await watcher.send(type="create_table", name=f"audit{seed}", target=TARGET, seed=seed,
                            hints=seed % 2 == 1, id="c")
-        table = (await watcher.expect("table_created"))["table"]
+        table = (await until(watcher, "table_created"))["table"]
         await watcher.send(type="spectate", table=table)
-        await watcher.expect("table_state")
+        await until(watcher, "table_state")
         for seat in bots:
             await watcher.send(type="add_bot", table=table, seat=seat, strategy="random")
-            await watcher.expect("ok")
+            await until(watcher, "ok")
         for seat, client in clients.items():
             await client.send(type="join", table=table, seat=seat)
-            tokens[seat] = (await client.expect("joined"))["token"]
+            tokens[seat] = (await until(client, "joined"))["token"]
         for client in clients.values():
             await client.send(type="ready")
         streams: list[Stream] = [(seat, client.lines) for seat, client in everyone]
@@ -448,12 +420,12 @@ async def watchdog(progress: Callable[[], int], stall_seconds: float) -> None:
 async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
     audit = Audit()
     config = ServerConfig(host="127.0.0.1", port=0, rate_per_second=1000.0, rate_burst=1000.0)
-    RawClient.received = 0
+    AuditClient.received = 0
     async with trio.open_nursery() as server:
         port = await server.start(serve, config)
         # Instead of a deadline for the whole audit, which a busy machine can miss:
         # the traffic must keep moving.
-        server.start_soon(watchdog, lambda: RawClient.received, STALL_SECONDS)
+        server.start_soon(watchdog, lambda: AuditClient.received, STALL_SECONDS)
         seeds = iter(range(1, 10_000))
 
         async def worker() -> None:

@@ -7,8 +7,6 @@ import logging
 import os
 import re
 import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -24,9 +22,7 @@ from jackal.server.restore import restore_tables
 from jackal.server.tokens import hash_token
 from support.client import RawClient, open_table, play_out, ready_all, seat_four
 from support.records import record_match, rewrite
-from support.server import running_server
-
-ROOT = Path(__file__).resolve().parent.parent
+from support.server import ServerProcess, running_server
 
 
 def _events(path: Path) -> list[dict[str, Any]]:
@@ -78,50 +74,12 @@ async def test_a_match_is_recorded_and_replayed(tmp_path: Path, run_jackal: Any)
     assert result.returncode == 2 and "jackal replay" in result.stderr
 
 
-class ServerProcess:
-    """``jackal serve`` in a subprocess; its log goes to a file we poll for the port."""
-
-    def __init__(self, records: Path, log: Path) -> None:
-        self.log = log
-        self.handle = log.open("ab")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "jackal.cli.main", "serve", "--port", "0",
-             "--records", str(records), "--between-deals", "0.2"],
-            stdout=self.handle, stderr=self.handle, cwd=ROOT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        self.seen = log.stat().st_size if log.exists() else 0
-
-    async def port(self) -> int:
-        with trio.fail_after(20):
-            while True:
-                text = self.log.read_text(errors="replace")
-                found = re.findall(r"listening on 127\.0\.0\.1:(\d+)", text)
-                if len(found) > 0 and text.count("listening on") > self._starts_before:
-                    return int(found[-1])
-                if self.proc.poll() is not None:
-                    raise AssertionError(f"server exited: {text}")
-                await trio.sleep(0.05)
-
-    _starts_before = 0
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
-        self.handle.close()
-
-    def stop(self) -> int:
-        self.proc.send_signal(signal.SIGTERM)
-        code = self.proc.wait(10)
-        self.handle.close()
-        return code
-
-
 @pytest.mark.subprocess
 async def test_crash_recovery_after_sigkill(tmp_path: Path) -> None:
-    records, log = tmp_path / "records", tmp_path / "server.log"
-    server = ServerProcess(records, log)
+    server = ServerProcess(tmp_path, "--between-deals", "0.2")
+    records = server.records
     try:
-        port = await server.port()
+        port = server.port
         _, table = await open_table(port, target=300, seed=4242)
         clients = await seat_four(port, table)
         await ready_all(clients)
@@ -149,9 +107,7 @@ async def test_crash_recovery_after_sigkill(tmp_path: Path) -> None:
                            if m["type"] == "played" and m["seat"] == s][8:] for s in "NESW"}
         scores_before = next(m for m in clients[0].log if m["type"] == "deal_ended")["scores"]
         # Restart on the same records directory.
-        server = ServerProcess(records, log)
-        server._starts_before = 1
-        port = await server.port()
+        port = server.start()
         back = []
         for old in clients:
             client = await RawClient.connect(port, old.name)
@@ -173,9 +129,8 @@ async def test_crash_recovery_after_sigkill(tmp_path: Path) -> None:
         assert ended[0]["deal"] == 2
         assert server.stop() == 0
     finally:
-        if server.proc.poll() is None:
-            server.proc.kill()
-    text = log.read_text()
+        server.stop()
+    text = server.log()
     assert "restored" in text
     # Each thing is logged once: no line twice, and the deal under way at the crash is
     # not logged as starting again after the restart.
@@ -195,18 +150,17 @@ async def test_crash_recovery_after_sigkill(tmp_path: Path) -> None:
 @pytest.mark.subprocess
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 async def test_sigterm_or_ctrl_c_sends_server_shutdown(tmp_path: Path, signum: int) -> None:
-    server = ServerProcess(tmp_path / "records", tmp_path / "server.log")
+    server = ServerProcess(tmp_path, "--between-deals", "0.2")
     try:
-        port = await server.port()
-        client = await RawClient.connect(port, "c")
+        client = await RawClient.connect(server.port, "c")
         await client.hello()
+        assert server.proc is not None
         server.proc.send_signal(signum)
         got = await client.eof()
         assert got[-1]["type"] == "server_shutdown"
         assert server.proc.wait(10) == 0
     finally:
-        if server.proc.poll() is None:
-            server.proc.kill()
+        server.stop()
 
 
 def test_restore_between_deals_and_with_a_torn_last_line(tmp_path: Path) -> None:
@@ -322,7 +276,7 @@ def test_serve_on_a_taken_port_fails_with_one_line(run_jackal: Any) -> None:
 @pytest.mark.subprocess
 async def test_serve_starts_past_a_corrupt_record(tmp_path: Path) -> None:
     """A real ``jackal serve`` on a folder with a corrupt record and a good one."""
-    records, log = tmp_path / "records", tmp_path / "server.log"
+    records = tmp_path / "records"  # ServerProcess(tmp_path)'s records folder
     records.mkdir()
     good = record_match(records, table_id="t1", seed=5, target=300,
                         until=lambda t: t.match.deal is not None
@@ -330,20 +284,18 @@ async def test_serve_starts_past_a_corrupt_record(tmp_path: Path) -> None:
     bad = record_match(records, table_id="t2", seed=6, target=300,
                        until=lambda t: t.status == "playing")
     bad.path.write_bytes(bad.path.read_bytes().replace(b'"target":300', b'"target":Infinity'))
-    server = ServerProcess(records, log)
+    server = ServerProcess(tmp_path, "--between-deals", "0.2")
     try:
-        port = await server.port()
-        client = await RawClient.connect(port, "pN")
+        client = await RawClient.connect(server.port, "pN")
         ok = await client.hello(token=good.tokens[Seat.N])
         assert ok["table"] == "t1" and ok["seat"] == "N"
         state = await client.wait_type("table_state")
         assert state["status"] == "playing" and sum(map(len, state["rows"].values())) == 10
         assert server.stop() == 0
     finally:
-        if server.proc.poll() is None:
-            server.proc.kill()
-    about = [line for line in log.read_text().splitlines() if bad.path.name in line]
-    assert len(about) == 1 and "moved aside" in about[0] and "Traceback" not in log.read_text()
+        server.stop()
+    about = [line for line in server.log().splitlines() if bad.path.name in line]
+    assert len(about) == 1 and "moved aside" in about[0] and "Traceback" not in server.log()
     assert (records / (bad.path.name + ".corrupt")).exists()
 
 

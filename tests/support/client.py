@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Self
 
 import trio
 
@@ -27,6 +27,8 @@ class RawClient:
         self.name = name
         self._buf = b""
         self.log: list[Msg] = []
+        #: The same, as the raw lines that came (for checks over the bytes).
+        self.lines: list[bytes] = []
         self._next_id = 0
         self.closed = False
         self.seat: str | None = None
@@ -38,13 +40,22 @@ class RawClient:
         self.auto_pong = True
 
     @classmethod
-    async def connect(cls, port: int, name: str = "", local: str | None = None) -> RawClient:
-        """A new connection to 127.0.0.1; ``local`` (e.g. ``"127.0.0.2"``) makes it come
-        from another address of the loopback network, as another machine would."""
-        stream = await trio.open_tcp_stream("127.0.0.1", port, local_address=local)
+    async def connect(cls, port: int, name: str = "", local: str | None = None, *,
+                      rcvbuf: int | None = None) -> Self:
+        """A new connection to 127.0.0.1 whose welcome is read; ``local`` (e.g.
+        ``"127.0.0.2"``) makes it come from another address of the loopback network, as
+        another machine would; ``rcvbuf`` shrinks its receive buffer (a slow reader)."""
+        if rcvbuf is None:
+            stream = await trio.open_tcp_stream("127.0.0.1", port, local_address=local)
+        else:
+            sock = trio.socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)  # before connect
+            if local is not None:
+                await sock.bind((local, 0))
+            await sock.connect(("127.0.0.1", port))
+            stream = trio.SocketStream(sock)
         client = cls(stream, name)
-        welcome = await client.recv()
-        assert welcome["type"] == "welcome", welcome
+        await client.expect("welcome")
         return client
 
     async def send_raw(self, data: bytes) -> None:
@@ -63,6 +74,7 @@ class RawClient:
                     raise EOFError(f"{self.name}: connection closed")
                 self._buf += data
             line, _, self._buf = self._buf.partition(b"\n")
+        self.lines.append(line)
         msg: Msg = json.loads(line)
         self.log.append(msg)
         if msg["type"] == "ping" and self.auto_pong:
@@ -83,6 +95,12 @@ class RawClient:
                 got.append(msg)
                 if predicate(msg):
                     return got
+
+    async def expect(self, kind: str, timeout: float = 10.0) -> Msg:
+        """The next message, which must be of type ``kind``."""
+        msg = await self.recv(timeout)
+        assert msg["type"] == kind, msg
+        return msg
 
     async def wait_type(self, kind: str, timeout: float = 10.0) -> Msg:
         return (await self.recv_until(lambda m: m["type"] == kind, timeout))[-1]
@@ -111,12 +129,12 @@ class RawClient:
         return reply
 
     async def eof(self, timeout: float = 10.0) -> list[Msg]:
-        """Read until the server closes; return what came before."""
+        """Read until the server closes (or resets); return what came before."""
         got: list[Msg] = []
         try:
             while True:
                 got.append(await self.recv(timeout))
-        except EOFError:
+        except (EOFError, trio.BrokenResourceError):
             return got
 
     async def aclose(self) -> None:

@@ -72,14 +72,19 @@ class ServerProcess:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(TIMEOUT)
 
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
+    def stop(self) -> int | None:
+        """SIGTERM (SIGKILL if it hangs); returns the exit status (None: never started).
+        Stopping a server that has already ended only returns its status."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(TIMEOUT)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(TIMEOUT)
+        return self.proc.returncode
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")

@@ -19,7 +19,7 @@ from ..game.errors import MalformedInput
 from ..game.seats import SEATS, Seat, Team
 from ..protocol.text import escape_text
 from .program_clock import add_program_clock
-from .terminal import configure_logging
+from .terminal import configure_logging, counted
 
 EPILOG = """\
 examples:
@@ -227,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
         verdict = "won" if result.won else "lost"
         print(escape_text(f"match over at table {result.table}: {result.seat} {verdict}; "
                         f"NS {result.scores.get(Team.NS, 0)}, EW {result.scores.get(Team.EW, 0)} "
-                        f"after {result.deals} deals"))
+                        f"after {counted(result.deals, 'deal')}"))
         if hosted is not None:
             print(f"moves the fallback played: {hosted.fault_summary()}")
         return 0

@@ -11,7 +11,7 @@ import sys
 
 from ..protocol.text import escape_text
 
-__all__ = ["EscapingFormatter", "configure_logging", "printable"]
+__all__ = ["EscapingFormatter", "configure_logging", "counted", "printable"]
 
 LOG_FORMAT = "%(asctime)s %(name)s %(levelname)s %(message)s"
 
@@ -36,3 +36,8 @@ def printable(lines: str) -> str:
     a line can clear the screen, retitle the window or reorder what is shown."""
     return "\n".join(escape_text(line) for line in lines.split("\n"))
 
+
+
+def counted(number: int, noun: str) -> str:
+    """``1 deal``, ``3 deals``: a count with its noun (a regular plural)."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

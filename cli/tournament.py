@@ -44,7 +44,7 @@ from ..game.errors import MalformedInput
 from ..protocol.text import escape_text
 from ..server.config import BOT_FLOOR_SECONDS
 from .program_clock import add_program_clock
-from .terminal import configure_logging, printable
+from .terminal import configure_logging, counted, printable
 
 #: Largest seed: board b's seed S+b must fit the protocol's 63-bit seed.
 MAX_SEED = 2**62
@@ -418,7 +418,8 @@ def as_text(ranked: list[Standing], tables: int, boards: int, seed: int,
             elapsed: float) -> str:
     """The standings as a table for people: every column at least two spaces from the
     next, whatever its numbers (negative ones, wide ones)."""
-    lines = [f"{len(ranked)} entries, {boards} boards each way round: {tables} tables in "
+    lines = [f"{len(ranked)} entries, {counted(boards, 'board')} each way round: "
+             f"{counted(tables, 'table')} in "
              f"{elapsed:.1f} s; seed {seed} (--seed {seed} plays the same boards again)", ""]
     header = ["#", "entry", "kind", "boards", "tables", "VP/table", "net",
               "win rate [95% CI]", "info eff [95% CI]", "faults"]

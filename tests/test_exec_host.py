@@ -59,7 +59,7 @@ async def test_example_events_bot_tells_the_story_of_the_match(server_port: int)
                          "--target", "60", "--opponents", "beginner", cwd=ROOT)
     out, err = _finished(done)
     assert "moves the fallback played: none" in out
-    deals = int(re.search(r"after (\d+) deals", out).group(1))  # type: ignore[union-attr]
+    deals = int(re.search(r"after (\d+) deals?", out).group(1))  # type: ignore[union-attr]
     for deal in range(1, deals + 1):
         assert f"deal {deal}: we play none, they play beginner" in err
         assert re.search(rf"^deal {deal}: penalties NS \d+, EW \d+; \w+ wins$", err, re.M)
@@ -487,7 +487,7 @@ async def test_a_perl_program_opted_in_to_events_sees_results_and_its_custom_car
     assert "exited with status" not in err  # the program's own checks passed
     verdict = json.loads((tmp_path / "verdict.json").read_text())
     assert verdict["problems"] == [] and verdict["card"] == "perl-house"
-    deals = int(re.search(r"after (\d+) deals", out).group(1))  # type: ignore[union-attr]
+    deals = int(re.search(r"after (\d+) deals?", out).group(1))  # type: ignore[union-attr]
     assert verdict["deals_ended"] == list(range(1, deals + 1))
     seen = verdict["seen"]
     assert seen["convention_cards"] == seen["deal_started"] == deals

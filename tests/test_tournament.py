@@ -131,6 +131,7 @@ def test_a_tournament_with_a_broken_entry_completes_and_its_records_rescore(
         "--bot-floor", "0.02",
         "--results", str(results), "--records", str(records), timeout=170)
     assert done.returncode == 0, done.stderr
+    assert "6 entries, 1 board each way round: 30 tables in " in done.stdout
     report = json.loads(results.read_text())
     standings = {row["name"]: row for row in report["standings"]}
     everyone = [*names, "stdin", "broken"]

@@ -1,29 +1,45 @@
-"""A table's pause: who asked, who agreed, and the clocks it froze.
-
-Any person seated may ask for a pause while the match is on; once every person seated
-and connected has agreed (the asker included), the table is paused: the turn clock and
-the between-deal countdown stop where they were, and server-side bots wait. Any of them
-ends it (``resume``), which also withdraws a request not yet agreed to; the clocks then
-go on with the seconds they had left.
-
-A pause is not a channel between partners: a request carries no text, during a deal a
-seat may ask only on its own turn (asking on partner's turn could say "think twice"),
-and each seat asks at most :data:`MAX_REQUESTS` times a match. Pure: no I/O.
-"""
+"""A table's pause, a part the table owns: who asked, who agreed, and the seconds the
+turn clock and the between-deal countdown had left when everyone agreed. Any person
+seated ends it, and the clocks go on from there. The rules are docs/PROTOCOL.md's
+(``pause``, ``resume``). Pure: no I/O."""
 
 from __future__ import annotations
 
-from ..game.seats import SEATS, Seat
-from ..protocol.messages import PauseInfo
+from typing import Protocol
 
-__all__ = ["MAX_REQUESTS", "PauseVote"]
+from ..game.match import Match
+from ..game.seats import SEATS, Seat
+from ..protocol.errors import ErrorCode, ProtocolError
+from ..protocol.messages import MessageId, PauseInfo, PauseState
+from .seating import Outbox, Peer, Seating, SeatSlot, Status
+from .turn_clock import TurnClock
+
+__all__ = ["MAX_REQUESTS", "PauseVote", "PausingTable"]
 
 #: Pauses one seat may ask for in a match.
 MAX_REQUESTS = 3
 
 
+class PausingTable(Protocol):
+    """What the pause reads of the table that owns it (and the clocks it stops)."""
+
+    status: Status
+    match: Match
+    now: float
+    #: Bumped when the clocks stop or go on: a bot's decision made meanwhile is stale.
+    version: int
+    between_deadline: float | None
+    clock: TurnClock
+    seating: Seating
+    seats: dict[Seat, SeatSlot]
+
+
 class PauseVote:
-    """The request, the agreement, and (while paused) the seconds each clock had left."""
+    """The request, the agreement, and (while paused) the seconds each clock had left.
+
+    The table passes itself to each call rather than being kept here (no reference
+    cycle; see :class:`.disclosure.Disclosure`).
+    """
 
     def __init__(self) -> None:
         self.asked_by: Seat | None = None
@@ -63,3 +79,93 @@ class PauseVote:
             return None
         return PauseInfo(paused=self.paused, asked_by=self.asked_by,
                          agreed=[seat for seat in SEATS if seat in self.agreed])
+
+    # ------------------------------------------------------------------ at the table
+
+    def request(self, table: PausingTable, peer: Peer, req_id: MessageId | None) -> Outbox:
+        """``peer`` asks for a pause, or agrees to the one asked for."""
+        seat = table.seating.require_seat(peer).seat
+        if table.status not in ("playing", "between_deals"):
+            raise ProtocolError(ErrorCode.NOT_ALLOWED,
+                                "a pause is for a match in progress (no clock runs now)")
+        if self.paused:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "the table is paused already")
+        if not self.active:
+            # Not a channel between partners: on partner's turn a request could say
+            # "think twice", and a seat asking again and again could count out a signal.
+            deal = table.match.deal
+            if table.status == "playing" and deal is not None and deal.turn is not seat:
+                raise ProtocolError(ErrorCode.NOT_YOUR_TURN,
+                                    "during a deal you may ask for a pause on your own "
+                                    "turn only (or agree to one asked for)")
+            if self.requests.get(seat, 0) >= MAX_REQUESTS:
+                raise ProtocolError(ErrorCode.NOT_ALLOWED,
+                                    f"each seat asks for at most {MAX_REQUESTS} pauses "
+                                    f"a match")
+            self.ask(seat)
+        else:
+            self.agreed.add(seat)
+        self._settle(table)
+        return self._news(table, seat, peer, req_id)
+
+    def end(self, table: PausingTable, peer: Peer, req_id: MessageId | None) -> Outbox:
+        """``peer`` ends the pause, or withdraws the request for one (the table then
+        starts the next deal if it was only waiting for the pause)."""
+        seat = table.seating.require_seat(peer).seat
+        if not self.active:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "no pause is asked for")
+        self._lift(table)
+        return self._news(table, seat, peer, req_id)
+
+    def seat_went(self, table: PausingTable, seat: Seat) -> Outbox:
+        """The person at ``seat`` went away (a drop, a leave): their agreement goes, and
+        the others may now all have agreed. The caller then starts the next deal if the
+        pause ended between deals."""
+        if self.paused and all(slot.kind == "bot" for slot in table.seats.values()):
+            # Everyone left for good (a bot plays each seat, which nobody can take):
+            # nobody could resume, and spectators would watch a table stopped for ever.
+            self._lift(table)
+            return self._news(table, seat)
+        if not self.active or self.paused:
+            return []
+        self.agreed.discard(seat)
+        if not self.agreed:
+            self.clear()
+        else:
+            self._settle(table)
+        return self._news(table, seat)
+
+    def _lift(self, table: PausingTable) -> None:
+        """No pause any more: the clocks go on with the seconds they had left."""
+        if self.paused:
+            table.clock.deadline = _after(table.now, self.turn_left)
+            table.between_deadline = _after(table.now, self.between_left)
+            table.version += 1
+        self.clear()
+
+    def _settle(self, table: PausingTable) -> None:
+        """Pause the table once every person here agreed: the clocks stop where they are."""
+        if not self.everyone_agreed(table.seating.present()):
+            return
+        self.paused = True
+        self.turn_left = table.clock.running_left(table.now)
+        self.between_left = None if table.between_deadline is None else max(
+            0.0, table.between_deadline - table.now)
+        table.clock.deadline = table.between_deadline = None
+        table.version += 1  # a bot thinking now plays after the pause, not during it
+
+    def _news(self, table: PausingTable, seat: Seat, peer: Peer | None = None,
+              req_id: MessageId | None = None) -> Outbox:
+        """``pause_state`` to everyone here (``peer``'s copy is its reply)."""
+        info = self.info()
+        news = PauseState(seat=seat, paused=info.paused if info else False,
+                          asked_by=info.asked_by if info else None,
+                          agreed=info.agreed if info else [])
+        own = PauseState(id=req_id, seat=seat, paused=news.paused, asked_by=news.asked_by,
+                         agreed=news.agreed)
+        return [(each, own if each is peer else news) for each, _ in table.seating.audience()]
+
+
+def _after(now: float, left: float | None) -> float | None:
+    """The deadline of a clock that had ``left`` seconds when it was frozen."""
+    return None if left is None else now + left

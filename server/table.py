@@ -31,7 +31,6 @@ from ..protocol.messages import (
     MatchEnded,
     MessageId,
     Ok,
-    PauseState,
     Played,
     PlayerBack,
     PlayerGone,
@@ -46,7 +45,7 @@ from . import views
 from .chat import TableChat, chat_message
 from .deal_summary import DealSummaries, ExpertJob
 from .disclosure import Disclosure, PendingQuestion
-from .pause import MAX_REQUESTS, PauseVote
+from .pause import PauseVote
 from .record_events import ExpertEvent, SeatEvent
 from .recording import PlayedBy, Recorder, Recording
 from .seating import Outbox, Peer, Seating, SeatSlot, Status
@@ -350,7 +349,7 @@ class Table:
             out += self.seating.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
             out += self.seating.broadcast(BotTakeover(seat=slot.seat, strategy=strategy),
                                            skip=peer)
-            return out + self._seat_went(slot.seat) + self._maybe_next_deal_now()
+            return out + self.pausing.seat_went(self, slot.seat) + self._maybe_next_deal_now()
         self.recording.seat(slot)
         out += self.seating.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
         return out
@@ -424,7 +423,7 @@ class Table:
         if self.status == "waiting":
             slot.ready = False
         return self.seating.broadcast(PlayerGone(seat=seat, seconds=self.options.hold_seconds)
-                                      ) + self._seat_went(seat)
+                                      ) + self.pausing.seat_went(self, seat)
 
     def reclaim(self, peer: Peer, seat: Seat, now: float | None = None,
                 host: str | None = None) -> Outbox:
@@ -586,88 +585,12 @@ class Table:
     def pause(self, peer: Peer, now: float, req_id: MessageId | None = None) -> Outbox:
         """Ask for a pause, or agree to the one asked for (see :mod:`.pause`)."""
         self._tick_clock(now)
-        seat = self.seating.require_seat(peer).seat
-        vote = self.pausing
-        if self.status not in ("playing", "between_deals"):
-            raise ProtocolError(ErrorCode.NOT_ALLOWED,
-                                "a pause is for a match in progress (no clock runs now)")
-        if vote.paused:
-            raise ProtocolError(ErrorCode.NOT_ALLOWED, "the table is paused already")
-        if not vote.active:
-            deal = self.match.deal
-            if self.status == "playing" and deal is not None and deal.turn is not seat:
-                raise ProtocolError(ErrorCode.NOT_YOUR_TURN,
-                                    "during a deal you may ask for a pause on your own "
-                                    "turn only (or agree to one asked for)")
-            if vote.requests.get(seat, 0) >= MAX_REQUESTS:
-                raise ProtocolError(ErrorCode.NOT_ALLOWED,
-                                    f"each seat asks for at most {MAX_REQUESTS} pauses "
-                                    f"a match")
-            vote.ask(seat)
-        else:
-            vote.agreed.add(seat)
-        self._settle_pause()
-        return self._pause_news(seat, peer, req_id)
+        return self.pausing.request(self, peer, req_id)
 
     def end_pause(self, peer: Peer, now: float, req_id: MessageId | None = None) -> Outbox:
         """End the pause, or withdraw the request for one."""
         self._tick_clock(now)
-        seat = self.seating.require_seat(peer).seat
-        vote = self.pausing
-        if not vote.active:
-            raise ProtocolError(ErrorCode.NOT_ALLOWED, "no pause is asked for")
-        self._lift_pause()
-        return self._pause_news(seat, peer, req_id) + self._maybe_next_deal_now()
-
-    def _lift_pause(self) -> None:
-        """No pause any more: the clocks go on with the seconds they had left."""
-        vote = self.pausing
-        if vote.paused:
-            self.clock.deadline = _after(self.now, vote.turn_left)
-            self.between_deadline = _after(self.now, vote.between_left)
-            self.version += 1
-        vote.clear()
-
-    def _settle_pause(self) -> None:
-        """Pause the table once every person here agreed: the clocks stop where they are."""
-        vote = self.pausing
-        if not vote.everyone_agreed(self.seating.present()):
-            return
-        vote.paused = True
-        vote.turn_left = self.clock.running_left(self.now)
-        vote.between_left = None if self.between_deadline is None else max(
-            0.0, self.between_deadline - self.now)
-        self.clock.deadline = self.between_deadline = None
-        self.version += 1  # a bot thinking now plays after the pause, not during it
-
-    def _pause_news(self, seat: Seat, peer: Peer | None = None,
-                    req_id: MessageId | None = None) -> Outbox:
-        """``pause_state`` to everyone here (``peer``'s copy is its reply)."""
-        info = self.pausing.info()
-        news = PauseState(seat=seat, paused=info.paused if info else False,
-                          asked_by=info.asked_by if info else None,
-                          agreed=info.agreed if info else [])
-        own = PauseState(id=req_id, seat=seat, paused=news.paused, asked_by=news.asked_by,
-                         agreed=news.agreed)
-        return [(each, own if each is peer else news) for each, _ in self.seating.audience()]
-
-    def _seat_went(self, seat: Seat) -> Outbox:
-        """The person at ``seat`` went away (a drop, a leave): their agreement goes, and
-        the others may now all have agreed."""
-        vote = self.pausing
-        if vote.paused and all(slot.kind == "bot" for slot in self.seats.values()):
-            # Everyone left for good (a bot plays each seat, which nobody can take):
-            # nobody could resume, and spectators would watch a table stopped for ever.
-            self._lift_pause()
-            return self._pause_news(seat) + self._maybe_next_deal_now()
-        if not vote.active or vote.paused:
-            return []
-        vote.agreed.discard(seat)
-        if not vote.agreed:
-            vote.clear()
-        else:
-            self._settle_pause()
-        return self._pause_news(seat)
+        return self.pausing.end(self, peer, req_id) + self._maybe_next_deal_now()
 
     # ------------------------------------------------------------------ chat
 
@@ -907,7 +830,3 @@ class Table:
             creator=self.options.creator, allow_spectators=self.options.allow_spectators,
             chat=self.chat, pause=self.pausing.info())
 
-
-def _after(now: float, left: float | None) -> float | None:
-    """The deadline of a clock that had ``left`` seconds when it was frozen."""
-    return None if left is None else now + left

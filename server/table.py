@@ -24,7 +24,6 @@ from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
     BotTakeover,
     ChatLine,
-    Clock,
     Error,
     ExpertCost,
     Joined,
@@ -169,13 +168,13 @@ class Table:
         self._tick_clock(now)
         out = self.disclosure.ask(self, peer, target, text, index, req_id)
         seat = self.seating.seat_of(peer)
-        return out if seat is None else out + self._stop_clock_for_question(seat)
+        return out if seat is None else out + self.clock.stop_for_question(self, seat)
 
     def answer(self, peer: Peer, qid: str, text: str,
                req_id: MessageId | None = None, now: float | None = None) -> Outbox:
         """An answer; the asker's clock runs again once nothing it asked is open."""
         self._tick_clock(now)
-        return self.disclosure.answer(self, peer, qid, text, req_id) + self._resume_clock()
+        return self.disclosure.answer(self, peer, qid, text, req_id) + self.clock.run_again(self)
 
     # ------------------------------------------------------------------ records
 
@@ -212,7 +211,7 @@ class Table:
             table.status = "playing"
             # The turn's clock starts again, in full: a restart is nobody's fault, and
             # the seat to play may need the time to come back first.
-            table._arm_clock()
+            table.clock.arm(table)
         elif started:
             table.status = "between_deals"
             table.between_deadline = now + options.between_deals_seconds
@@ -276,7 +275,7 @@ class Table:
         server-side bot plays has no connection to send it to)."""
         # The clock starts now for a human seat when the table has one: ``turn`` and
         # ``your_turn`` say how long it has.
-        seconds = self._arm_clock(grace)
+        seconds = self.clock.arm(self, grace)
         msg = Turn(seat=turn, seconds=seconds)
         out: Outbox = [(peer, msg) for peer, _ in audience]
         peer = self.seats[turn].peer
@@ -336,7 +335,7 @@ class Table:
             return out
         slot = self.seating.require_seat(peer)
         self.disclosure.drop_questions(slot.seat)
-        out += self._resume_clock()  # the leaver may be the one its asker waits for
+        out += self.clock.run_again(self)  # the leaver may be the one its asker waits for
         in_match = self.in_match
         self.seating.leave(slot, in_match)
         self.version += 1
@@ -345,7 +344,7 @@ class Table:
             slot.kind, slot.name, slot.strategy = "bot", f"{strategy} bot", strategy
             slot.ready = True
             self.recording.seat(slot)
-            self._stop_clock_of(slot.seat)
+            self.clock.bot_plays(self, slot.seat)
             out += self.seating.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
             out += self.seating.broadcast(BotTakeover(seat=slot.seat, strategy=strategy),
                                            skip=peer)
@@ -452,7 +451,7 @@ class Table:
         if was_bot:
             slot.strategy = None
             # Back from a substitute on their own turn: a fresh clock for the player.
-            self._arm_clock()
+            self.clock.arm(self)
         self.version += 1
         out += self.state_for(peer, seat)
         winner = self.match.winner
@@ -495,7 +494,7 @@ class Table:
             elif self.options.bot_takeover:
                 slot.takeover = True
                 slot.strategy = self.substitute(slot.seat)
-                self._stop_clock_of(slot.seat)
+                self.clock.bot_plays(self, slot.seat)
                 self.version += 1
                 out += self.seating.broadcast(BotTakeover(seat=slot.seat,
                                                            strategy=slot.strategy))
@@ -505,7 +504,7 @@ class Table:
             out += self._start_deal()
         stop_ends = self.clock.stop_ends()
         if stop_ends is not None and not self.pausing.paused and now >= stop_ends:
-            out += self._resume_clock(force=True)  # waited as long as it may this turn
+            out += self.clock.run_again(self, force=True)  # waited as long as it may this turn
         deal = self.match.deal
         if self.clock.deadline is not None and now >= self.clock.deadline \
                 and self.status == "playing" and deal is not None and deal.turn is not None:
@@ -521,64 +520,6 @@ class Table:
     def _tick_clock(self, now: float | None) -> None:
         if now is not None:
             self.now = max(self.now, now)
-
-    def _arm_clock(self, grace: float = 0.0) -> float | None:
-        """Start the clock of the seat to play if it is a human's (and the table has
-        one), with ``grace`` seconds more; returns the seconds it has."""
-        self.clock.clear()
-        limit = self.options.turn_seconds
-        deal = self.match.deal
-        if not limit or self.status != "playing" or deal is None or deal.turn is None:
-            return None
-        if self.seats[deal.turn].bot_controlled:
-            return None
-        if self.pausing.paused:  # it runs, in full, once the pause ends
-            self.clock.budget = limit
-            self.pausing.turn_left = limit + grace
-        else:
-            self.clock.start(self.now, limit + grace, limit)
-        return limit + grace
-
-    def _stop_clock_of(self, seat: Seat) -> None:
-        """``seat`` is now played by a bot: a clock running for it stops."""
-        deal = self.match.deal
-        if deal is not None and deal.turn is seat:
-            self.clock.clear()
-
-    def _stop_clock_for_question(self, seat: Seat) -> Outbox:
-        """``seat`` asked a person a question on its own turn: its clock stops until the
-        answer comes (or, at most, for the table's limit in all this turn)."""
-        deal = self.match.deal
-        if self.clock.deadline is None or deal is None or deal.turn is not seat \
-                or not self.disclosure.waiting(seat) or self.clock.budget <= 0:
-            return []
-        left = self.clock.stop(self.now)
-        self.version += 1
-        return self.seating.broadcast(Clock(seat=seat, seconds=left, stopped=True))
-
-    def _resume_clock(self, *, force: bool = False) -> Outbox:
-        """The stopped clock runs again once its seat waits for no answer (``force``: its
-        time to wait this turn is used up)."""
-        deal = self.match.deal
-        if self.clock.stopped is None or deal is None or deal.turn is None:
-            return []
-        if not force and self.disclosure.waiting(deal.turn):
-            return []
-        left = self.clock.release(self.now)
-        if self.pausing.paused:  # it runs on once the pause ends
-            self.pausing.turn_left = left
-        else:
-            self.clock.deadline = self.now + left
-        self.version += 1
-        return self.seating.broadcast(Clock(seat=deal.turn, seconds=left, stopped=False))
-
-    def turn_left(self) -> float | None:
-        """Seconds left on the current turn's clock (None without one); while it is
-        stopped (a pause, or its seat waits for an answer), what it will have when it
-        runs again."""
-        if self.pausing.paused and self.clock.stopped is None:
-            return self.pausing.turn_left
-        return self.clock.left(self.now)
 
     # ------------------------------------------------------------------ pause
 
@@ -785,7 +726,8 @@ class Table:
         return views.DealFacts(
             deal=live if live is not None else self.last_deal, live=live is not None,
             deal_number=self.match.deal_number, conventions=self.conventions,
-            scores=self.match.scores, target=self.match.target, turn_left=self.turn_left())
+            scores=self.match.scores, target=self.match.target,
+            turn_left=self.clock.turn_left(self))
 
     def snapshot(self, full: bool = True) -> views.TableSnapshot:
         """The table's facts as views read them (views never get the table itself);

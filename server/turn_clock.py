@@ -1,16 +1,52 @@
-"""A table's turn clock: when the person to play runs out of time, the stop while that
-seat waits for the answer to its own question (at most the table's limit a turn), and the
-seat whose time ran out. Plain state, no I/O: the table says when it starts and ends."""
+"""A table's turn clock, a part the table owns: when the person to play runs out of time,
+the stop while that seat waits for the answer to its own question (at most the table's
+limit a turn), the seconds it keeps over a pause, and the seat whose time ran out. No I/O:
+the table says when a turn starts and ends."""
 
 from __future__ import annotations
 
-from ..game.seats import Seat
+from typing import Protocol
 
-__all__ = ["TurnClock"]
+from ..game.match import Match
+from ..game.seats import Seat
+from ..protocol.messages import Clock
+from .disclosure import Disclosure
+from .seating import Outbox, Seating, SeatSlot, Status
+from .table_options import TableOptions
+
+__all__ = ["ClockedTable", "TurnClock"]
+
+
+class PauseHold(Protocol):
+    """What the clock reads of the table's pause (:class:`.pause.PauseVote`)."""
+
+    paused: bool
+    #: While paused: the seconds the turn's clock runs for once the pause ends.
+    turn_left: float | None
+
+
+class ClockedTable(Protocol):
+    """What the clock reads of the table that owns it (and ``version``, which it bumps)."""
+
+    status: Status
+    match: Match
+    options: TableOptions
+    now: float
+    version: int
+    seats: dict[Seat, SeatSlot]
+    seating: Seating
+    disclosure: Disclosure
+
+    @property
+    def pausing(self) -> PauseHold: ...
 
 
 class TurnClock:
-    """The clock of the current turn (one per table)."""
+    """The clock of the current turn (one per table).
+
+    The table passes itself to the calls that need it rather than being kept here (no
+    reference cycle; see :class:`.disclosure.Disclosure`).
+    """
 
     __slots__ = ("budget", "deadline", "due", "stopped")
 
@@ -63,3 +99,63 @@ class TurnClock:
     def left(self, now: float) -> float | None:
         """Seconds left, running or stopped (None without a clock)."""
         return self.stopped[0] if self.stopped is not None else self.running_left(now)
+
+    # ------------------------------------------------------------------ at the table
+
+    def arm(self, table: ClockedTable, grace: float = 0.0) -> float | None:
+        """Start the clock of the seat to play if it is a human's (and the table has
+        one), with ``grace`` seconds more; returns the seconds it has."""
+        self.clear()
+        limit = table.options.turn_seconds
+        deal = table.match.deal
+        if not limit or table.status != "playing" or deal is None or deal.turn is None:
+            return None
+        if table.seats[deal.turn].bot_controlled:
+            return None
+        if table.pausing.paused:  # it runs, in full, once the pause ends
+            self.budget = limit
+            table.pausing.turn_left = limit + grace
+        else:
+            self.start(table.now, limit + grace, limit)
+        return limit + grace
+
+    def bot_plays(self, table: ClockedTable, seat: Seat) -> None:
+        """``seat`` is now played by a bot: a clock running for it stops."""
+        deal = table.match.deal
+        if deal is not None and deal.turn is seat:
+            self.clear()
+
+    def stop_for_question(self, table: ClockedTable, seat: Seat) -> Outbox:
+        """``seat`` asked a person a question on its own turn: its clock stops until the
+        answer comes (or, at most, for the table's limit in all this turn)."""
+        deal = table.match.deal
+        if self.deadline is None or deal is None or deal.turn is not seat \
+                or not table.disclosure.waiting(seat) or self.budget <= 0:
+            return []
+        left = self.stop(table.now)
+        table.version += 1
+        return table.seating.broadcast(Clock(seat=seat, seconds=left, stopped=True))
+
+    def run_again(self, table: ClockedTable, *, force: bool = False) -> Outbox:
+        """The stopped clock runs again once its seat waits for no answer (``force``: its
+        time to wait this turn is used up)."""
+        deal = table.match.deal
+        if self.stopped is None or deal is None or deal.turn is None:
+            return []
+        if not force and table.disclosure.waiting(deal.turn):
+            return []
+        left = self.release(table.now)
+        if table.pausing.paused:  # it runs on once the pause ends
+            table.pausing.turn_left = left
+        else:
+            self.deadline = table.now + left
+        table.version += 1
+        return table.seating.broadcast(Clock(seat=deal.turn, seconds=left, stopped=False))
+
+    def turn_left(self, table: ClockedTable) -> float | None:
+        """Seconds left on the current turn's clock (None without one); while it is
+        stopped (a pause, or its seat waits for an answer), what it will have when it
+        runs again."""
+        if table.pausing.paused and self.stopped is None:
+            return table.pausing.turn_left
+        return self.left(table.now)

@@ -144,7 +144,7 @@ def test_a_question_stops_the_askers_clock_for_the_tables_limit_at_most() -> Non
     limit = 30.0 + DEAL_GRACE_SECONDS
     # Asked 5 s into the turn: the clock stops with what it had left.
     _deliver(table.ask(peers[first], first.next, "why?", None, now=5.0))
-    assert table.turn_left() == limit - 5 and table.clock.deadline is None
+    assert table.clock.turn_left(table) == limit - 5 and table.clock.deadline is None
     # Nobody answers: after the table's limit (30 s) of waiting it runs on by itself...
     assert table.next_deadline() == 35.0
     _deliver(table.tick(35.0))
@@ -166,6 +166,6 @@ def test_an_answer_during_a_pause_lets_the_clock_run_on_after_the_pause() -> Non
     assert table.pausing.paused and table.next_deadline() is None
     _deliver(table.tick(1000.0))  # a long break: nothing runs out
     _deliver(table.answer(peers[first.next], qid, "because", now=1001.0))
-    assert table.clock.deadline is None and table.turn_left() == limit - 2
+    assert table.clock.deadline is None and table.clock.turn_left(table) == limit - 2
     _deliver(table.end_pause(peers[first], now=1002.0))
     assert table.clock.deadline == 1002.0 + limit - 2

@@ -1,5 +1,6 @@
-"""Fixtures shared by every test area. Keep this file small: area-specific helpers
-belong in the area's own test module."""
+"""Fixtures shared by every test area. Keep this file small: helpers (the server process,
+the line clients, the fake peer) live in tests/support/, area-specific ones in the area's
+own test module."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
+import trio
+from jackal.server.config import ServerConfig
+from jackal.server.listener import serve
 
 #: The repository root (tests/ lives directly under it).
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,3 +71,19 @@ def refused_port() -> Iterator[int]:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
         held.bind(("127.0.0.1", 0))
         yield held.getsockname()[1]
+
+
+@pytest.fixture
+def server_config() -> ServerConfig:
+    """The configuration of ``server_port``'s server; a module that needs another defines
+    its own ``server_config`` fixture. By default a deal never starts without every
+    human's ``ready`` (a missing one must show), as it would after a pause between deals."""
+    return ServerConfig(port=0, between_deals_seconds=600)
+
+
+@pytest.fixture
+async def server_port(nursery: trio.Nursery, server_config: ServerConfig
+                      ) -> AsyncIterator[int]:
+    """A real server in this process, on a free port, for the test's length."""
+    port: int = await nursery.start(serve, server_config)
+    yield port

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import msgspec
@@ -18,13 +17,6 @@ from support.server import ServerProcess
 pytestmark = pytest.mark.subprocess
 
 BOT = [sys.executable, "-m", "jackal.cli.main", "bot"]
-
-
-@pytest.fixture
-async def server_port(nursery: trio.Nursery) -> AsyncIterator[int]:
-    # Never start a deal without every human's ``ready``: a missing one must show.
-    port: int = await nursery.start(serve, ServerConfig(port=0, between_deals_seconds=600))
-    yield port
 
 
 async def run_bot(*args: str, cwd: Path | None = None,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -36,13 +35,6 @@ from jackal.protocol.requests import Ask, CreateTable, Hello, ListTables
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
 from support.proxy import CuttableProxy
-
-
-@pytest.fixture
-async def server_port(nursery: trio.Nursery) -> AsyncIterator[int]:
-    # Never start a deal without every human's ``ready``: a missing one must show.
-    port: int = await nursery.start(serve, ServerConfig(port=0, between_deals_seconds=600))
-    yield port
 
 
 async def start_relay(nursery: trio.Nursery, port: int) -> tuple[CuttableProxy, int]:

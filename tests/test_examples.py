@@ -5,23 +5,13 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 import trio
-from jackal.server.config import ServerConfig
-from jackal.server.listener import serve
 from test_client_bot import table_with_bots
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "minimal_bot.py"
-
-
-@pytest.fixture
-async def server_port(nursery: trio.Nursery) -> AsyncIterator[int]:
-    # Never start a deal without every human's ``ready``: a missing one must show.
-    port: int = await nursery.start(serve, ServerConfig(port=0, between_deals_seconds=600))
-    yield port
 
 
 async def run_example(*args: str) -> subprocess.CompletedProcess[bytes]:

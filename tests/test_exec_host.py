@@ -18,12 +18,11 @@ import pytest
 import trio
 from support.client import create_table
 from support.server import ServerProcess
-from test_client_bot import run_bot, server_port
+from test_client_bot import run_bot
 from test_examples import non_stdlib_imports
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-__all__ = ["server_port"]  # a fixture: used by name
 
 
 def _finished(done: subprocess.CompletedProcess[bytes]) -> tuple[str, str]:

@@ -14,7 +14,7 @@ from jackal.protocol.messages import Played, ServerMessage, TableState, Turn
 from jackal.server import views
 from jackal.server.table import DEAL_GRACE_SECONDS, Table
 from jackal.server.table_options import TableOptions
-from test_server_table import FakePeer as Peer
+from support.peer import Peer
 
 
 def _deliver(out: list[tuple[Any, ServerMessage]]) -> None:

@@ -14,8 +14,8 @@ from jackal.game.seats import SEATS, Seat, Team
 from jackal.protocol import messages as m
 from jackal.protocol import requests
 from jackal.server.table import Table
+from support.peer import Peer
 from test_lan_table import _deliver, _table
-from test_server_table import FakePeer as Peer
 
 
 def _text(fragments: Any) -> str:

@@ -14,11 +14,9 @@ from pathlib import Path
 
 import pytest
 import trio
-from test_client_bot import BOT, run_bot, server_port
+from test_client_bot import BOT, run_bot
 
 pytestmark = pytest.mark.subprocess
-
-__all__ = ["server_port"]  # the fixture, used by name
 
 ROOT = Path(__file__).resolve().parent.parent
 RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]  # the run_jackal fixture

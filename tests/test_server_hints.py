@@ -16,7 +16,7 @@ import trio
 from jackal.game.cards import Card
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol.errors import ProtocolError
-from jackal.protocol.messages import HintReply, HintTaken, ServerMessage
+from jackal.protocol.messages import HintReply, HintTaken
 from jackal.server.bots import BotPool
 from jackal.server.config import ServerConfig
 from jackal.server.hints import HintDesk
@@ -33,6 +33,7 @@ from support.client import (
     seat_four,
     start_deal,
 )
+from support.peer import Peer
 from support.proxy import CuttableProxy
 from support.records import lines, record_match, rewrite
 from support.server import ServerProcess, running_server
@@ -126,20 +127,10 @@ async def test_a_restart_keeps_whether_a_table_allows_hints(tmp_path: Path) -> N
         assert listed == {on: True, off: False}
 
 
-class Peer:
-    """A participant of a table driven without sockets: the table hands its messages
-    back in outboxes and never delivers them itself."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def deliver(self, msg: ServerMessage) -> None:  # pragma: no cover - never called here
-        raise AssertionError(f"{self.name} was sent {msg} directly")
-
-
 def table_in_play() -> tuple[Table, dict[Seat, Peer], Peer, Seat]:
     """A table of four seated peers and a spectator, with the first deal started; the
-    last item is the seat to move."""
+    last item is the seat to move. The table hands its messages back in outboxes (see
+    ``delivered_nothing``)."""
     table = Table("t1", TableOptions(name="desk", target=300, seed=4, hints=True))
     peers = {seat: Peer(seat.value) for seat in SEATS}
     for seat, peer in peers.items():
@@ -151,6 +142,11 @@ def table_in_play() -> tuple[Table, dict[Seat, Peer], Peer, Seat]:
     deal = table.match.deal
     assert deal is not None and deal.turn is not None
     return table, peers, watcher, deal.turn
+
+
+def delivered_nothing(peers: dict[Seat, Peer], watcher: Peer) -> bool:
+    """Whether the table kept to outboxes: it never delivered to a peer itself."""
+    return not any(peer.got for peer in [*peers.values(), watcher])
 
 
 async def test_requests_made_while_the_hint_is_worked_out_share_it() -> None:
@@ -166,10 +162,11 @@ async def test_requests_made_while_the_hint_is_worked_out_share_it() -> None:
     later, work = desk.request(table, peers[seat], "c")
     assert work is None and [(peer, msg.id) for peer, msg in later] == [  # type: ignore[union-attr]
         (peers[seat], "c")]
+    assert delivered_nothing(peers, watcher)
 
 
 async def test_a_turn_that_passes_before_the_hint_is_ready_gets_not_your_turn() -> None:
-    table, peers, _, seat = table_in_play()
+    table, peers, watcher, seat = table_in_play()
     desk = HintDesk(BotPool(1, 10.0))
     desk.request(table, peers[seat], 1)
     hand = table.bot_view(seat).hand
@@ -181,6 +178,7 @@ async def test_a_turn_that_passes_before_the_hint_is_ready_gets_not_your_turn() 
     with pytest.raises(ProtocolError) as refused:
         desk.request(table, peers[seat], 2)
     assert refused.value.code == "not_your_turn"
+    assert delivered_nothing(peers, watcher)
 
 
 @pytest.mark.subprocess

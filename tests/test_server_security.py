@@ -10,6 +10,7 @@ from jackal.server import tokens
 from jackal.server.ratelimit import TokenBucket
 from jackal.server.table import Table
 from jackal.server.table_options import TableOptions
+from support.peer import Peer
 
 
 def test_tokens_are_long_random_and_stored_only_as_hashes() -> None:
@@ -35,10 +36,6 @@ def test_seat_lookup_compares_in_constant_time_against_every_seat(
 
     monkeypatch.setattr(hmac, "compare_digest", spy)
     table = Table("t", TableOptions(name="x", target=10, seed=1))
-
-    class Peer:
-        def deliver(self, msg: object) -> None:
-            pass
 
     issued = [table.join(Peer(), "p", None)[0] for _ in range(4)]
     calls.clear()

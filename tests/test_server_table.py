@@ -22,18 +22,7 @@ from jackal.protocol.messages import ServerMessage
 from jackal.server import views
 from jackal.server.table import Table
 from jackal.server.table_options import TableOptions
-
-
-class FakePeer:
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.got: list[ServerMessage] = []
-
-    def deliver(self, msg: ServerMessage) -> None:
-        self.got.append(msg)
-
-    def __repr__(self) -> str:
-        return f"<{self.name}>"
+from support.peer import Peer
 
 
 def _without_countdowns(state: dict[str, Any]) -> dict[str, Any]:
@@ -94,7 +83,7 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
                                                   seed: int, seated: bool) -> None:
     table = Table("t1", TableOptions(name="fuzz", target=60, seed=seed, hold_seconds=5,
                                      between_deals_seconds=3))
-    peers = [FakePeer(f"p{i}") for i in range(6)]
+    peers = [Peer(f"p{i}") for i in range(6)]
     table.seating.creator = peers[5]  # as the hub sets it: p5 may add bots without a seat
     now = 0.0
     if seated:
@@ -133,7 +122,7 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
                 deal = table.match.deal
                 if action == "play" and deal is not None and deal.turn is not None:
                     mover = table.seats[deal.turn].peer
-                    if isinstance(mover, FakePeer) and pick % 4:
+                    if isinstance(mover, Peer) and pick % 4:
                         # Mostly let the seat to move play, so deals get played out.
                         peer, who = mover, peers.index(mover)
                 mine = table.seating.seat_of(peer)
@@ -220,7 +209,7 @@ def msg_to_obj(msg: ServerMessage) -> Any:
 
 def test_seat_is_an_enum_on_the_wire() -> None:
     table = Table("t1", TableOptions(name="x", target=10, seed=1))
-    peer = FakePeer("a")
+    peer = Peer("a")
     _, out = table.join(peer, "a", Seat.S, 1)
     for target, msg in out:
         target.deliver(msg)

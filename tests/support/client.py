@@ -1,5 +1,5 @@
 """Line-protocol clients for the tests: :class:`RawClient` (trio) speaks the wire protocol
-with nothing but ``json`` and a TCP stream, so the tests see exactly the bytes a netcat
+with a plain JSON codec and a TCP stream, so the tests see exactly the bytes a netcat
 user or a third-party bot would; :class:`LineClient` is its blocking twin for tests that
 drive a server process from plain (non-trio) code. Plus the steps most tests take:
 greet, open a table, sit, deal."""
@@ -11,6 +11,7 @@ import socket
 from collections.abc import Callable, Iterable
 from typing import Any, Self
 
+import msgspec
 import trio
 
 from support.server import TIMEOUT
@@ -75,7 +76,7 @@ class RawClient:
                 self._buf += data
             line, _, self._buf = self._buf.partition(b"\n")
         self.lines.append(line)
-        msg: Msg = json.loads(line)
+        msg: Msg = msgspec.json.decode(line)  # json.loads, faster: the leak audit reads a lot
         self.log.append(msg)
         if msg["type"] == "ping" and self.auto_pong:
             await self.send(type="pong")

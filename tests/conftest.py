@@ -15,6 +15,7 @@ import pytest
 import trio
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
+from support.tmux import Tmux
 
 #: The repository root (tests/ lives directly under it).
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,3 +88,13 @@ async def server_port(nursery: trio.Nursery, server_config: ServerConfig
     """A real server in this process, on a free port, for the test's length."""
     port: int = await nursery.start(serve, server_config)
     yield port
+
+
+@pytest.fixture
+def terminals() -> Iterator[list[Tmux]]:
+    """The terminals (tmux, see ``support.screens.open_client``) a test opens; all closed
+    at the end."""
+    opened: list[Tmux] = []
+    yield opened
+    for terminal in opened:
+        terminal.close()

@@ -12,14 +12,13 @@ from pathlib import Path
 
 import pytest
 from support.client import create_table
+from support.screens import open_client, pause_agreed, shows
 from support.server import TIMEOUT, ServerProcess
 from support.tmux import TMUX, Tmux
-from test_lan_tmux import clients, open_client, shows
 
 pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
               pytest.mark.subprocess, pytest.mark.tmux]
 
-__all__ = ["clients"]  # the fixture, used by name
 
 
 def say(player: Tmux, text: str) -> None:
@@ -31,20 +30,20 @@ def say(player: Tmux, text: str) -> None:
 
 
 def test_chat_in_the_lobby_and_at_the_table_but_not_during_a_deal(
-        tmp_path: Path, clients: list[Tmux]) -> None:
+        tmp_path: Path, terminals: list[Tmux]) -> None:
     server = ServerProcess(tmp_path, "--bot-pause", "0", "--between-deals", "120")
     try:
         table = create_table(server.port, {"E": "greedy", "W": "greedy"}, target=1000,
                              seed=3)
         address = f"127.0.0.1:{server.port}"
-        ann, bob = (open_client(clients, tmp_path, name, address) for name in ("ann", "bob"))
+        ann, bob = (open_client(terminals, tmp_path, name, address) for name in ("ann", "bob"))
         for player in (ann, bob):
             player.wait(shows("table(s) on the server"), "the lobby")
         say(ann, "anyone for jackal?")
         bob.wait(shows("[lobby] ann: anyone for jackal?"), "ann's line in bob's lobby")
         ann.wait(shows("[lobby] ann: anyone for jackal?"), "ann's own line")
 
-        kim, lou = (open_client(clients, tmp_path, name, address, "--table", table,
+        kim, lou = (open_client(terminals, tmp_path, name, address, "--table", table,
                                 "--seat", seat)
                     for name, seat in (("kim", "N"), ("lou", "S")))
         for player in (kim, lou):
@@ -84,31 +83,13 @@ def _seconds_left(screen: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def pause_agreed(north: Tmux, south: Tmux) -> tuple[Tmux, Tmux, str]:
-    """The one whose turn it is asks for a pause (during a deal one asks on one's own
-    turn) and the other agrees: (the one who asked, the other, the asker's seat)."""
-    deadline = time.monotonic() + 30
-    while True:
-        mover = next((p for p in (north, south) if "Your turn" in p.screen()), None)
-        if mover is not None:
-            break
-        assert time.monotonic() < deadline, north.screen() + south.screen()
-        time.sleep(0.1)
-    other = south if mover is north else north
-    asker = "N" if mover is north else "S"
-    mover.keys("p")
-    other.wait(shows(f"{asker} asks a pause (p agrees)"), "the request")
-    other.keys("p")
-    return mover, other, asker
-
-
 def test_a_pause_stops_the_clock_until_someone_resumes(
-        tmp_path: Path, clients: list[Tmux]) -> None:
+        tmp_path: Path, terminals: list[Tmux]) -> None:
     server = ServerProcess(tmp_path, "--bot-pause", "0", "--turn-seconds", "40")
     try:
         table = create_table(server.port, {"E": "greedy", "W": "greedy"}, target=1, seed=3)
         address = f"127.0.0.1:{server.port}"
-        kim, lou = (open_client(clients, tmp_path, name, address, "--table", table,
+        kim, lou = (open_client(terminals, tmp_path, name, address, "--table", table,
                                 "--seat", seat)
                     for name, seat in (("kim", "N"), ("lou", "S")))
         mover, other, asker = pause_agreed(kim, lou)

@@ -8,32 +8,13 @@ without racing the reader.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from jackal.cli import main as cli_main
 from jackal.cli.main import EXIT_CLOSED_PIPE
+from support.pipes import run_into_closed_pipe
 from support.records import record_match
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def run_into_closed_pipe(*args: str, stream: str = "stdout") -> subprocess.CompletedProcess[str]:
-    """Run ``jackal ARGS`` with ``stream`` (stdout or stderr) writing into a pipe nobody
-    reads any more; the other stream is captured."""
-    read_end, write_end = os.pipe()
-    os.close(read_end)
-    closed = stream == "stdout"
-    try:
-        return subprocess.run([sys.executable, "-m", "jackal.cli.main", *args], cwd=ROOT,
-                              stdout=write_end if closed else subprocess.PIPE,
-                              stderr=subprocess.PIPE if closed else write_end,
-                              text=True, timeout=60, check=False)
-    finally:
-        os.close(write_end)
 
 
 @pytest.mark.subprocess

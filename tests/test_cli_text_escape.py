@@ -17,10 +17,9 @@ from jackal.game.conventions import builtin_card, card_to_json
 from jackal.game.seats import SEATS, Seat, Team
 from jackal.protocol import encode
 from jackal.protocol.messages import SeatInfo, TableState
+from support.bots import run_bot
+from support.fake_server import WELCOME, Peer, seat_client, start_fake
 from support.records import lines, record_match, rewrite
-from test_client_bot import run_bot
-from test_client_connection import WELCOME, Peer, start_fake
-from test_client_flood import seat_client
 
 pytestmark = pytest.mark.subprocess
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import msgspec
@@ -12,34 +11,10 @@ import trio
 from jackal.game.seats import Seat
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
+from support.bots import run_bot, table_with_bots
 from support.server import ServerProcess
 
 pytestmark = pytest.mark.subprocess
-
-BOT = [sys.executable, "-m", "jackal.cli.main", "bot"]
-
-
-async def run_bot(*args: str, cwd: Path | None = None,
-                  timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
-    with trio.fail_after(timeout):
-        return await trio.run_process([*BOT, *args], capture_stdout=True, capture_stderr=True,
-                                      check=False, cwd=cwd)
-
-
-async def table_with_bots(port: int, seats: str, target: int, strategy: str | None = None) -> str:
-    """A new table (its id) with server-side bots in ``seats`` (e.g. "NES"): ``strategy``,
-    or the server's choice."""
-    from jackal.client.connection import open_connection
-    from jackal.protocol.messages import TableCreated
-    from jackal.protocol.requests import AddBot, CreateTable, Hello
-
-    async with open_connection("127.0.0.1", port) as conn:
-        await conn.request(Hello(name="host"))
-        created = await conn.request(CreateTable(target=target))
-        assert isinstance(created, TableCreated)
-        for seat in seats:
-            await conn.request(AddBot(table=created.table, seat=Seat(seat), strategy=strategy))
-    return created.table
 
 
 async def test_bot_creates_a_table_and_plays_the_match(server_port: int) -> None:

@@ -7,10 +7,8 @@ real server, which other tests use end to end.
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from functools import partial
 from typing import Any
 
 import pytest
@@ -27,51 +25,7 @@ from jackal.client.connection import (
 from jackal.game.cards import Card
 from jackal.protocol.messages import HelloOk, Ok, Played, ServerPong, Tables
 from jackal.protocol.requests import Hello, ListTables, Ping, Play, Pong, Ready
-
-WELCOME = {"type": "welcome", "protocol": 1, "server": "fake", "version": "0", "hint": "help"}
-
-Script = Callable[["Peer"], Awaitable[None]]
-
-
-class Peer:
-    """The server end of one connection: reads JSON lines, writes JSON lines."""
-
-    def __init__(self, stream: trio.SocketStream) -> None:
-        self.stream = stream
-        self.buffer = b""
-
-    async def send(self, obj: dict[str, Any]) -> None:
-        await self.stream.send_all(json.dumps(obj).encode() + b"\n")
-
-    async def receive(self) -> dict[str, Any]:
-        while b"\n" not in self.buffer:
-            data = await self.stream.receive_some(4096)
-            if not data:
-                raise EOFError
-            self.buffer += data
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        result: dict[str, Any] = json.loads(line)
-        return result
-
-
-async def start_fake(nursery: trio.Nursery, script: Script,
-                     welcome: dict[str, Any] | None = None) -> int:
-    """Listen on 127.0.0.1 port 0 and run ``script`` for each connection; return the port.
-    Each connection is greeted with ``welcome`` (default :data:`WELCOME`)."""
-
-    async def handler(stream: trio.SocketStream) -> None:
-        peer = Peer(stream)
-        await peer.send(welcome or WELCOME)
-        try:
-            await script(peer)
-        except (EOFError, trio.BrokenResourceError):
-            pass
-        finally:
-            await stream.aclose()
-
-    listeners = await nursery.start(partial(trio.serve_tcp, handler, 0, host="127.0.0.1"))
-    port: int = listeners[0].socket.getsockname()[1]
-    return port
+from support.fake_server import Peer, Script, start_fake
 
 
 @asynccontextmanager

@@ -17,8 +17,8 @@ from jackal.game.conventions import builtin_card
 from jackal.game.seats import Seat, Team
 from jackal.protocol import encode
 from jackal.protocol.messages import SeatInfo, TableState, YourTurn
-from test_client_bot import BOT
-from test_client_connection import WELCOME, Peer, start_fake
+from support.bots import BOT
+from support.fake_server import WELCOME, Peer, seat_client, start_fake
 
 #: The red team's flood: 2,000 events without an id, each a 1 MB line (a player's name).
 FLOOD_EVENTS = 2000
@@ -50,26 +50,6 @@ def _state(status: str) -> bytes:
         conventions={Team.NS: card, Team.EW: card}, scores={Team.NS: 0, Team.EW: 0},
         deal=1, dealer=Seat.E, first=Seat.S, turn=Seat.S if playing else None,
         rows={seat: [] for seat in Seat}, you=Seat.S, hand=HAND if playing else []))
-
-
-async def seat_client(peer: Peer, hello: dict[str, Any], state: bytes) -> None:
-    """Play the server while ``jackal bot`` takes its seat: greet it, create table t1, add
-    its bots, seat it at S (token "secret") with ``state`` as the join's snapshot, and
-    take its ``ready``."""
-    await peer.send({"type": "hello_ok", "name": "me", "id": hello["id"]})
-    while True:
-        msg = await peer.receive()
-        reply: dict[str, Any] = {"type": "ok", "request": msg["type"], "id": msg["id"]}
-        if msg["type"] == "create_table":
-            reply = {"type": "table_created", "table": "t1", "name": "t1", "id": msg["id"]}
-        elif msg["type"] == "join":
-            reply = {"type": "joined", "table": "t1", "seat": "S", "token": "secret",
-                     "id": msg["id"]}
-        await peer.send(reply)
-        if msg["type"] == "join":
-            await peer.stream.send_all(state)
-        if msg["type"] == "ready":
-            return
 
 
 def _peak_rss_kb(pid: int) -> int:

@@ -23,11 +23,11 @@ from jackal.server.config import ServerConfig
 from jackal.server.threadslots import ThreadSlots
 from support.client import SEATS, RawClient, open_table, play_out, start_deal
 from support.server import QUIET, running_server
-from test_yardstick import brute_force_best
+from support.tui import penalty
+from support.yardstick import brute_force_best
 
 MATCH_SEED = 23
 CARD_BYTES = re.compile(rb'"([A2-9TJQK][SHDC])"')
-VALUE = {rank: value for value, rank in enumerate("A23456789TJQK", 1)}
 TEAM_SEATS = {"NS": ("N", "S"), "EW": ("E", "W")}
 
 
@@ -56,14 +56,6 @@ async def tapped(port: int, name: str) -> tuple[RawClient, Tap]:
     assert (await client.recv())["type"] == "welcome"
     await client.hello()
     return client, tap
-
-
-def penalty(cards: list[str]) -> int:
-    """A team's penalty, by the rules' words: a rank held once costs 20 + its value,
-    twice 25, three or four times nothing."""
-    ranks = [card[0] for card in cards]
-    return sum(20 + VALUE[rank] if ranks.count(rank) == 1 else 25 if ranks.count(rank) == 2
-               else 0 for rank in set(ranks))
 
 
 def before_the_end(raw: bytes, seat: str | None, own: set[str]) -> int:

@@ -14,11 +14,9 @@ from typing import Any
 
 import pytest
 from support.client import LineClient, create_table
+from support.screens import header, human_turns, open_client, shows
 from support.server import JACKAL, ServerProcess
 from support.tmux import TMUX, Tmux
-from test_lan_tmux import clients, header, human_turns, open_client, shows
-
-__all__ = ["clients"]  # the fixture, shared with test_lan_tmux
 
 pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
               pytest.mark.subprocess, pytest.mark.tmux]
@@ -29,17 +27,17 @@ def in_lobby_connected(screen: str) -> bool:
         and "Stopped" not in screen
 
 
-def test_the_lobby_survives_every_refusal(tmp_path: Path, clients: list[Tmux]) -> None:
+def test_the_lobby_survives_every_refusal(tmp_path: Path, terminals: list[Tmux]) -> None:
     server = ServerProcess(tmp_path, "--bot-pause", "0")
     try:
         address = f"127.0.0.1:{server.port}"
         busy = create_table(server.port, {"E": "greedy", "S": "greedy", "W": "greedy"},
                             name="busy", target=1_000_000, seed=4)
         private = create_table(server.port, {}, name="closed", private=True)
-        ann = open_client(clients, tmp_path, "ann", address, "--table", busy, "--seat", "N")
+        ann = open_client(terminals, tmp_path, "ann", address, "--table", busy, "--seat", "N")
         ann.wait(shows("N ann (you)"), "ann at the busy table")
         # --table naming no table: the lobby says so, connected.
-        bob = open_client(clients, tmp_path, "bob", address, "--table", "nosuch")
+        bob = open_client(terminals, tmp_path, "bob", address, "--table", "nosuch")
         screen = bob.wait(lambda s: "no_such_table" in s and in_lobby_connected(s),
                           "the refusal on the lobby screen")
         assert "DISCONNECTED" not in screen
@@ -50,10 +48,10 @@ def test_the_lobby_survives_every_refusal(tmp_path: Path, clients: list[Tmux]) -
         bob.keys("Enter")
         bob.wait(lambda s: "table_full" in s and in_lobby_connected(s), "table_full")
         # A taken seat, and a private table without an invitation: the same.
-        carl = open_client(clients, tmp_path, "carl", address, "--table", busy,
+        carl = open_client(terminals, tmp_path, "carl", address, "--table", busy,
                            "--seat", "E")
         carl.wait(lambda s: "seat_taken" in s and in_lobby_connected(s), "seat_taken")
-        dora = open_client(clients, tmp_path, "dora", address, "--table", private)
+        dora = open_client(terminals, tmp_path, "dora", address, "--table", private)
         dora.wait(lambda s: "not_invited" in s and in_lobby_connected(s), "not_invited")
         # The lobby still works after all that: bob watches ann's table.
         bob.keys("s")
@@ -63,10 +61,10 @@ def test_the_lobby_survives_every_refusal(tmp_path: Path, clients: list[Tmux]) -
 
 
 def test_a_wrong_password_and_a_missing_server_say_what_they_are(
-        tmp_path: Path, clients: list[Tmux], refused_port: int) -> None:
+        tmp_path: Path, terminals: list[Tmux], refused_port: int) -> None:
     server = ServerProcess(tmp_path, "--password", "sesame")
     try:
-        eve = open_client(clients, tmp_path, "eve", f"127.0.0.1:{server.port}",
+        eve = open_client(terminals, tmp_path, "eve", f"127.0.0.1:{server.port}",
                           "--password", "open")
         screen = eve.wait(shows("bad_password"), "the refusal")
         assert "No tables yet" not in screen and "press c" not in screen
@@ -75,7 +73,7 @@ def test_a_wrong_password_and_a_missing_server_say_what_they_are(
     fay = Tmux([*JACKAL, "play", "--server", f"127.0.0.1:{refused_port}", "--name", "fay",
                 "--no-bell"], tmp_path, name="fay",
                env={"XDG_STATE_HOME": str(tmp_path / "state-fay")})
-    clients.append(fay)
+    terminals.append(fay)
     screen = fay.wait(shows(f"cannot reach 127.0.0.1:{refused_port}"), "cannot reach")
     assert "Connection lost" not in screen and "No tables yet" not in screen
     assert "UNREACHABLE" in header(screen)
@@ -124,7 +122,7 @@ class Opponent(threading.Thread):
 
 
 def test_a_client_killed_and_started_again_shows_the_evening_as_before(
-        tmp_path: Path, clients: list[Tmux]) -> None:
+        tmp_path: Path, terminals: list[Tmux]) -> None:
     server = ServerProcess(tmp_path, "--bot-pause", "0", "--between-deals", "1")
     opponent: Opponent | None = None
     try:
@@ -133,14 +131,14 @@ def test_a_client_killed_and_started_again_shows_the_evening_as_before(
         opponent = Opponent(server.port, table)
         opponent.start()
         address = f"127.0.0.1:{server.port}"
-        ann = open_client(clients, tmp_path, "ann", address, "--table", table, "--seat", "N")
+        ann = open_client(terminals, tmp_path, "ann", address, "--table", table, "--seat", "N")
         # Deal 1 played out; on North's first turn of deal 2, East asks North.
         human_turns([ann], opponent.asked.is_set, "deal 1 and East's question")
         before = ann.wait(shows("asks you"), "the question on ann's screen")
         shown = re.search(r"(\d+)s left", before)
         assert shown is not None, before
         ann.kill_program()
-        again = open_client(clients, tmp_path, "ann", address)
+        again = open_client(terminals, tmp_path, "ann", address)
         screen = again.wait(shows("You took your seat back"), "the seat taken back")
         # The log tells the match so far, the question, and where the match stands.
         assert "Deal 1:" in screen and "your turn" in screen, screen
@@ -165,7 +163,7 @@ def test_a_client_killed_and_started_again_shows_the_evening_as_before(
 
 
 def test_a_client_started_again_between_deals_keeps_the_summary_until_n(
-        tmp_path: Path, clients: list[Tmux]) -> None:
+        tmp_path: Path, terminals: list[Tmux]) -> None:
     """Back in the seat after the deal, the deal summary waits for the player's n: the
     client does not say ready for them (with bots at the other seats, that started the
     next deal at once and the summary was gone before it was seen)."""
@@ -175,7 +173,7 @@ def test_a_client_started_again_between_deals_keeps_the_summary_until_n(
         table = create_table(server.port, {"E": "greedy", "S": "greedy", "W": "greedy"},
                              target=100_000, seed=8)
         address = f"127.0.0.1:{server.port}"
-        ann = open_client(clients, tmp_path, "ann", address, "--table", table, "--seat", "N")
+        ann = open_client(terminals, tmp_path, "ann", address, "--table", table, "--seat", "N")
 
         def play_deal_1(screen: str) -> bool:
             if "Your turn" in screen:
@@ -186,7 +184,7 @@ def test_a_client_started_again_between_deals_keeps_the_summary_until_n(
         kept = [line for line in before.splitlines() if line.startswith(" Hand ")]
         assert kept and "(dealt" not in kept[0], before
         ann.kill_program()
-        again = open_client(clients, tmp_path, "ann", address)
+        again = open_client(terminals, tmp_path, "ann", address)
         screen = again.wait(shows("You took your seat back"), "the seat taken back")
         # The client's requests on taking the seat back were answered before that line was
         # shown, so the server's word on the table is final here.
@@ -206,12 +204,12 @@ def test_a_client_started_again_between_deals_keeps_the_summary_until_n(
 
 
 def test_a_server_killed_mid_turn_runs_the_clock_and_the_substitute_plays(
-        tmp_path: Path, clients: list[Tmux]) -> None:
+        tmp_path: Path, terminals: list[Tmux]) -> None:
     server = ServerProcess(tmp_path, "--bot-pause", "0")
     try:
         table = create_table(server.port, {"E": "greedy", "S": "greedy", "W": "greedy"},
                              target=100_000, seed=9, turn_seconds=6)
-        wes = open_client(clients, tmp_path, "wes", f"127.0.0.1:{server.port}",
+        wes = open_client(terminals, tmp_path, "wes", f"127.0.0.1:{server.port}",
                           "--table", table, "--seat", "N")
         wes.wait(shows("Your turn"), "wes's turn")
         server.kill()

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import trio
-from test_client_bot import table_with_bots
+from support.bots import non_stdlib_imports, table_with_bots
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "minimal_bot.py"
 
@@ -18,17 +17,6 @@ async def run_example(*args: str) -> subprocess.CompletedProcess[bytes]:
     with trio.fail_after(60):
         return await trio.run_process([sys.executable, str(EXAMPLE), *args],
                                       capture_stdout=True, capture_stderr=True, check=False)
-
-
-def non_stdlib_imports(source: str) -> set[str]:
-    """The top-level modules ``source`` imports that are not in the standard library."""
-    modules: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            modules.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            modules.add((node.module or "").split(".")[0])
-    return modules - set(sys.stdlib_module_names)
 
 
 def test_example_is_small_and_stdlib_only() -> None:

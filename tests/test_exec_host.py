@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 import trio
+from support.bots import non_stdlib_imports, run_bot
 from support.client import create_table
 from support.server import ServerProcess
-from test_client_bot import run_bot
-from test_examples import non_stdlib_imports
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import logging
-import socket
 
 import pytest
 import trio
@@ -15,22 +14,10 @@ from jackal.protocol.errors import ProtocolError
 from jackal.protocol.framing import LineBuffer
 from jackal.protocol.help import help_reply
 from jackal.server.config import ServerConfig
-from support.client import Msg, RawClient
+from support.client import Msg, RawClient, connect_from
 from support.server import QUIET, make_bot_clock, running_server
 
 bot_clock = pytest.fixture(make_bot_clock)
-
-
-
-async def connect_from(port: int, source: str, *, rcvbuf: int | None = None) -> RawClient:
-    """A raw client whose connection comes from ``source`` (any 127/8 address reaches the
-    loopback, so the server sees different client addresses)."""
-    sock = trio.socket.socket()
-    if rcvbuf is not None:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-    await sock.bind((source, 0))
-    await sock.connect(("127.0.0.1", port))
-    return RawClient(trio.SocketStream(sock), source)
 
 
 async def first_message(client: RawClient) -> Msg:

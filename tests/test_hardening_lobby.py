@@ -21,9 +21,8 @@ import pytest
 import trio
 import trio.testing
 from jackal.server.config import ServerConfig
-from support.client import RawClient
+from support.client import RawClient, connect_from
 from support.server import QUIET, ServerProcess, make_bot_clock, running_server
-from test_hardening_limits import connect_from
 
 bot_clock = pytest.fixture(make_bot_clock)
 

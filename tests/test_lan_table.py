@@ -4,36 +4,15 @@ force when a card was played (server and client)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from jackal.client.mirror import TableMirror
 from jackal.client.tui.meaning import explain_card
 from jackal.game.explain import explain_play
 from jackal.game.seats import SEATS, Seat
-from jackal.protocol.messages import Played, ServerMessage, TableState, Turn
+from jackal.protocol.messages import Played, TableState, Turn
 from jackal.server import views
 from jackal.server.table import DEAL_GRACE_SECONDS, Table
-from jackal.server.table_options import TableOptions
 from support.peer import Peer
-
-
-def _deliver(out: list[tuple[Any, ServerMessage]]) -> None:
-    for peer, msg in out:
-        peer.deliver(msg)
-
-
-def _table(**options: Any) -> tuple[Table, dict[Seat, Peer], list[Any]]:
-    """Four humans seated and ready at a table with ``options``; the match started."""
-    records: list[Any] = []
-    table = Table("t1", TableOptions(name="lan", target=1000, seed=4, **options),
-                  recorder=records.append)
-    peers = {seat: Peer(seat.value) for seat in SEATS}
-    for seat, peer in peers.items():
-        _deliver(table.join(peer, peer.name, seat)[1])
-    for peer in peers.values():
-        _deliver(table.ready(peer, now=0.0))
-    assert table.status == "playing"
-    return table, peers, records
+from support.tables import deliver_all, table_of_peers
 
 
 def _turn_seat(table: Table) -> Seat:
@@ -46,11 +25,11 @@ def _play_lowest(table: Table, peers: dict[Seat, Peer], now: float) -> None:
     seat = _turn_seat(table)
     deal = table.match.deal
     assert deal is not None
-    _deliver(table.play(peers[seat], min(deal.hand(seat)), now))
+    deliver_all(table.play(peers[seat], min(deal.hand(seat)), now))
 
 
 def test_a_turn_carries_its_clock_and_time_up_hands_one_card_to_the_substitute() -> None:
-    table, peers, records = _table(turn_seconds=30.0)
+    table, peers, records = table_of_peers(turn_seconds=30.0)
     first = _turn_seat(table)
     turns = [m for m in peers[first].got if isinstance(m, Turn)]
     # A deal's first turn has a grace on top, while the new deal reaches the screens.
@@ -59,13 +38,13 @@ def test_a_turn_carries_its_clock_and_time_up_hands_one_card_to_the_substitute()
     state = views.table_state(table.snapshot(), first)
     assert (state.turn_seconds, state.turn_left) == (30.0, limit)
     # Nothing happens before the deadline...
-    _deliver(table.tick(limit - 1))
+    deliver_all(table.tick(limit - 1))
     assert table.bot_turn() is None
     # ...and at it, the substitute must play this one card for the seat.
-    _deliver(table.tick(limit))
+    deliver_all(table.tick(limit))
     assert table.bot_turn() is first
     view = table.bot_view(first)
-    _deliver(table.bot_play(first, min(view.hand), limit + 1))
+    deliver_all(table.bot_play(first, min(view.hand), limit + 1))
     played = [m for m in peers[first.partner].got if isinstance(m, Played)][-1]
     assert (played.seat, played.by) == (first, "clock")
     assert records[-1].by == "clock"
@@ -80,46 +59,46 @@ def test_a_turn_carries_its_clock_and_time_up_hands_one_card_to_the_substitute()
 
 
 def test_no_clock_unless_the_table_has_one() -> None:
-    table, peers, _ = _table()
+    table, peers, _ = table_of_peers()
     first = _turn_seat(table)
     assert [m for m in peers[first].got if isinstance(m, Turn)][-1].seconds is None
     assert table.next_deadline() is None
-    _deliver(table.tick(10_000.0))
+    deliver_all(table.tick(10_000.0))
     assert table.bot_turn() is None
 
 
 def test_the_substitute_of_a_player_who_is_away_is_shown_and_gives_the_seat_back() -> None:
-    table, peers, records = _table(hold_seconds=5.0, takeover_strategy="expert",
+    table, peers, records = table_of_peers(hold_seconds=5.0, takeover_strategy="expert",
                                    turn_seconds=30.0)
     away = _turn_seat(table)
-    _deliver(table.disconnect(peers[away], now=1.0))
-    _deliver(table.tick(6.0))
+    deliver_all(table.disconnect(peers[away], now=1.0))
+    deliver_all(table.tick(6.0))
     assert table.bot_turn() is away
     # Everyone sees who plays the seat now (and a substitute has no clock).
     info = {i.seat: i for i in views.table_state(table.snapshot(), None).seats}
     assert info[away].substitute == "expert" and info[away].kind == "human"
     assert table.clock.deadline is None
-    _deliver(table.bot_play(away, min(table.bot_view(away).hand), 7.0))
+    deliver_all(table.bot_play(away, min(table.bot_view(away).hand), 7.0))
     assert records[-1].by == "substitute"
     assert [m for m in peers[away.partner].got if isinstance(m, Played)][-1].by == \
         "substitute"
     # The player comes back: the seat is theirs again, nobody substitutes.
-    _deliver(table.reclaim(peers[away], away, now=8.0))
+    deliver_all(table.reclaim(peers[away], away, now=8.0))
     info = {i.seat: i for i in views.table_state(table.snapshot(), None).seats}
     assert info[away].substitute is None
 
 
 def test_cards_are_explained_under_the_card_they_were_played_under() -> None:
-    table, peers, _ = _table()
+    table, peers, _ = table_of_peers()
     mirror = TableMirror()
     watcher = Peer("watcher")
-    _deliver(table.spectate(watcher))
+    deliver_all(table.spectate(watcher))
     # Play a whole deal (32 cards), then NS declare another card for the next deal.
     for number in range(32):
         _play_lowest(table, peers, float(number))
     assert table.status == "between_deals"
     n_first = table.explain(Seat.N, 1)
-    _deliver(table.set_conventions(peers[Seat.N], "none"))
+    deliver_all(table.set_conventions(peers[Seat.N], "none"))
     assert table.conventions[Seat.N.team].name == "none"
     assert table.explain(Seat.N, 1) == n_first  # the server: as it was played
     deal = table.last_deal
@@ -139,33 +118,33 @@ def test_cards_are_explained_under_the_card_they_were_played_under() -> None:
 
 
 def test_a_question_stops_the_askers_clock_for_the_tables_limit_at_most() -> None:
-    table, peers, _ = _table(turn_seconds=30.0)
+    table, peers, _ = table_of_peers(turn_seconds=30.0)
     first = _turn_seat(table)
     limit = 30.0 + DEAL_GRACE_SECONDS
     # Asked 5 s into the turn: the clock stops with what it had left.
-    _deliver(table.ask(peers[first], first.next, "why?", None, now=5.0))
+    deliver_all(table.ask(peers[first], first.next, "why?", None, now=5.0))
     assert table.clock.turn_left(table) == limit - 5 and table.clock.deadline is None
     # Nobody answers: after the table's limit (30 s) of waiting it runs on by itself...
     assert table.next_deadline() == 35.0
-    _deliver(table.tick(35.0))
+    deliver_all(table.tick(35.0))
     assert table.clock.deadline == 35.0 + limit - 5
     # ...and a second question on the same turn stops it no more.
-    _deliver(table.ask(peers[first], first.next.next.next, "and you?", None, now=36.0))
+    deliver_all(table.ask(peers[first], first.next.next.next, "and you?", None, now=36.0))
     assert table.clock.deadline == 35.0 + limit - 5
 
 
 def test_an_answer_during_a_pause_lets_the_clock_run_on_after_the_pause() -> None:
-    table, peers, _ = _table(turn_seconds=30.0)
+    table, peers, _ = table_of_peers(turn_seconds=30.0)
     first = _turn_seat(table)
     limit = 30.0 + DEAL_GRACE_SECONDS
-    _deliver(table.ask(peers[first], first.next, "why?", None, now=2.0))
+    deliver_all(table.ask(peers[first], first.next, "why?", None, now=2.0))
     qid = next(iter(table.questions))
     # The mover asks for a pause, everyone else agrees.
     for seat in (first, *(seat for seat in SEATS if seat is not first)):
-        _deliver(table.pause(peers[seat], now=3.0))
+        deliver_all(table.pause(peers[seat], now=3.0))
     assert table.pausing.paused and table.next_deadline() is None
-    _deliver(table.tick(1000.0))  # a long break: nothing runs out
-    _deliver(table.answer(peers[first.next], qid, "because", now=1001.0))
+    deliver_all(table.tick(1000.0))  # a long break: nothing runs out
+    deliver_all(table.answer(peers[first.next], qid, "because", now=1001.0))
     assert table.clock.deadline is None and table.clock.turn_left(table) == limit - 2
-    _deliver(table.end_pause(peers[first], now=1002.0))
+    deliver_all(table.end_pause(peers[first], now=1002.0))
     assert table.clock.deadline == 1002.0 + limit - 2

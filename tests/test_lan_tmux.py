@@ -8,67 +8,21 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.client import create_table
 from support.proxy import ProxyThread
-from support.server import JACKAL, TIMEOUT, ServerProcess
+from support.screens import header, human_turns, open_client, shows
+from support.server import JACKAL, ServerProcess
 from support.tmux import TMUX, Tmux
 
 pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
               pytest.mark.subprocess, pytest.mark.tmux]
 
 HUMAN_SEATS = ("N", "S")
-
-
-@pytest.fixture
-def clients() -> Iterator[list[Tmux]]:
-    """The terminals a test opens; all closed at the end."""
-    opened: list[Tmux] = []
-    yield opened
-    for terminal in opened:
-        terminal.close()
-
-
-def open_client(clients: list[Tmux], tmp: Path, name: str, server: str,
-                *extra: str) -> Tmux:
-    """``jackal play --server`` in a terminal of its own. Each player has a state folder
-    of their own, as on their own laptop."""
-    terminal = Tmux([*JACKAL, "play", "--server", server, "--name", name, "--no-bell",
-                     *extra], tmp, name=name,
-                    env={"XDG_STATE_HOME": str(tmp / f"state-{name}")})
-    clients.append(terminal)
-    return terminal
-
-
-def shows(text: str) -> Callable[[str], bool]:
-    """A screen check: ``text`` is on the screen."""
-    return lambda screen: text in screen
-
-
-def header(screen: str) -> str:
-    return screen.splitlines()[0] if screen else ""
-
-
-def human_turns(players: list[Tmux], until: Callable[[], bool], what: str,
-                timeout: float = 3 * TIMEOUT) -> None:
-    """Play like a patient human: Enter (the lowest card) whenever a screen says it is
-    that player's turn, n after a deal; until ``until()``."""
-    deadline = time.monotonic() + timeout
-    while not until():
-        for player in players:
-            screen = player.screen()
-            if "Your turn" in screen:
-                player.keys("Enter")
-            elif "Press n when ready" in screen:
-                player.keys("n")
-        if time.monotonic() > deadline:
-            shown = "\n\n".join(p.screen() for p in players)
-            raise AssertionError(f"timed out waiting for {what}; screens:\n{shown}")
-        time.sleep(0.15)
 
 
 def plays(server: ServerProcess) -> list[dict[str, Any]]:
@@ -88,13 +42,13 @@ def match_over(server: ServerProcess) -> bool:
 
 
 def test_both_clients_come_back_after_the_server_is_killed_and_finish_the_match(
-        tmp_path: Path, clients: list[Tmux]) -> None:
+        tmp_path: Path, terminals: list[Tmux]) -> None:
     server = ServerProcess(tmp_path, "--hold-seconds", "20", "--between-deals", "1",
                            "--bot-pause", "0")
     try:
         table = create_table(server.port, {"E": "greedy", "W": "greedy"}, target=1, seed=3)
         address = f"127.0.0.1:{server.port}"
-        players = [open_client(clients, tmp_path, name, address, "--table", table,
+        players = [open_client(terminals, tmp_path, name, address, "--table", table,
                                "--seat", seat)
                    for name, seat in zip(("ann", "sam"), HUMAN_SEATS, strict=True)]
         for player, seat in zip(players, HUMAN_SEATS, strict=True):
@@ -125,19 +79,19 @@ def test_both_clients_come_back_after_the_server_is_killed_and_finish_the_match(
 
 
 def test_a_killed_client_takes_its_seat_back_from_the_saved_token(
-        tmp_path: Path, clients: list[Tmux]) -> None:
+        tmp_path: Path, terminals: list[Tmux]) -> None:
     server = ServerProcess(tmp_path, "--bot-pause", "0")
     try:
         table = create_table(server.port, {"N": "random", "E": "random", "W": "random"},
                              target=1, seed=5)
         address = f"127.0.0.1:{server.port}"
-        first = open_client(clients, tmp_path, "kim", address, "--table", table,
+        first = open_client(terminals, tmp_path, "kim", address, "--table", table,
                             "--seat", "S")
         human_turns([first], lambda: any(p["seat"] == "S" for p in plays(server)),
                     "kim's first play")
         first.kill_program()
         # Started again with only the server: the saved token takes the seat back.
-        again = open_client(clients, tmp_path, "kim", address)
+        again = open_client(terminals, tmp_path, "kim", address)
         again.wait(lambda s: "S kim (you)" in s and "connected" in header(s),
                    "the seat taken back")
         human_turns([again], lambda: match_over(server), "the end of the match")
@@ -153,13 +107,13 @@ def test_a_killed_client_takes_its_seat_back_from_the_saved_token(
 
 
 def test_a_client_comes_back_after_a_short_network_cut(tmp_path: Path,
-                                                        clients: list[Tmux]) -> None:
+                                                        terminals: list[Tmux]) -> None:
     server = ServerProcess(tmp_path, "--bot-pause", "0")
     try:
         table = create_table(server.port, {"N": "random", "S": "random", "W": "random"},
                              target=1, seed=7)
         with ProxyThread(server.port) as proxy:
-            player = open_client(clients, tmp_path, "eve", f"127.0.0.1:{proxy.port}",
+            player = open_client(terminals, tmp_path, "eve", f"127.0.0.1:{proxy.port}",
                                  "--table", table, "--seat", "E")
             human_turns([player], lambda: any(p["seat"] == "E" for p in plays(server)),
                         "eve's first play")
@@ -178,12 +132,12 @@ def test_a_client_comes_back_after_a_short_network_cut(tmp_path: Path,
 
 
 def test_the_clock_warns_then_a_substitute_plays_one_card_and_the_seat_stays(
-        tmp_path: Path, clients: list[Tmux]) -> None:
+        tmp_path: Path, terminals: list[Tmux]) -> None:
     server = ServerProcess(tmp_path, "--bot-pause", "0", "--turn-seconds", "3")
     try:
         table = create_table(server.port, {"N": "random", "E": "random", "S": "random"},
                              target=1, seed=9)
-        player = open_client(clients, tmp_path, "wes", f"127.0.0.1:{server.port}",
+        player = open_client(terminals, tmp_path, "wes", f"127.0.0.1:{server.port}",
                              "--table", table, "--seat", "W")
         player.wait(lambda s: "Your turn" in s, "wes's turn")
         player.wait(lambda s: "s left" in s, "the time left")
@@ -201,10 +155,10 @@ def test_the_clock_warns_then_a_substitute_plays_one_card_and_the_seat_stays(
 
 
 def test_a_terminal_too_small_for_the_table_says_so(tmp_path: Path,
-                                                    clients: list[Tmux]) -> None:
+                                                    terminals: list[Tmux]) -> None:
     small = Tmux([*JACKAL, "play", "--bot-pause", "0", "--no-bell"], tmp_path, name="small",
                  width=60, height=18)
-    clients.append(small)
+    terminals.append(small)
     screen = small.wait(lambda s: "needs at least" in s, "the size notice")
     assert "60x18" in screen
     # Once the match is under way (the notice says so), Ctrl-Q asks first, on this
@@ -219,7 +173,7 @@ def test_a_terminal_too_small_for_the_table_says_so(tmp_path: Path,
 
 
 def test_the_quit_question_shows_at_60x18_with_a_server(tmp_path: Path,
-                                                       clients: list[Tmux]) -> None:
+                                                       terminals: list[Tmux]) -> None:
     server = ServerProcess(tmp_path, "--bot-pause", "0")
     try:
         table = create_table(server.port, {"N": "random", "E": "random", "W": "random"},
@@ -228,7 +182,7 @@ def test_the_quit_question_shows_at_60x18_with_a_server(tmp_path: Path,
                       "tim", "--no-bell", "--table", table, "--seat", "S"], tmp_path,
                      name="small", width=60, height=18,
                      env={"XDG_STATE_HOME": str(tmp_path / "state-tim")})
-        clients.append(small)
+        terminals.append(small)
         small.wait(lambda s: "60x18" in s and "goes on meanwhile" in " ".join(s.split()),
                    "the match under way")
         small.keys("C-q")
@@ -246,12 +200,12 @@ def test_the_quit_question_shows_at_60x18_with_a_server(tmp_path: Path,
 
 
 def test_a_rematch_at_the_same_table_when_both_players_ask(tmp_path: Path,
-                                                           clients: list[Tmux]) -> None:
+                                                           terminals: list[Tmux]) -> None:
     server = ServerProcess(tmp_path, "--between-deals", "1", "--bot-pause", "0")
     try:
         table = create_table(server.port, {"E": "greedy", "W": "greedy"}, target=1, seed=3)
         address = f"127.0.0.1:{server.port}"
-        players = [open_client(clients, tmp_path, name, address, "--table", table,
+        players = [open_client(terminals, tmp_path, name, address, "--table", table,
                                "--seat", seat)
                    for name, seat in zip(("ann", "sam"), HUMAN_SEATS, strict=True)]
         human_turns(players, lambda: match_over(server), "the end of the match")

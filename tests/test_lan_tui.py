@@ -15,7 +15,7 @@ from jackal.protocol import messages as m
 from jackal.protocol import requests
 from jackal.server.table import Table
 from support.peer import Peer
-from test_lan_table import _deliver, _table
+from support.tables import deliver_all, table_of_peers
 
 
 def _text(fragments: Any) -> str:
@@ -31,7 +31,7 @@ def _state_at(peer: Peer, **options: Any) -> TuiState:
 
 
 def _my_turn_state(**options: Any) -> tuple[TuiState, Table, dict[Seat, Peer]]:
-    table, peers, _ = _table()
+    table, peers, _ = table_of_peers()
     deal = table.match.deal
     assert deal is not None and deal.turn is not None
     return _state_at(peers[deal.turn], **options), table, peers
@@ -73,7 +73,7 @@ def test_a_created_table_is_selected_once_listed() -> None:
 
 
 def test_the_message_line_does_not_keep_stale_text() -> None:
-    _, peers, _ = _table()
+    _, peers, _ = table_of_peers()
     state = TuiState(on_server=True)
     state.say("Joining duel...")
     apply(state, m.TableState(table="t1", name="duel", target=1, status="waiting", seats=[],
@@ -124,27 +124,27 @@ def test_symbols_reach_the_log_and_panels_wrap_by_word() -> None:
 
 
 def test_the_footer_shows_the_keys_that_apply_now() -> None:
-    table, peers, _ = _table()
+    table, peers, _ = table_of_peers()
     playing = _state_at(peers[Seat.N])
     waiting = TuiState()
     waiting.mirror.you, waiting.mirror.status, waiting.mirror.table = Seat.N, "waiting", "t"
     assert "b bot" in _text(render_footer(waiting))
     assert "b bot" not in _text(render_footer(playing))
     watcher = Peer("watcher")
-    _deliver(table.spectate(watcher))
+    deliver_all(table.spectate(watcher))
     watching = _state_at(watcher)
     footer = _text(render_footer(watching))
     assert "n lobby" in footer and "play" not in footer
 
 
 def test_the_newest_card_is_marked_and_deals_are_kept_in_the_history() -> None:
-    table, peers, _ = _table()
+    table, peers, _ = table_of_peers()
     deal = table.match.deal
     assert deal is not None
     for _ in range(3):
         seat = deal.turn
         assert seat is not None
-        _deliver(table.play(peers[seat], min(deal.hand(seat)), 1.0))
+        deliver_all(table.play(peers[seat], min(deal.hand(seat)), 1.0))
     state = _state_at(peers[Seat.N])
     last_seat, last_card = deal.history[-1]
     rows = _text(render_rows(state)).splitlines()
@@ -155,7 +155,7 @@ def test_the_newest_card_is_marked_and_deals_are_kept_in_the_history() -> None:
     while table.status == "playing":
         seat = deal.turn
         assert seat is not None
-        _deliver(table.play(peers[seat], min(deal.hand(seat)), 2.0))
+        deliver_all(table.play(peers[seat], min(deal.hand(seat)), 2.0))
     state = _state_at(peers[Seat.N])
     state.show(Overlay.HISTORY)
     text = _text(render_overlay(state))

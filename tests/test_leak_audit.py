@@ -45,7 +45,6 @@ when no connection receives anything but keepalive for STALL_SECONDS.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -60,21 +59,14 @@ from jackal.game.seats import SEATS, Seat
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
 from support.client import Msg, RawClient
+from support.leaks import cards_named
 
 DEALS_WANTED = 1000
 #: The hang guard: the audit fails when no connection receives a line for this long.
 STALL_SECONDS = 30.0
 PARALLEL_TABLES = 8
 TARGET = 300
-#: Any card-like token in the raw text: rank (also "10") then suit, not inside a longer word.
-CARD_RE = re.compile(rb"(?<![A-Za-z0-9])(10|[A2-9TJQK])([SHDC])(?![A-Za-z0-9])")
 ALL_CARDS = frozenset(str(card) for card in DECK)
-
-
-def cards_named(line: bytes) -> set[str]:
-    """Every card the raw line names, in canonical text."""
-    return {("T" if rank == b"10" else rank.decode()) + suit.decode()
-            for rank, suit in CARD_RE.findall(line)}
 
 
 class AuditClient(RawClient):

@@ -163,7 +163,7 @@ def test_the_checker_follows_helpers_fixtures_and_support_modules() -> None:
                           "test_a_your_turn_only_bot_plays_through_a_server_restart")
     # run_jackal: a conftest fixture, named as a parameter.
     assert starts_process("test_cli_conventions", "test_show_prints_the_card_in_words")
-    # Tmux, from support.tmux, through test_lan_tmux's open_client.
+    # Tmux, from support.tmux, through the terminals fixture (conftest).
     assert drives_tmux("test_chat_tmux",
                        "test_chat_in_the_lobby_and_at_the_table_but_not_during_a_deal")
     assert not starts_process("test_scoring",

@@ -9,14 +9,13 @@ import re
 from pathlib import Path
 
 import pytest
+from support.screens import open_client, shows
 from support.server import ServerProcess
 from support.tmux import TMUX, Tmux
-from test_lan_tmux import clients, open_client, shows
 
 pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
               pytest.mark.subprocess, pytest.mark.tmux]
 
-__all__ = ["clients"]  # the terminals fixture of the LAN tests, closed after each test
 
 CODE_RE = re.compile(r"\b([NESW]) ([a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4})\b")
 
@@ -30,11 +29,11 @@ def answer(terminal: Tmux, prompt: str, text: str) -> None:
 
 
 def test_the_create_dialog_makes_a_private_table_and_an_invited_friend_sits_down(
-        tmp_path: Path, clients: list[Tmux]) -> None:
+        tmp_path: Path, terminals: list[Tmux]) -> None:
     server = ServerProcess(tmp_path)
     try:
         address = f"127.0.0.1:{server.port}"
-        ada = open_client(clients, tmp_path, "ada", address)
+        ada = open_client(terminals, tmp_path, "ada", address)
         ada.wait(shows("No tables yet"), "the empty lobby")
         ada.keys("c")
         answer(ada, "New table name", "friends")
@@ -59,19 +58,19 @@ def test_the_create_dialog_makes_a_private_table_and_an_invited_friend_sits_down
         table = header["table"]
         # The server cannot show the codes again: a restarted client still has them.
         ada.kill_program()
-        ada = open_client(clients, tmp_path, "ada", address)
+        ada = open_client(terminals, tmp_path, "ada", address)
         screen = ada.wait(shows("Invitation codes to pass on"), "the codes after a restart")
         assert dict(CODE_RE.findall(screen)) == codes, screen
 
         # A wrong code takes nothing; the right one takes its seat.
-        carl = open_client(clients, tmp_path, "carl", address, "--table", table,
+        carl = open_client(terminals, tmp_path, "carl", address, "--table", table,
                            "--invite", "abcd-efgh-jkmn-pqrs")
         carl.wait(shows("not_invited"), "the wrong code refused")
-        bob = open_client(clients, tmp_path, "bob", address, "--table", table,
+        bob = open_client(terminals, tmp_path, "bob", address, "--table", table,
                           "--invite", codes["W"])
         bob.wait(shows("W bob (you)"), "bob at W")
         # From the lobby: no watching, and Enter asks for a code, which picks the seat.
-        eve = open_client(clients, tmp_path, "eve", address)
+        eve = open_client(terminals, tmp_path, "eve", address)
         eve.wait(shows("PRIVATE: seats by invitation code"), "the private table listed")
         eve.keys("s")
         eve.wait(shows("friends allows no spectators"), "watching refused")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from test_client_bot import BOT, run_bot
+from support.bots import BOT, run_bot
 
 pytestmark = pytest.mark.subprocess
 

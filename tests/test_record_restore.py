@@ -24,7 +24,7 @@ from jackal.server.table import Table
 from jackal.server.table_options import TableOptions
 from support.client import RawClient
 from support.peer import Peer
-from support.records import Recorded, lines, record_match, rewrite
+from support.records import FAST, Recorded, lines, record_match, rewrite
 from support.server import running_server
 
 Event = dict[str, Any]
@@ -224,9 +224,6 @@ def _hash(token: str) -> str:
 
 
 # ---------------------------------------------------------------------- a running server
-
-FAST: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0,
-                            hello_timeout=10_000.0)
 
 
 async def test_players_reclaim_a_match_whose_end_was_lost(tmp_path: Path) -> None:

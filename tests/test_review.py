@@ -24,10 +24,10 @@ from jackal.game.knowledge import SeatKnowledge
 from jackal.game.seats import SEATS, Seat, Team
 from jackal.server.table import Table
 from support.client import create_table
+from support.pipes import run_into_closed_pipe
 from support.records import lines, record_match, rewrite
 from support.server import JACKAL, TIMEOUT, ServerProcess
 from support.tmux import TMUX, Tmux
-from test_cli_pipe import run_into_closed_pipe
 
 POINT = re.compile(r"^Deal \d+ of \d+", re.M)
 

@@ -33,11 +33,11 @@ from support.client import (
     seat_four,
     start_deal,
 )
+from support.leaks import cards_named
 from support.peer import Peer
 from support.proxy import CuttableProxy
 from support.records import lines, record_match, rewrite
 from support.server import ServerProcess, running_server
-from test_leak_audit import cards_named
 
 
 async def _quiet(client: RawClient) -> list[str]:

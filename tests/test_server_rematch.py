@@ -11,8 +11,8 @@ from typing import Any
 import trio
 from jackal.server.config import ServerConfig
 from support.client import RawClient, open_table, play_out, sit, start_deal
+from support.records import FAST
 from support.server import running_server
-from test_record_restore import FAST
 
 
 def record_kinds(directory: Path) -> list[str]:

@@ -8,35 +8,33 @@ from pathlib import Path
 
 import pytest
 from support.client import create_table
+from support.screens import open_client, pause_agreed, shows
 from support.server import ServerProcess
 from support.tmux import TMUX, Tmux
-from test_chat_tmux import pause_agreed
-from test_lan_tmux import clients, open_client, shows
 
 pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
               pytest.mark.subprocess, pytest.mark.tmux]
 
-__all__ = ["clients"]  # the fixture, used by name
 
 
 def test_a_spectator_is_told_once_and_not_offered_the_players_keys(
-        tmp_path: Path, clients: list[Tmux]) -> None:
+        tmp_path: Path, terminals: list[Tmux]) -> None:
     server = ServerProcess(tmp_path, "--bot-pause", "0", "--turn-seconds", "60")
     try:
         table = create_table(server.port, {"E": "greedy", "W": "greedy"}, target=1,
                              seed=3, name="oak")
         address = f"127.0.0.1:{server.port}"
-        eve = open_client(clients, tmp_path, "eve", address)
+        eve = open_client(terminals, tmp_path, "eve", address)
         eve.wait(shows("oak"), "the table listed")
         eve.keys("s")
         eve.wait(shows("Watching table oak"), "watching")
         # Whatever the log shows after the snapshot came after both of its copies (the
         # reply and the event queue's): kim sitting down is logged after them.
-        kim = open_client(clients, tmp_path, "kim", address, "--table", table,
+        kim = open_client(terminals, tmp_path, "kim", address, "--table", table,
                           "--seat", "N")
         screen = eve.wait(shows("kim sits at N"), "kim sitting down")
         assert screen.count("Watching table oak") == 1, screen
-        lou = open_client(clients, tmp_path, "lou", address, "--table", table,
+        lou = open_client(terminals, tmp_path, "lou", address, "--table", table,
                           "--seat", "S")
         _, _, asker = pause_agreed(kim, lou)
         screen = eve.wait(shows(f"PAUSED by {asker}"), "PAUSED on the spectator's screen")

@@ -14,10 +14,9 @@ import re
 import shutil
 import subprocess
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from jackal.bots.tournament import (
@@ -27,12 +26,11 @@ from jackal.bots.tournament import (
     parse_entry,
     schedule,
 )
-from jackal.bots.yardstick import baseline_penalty, efficiency, optimum_penalty
-from jackal.game.cards import Card
-from jackal.game.deal import Deal
+from jackal.bots.yardstick import efficiency
 from jackal.game.errors import MalformedInput
-from jackal.game.seats import SEATS, Seat, Team
+from jackal.game.seats import SEATS
 from support.server import ServerProcess
+from support.tournament import rescore
 
 #: The programs are started with -I -S (no site packages): they need only the standard
 #: library, and start several times faster, which keeps the tests lean.
@@ -76,45 +74,6 @@ while link.recv(65536):
 """
 
 
-def _rescore(records: Path) -> tuple[dict[str, dict[str, Any]], list[tuple[int, str, str]]]:
-    """Per entry: boards, VP, wins and penalties, from the record files alone.
-
-    Who sat where is read from each record's seat lines (a server-side bot is its
-    strategy, a program its player name); deal 1 is replayed with the engine.
-    """
-    totals: dict[str, dict[str, Any]] = defaultdict(lambda: defaultdict(int))
-    tables = []
-    for path in sorted(records.glob("*.jsonl")):
-        events = [json.loads(line) for line in path.read_text().splitlines()]
-        seats: dict[str, str] = {}
-        deal: Deal | None = None
-        seed = events[0]["seed"]
-        for event in events:
-            if event["event"] == "seat" and event["kind"] != "empty":
-                seats[event["seat"]] = event["strategy"] or event["name"]
-            elif event["event"] == "deal" and event["number"] == 1:
-                deal = Deal.from_seed(event["seed"], Seat(event["dealer"]))
-            elif event["event"] == "play" and deal is not None and not deal.is_over:
-                deal.play(Card.parse(event["card"]), Seat(event["seat"]))
-        assert deal is not None and deal.is_over, path
-        result = deal.result()
-        entry = {Team.NS: seats["N"], Team.EW: seats["E"]}
-        assert seats["S"] == entry[Team.NS] and seats["W"] == entry[Team.EW]
-        tables.append((seed, entry[Team.NS], entry[Team.EW]))
-        for team in (Team.NS, Team.EW):
-            mine = totals[entry[team]]
-            mine["boards"] += 1
-            mine["wins"] += result.winner is team
-            mine["vp"] += result.points if result.winner is team else 0
-            first, second = (deal.dealt_hand(seat) for seat in team.seats)
-            # Per board, for the yardstick's ratio of means and its interval.
-            mine.setdefault("penalties", []).append(result.penalty(team))
-            mine.setdefault("baselines", []).append(baseline_penalty(first, second))
-            mine.setdefault("optima", []).append(optimum_penalty(first, second))
-            mine.setdefault("seeds", []).append(seed)  # the board's
-    return totals, tables
-
-
 @pytest.mark.subprocess
 def test_a_tournament_with_a_broken_entry_completes_and_its_records_rescore(
         tmp_path: Path, run_jackal: RunJackal) -> None:
@@ -139,7 +98,7 @@ def test_a_tournament_with_a_broken_entry_completes_and_its_records_rescore(
     ranks = [row["rank"] for row in report["standings"]]
     assert ranks[0] == 1 and ranks == sorted(ranks)  # shared by equal entries
 
-    totals, tables = _rescore(records)
+    totals, tables = rescore(records)
     # Duplicate: every pair on board 1 (seed 41) once each way round, nothing else.
     expected = {(41, a, b) for a in everyone for b in everyone if a != b}
     assert sorted(tables) == sorted(expected)

@@ -6,22 +6,18 @@ programs as ``exec:`` and ``cmd:`` entries, the results JSON and the printed tab
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
+from conftest import RunJackal
 from jackal.bots.arena import wilson_interval
 from jackal.bots.registry import STRATEGIES
 from jackal.bots.yardstick import efficiency
 from jackal.cli.program_clock import START_SECONDS
-from test_tournament import _rescore
+from support.tournament import rescore, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
-RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]  # the run_jackal fixture
 
 #: The substitute of the fault-policy tournament, and the strategy the reference entry
 #: plays itself. Deterministic (no randomness at all), so the same position always gets
@@ -36,16 +32,6 @@ FAILING = {
     "hanger": ("exec:sleep 3600", "timeout"),                 # never answers
     "garbage": ("exec:sh -c 'while read line; do echo XX; done'", "garbage"),
 }
-
-
-def _tournament(run_jackal: RunJackal, tmp_path: Path, *args: str,
-                timeout: float = 120) -> dict[str, Any]:
-    results = tmp_path / "results.json"
-    done = run_jackal("tournament", *args, "--results", str(results), "-q", timeout=timeout)
-    assert done.returncode == 0, done.stderr
-    report: dict[str, Any] = json.loads(results.read_text())
-    report["stdout"], report["stderr"] = done.stdout, done.stderr
-    return report
 
 
 @pytest.mark.subprocess
@@ -68,7 +54,7 @@ def test_every_fault_of_every_entry_is_played_by_the_one_substitute(
     """
     entries = {"ref": SUBSTITUTE, "greedy": "greedy",
                **{name: spec for name, (spec, _kind) in FAILING.items()}}
-    report = _tournament(
+    report = run_tournament(
         run_jackal, tmp_path, *(f"--entry={name}={spec}" for name, spec in entries.items()),
         "--substitute", SUBSTITUTE, "--boards", "2", "--seed", "1", "--jobs", "6",
         "--move-seconds", "0.5", "--start-seconds", "0.5", "--sandbox", "off",
@@ -112,7 +98,7 @@ def test_the_standings_count_boards_and_tables_and_keep_their_columns_apart(
     efficiency's interval is the yardstick's over the boards, rescored from the records."""
     records = tmp_path / "records"
     names = ["random", "greedy", "baseline", "beginner"]
-    report = _tournament(run_jackal, tmp_path, *(f"--entry={n}={n}" for n in names),
+    report = run_tournament(run_jackal, tmp_path, *(f"--entry={n}={n}" for n in names),
                          "--boards", "3", "--seed", "4", "--jobs", "4",
                          "--records", str(records))
     assert report["tournament"]["seed"] == 4 and report["tournament"]["seed_secret"] is False
@@ -122,7 +108,7 @@ def test_the_standings_count_boards_and_tables_and_keep_their_columns_apart(
     assert len(body) == 4 and all(len(row) == len(header) for row in body), rows
     assert all(row[3:5] == ["3", "18"] for row in body), rows
     assert any(row[6].startswith("-") for row in body)  # a negative net, still apart
-    totals, _tables = _rescore(records)
+    totals, _tables = rescore(records)
     for row in report["standings"]:
         assert (row["boards"], row["tables"]) == (3, 18)
         mine = totals[row["name"]]
@@ -150,7 +136,7 @@ def test_one_board_has_no_interval_and_a_secret_seed_is_told_at_the_end(
     doc = " ".join((ROOT / "docs" / "BOTS.md").read_text().split())
     assert "`efficiency_ci95` (both intervals `null` with one board)" in doc
     assert "With one board neither figure has an interval: the table shows `[n/a]`" in doc
-    report = _tournament(run_jackal, tmp_path, "--entry=r=random", "--entry=g=greedy",
+    report = run_tournament(run_jackal, tmp_path, "--entry=r=random", "--entry=g=greedy",
                          "--boards", "1")
     for row in report["standings"]:
         assert row["boards"] == 1 and row["tables"] == 2
@@ -196,7 +182,7 @@ def test_a_program_s_log_lines_name_its_table_seat_and_entry(
     """Many copies of many programs log side by side in a tournament: each of an exec:
     program's lines says whose it is (they said only "the program failed to answer")."""
     spec, _kind = FAILING["garbage"]
-    report = _tournament(run_jackal, tmp_path, f"--entry=junk={spec}", "--entry=g=greedy",
+    report = run_tournament(run_jackal, tmp_path, f"--entry=junk={spec}", "--entry=g=greedy",
                          "--boards", "1", "--seed", "1", "--sandbox", "off",
                          "--bot-floor", "0")
     err = report["stderr"]

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_tournament_faults import RunJackal, _tournament
+from conftest import RunJackal
+from support.tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,7 +25,7 @@ def test_the_seed_deals_the_same_boards_but_a_random_bot_plays_its_own_way(
     runs = []
     for run in ("one", "two"):
         (tmp_path / run).mkdir()
-        report = _tournament(run_jackal, tmp_path / run, "--entry=r=random",
+        report = run_tournament(run_jackal, tmp_path / run, "--entry=r=random",
                              "--entry=g=greedy", "--boards", "2", "--seed", "5")
         runs.append({(t["board"], t["ns"], t["ew"]): t for t in report["tables"]})
     first, second = runs

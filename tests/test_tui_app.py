@@ -10,17 +10,14 @@ streams, as any client would.
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
-import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 import trio
 from jackal.bots.registry import substitute_strategy
-from jackal.cli.play import start_embedded_server
 from jackal.client.embedded import EmbeddedGame
 from jackal.client.mirror import Change, TableMirror
 from jackal.client.tui.app import PlayOptions, TuiApp
@@ -30,7 +27,6 @@ from jackal.client.tui.layout import (
     render_header,
     render_rows,
     render_turn,
-    screen_text,
 )
 from jackal.client.tui.state import Mode
 from jackal.game.cards import DECK
@@ -38,95 +34,19 @@ from jackal.game.conventions import builtin_card
 from jackal.game.seats import Seat, Team
 from jackal.protocol.messages import ServerMessage
 from prompt_toolkit.data_structures import Size
-from prompt_toolkit.input import PipeInput, create_pipe_input
-from prompt_toolkit.output import DummyOutput
-
-TIMEOUT = 20.0
-
-
-class Terminal80x24(DummyOutput):
-    """Output that draws nowhere but says it is an 80x24 terminal."""
-
-    def __init__(self) -> None:
-        self.size = Size(rows=24, columns=80)
-
-    def get_size(self) -> Size:
-        return self.size
-
-
-def screen(app: TuiApp) -> str:
-    return screen_text(app.app.renderer._last_screen)
-
-
-async def until(check: Callable[[], Any], what: str, timeout: float = TIMEOUT) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
-
-
-async def drawn(app: TuiApp, text: str) -> str:
-    """Wait until ``text`` is on the screen; return the screen."""
-    await until(lambda: text in screen(app), f"{text!r} on screen")
-    return screen(app)
-
-
-def quick_game(**overrides: Any) -> PlayOptions:
-    settings: dict[str, Any] = {"seed": 11, "target": 1000, "partner": "random",
-                                "opponents": "random", "name": "tester"}
-    settings.update(overrides)
-    return PlayOptions(game=EmbeddedGame(**settings), start_server=start_embedded_server)
-
-
-def run_app(options: PlayOptions,
-            scenario: Callable[[TuiApp, PipeInput], Awaitable[None]]) -> int:
-    """Run the application with ``scenario`` driving it; the scenario must make it quit."""
-
-    async def main() -> int:
-        with create_pipe_input() as pipe:
-            app = TuiApp(options, input=pipe, output=Terminal80x24())
-            task = asyncio.ensure_future(app.run())
-            try:
-                await scenario(app, pipe)
-                return await asyncio.wait_for(task, TIMEOUT)
-            finally:
-                if not task.done():
-                    app.app.exit(result=99)
-                    await asyncio.wait_for(task, TIMEOUT)
-                assert app.failure is None, app.failure
-
-    return asyncio.run(main())
-
-
-async def quit_app(app: TuiApp, pipe: PipeInput) -> None:
-    pipe.send_text("\x11")  # Ctrl-Q
-    if app.state.in_match:
-        await drawn(app, "Leave the match?")
-        pipe.send_text("y")
-
-
-async def my_turn(app: TuiApp) -> None:
-    await until(lambda: app.state.my_turn and app.state.awaiting_play is None, "my turn")
-
-
-async def spectate(port: int, table: str) -> dict[str, Any]:
-    """The table's public snapshot, fetched over a fresh raw connection."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    try:
-        assert json.loads(await reader.readline())["type"] == "welcome"
-        writer.write(b'{"type":"hello","name":"watcher","id":1}\n'
-                     + json.dumps({"type": "spectate", "table": table, "id": 2}).encode()
-                     + b"\n")
-        await writer.drain()
-        while True:
-            msg: dict[str, Any] = json.loads(await asyncio.wait_for(reader.readline(), TIMEOUT))
-            if msg["type"] == "table_state":
-                return msg
-            assert msg["type"] != "error", msg
-    finally:
-        writer.close()
-
+from prompt_toolkit.input import PipeInput
+from support.tui import (
+    TIMEOUT,
+    Terminal80x24,
+    drawn,
+    my_turn,
+    quick_game,
+    quit_app,
+    run_app,
+    screen,
+    spectate,
+    until,
+)
 
 # ---------------------------------------------------------------------------- tests
 

@@ -22,9 +22,19 @@ from jackal.protocol import messages as m
 from jackal.protocol import requests
 from prompt_toolkit.application import Application
 from prompt_toolkit.input import PipeInput
-from test_tui_app import drawn, my_turn, quick_game, quit_app, run_app, spectate, until
-from test_tui_layout import drive, text
-from test_tui_state import lobby_state, seated
+from support.tui import (
+    drawn,
+    drive,
+    lobby_state,
+    my_turn,
+    quick_game,
+    quit_app,
+    run_app,
+    seated,
+    spectate,
+    text,
+    until,
+)
 
 WHY = ("The expert bot would play 9C, your 1st card of 8. Under your 'beginner' card: 1st "
        "card 9C: promises a pair of 8s, or no pair (an unneeded high card). You have no new "

@@ -5,23 +5,18 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-from collections.abc import Callable
 
 import pytest
 from jackal.client.tui.events import apply
-from jackal.client.tui.keys import create_key_bindings
 from jackal.client.tui.layout import (
-    build_layout,
     render_footer,
     render_hand,
     render_result,
     render_rows,
-    screen_text,
 )
 from jackal.client.tui.lobby_screen import render_lobby
 from jackal.client.tui.overlays import render_overlay
 from jackal.client.tui.state import Mode, Overlay, TuiState
-from jackal.client.tui.style import STYLE
 from jackal.client.tui.summary import card_text
 from jackal.game.cards import Card, parse_hand
 from jackal.game.conventions import builtin_card
@@ -33,17 +28,9 @@ from jackal.protocol import requests
 from jackal.server import views
 from jackal.server.deal_summary import DealSummaries
 from prompt_toolkit.application import Application
-from prompt_toolkit.data_structures import Size
-from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
-from prompt_toolkit.input import PipeInput, create_pipe_input
-from prompt_toolkit.output import DummyOutput
-from test_deal_summary import penalty
-from test_tui_state import lobby_state, seated
-from test_yardstick import brute_force_best
-
-
-def text(fragments: StyleAndTextTuples) -> str:
-    return fragment_list_to_text(fragments)
+from prompt_toolkit.input import PipeInput
+from support.tui import drive, lobby_state, penalty, seated, text
+from support.yardstick import brute_force_best
 
 
 def test_hand_is_sorted_with_groups_bracketed_and_a_caret_under_the_cursor() -> None:
@@ -155,39 +142,6 @@ def test_footer_fits_80_columns_on_every_screen() -> None:
     state.mode = Mode.LOBBY
     state.overlay = Overlay.NONE
     assert len(text(render_footer(state)).rstrip()) <= 80
-
-
-class Terminal(DummyOutput):
-    def __init__(self, rows: int, columns: int) -> None:
-        self.size = Size(rows=rows, columns=columns)
-
-    def get_size(self) -> Size:
-        return self.size
-
-
-def drive(state: TuiState, steps: Callable[[PipeInput, Application[int]], object],
-          rows: int = 24, columns: int = 80) -> str:
-    """Run the layout and bindings on ``state`` (no network), apply ``steps``, return the
-    screen."""
-
-    async def main() -> str:
-        with create_pipe_input() as pipe:
-            app: Application[int] = Application(
-                layout=build_layout(state), key_bindings=create_key_bindings(state),
-                style=STYLE, full_screen=True, input=pipe, output=Terminal(rows, columns))
-            task = asyncio.ensure_future(app.run_async())
-            await asyncio.sleep(0.05)
-            result = steps(pipe, app)
-            if asyncio.iscoroutine(result):
-                await result
-            await asyncio.sleep(0.1)
-            shown = screen_text(app.renderer._last_screen)
-            if not app.is_done:
-                app.exit(result=0)
-            await task
-            return shown
-
-    return asyncio.run(main())
 
 
 def test_whole_table_screen_at_80x24() -> None:

@@ -9,37 +9,16 @@ from jackal.client.tui.events import apply
 from jackal.client.tui.lobby import JoinSeat
 from jackal.client.tui.meaning import short_meaning
 from jackal.client.tui.state import (
-    Mode,
     Overlay,
     PlayAgain,
     TuiState,
     ordinal,
 )
 from jackal.game.cards import Card, parse_hand
-from jackal.game.conventions import builtin_card
-from jackal.game.seats import SEATS, Seat, Team
+from jackal.game.seats import Seat, Team
 from jackal.protocol import messages as m
 from jackal.protocol import requests
-
-HAND = "2S 2C 5H 7D 9C TS JH QS QH QD KC AD 3H"
-
-
-def seated(hand: str = HAND, *, turn: str = "S", rows: dict[str, list[str]] | None = None,
-           status: str = "playing", hints: bool = False, name: str = "me") -> TuiState:
-    """A state seated at S (as ``name``), E dealing (so S plays first), both sides on the
-    beginner card; ``hints``: the table allows them."""
-    state = TuiState()
-    beginner = builtin_card("beginner")
-    seats = [m.SeatInfo(seat=Seat(s), name=name if s == "S" else f"bot{s}",
-                        kind="human" if s == "S" else "bot", connected=True, ready=True)
-             for s in "NESW"]
-    apply(state, m.TableState(
-        table="t1", name="test", target=300, status=status,  # type: ignore[arg-type]
-        seats=seats, conventions={Team.NS: beginner, Team.EW: beginner},
-        scores={Team.NS: 10, Team.EW: 20}, deal=1, dealer=Seat.E, first=Seat.S, turn=Seat(turn),
-        rows={Seat(seat): parse_hand(" ".join(row)) for seat, row in (rows or {}).items()},
-        you=Seat.S, hand=parse_hand(hand), hints=hints))
-    return state
+from support.tui import HAND, lobby_state, seated
 
 
 def type_text(state: TuiState, text: str) -> None:
@@ -267,18 +246,6 @@ def test_lost_seat_quits_without_asking() -> None:
     state.request_quit()
     assert state.quit_requested
     assert any("Disconnected" in line.text for line in state.log)
-
-
-def lobby_state() -> TuiState:
-    state = TuiState(mode=Mode.LOBBY)
-    apply(state, m.Tables(tables=[
-         m.TableInfo(table="t1", name="one", target=300, status="waiting",
-                     seats={Seat.N: "ann", Seat.E: None, Seat.S: None, Seat.W: "random bot"},
-                     kinds={Seat.N: "human", Seat.E: "empty", Seat.S: "empty", Seat.W: "bot"}),
-         m.TableInfo(table="t2", name="two", target=100, status="waiting",
-                     seats=dict.fromkeys(SEATS), kinds=dict.fromkeys(SEATS, "empty")),
-     ]))
-    return state
 
 
 def submit(state: TuiState, text: str) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import statistics
-from itertools import combinations
 
 import pytest
 from jackal.bots.counts import optimum_pair, rank_counts
@@ -16,10 +15,11 @@ from jackal.bots.yardstick import (
     information_cost,
     optimum_penalty,
 )
-from jackal.game.cards import Card, parse_hand
+from jackal.game.cards import parse_hand
 from jackal.game.deal import Deal, deal_hands
 from jackal.game.scoring import team_penalty
 from jackal.game.seats import Seat
+from support.yardstick import brute_force_best
 
 
 def kept(hand: str) -> list[str]:
@@ -85,23 +85,6 @@ def test_efficiency_interval_covers_like_a_95_percent_interval() -> None:
     assert 0.9 <= covered / 300 <= 0.99
     assert result is not None
     assert statistics.stdev(estimates) == pytest.approx(result.half_width / 1.96, rel=0.25)
-
-
-def brute_force_best(first: tuple[Card, ...], second: tuple[Card, ...]) -> int:
-    """Every keep of five from each hand, paired with every keep of the other. Suits never
-    score, so keeps with the same ranks are tried once (exact, and 1287**2 pairs fewer)."""
-    def keeps(hand: tuple[Card, ...]) -> list[list[int]]:
-        seen = {tuple(sorted(card % 13 for card in five)) for five in combinations(hand, 5)}
-        return [list(ranks) for ranks in seen]
-    best = 10**9
-    for mine in keeps(first):
-        for theirs in keeps(second):
-            penalty = 0
-            for rank in set(mine + theirs):
-                count = (mine + theirs).count(rank)
-                penalty += 20 + rank + 1 if count == 1 else 25 if count == 2 else 0
-            best = min(best, penalty)
-    return best
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ from typing import Any, Self
 
 import msgspec
 import trio
+import trio.testing
 
 from support.server import TIMEOUT
 
@@ -264,3 +265,14 @@ def create_table(port: int, bots: dict[str, str], **options: Any) -> str:
         return table
     finally:
         client.close()
+
+
+async def connect_from(port: int, source: str, *, rcvbuf: int | None = None) -> RawClient:
+    """A raw client whose connection comes from ``source`` (any 127/8 address reaches the
+    loopback, so the server sees different client addresses)."""
+    sock = trio.socket.socket()
+    if rcvbuf is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    await sock.bind((source, 0))
+    await sock.connect(("127.0.0.1", port))
+    return RawClient(trio.SocketStream(sock), source)

@@ -80,3 +80,13 @@ def check_no_leaks(log: list[Msg], seat: str | None, match_seed: int) -> int:
         leaked = named - own - set(played)
         assert not leaked, (seat, leaked, msg)
     return checked
+
+
+#: Any card-like token in the raw text: rank (also "10") then suit, not inside a longer word.
+CARD_BYTES_RE = re.compile(rb"(?<![A-Za-z0-9])(10|[A2-9TJQK])([SHDC])(?![A-Za-z0-9])")
+
+
+def cards_named(line: bytes) -> set[str]:
+    """Every card the raw line names, in canonical text."""
+    return {("T" if rank == b"10" else rank.decode()) + suit.decode()
+            for rank, suit in CARD_BYTES_RE.findall(line)}

@@ -77,3 +77,7 @@ def lines(path: Path) -> list[dict[str, Any]]:
 def rewrite(path: Path, events: list[dict[str, Any]], tail: bytes = b"") -> None:
     """Replace the file with ``events`` (one JSON line each) and then ``tail``."""
     path.write_bytes(b"".join(json.dumps(event).encode() + b"\n" for event in events) + tail)
+
+
+FAST: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0,
+                            hello_timeout=10_000.0)

@@ -28,6 +28,7 @@ from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import MessageId, TableInfo
 from . import views
 from .recording import Recorder
+from .snapshot import table_snapshot
 from .table import Outbox, Peer, Table
 from .table_options import TableOptions
 from .tokens import hash_token
@@ -106,7 +107,7 @@ class Lobby:
         """The lobby, or the page of it from ``offset`` with at most ``limit`` tables
         (tables in the order they were created)."""
         stop = None if limit is None else offset + limit
-        return [views.table_info(table.snapshot(full=False))
+        return [views.table_info(table_snapshot(table, full=False))
                 for table in itertools.islice(self.tables.values(), offset, stop)]
 
     def find_token(self, token: str) -> tuple[Table, Seat] | None:

@@ -7,7 +7,6 @@ The behaviour is docs/PROTOCOL.md's."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,7 +16,7 @@ from ..game.cards import Card
 from ..game.conventions import ConventionCard, builtin_card
 from ..game.deal import Deal
 from ..game.errors import IllegalAction
-from ..game.match import Match, first_dealer
+from ..game.match import Match
 from ..game.rng import derive_seed
 from ..game.seats import TEAMS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
@@ -48,6 +47,7 @@ from .pause import PauseVote
 from .record_events import ExpertEvent, SeatEvent
 from .recording import PlayedBy, Recorder, Recording
 from .seating import Outbox, Peer, Seating, SeatSlot, Status
+from .snapshot import deal_facts, table_snapshot
 from .table_options import TableOptions
 from .turn_clock import TurnClock
 
@@ -253,13 +253,13 @@ class Table:
             raise ProtocolError(ErrorCode.NO_SPECTATORS,
                                 f"table {self.id} allows no spectators")
         self.spectators[peer] = None
-        return [(peer, views.table_state(self.snapshot(), None, id=req_id))]
+        return [(peer, views.table_state(table_snapshot(self), None, id=req_id))]
 
     def state_for(self, peer: Peer, seat: Seat | None,
                   req_id: MessageId | None = None) -> Outbox:
         """A fresh ``table_state`` for ``peer`` (sitting at ``seat``, or watching), then its
         ``your_turn`` if it is that seat's turn: on joining, on a reclaim and on ``sync``."""
-        snap = self.snapshot()
+        snap = table_snapshot(self)
         out: Outbox = [(peer, views.table_state(snap, seat, id=req_id))]
         turn = views.your_turn(snap.facts, seat) if seat is not None else None
         return out if turn is None else [*out, (peer, turn)]
@@ -281,7 +281,7 @@ class Table:
         peer = self.seats[turn].peer
         if peer is None:
             return out
-        private = views.your_turn(self.deal_facts(), turn)
+        private = views.your_turn(deal_facts(self), turn)
         return out if private is None else [*out, (peer, private)]
 
     def substitute(self, seat: Seat) -> str:
@@ -716,59 +716,6 @@ class Table:
 
     def bot_view(self, seat: Seat) -> View:
         """What a bot playing ``seat`` may see: its own hand and public facts."""
-        known = views.knowledge(self.deal_facts(), seat)
+        known = views.knowledge(deal_facts(self), seat)
         assert isinstance(known, View) and self.match.deal is not None
         return known
-
-    def deal_facts(self) -> views.DealFacts:
-        """The deal and the public facts around it, as views cut knowledge from them."""
-        live = self.match.deal
-        return views.DealFacts(
-            deal=live if live is not None else self.last_deal, live=live is not None,
-            deal_number=self.match.deal_number, conventions=self.conventions,
-            scores=self.match.scores, target=self.match.target,
-            turn_left=self.clock.turn_left(self))
-
-    def snapshot(self, full: bool = True) -> views.TableSnapshot:
-        """The table's facts as views read them (views never get the table itself);
-        without ``full``, only what a lobby line needs (not the match so far)."""
-        if not full:
-            return self._snapshot()
-        results = self.match.results
-        last_ended = None
-        if self.status in ("between_deals", "over") and self.last_deal is not None \
-                and results:
-            last_ended = views.deal_ended(self.last_deal, len(results), results[-1],
-                                          self.match.scores, self._next_deal_in(),
-                                          self.summaries.best(len(results)))
-        summaries = self.summaries
-        information = [summaries.information_cost(number, result)
-                       for number, result in enumerate(results, 1)]
-        return dataclasses.replace(
-            self._snapshot(), history=views.history(results, first_dealer(self.match.seed),
-                                                    information, summaries.expert),
-            last_ended=last_ended, next_deal_in=self._next_deal_in(),
-            questions=self.disclosure.open_questions(),
-            clock_stopped=self.clock.stopped is not None)
-
-    def _next_deal_in(self) -> float | None:
-        if self.status != "between_deals":
-            return None
-        if self.pausing.paused:
-            return self.pausing.between_left
-        if self.between_deadline is None:
-            return None
-        return max(0.0, self.between_deadline - self.now)
-
-    def _snapshot(self) -> views.TableSnapshot:
-        return views.TableSnapshot(
-            facts=self.deal_facts(), table=self.id, name=self.name, status=self.status,
-            seats=self.seating.infos(),
-            spectators=len(self.spectators),
-            deal_conventions=None if self.deal_conventions == self.conventions
-            else dict(self.deal_conventions),
-            turn_seconds=self.options.turn_seconds, seeded=self.options.seeded,
-            hints=self.options.hints, private=self.options.private,
-            creator=self.options.creator, allow_spectators=self.options.allow_spectators,
-            chat=self.chat, pause=self.pausing.info())
-

@@ -55,7 +55,7 @@ __all__ = ["DealFacts", "TableSnapshot", "deal_ended", "deal_started", "history"
 @dataclass(frozen=True, slots=True)
 class DealFacts:
     """What per-seat knowledge is cut from: the deal and the public facts around it (the
-    table makes one with ``Table.deal_facts()``, cheaply: ``your_turn`` needs one on
+    table makes one with ``snapshot.deal_facts()``, cheaply: ``your_turn`` needs one on
     every play).
 
     ``deal`` is the live deal, or the last one between deals; it is the only part that
@@ -76,7 +76,7 @@ class DealFacts:
 @dataclass(frozen=True, slots=True)
 class TableSnapshot:
     """The facts of one table that views are built from (the table makes one with
-    ``Table.snapshot()``); views never see the table itself."""
+    ``snapshot.table_snapshot()``); views never see the table itself."""
 
     facts: DealFacts
     table: str

@@ -10,6 +10,7 @@ from jackal.game.explain import explain_play
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol.messages import Played, TableState, Turn
 from jackal.server import views
+from jackal.server.snapshot import table_snapshot
 from jackal.server.table import DEAL_GRACE_SECONDS, Table
 from support.peer import Peer
 from support.tables import deliver_all, table_of_peers
@@ -35,7 +36,7 @@ def test_a_turn_carries_its_clock_and_time_up_hands_one_card_to_the_substitute()
     # A deal's first turn has a grace on top, while the new deal reaches the screens.
     limit = 30.0 + DEAL_GRACE_SECONDS
     assert turns[-1].seconds == limit and table.next_deadline() == limit
-    state = views.table_state(table.snapshot(), first)
+    state = views.table_state(table_snapshot(table), first)
     assert (state.turn_seconds, state.turn_left) == (30.0, limit)
     # Nothing happens before the deadline...
     deliver_all(table.tick(limit - 1))
@@ -75,7 +76,7 @@ def test_the_substitute_of_a_player_who_is_away_is_shown_and_gives_the_seat_back
     deliver_all(table.tick(6.0))
     assert table.bot_turn() is away
     # Everyone sees who plays the seat now (and a substitute has no clock).
-    info = {i.seat: i for i in views.table_state(table.snapshot(), None).seats}
+    info = {i.seat: i for i in views.table_state(table_snapshot(table), None).seats}
     assert info[away].substitute == "expert" and info[away].kind == "human"
     assert table.clock.deadline is None
     deliver_all(table.bot_play(away, min(table.bot_view(away).hand), 7.0))
@@ -84,7 +85,7 @@ def test_the_substitute_of_a_player_who_is_away_is_shown_and_gives_the_seat_back
         "substitute"
     # The player comes back: the seat is theirs again, nobody substitutes.
     deliver_all(table.reclaim(peers[away], away, now=8.0))
-    info = {i.seat: i for i in views.table_state(table.snapshot(), None).seats}
+    info = {i.seat: i for i in views.table_state(table_snapshot(table), None).seats}
     assert info[away].substitute is None
 
 
@@ -111,7 +112,7 @@ def test_cards_are_explained_under_the_card_they_were_played_under() -> None:
     expected = (n_first[1], n_first[2])
     assert explain_card(mirror, Seat.N, 1) == expected
     fresh = TableMirror()
-    snapshot = views.table_state(table.snapshot(), None)
+    snapshot = views.table_state(table_snapshot(table), None)
     assert isinstance(snapshot, TableState) and snapshot.deal_conventions is not None
     fresh.apply(snapshot)
     assert explain_card(fresh, Seat.N, 1) == expected

@@ -20,6 +20,7 @@ from jackal.protocol.codec import encode
 from jackal.protocol.errors import ProtocolError
 from jackal.protocol.messages import ServerMessage
 from jackal.server import views
+from jackal.server.snapshot import table_snapshot
 from jackal.server.table import Table
 from jackal.server.table_options import TableOptions
 from support.peer import Peer
@@ -36,7 +37,7 @@ def _without_countdowns(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def _snapshot(table: Table) -> list[Any]:
-    snap = table.snapshot()
+    snap = table_snapshot(table)
     shots: list[Any] = [_without_countdowns(json.loads(encode(views.table_state(snap, seat))))
              for seat in (*SEATS, None)]
     shots.append(sorted(table.questions))

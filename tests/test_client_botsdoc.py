@@ -14,6 +14,7 @@ from jackal.cli import bot as bot_cli
 from jackal.game.cards import Card
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
+from support.records import lines
 
 DOC = (Path(__file__).resolve().parents[1] / "docs" / "BOTS.md").read_text()
 BLOCKS = re.findall(r"```(\w*)\n(.*?)```", DOC, flags=re.S)
@@ -73,12 +74,28 @@ def test_strategy_example_and_offline_test_run() -> None:
     assert getattr(deal, "is_over", False)
 
 
-async def test_client_library_example_plays_a_match(server_port: int) -> None:
-    code = PYTHON[2].replace("7878", str(server_port)).replace("target=100", "target=30")
-    assert str(server_port) in code
+async def test_client_library_example_plays_a_match(nursery: trio.Nursery,
+                                                     tmp_path: Path) -> None:
+    """The example creates a table, sits at S with three server bots and plays every card
+    of S until the match is over: the server's record of it says so."""
+    port: int = await nursery.start(serve, ServerConfig(port=0, records_dir=tmp_path))
+    code = PYTHON[2].replace("7878", str(port)).replace("target=100", "target=30")
+    assert str(port) in code and "target=30" in code
     # The example calls trio.run itself, so it runs in a thread of its own.
     with trio.fail_after(30):
         await trio.to_thread.run_sync(exec, code, {})
+    [record] = tmp_path.glob("*.jsonl")
+    events = lines(record)
+    seats = {e["seat"]: (e["kind"], e.get("strategy") or e.get("name"))
+             for e in events if e["event"] == "seat"}
+    assert seats == {"S": ("human", "me"), "N": ("bot", "beginner"), "E": ("bot", "random"),
+                     "W": ("bot", "random")}, seats
+    end = events[-1]
+    assert end["event"] == "match_end" and max(end["scores"].values()) >= 30, end
+    # Every card of S came over the example's connection (no substitute, no clock).
+    by = [e["by"] for e in events if e["event"] == "play" and e["seat"] == "S"]
+    deals = sum(1 for e in events if e["event"] == "deal")
+    assert deals >= 1 and by == ["player"] * 8 * deals, (deals, by)
 
 
 def test_every_documented_bot_option_exists() -> None:

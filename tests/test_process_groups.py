@@ -9,17 +9,16 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import trio
+from conftest import RunJackal
 from support.bots import BOT, run_bot
 
 pytestmark = pytest.mark.subprocess
 
 ROOT = Path(__file__).resolve().parent.parent
-RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]  # the run_jackal fixture
 
 #: Starts ``sleep TAG`` in the background (as ``sleep 97 &`` would), then becomes the
 #: command in the rest of its arguments.

@@ -15,10 +15,10 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import RunJackal
 from jackal.bots.tournament import (
     TableJob,
     board_deal,
@@ -36,7 +36,6 @@ from support.tournament import rescore
 #: library, and start several times faster, which keeps the tests lean.
 PY = f"{sys.executable} -I -S"
 ROOT = Path(__file__).resolve().parent.parent
-RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]  # the run_jackal fixture
 
 #: An exec entry that misbehaves on purpose: on its 1st play it names a card it does
 #: not hold; at N and E it hangs on its 2nd play, at S and W it crashes on its 3rd (so

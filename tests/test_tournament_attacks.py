@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import RunJackal
 from jackal.client.sandbox import find_bwrap
 from support.proxy import ProxyThread
 from support.server import ServerProcess
@@ -24,7 +23,6 @@ from support.server import ServerProcess
 pytestmark = pytest.mark.subprocess
 
 ROOT = Path(__file__).resolve().parent.parent
-RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]  # the run_jackal fixture
 PY = sys.executable
 needs_bwrap = pytest.mark.skipif(find_bwrap() is None,
                                  reason="bubblewrap cannot isolate a program here")

@@ -20,7 +20,7 @@ At start-up :func:`restore_tables` looks at every ``*.jsonl`` file in the direct
 
 Every human seat is held for its player, who reclaims it with the token it already
 has. A restored match that is already over stays listed until its players have come
-back to see the end or their hold ran out (see :meth:`Table.resume`).
+back to see the end or their hold ran out (see :func:`_resumed`).
 """
 
 from __future__ import annotations
@@ -76,15 +76,43 @@ def restore_tables(directory: Path, now: float, hold_seconds: float | None = Non
             log.error("record %s: cannot append to it (%s): not restored", path, exc)
             continue
         owners[table_id] = path
-        table = Table.resume(table_id, _options(state), state.conventions, state.match,
-                             state.last_deal, state.seats, started=state.started, now=now,
-                             hold_seconds=(state.header.hold_seconds if hold_seconds is None
-                                           else hold_seconds),
-                             recorder=record, hint_told=state.hint_told)
-        table.chat.restore(state.chat)
-        table.summaries.expert.update(state.expert)
-        restored.append((table, record))
+        hold = state.header.hold_seconds if hold_seconds is None else hold_seconds
+        restored.append((_resumed(table_id, state, now, hold, record), record))
     return restored
+
+
+def _resumed(table_id: str, state: MatchReplay, now: float, hold_seconds: float,
+             record: RecordFile) -> Table:
+    """The table ``state`` leaves its match in, nobody connected.
+
+    Every human seat is held for its player for ``hold_seconds`` from ``now``; a match
+    that is already over stays until they have come back to see the end or their hold
+    ran out (the server keeps a finished table while any seat is held).
+    """
+    table = Table(table_id, _options(state), dict(state.conventions), record)
+    match = table.match = state.match
+    table.last_deal, table.hint_told = state.last_deal, state.hint_told
+    for seat, event in state.seats.items():
+        slot = table.seats[seat]
+        slot.kind, slot.name = event.kind, event.name
+        slot.token_hash, slot.strategy = event.token_hash, event.strategy
+        slot.ready = slot.kind == "bot"
+        if slot.kind == "human":
+            slot.held_until = now + hold_seconds
+    table.now = now
+    if match.is_over:
+        table.status = "over"
+    elif match.deal is not None:
+        table.status = "playing"
+        # The turn's clock starts again, in full: a restart is nobody's fault, and the
+        # seat to play may need the time to come back first.
+        table.clock.arm(table)
+    elif state.started:
+        table.status = "between_deals"
+        table.between_deadline = now + table.options.between_deals_seconds
+    table.chat.restore(state.chat)
+    table.summaries.expert.update(state.expert)
+    return table
 
 
 def _replayed(path: Path) -> tuple[MatchReplay, int | None] | None:

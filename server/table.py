@@ -44,7 +44,7 @@ from .chat import TableChat, chat_message
 from .deal_summary import DealSummaries, ExpertJob
 from .disclosure import Disclosure, PendingQuestion
 from .pause import PauseVote
-from .record_events import ExpertEvent, SeatEvent
+from .record_events import ExpertEvent
 from .recording import PlayedBy, Recorder, Recording
 from .seating import Outbox, Peer, Seating, SeatSlot, Status
 from .snapshot import deal_facts, table_snapshot
@@ -181,41 +181,6 @@ class Table:
     def record_header(self) -> None:
         """Write the table's options and conventions (once, when it is created)."""
         self.recording.header(self.options.event(self.id), self.conventions)
-
-    @classmethod
-    def resume(cls, table_id: str, options: TableOptions,
-               conventions: Mapping[Team, ConventionCard], match: Match,
-               last_deal: Deal | None, seats: Mapping[Seat, SeatEvent], *, started: bool,
-               now: float, hold_seconds: float, recorder: Recorder,
-               hint_told: tuple[Seat, tuple[int, int]] | None = None) -> Table:
-        """A table rebuilt from its record (``server.restore``), nobody connected.
-
-        Every human seat is held for its player for ``hold_seconds`` from ``now``; a
-        match that is already over stays until they have come back to see the end or
-        their hold ran out (the server keeps a finished table while any seat is held).
-        """
-        table = cls(table_id, options, dict(conventions), recorder)
-        table.match, table.last_deal = match, last_deal
-        table.hint_told = hint_told
-        for seat, event in seats.items():
-            slot = table.seats[seat]
-            slot.kind, slot.name = event.kind, event.name
-            slot.token_hash, slot.strategy = event.token_hash, event.strategy
-            slot.ready = slot.kind == "bot"
-            if slot.kind == "human":
-                slot.held_until = now + hold_seconds
-        table.now = now
-        if match.is_over:
-            table.status = "over"
-        elif match.deal is not None:
-            table.status = "playing"
-            # The turn's clock starts again, in full: a restart is nobody's fault, and
-            # the seat to play may need the time to come back first.
-            table.clock.arm(table)
-        elif started:
-            table.status = "between_deals"
-            table.between_deadline = now + options.between_deals_seconds
-        return table
 
     @property
     def in_match(self) -> bool:

@@ -17,8 +17,9 @@ from .config import ServerConfig
 from .lobby import Lobby
 from .names import NameBook
 from .ratelimit import AddressLimits, GuessLimits, host_of, rate_limited, retry_hint
+from .seating import Outbox
 from .session import Session
-from .table import Outbox, Table
+from .table import Table
 
 __all__ = ["MAX_BAD_PASSWORDS", "Greeter"]
 

@@ -19,7 +19,8 @@ from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import Error, HintReply, HintTaken, MessageId
 from .bots import BotPool
 from .record_events import HintEvent
-from .table import Outbox, Peer, Table
+from .seating import Outbox, Peer
+from .table import Table
 
 __all__ = ["HintDesk"]
 

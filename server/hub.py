@@ -66,8 +66,9 @@ from .names import NameBook
 from .ratelimit import AddressLimits, host_of, rate_limited, refilled
 from .record_desk import RecordDesk, records_unavailable
 from .restore import restore_tables
+from .seating import Outbox
 from .session import Session
-from .table import Outbox, Table
+from .table import Table
 from .table_options import TableOptions
 from .table_task import TableTasks
 from .threadslots import run_behind_moves

@@ -28,8 +28,9 @@ from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import MessageId, TableInfo
 from . import views
 from .recording import Recorder
+from .seating import Outbox, Peer
 from .snapshot import table_snapshot
-from .table import Outbox, Peer, Table
+from .table import Table
 from .table_options import TableOptions
 from .tokens import hash_token
 

@@ -13,7 +13,8 @@ from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import Error
 from .config import ServerConfig
 from .records import RecordFile, RecordsFolder, RecordSyncer
-from .table import Outbox, Table
+from .seating import Outbox
+from .table import Table
 
 __all__ = ["RecordDesk", "records_unavailable"]
 

@@ -46,12 +46,12 @@ from .disclosure import Disclosure, PendingQuestion
 from .pause import PauseVote
 from .record_events import ExpertEvent
 from .recording import PlayedBy, Recorder, Recording
-from .seating import Outbox, Peer, Seating, SeatSlot, Status
+from .seating import Outbox, Peer, Seating, Status
 from .snapshot import deal_facts, table_snapshot
 from .table_options import TableOptions
 from .turn_clock import TurnClock
 
-__all__ = ["Outbox", "Peer", "SeatSlot", "Status", "Table"]
+__all__ = ["Table"]
 
 #: The first turn of a deal gets this many seconds more than the table's clock: its
 #: player's screen still shows the last deal's summary when ``deal_started`` leaves, and

@@ -19,7 +19,8 @@ from .config import ServerConfig
 from .hints import HintDesk
 from .lobby import Lobby
 from .record_desk import RecordDesk
-from .table import Outbox, Table
+from .seating import Outbox
+from .table import Table
 
 __all__ = ["TableTasks"]
 

@@ -1,30 +1,22 @@
-"""Chat at a table: who may say what when, who reads it, and what is kept.
-
-Partners talk only through their cards, so the rules are about channels, not words:
-
-- a seated player's line goes to the ``table`` channel, which everyone at the table
-  reads (seats and spectators); it is refused with ``chat_closed`` while a deal is being
-  played, and allowed before the match, between deals and after it;
-- a spectator's line goes to the ``spectators`` channel, which only spectators read: a
-  spectator could be a player's partner's friend, watching the rows;
-- the lobby channel (connections at no table) is the hub's: it keeps nothing.
-
-The table keeps the last :data:`KEEP` lines of each channel for its snapshots, and
-writes lines to its record until :data:`RECORD_BUDGET` bytes of chat are spent (beyond,
-lines are still delivered but not recorded), so chat can take only a small, fixed part
-of a record's cap and never closes a table by filling its record. Pure: no I/O.
-"""
+"""Chat at a table, a part the table owns: who may say what when, who reads it (see
+docs/PROTOCOL.md's ``chat``), and the lines kept: the last :data:`KEEP` of each channel
+for snapshots, and at most :data:`RECORD_BUDGET` bytes written to the record, so chat can
+never close a table by filling its record. Pure: no I/O."""
 
 from __future__ import annotations
 
 import itertools
 from collections import deque
 from collections.abc import Iterable
+from typing import Protocol
 
 from ..game.seats import Seat
+from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import ChatLine, ChatMessage, MessageId
+from .recording import Recording
+from .seating import Outbox, Peer, Seating, SeatSlot, Status
 
-__all__ = ["KEEP", "RECORD_BUDGET", "TableChat", "chat_message", "line_bytes"]
+__all__ = ["KEEP", "RECORD_BUDGET", "ChattingTable", "TableChat", "chat_message", "line_bytes"]
 
 #: Lines of each channel a snapshot carries.
 KEEP = 20
@@ -37,8 +29,20 @@ def line_bytes(line: ChatLine) -> int:
     return len(line.text.encode()) + len(line.name.encode()) + 100
 
 
+class ChattingTable(Protocol):
+    """What chat reads of the table that owns it."""
+
+    id: str
+    status: Status
+    seats: dict[Seat, SeatSlot]
+    spectators: dict[Peer, None]
+    seating: Seating
+    recording: Recording
+
+
 class TableChat:
-    """The lines a table keeps, and what is left of its record's chat budget."""
+    """The lines a table keeps, and what is left of its record's chat budget (the table
+    passes itself to :meth:`say` rather than being kept here: no reference cycle)."""
 
     def __init__(self, budget: int | None = None) -> None:
         self._order = itertools.count()
@@ -70,6 +74,30 @@ class TableChat:
             return [line for _, line in self._table]
         both = sorted((*self._table, *self._spectators), key=lambda kept: kept[0])
         return [line for _, line in both[-KEEP:]]
+
+    def say(self, table: ChattingTable, peer: Peer, name: str, text: str,
+            req_id: MessageId | None = None) -> Outbox:
+        """A chat line from ``peer`` at ``table``: a seat's goes to the ``table`` channel
+        (everyone at the table reads it), a spectator's to the ``spectators`` one (only
+        spectators read it: a spectator could be a player's partner's friend)."""
+        seat = table.seating.seat_of(peer)
+        if seat is None:
+            if peer not in table.spectators:
+                raise ProtocolError(ErrorCode.NOT_SEATED, f"you are not at table {table.id}")
+            line = ChatLine(channel="spectators", name=name, text=text)
+            readers = list(table.spectators)
+        else:
+            if table.status == "playing":
+                raise ProtocolError(ErrorCode.CHAT_CLOSED,
+                                    "no chat while a deal is being played: partners talk "
+                                    "only through their cards (chat opens when it ends)")
+            line = ChatLine(channel="table", name=table.seats[seat].name or name, text=text,
+                            seat=seat)
+            readers = [each for each, _ in table.seating.audience()]
+        if self.add(line):
+            table.recording.chat("table" if seat is not None else "spectators", line)
+        public, own = chat_message(line), chat_message(line, req_id)
+        return [(each, own if each is peer else public) for each in readers]
 
 
 def chat_message(line: ChatLine, id: MessageId | None = None) -> ChatMessage:

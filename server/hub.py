@@ -450,7 +450,7 @@ class Hub:
                                 "your address holds a seat at a deal being played: no chat "
                                 "from it until the deal ends")
         if table is not None:
-            out = table.say(session, name, msg.text, msg.id)
+            out = table.chat.say(table, session, name, msg.text, msg.id)
         else:
             line = ChatLine(channel="lobby", name=name, text=msg.text)
             public = chat_message(line)

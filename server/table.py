@@ -22,7 +22,6 @@ from ..game.seats import TEAMS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
     BotTakeover,
-    ChatLine,
     Error,
     ExpertCost,
     Joined,
@@ -40,7 +39,7 @@ from ..protocol.messages import (
     Turn,
 )
 from . import views
-from .chat import TableChat, chat_message
+from .chat import TableChat
 from .deal_summary import DealSummaries, ExpertJob
 from .disclosure import Disclosure, PendingQuestion
 from .pause import PauseVote
@@ -497,31 +496,6 @@ class Table:
         """End the pause, or withdraw the request for one."""
         self._tick_clock(now)
         return self.pausing.end(self, peer, req_id) + self._maybe_next_deal_now()
-
-    # ------------------------------------------------------------------ chat
-
-    def say(self, peer: Peer, name: str, text: str, req_id: MessageId | None = None
-            ) -> Outbox:
-        """A chat line from ``peer`` (see :mod:`.chat` for who reads it, and when)."""
-        seat = self.seating.seat_of(peer)
-        if seat is None:
-            if peer not in self.spectators:
-                raise ProtocolError(ErrorCode.NOT_SEATED, f"you are not at table {self.id}")
-            line = ChatLine(channel="spectators", name=name, text=text)
-            readers = list(self.spectators)
-        else:
-            if self.status == "playing":
-                raise ProtocolError(ErrorCode.CHAT_CLOSED,
-                                    "no chat while a deal is being played: partners talk "
-                                    "only through their cards (chat opens when it ends)")
-            line = ChatLine(channel="table", name=self.seats[seat].name or name, text=text,
-                            seat=seat)
-            readers = [each for each, _ in self.seating.audience()]
-        if self.chat.add(line):
-            self.recording.chat("table" if seat is not None else "spectators", line)
-        public, own = chat_message(line), chat_message(line, req_id)
-        return [(each, own if each is peer else public) for each in readers]
-
 
     # ------------------------------------------------------------------ the match
 

@@ -432,11 +432,7 @@ class Table:
         times = self.seating.holds()
         if self.between_deadline is not None:
             times.append(self.between_deadline)
-        stop_ends = self.clock.stop_ends()
-        if self.clock.deadline is not None:
-            times.append(self.clock.deadline)
-        if stop_ends is not None and not self.pausing.paused:
-            times.append(stop_ends)
+        times += self.clock.deadlines(paused=self.pausing.paused)
         return min(times) if times else None
 
     def tick(self, now: float) -> Outbox:
@@ -466,18 +462,7 @@ class Table:
                 slot.held_until = None  # keep holding for good: the table waits
         if self.between_deadline is not None and now >= self.between_deadline:
             out += self._start_deal()
-        stop_ends = self.clock.stop_ends()
-        if stop_ends is not None and not self.pausing.paused and now >= stop_ends:
-            out += self.clock.run_again(self, force=True)  # waited as long as it may this turn
-        deal = self.match.deal
-        if self.clock.deadline is not None and now >= self.clock.deadline \
-                and self.status == "playing" and deal is not None and deal.turn is not None:
-            # Time is up: the substitute plays this one card (see bot_turn); the seat
-            # stays the player's, and their next turn has its own clock.
-            self.clock.deadline = None
-            self.clock.due = deal.turn
-            self.version += 1
-        return out
+        return out + self.clock.tick(self, now)
 
     # ------------------------------------------------------------------ the clock
 

@@ -152,6 +152,30 @@ class TurnClock:
         table.version += 1
         return table.seating.broadcast(Clock(seat=deal.turn, seconds=left, stopped=False))
 
+    def deadlines(self, *, paused: bool) -> list[float]:
+        """When :meth:`tick` has something to do: the time is up, or a stop has lasted
+        as long as this turn allows (not while the table is ``paused``)."""
+        stop_ends = self.stop_ends()
+        times = [] if self.deadline is None else [self.deadline]
+        return times if stop_ends is None or paused else [*times, stop_ends]
+
+    def tick(self, table: ClockedTable, now: float) -> Outbox:
+        """Act on the deadlines that have passed: a stop's time ran out (the clock runs
+        again), or the seat to play ran out of time (it is ``due``)."""
+        out: Outbox = []
+        stop_ends = self.stop_ends()
+        if stop_ends is not None and not table.pausing.paused and now >= stop_ends:
+            out = self.run_again(table, force=True)  # waited as long as it may this turn
+        deal = table.match.deal
+        if self.deadline is not None and now >= self.deadline \
+                and table.status == "playing" and deal is not None and deal.turn is not None:
+            # Time is up: the substitute plays this one card (the table's bot_turn); the
+            # seat stays the player's, and their next turn has its own clock.
+            self.deadline = None
+            self.due = deal.turn
+            table.version += 1
+        return out
+
     def turn_left(self, table: ClockedTable) -> float | None:
         """Seconds left on the current turn's clock (None without one); while it is
         stopped (a pause, or its seat waits for an answer), what it will have when it

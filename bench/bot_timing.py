@@ -21,7 +21,7 @@ from pathlib import Path
 # The measurement and the server launcher are the tests' own (tests/ on the path).
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from lan_support import ServerProcess
+from support.server import ServerProcess
 from test_bot_timing import STAGGER, _correlation, _watch
 
 

@@ -29,7 +29,7 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from jackal.game.conventions import builtin_card
-from lan_support import JACKAL, ServerProcess
+from support.server import JACKAL, ServerProcess
 
 # Notes "type bytes" for each line; answers each your_turn with its first card.
 RECORDER = """

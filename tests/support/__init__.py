@@ -1,5 +1,13 @@
-"""Test support: the one server-process launcher and in-process server (server.py), the
-line clients (client.py), the fake table peer (peer.py), tmux (tmux.py), the cuttable
-proxy (proxy.py), recorded matches (records.py), the leak checker (leaks.py) and the bot
-and card builders (views.py, cards.py). Tests import them as ``support.<module>``: pytest
-puts tests/ on sys.path because tests/conftest.py lives there."""
+"""Test support, imported as ``support.<module>`` (pytest puts tests/ on sys.path because
+tests/conftest.py lives there; fixtures are in conftest.py). One of each:
+
+- server.py: ``jackal serve`` as a process (ServerProcess), or in-process (running_server);
+- client.py: the line clients, RawClient (trio) and LineClient (blocking), and the steps
+  most tests take (greet, open a table, sit, deal, play out);
+- peer.py: the fake peer a table or the lobby delivers to in-process;
+- tmux.py and screens.py: ``jackal play`` in a real terminal;
+- fake_server.py: a fake server for the client library's tests;
+- proxy.py (a cuttable TCP proxy), records.py (recorded matches), leaks.py (the hidden
+  card checker), tables.py, tui.py, bots.py, tournament.py, pipes.py, yardstick.py,
+  views.py and cards.py: helpers shared by several test modules.
+"""

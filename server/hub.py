@@ -277,10 +277,10 @@ class Hub:
                 self.send(table.rematch(session, msg.id, now), table)
             case Conventions():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.set_conventions(session, msg.card, msg.id), table)
+                self.send(table.disclosure.set_conventions(table, session, msg.card, msg.id), table)
             case Explain():
                 table = self.lobby.current(session)
-                card, text, data = table.explain(msg.seat, msg.index)
+                card, text, data = table.disclosure.explain(table, msg.seat, msg.index)
                 session.deliver(Explanation(id=msg.id, seat=msg.seat, index=msg.index,
                                             card=card, text=text, meaning=data))
             case Ask():

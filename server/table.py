@@ -8,7 +8,6 @@ The behaviour is docs/PROTOCOL.md's."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ..bots.base import View
 from ..bots.registry import STRATEGIES, substitute_strategy
@@ -41,7 +40,7 @@ from ..protocol.messages import (
 from . import views
 from .chat import TableChat
 from .deal_summary import DealSummaries, ExpertJob
-from .disclosure import Disclosure, PendingQuestion
+from .disclosure import Disclosure
 from .pause import PauseVote
 from .record_events import ExpertEvent
 from .recording import PlayedBy, Recorder, Recording
@@ -143,23 +142,12 @@ class Table:
                                             message="this table failed and is closed"))
 
     # ------------------------------------------------------------------ disclosure
-    # Conventions, explanations and questions are the disclosure object's; these hand the
-    # requests on so callers see one table.
+    # Conventions, explanations and questions are the disclosure part's (callers reach
+    # ``table.disclosure``); a question and its answer also stop and start the clock.
 
     @property
     def conventions(self) -> dict[Team, ConventionCard]:
         return self.disclosure.conventions
-
-    @property
-    def questions(self) -> dict[str, PendingQuestion]:
-        return self.disclosure.questions
-
-    def set_conventions(self, peer: Peer, spec: str | ConventionCard,
-                        req_id: MessageId | None = None) -> Outbox:
-        return self.disclosure.set_conventions(self, peer, spec, req_id)
-
-    def explain(self, seat: Seat, index: int) -> tuple[Card, str, dict[str, Any]]:
-        return self.disclosure.explain(self, seat, index)
 
     def ask(self, peer: Peer, target: Seat, text: str, index: int | None,
             req_id: MessageId | None = None, now: float | None = None) -> Outbox:

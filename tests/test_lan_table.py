@@ -98,10 +98,10 @@ def test_cards_are_explained_under_the_card_they_were_played_under() -> None:
     for number in range(32):
         _play_lowest(table, peers, float(number))
     assert table.status == "between_deals"
-    n_first = table.explain(Seat.N, 1)
-    deliver_all(table.set_conventions(peers[Seat.N], "none"))
+    n_first = table.disclosure.explain(table, Seat.N, 1)
+    deliver_all(table.disclosure.set_conventions(table, peers[Seat.N], "none"))
     assert table.conventions[Seat.N.team].name == "none"
-    assert table.explain(Seat.N, 1) == n_first  # the server: as it was played
+    assert table.disclosure.explain(table, Seat.N, 1) == n_first  # the server: as it was played
     deal = table.last_deal
     assert deal is not None  # (and the new card would have read it otherwise)
     assert explain_play(table.conventions[Seat.N.team], deal.history, Seat.N, 1).text \
@@ -139,7 +139,7 @@ def test_an_answer_during_a_pause_lets_the_clock_run_on_after_the_pause() -> Non
     first = _turn_seat(table)
     limit = 30.0 + DEAL_GRACE_SECONDS
     deliver_all(table.ask(peers[first], first.next, "why?", None, now=2.0))
-    qid = next(iter(table.questions))
+    qid = next(iter(table.disclosure.questions))
     # The mover asks for a pause, everyone else agrees.
     for seat in (first, *(seat for seat in SEATS if seat is not first)):
         deliver_all(table.pause(peers[seat], now=3.0))

@@ -40,7 +40,7 @@ def _snapshot(table: Table) -> list[Any]:
     snap = table_snapshot(table)
     shots: list[Any] = [_without_countdowns(json.loads(encode(views.table_state(snap, seat))))
              for seat in (*SEATS, None)]
-    shots.append(sorted(table.questions))
+    shots.append(sorted(table.disclosure.questions))
     shots.append([(s.kind, s.name, s.token_hash, s.ready, s.held_until, s.takeover,
                    s.peer) for s in table.seats.values()])
     shots.append(list(table.spectators))
@@ -140,9 +140,10 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
                 out = table.disconnect(peer, now)
                 rid = ""
             elif action == "conventions":
-                out = table.set_conventions(peer, ["none", "beginner", "bogus"][pick % 3], rid)
+                spec = ["none", "beginner", "bogus"][pick % 3]
+                out = table.disclosure.set_conventions(table, peer, spec, rid)
             elif action == "explain":
-                table.explain(seat, pick % 8 + 1)
+                table.disclosure.explain(table, seat, pick % 8 + 1)
                 rid = ""
             elif action == "ask":
                 out = table.ask(peer, seat, "why?", None, rid)

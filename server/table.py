@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..bots.base import View
-from ..bots.registry import STRATEGIES, substitute_strategy
 from ..game.cards import Card
 from ..game.conventions import ConventionCard, builtin_card
 from ..game.deal import Deal
@@ -46,6 +45,7 @@ from .record_events import ExpertEvent
 from .recording import PlayedBy, Recorder, Recording
 from .seating import Outbox, Peer, Seating, Status
 from .snapshot import deal_facts, table_snapshot
+from .table_bots import seat_bot, substitute
 from .table_options import TableOptions
 from .turn_clock import TurnClock
 
@@ -110,6 +110,15 @@ class Table:
 
     # ------------------------------------------------------------------ helpers
 
+    def _tick_clock(self, now: float | None) -> None:
+        if now is not None:
+            self.now = max(self.now, now)
+
+    @property
+    def in_match(self) -> bool:
+        """A match is on (its deals, or between them)."""
+        return self.status in ("playing", "between_deals")
+
     @property
     def summaries(self) -> DealSummaries:
         """The current match's deal summaries (a new match, a rematch or one restored
@@ -168,11 +177,6 @@ class Table:
     def record_header(self) -> None:
         """Write the table's options and conventions (once, when it is created)."""
         self.recording.header(self.options.event(self.id), self.conventions)
-
-    @property
-    def in_match(self) -> bool:
-        """A match is on (its deals, or between them)."""
-        return self.status in ("playing", "between_deals")
 
     # ------------------------------------------------------------------ lobby actions
 
@@ -236,46 +240,13 @@ class Table:
         private = views.your_turn(deal_facts(self), turn)
         return out if private is None else [*out, (peer, private)]
 
-    def substitute(self, seat: Seat) -> str:
-        """The strategy of a bot that stands in at ``seat``: the table's takeover
-        strategy, else the one that fits its partnership's declared card."""
-        return self.options.takeover_strategy or substitute_strategy(
-            self.conventions[seat.team])
-
     def add_bot(self, requester: Peer, seat: Seat, strategy: str | None,
                 req_id: MessageId | None = None, now: float | None = None,
                 invite: str | None = None) -> Outbox:
-        """Put a server-side bot in an empty seat (no ``strategy``: :meth:`substitute`).
-        Only its creator or a player seated here may; at a private table also a holder
-        of the seat's code."""
+        """Put a server-side bot in an empty seat (see :func:`.table_bots.seat_bot`); it
+        may fill the last seat and start the match."""
         self._tick_clock(now)
-        if requester is not self.seating.creator and self.seating.seat_of(requester) is None:
-            # A bot can fill the last seat and start the match: a stranger must not start
-            # one that people are still gathering for.
-            if self.options.invites is None:
-                raise ProtocolError(ErrorCode.NOT_AT_TABLE,
-                                    f"only a player seated at table {self.id} or its "
-                                    f"creator may add a bot there")
-            self.seating.invited_seat(seat, invite)
-        if strategy is None:
-            strategy = self.substitute(seat)
-        if strategy not in STRATEGIES:
-            known = ", ".join(sorted(STRATEGIES))
-            raise ProtocolError(ErrorCode.UNKNOWN_STRATEGY,
-                                f"field 'strategy': unknown strategy {strategy!r} (known: {known})")
-        if self.status == "over":
-            raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the match at table {self.id} is over")
-        slot = self.seats[seat]
-        if slot.kind != "empty":
-            raise ProtocolError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
-        slot.kind, slot.name, slot.strategy, slot.ready = "bot", f"{strategy} bot", strategy, True
-        self.version += 1
-        self.recording.seat(slot)
-        # The requester gets its reply first and then, if it is at this table, the same
-        # event as everyone else there: its view of the table stays event-driven.
-        out: Outbox = [(requester, Ok(id=req_id, request="add_bot"))]
-        out += self.seating.broadcast(PlayerJoined(seat=seat, name=slot.name, kind="bot"))
-        return out + self._maybe_start()
+        return seat_bot(self, requester, seat, strategy, req_id, invite) + self._maybe_start()
 
     def leave(self, peer: Peer, req_id: MessageId | None = None,
               now: float | None = None) -> Outbox:
@@ -292,7 +263,7 @@ class Table:
         self.seating.leave(slot, in_match)
         self.version += 1
         if in_match and self.options.bot_takeover:
-            strategy = self.substitute(slot.seat)
+            strategy = substitute(self, slot.seat)
             slot.kind, slot.name, slot.strategy = "bot", f"{strategy} bot", strategy
             slot.ready = True
             self.recording.seat(slot)
@@ -441,7 +412,7 @@ class Table:
                 slot.held_until = None
             elif self.options.bot_takeover:
                 slot.takeover = True
-                slot.strategy = self.substitute(slot.seat)
+                slot.strategy = substitute(self, slot.seat)
                 self.clock.bot_plays(self, slot.seat)
                 self.version += 1
                 out += self.seating.broadcast(BotTakeover(seat=slot.seat,
@@ -451,12 +422,6 @@ class Table:
         if self.between_deadline is not None and now >= self.between_deadline:
             out += self._start_deal()
         return out + self.clock.tick(self, now)
-
-    # ------------------------------------------------------------------ the clock
-
-    def _tick_clock(self, now: float | None) -> None:
-        if now is not None:
-            self.now = max(self.now, now)
 
     # ------------------------------------------------------------------ pause
 

@@ -21,6 +21,7 @@ from .lobby import Lobby
 from .record_desk import RecordDesk
 from .seating import Outbox
 from .table import Table
+from .table_bots import substitute
 
 __all__ = ["TableTasks"]
 
@@ -176,7 +177,7 @@ class TableTasks:
 
     async def _bot_move(self, table: Table, seat: Seat) -> None:
         slot = table.seats[seat]
-        strategy = slot.strategy or table.substitute(seat)
+        strategy = slot.strategy or substitute(table, seat)
         version = table.version
         pause = 0.0
         if table.clock.due is not seat and any(s.peer is not None for s in table.seating.humans):

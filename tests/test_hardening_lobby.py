@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import os
 import selectors
 import socket
 import time
@@ -113,10 +114,14 @@ async def test_wrong_tokens_are_throttled_per_address(
 FLOOD_FROM = "127.0.0.3"
 
 
-def _flood(port: int, connections: int, stop: Any, sent: Any) -> None:
+def _flood(port: int, connections: int, stop: Any, flooding: Any, sent: Any) -> None:
     """``connections`` sockets from one address, each sending hellos with a wrong token
-    as fast as the server takes them (never waiting for an answer, reading whatever
-    comes back), coming back whenever hung up on, until ``stop``."""
+    as fast as the server takes them while ``flooding`` is set (never waiting for an
+    answer, reading whatever comes back), coming back whenever hung up on, until
+    ``stop``."""
+    # The flooder's own CPU is the test's, not the server's: on a busy machine it would
+    # slow the bystander by itself, so it gives way to others.
+    os.nice(10)
     sel = selectors.DefaultSelector()
     burst = b'{"type":"hello","name":"x","token":"%s"}\n' % (b"w" * 43) * 50
 
@@ -138,7 +143,7 @@ def _flood(port: int, connections: int, stop: Any, sent: Any) -> None:
             try:
                 if events & selectors.EVENT_READ and not sock.recv(1 << 16):
                     raise ConnectionError("hung up")
-                if events & selectors.EVENT_WRITE:
+                if events & selectors.EVENT_WRITE and flooding.is_set():
                     count = sock.send(burst)
                     with sent.get_lock():
                         sent.value += count // (len(burst) // 50)
@@ -182,8 +187,7 @@ def p99(values: list[float]) -> float:
 def test_a_wrong_token_flood_leaves_a_bystanders_ping_alone(tmp_path: Path) -> None:
     """A full lobby, then the flood from one address's maximum of connections: the
     bystander's ping p99 with the flood on stays within 2x of its p99 with it off (quiet
-    phases before and after the flood, so a machine that gets busier or quieter during
-    the run does not decide it)."""
+    and flooded phases in turns, so whatever else the machine does lands on both)."""
     per_address = 20
     server = ServerProcess(tmp_path, "--quiet", "--max-per-address", str(per_address),
                            "--ping-interval", "600")
@@ -205,21 +209,27 @@ def test_a_wrong_token_flood_leaves_a_bystanders_ping_alone(tmp_path: Path) -> N
                     if msg["type"] == "table_created":
                         tables.append(msg["table"])
         ctx = mp.get_context("fork")
-        stop = ctx.Event()
+        stop, flooding = ctx.Event(), ctx.Event()
         sent = ctx.Value("q", 0)
-        quiet = _ping_times(server.port, 1.5)
-        flooder = ctx.Process(target=_flood, args=(server.port, per_address, stop, sent),
+        flooder = ctx.Process(target=_flood,
+                              args=(server.port, per_address, stop, flooding, sent),
                               daemon=True)
         flooder.start()
+        quiet: list[float] = []
+        loud: list[float] = []
         try:
-            time.sleep(0.3)  # the flood under way
-            loud = _ping_times(server.port, 3.0)
+            for _ in range(4):
+                quiet += _ping_times(server.port, 0.5)
+                flooding.set()
+                time.sleep(0.2)  # the flood under way
+                loud += _ping_times(server.port, 0.75)
+                flooding.clear()
+                time.sleep(0.2)  # what was sent is answered
         finally:
             stop.set()
             flooder.join(5)
             if flooder.is_alive():
                 flooder.kill()
-        quiet += _ping_times(server.port, 1.5)
         assert sent.value > 10_000, "the flood did not get going"
         assert p99(loud) <= 2 * p99(quiet), (
             f"ping p99 {p99(loud) * 1000:.2f} ms under the flood, "

@@ -14,9 +14,9 @@ slots (:attr:`ThreadSlots.hint_cap`). A free slot is not enough: decisions are p
 two running at once share one interpreter lock and each takes about twice as long. A hint
 that started first would still share it with a move that comes while it runs, so a hint
 thread runs under :func:`run_behind_moves`, which stops it at its next Python call while
-an attended move runs (:attr:`ThreadSlots.no_moves`). A flood of hints then slows
-people's tables by little more than the event loop's own work for it
-(tests/test_hardening_hints.py measures it).
+an attended move runs (:attr:`ThreadSlots.no_moves`), for half a second in all at most. A
+flood of hints then slows people's tables by little more than the event loop's own work
+for it (tests/test_hardening_hints.py measures it).
 
 Last of all comes *background* work that nobody waits for (the expert pair's
 play-through of a finished deal, ``deal_summary.py``): it starts only when nothing else
@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Callable
 from types import FrameType
 from typing import Any, TypeVar
 
 import trio
 
-__all__ = ["ThreadSlots", "run_behind_moves"]
+__all__ = ["MOST_GIVEN_WAY", "ThreadSlots", "run_behind_moves"]
 
 T = TypeVar("T")
 
@@ -127,17 +128,30 @@ class ThreadSlots:
         return sum(len(lot) for lot in self._lots)
 
 
-def run_behind_moves(no_moves: threading.Event, work: Callable[..., T], *args: Any) -> T:
+#: The longest a thread under :func:`run_behind_moves` gives way to moves, in all.
+MOST_GIVEN_WAY = 0.5
+
+
+def run_behind_moves(no_moves: threading.Event, work: Callable[..., T], *args: Any,
+                     most: float = MOST_GIVEN_WAY) -> T:
     """``work(*args)`` in this (worker) thread, stopping at each Python function call until
-    ``no_moves`` is set: the thread gives the interpreter lock to attended moves.
+    ``no_moves`` is set: the thread gives the interpreter lock to attended moves, for
+    ``most`` seconds in all, then runs as any thread does (a server always busy with
+    people's moves must still answer hints, within ``think_seconds``).
 
     A trace function is the one hook Python offers into another thread's running code;
     ``sys.settrace`` sets it for this thread alone, and it asks for no line events, so it
-    costs a check per call. A hint waits at most while one move thinks, which
-    ``think_seconds`` bounds."""
+    costs a check per call."""
+    left = most
+
     def on_call(frame: FrameType, event: str, arg: object) -> None:  # noqa: ARG001
+        nonlocal left
         if not no_moves.is_set():
-            no_moves.wait()
+            started = time.monotonic()
+            no_moves.wait(left)
+            left -= time.monotonic() - started
+            if left <= 0:
+                sys.settrace(None)  # given way long enough
 
     sys.settrace(on_call)
     try:

@@ -273,3 +273,23 @@ def test_a_hint_thread_stops_while_a_people_s_move_runs() -> None:
     no_moves.set()  # the move ends: the hint goes on, and its answer comes back
     thread.join(TIMEOUT)
     assert result == ["done"]
+
+
+def test_a_hint_thread_gives_way_for_a_bounded_time_only() -> None:
+    """On a server where people's moves never stop, a hint still gets its answer: it
+    gives way for ``most`` seconds in all, then runs on."""
+    no_moves = threading.Event()  # a move runs, and runs on
+    calls: list[int] = []
+
+    def step(number: int) -> None:
+        calls.append(number)
+
+    def work() -> str:
+        for number in range(200):
+            step(number)
+        return "done"
+
+    started = time.monotonic()
+    assert run_behind_moves(no_moves, work, most=0.3) == "done"
+    assert time.monotonic() - started >= 0.3  # it did give way first
+    assert calls == list(range(200))

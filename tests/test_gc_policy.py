@@ -113,12 +113,14 @@ def test_settle_freezes_what_survives_each_pass_and_unsettle_puts_it_back() -> N
     try:
         assert thresholds == before
         assert gc.get_threshold()[0] == gctune.YOUNG
-        # Counted first: a young pass the allocations themselves set off (or another
-        # thread's) freezes the new objects as well as ours does.
-        frozen = gc.get_freeze_count()
         kept = [[index] for index in range(100)]  # 101 new container objects
         gc.collect(0)
-        assert gc.get_freeze_count() >= frozen + len(kept)
+        # Frozen: in none of the collector's generations any more. (Counting the frozen
+        # objects instead failed by one now and then: another thread's objects, frozen
+        # too, can die meanwhile.)
+        collected = {id(obj) for generation in (0, 1, 2) for obj in gc.get_objects(generation)}
+        assert not collected & {id(obj) for obj in [kept, *kept]}
+        assert gc.get_freeze_count() >= len(kept)
         assert gc.get_count()[1] == 0 and len(gc.get_objects(1)) == 0
     finally:
         gctune.unsettle(thresholds)

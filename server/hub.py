@@ -5,9 +5,9 @@ docs/PROTOCOL.md's."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
-from typing import cast
 
 import trio
 
@@ -85,6 +85,8 @@ class Hub:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.lobby = Lobby()
+        #: The expert pair's play-throughs: one thread, apart from the bots' slots.
+        self._background = trio.CapacityLimiter(1)
         self.bots = BotPool(config.bot_threads, config.bot_think_seconds,
                             config.bot_floor_seconds)
         self.hints = HintDesk(self.bots)
@@ -413,15 +415,15 @@ class Hub:
         self.send(await self.hints.work(table, seat))
 
     async def _expert_work(self, table: Table, job: ExpertJob) -> None:
-        """The expert pair's play-through of a finished deal, in a worker thread behind
-        every bot move and hint (:meth:`ThreadSlots.background`; it pauses while a
-        people's move thinks, as hints do), then told to the table.
+        """The expert pair's play-through of a finished deal, in a worker thread of its own
+        (one at a time) that takes none of the bots' slots and gives way to every people's
+        move for as long as it thinks (:func:`run_behind_moves`), then told to the table.
         A failure costs the table that one figure, nothing else."""
-        slots = self.bots.slots
-        limiter = cast(trio.CapacityLimiter, slots.background())
         try:
-            cost = await trio.to_thread.run_sync(run_behind_moves, slots.no_moves, job.run,
-                                                 limiter=limiter, abandon_on_cancel=True)
+            cost = await trio.to_thread.run_sync(
+                functools.partial(run_behind_moves, self.bots.slots.no_moves, job.run,
+                                  most=math.inf), limiter=self._background,
+                abandon_on_cancel=True)
         except Exception:
             log.exception("table %s: the expert play-through of deal %d failed", table.id,
                           job.deal)

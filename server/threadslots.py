@@ -18,10 +18,9 @@ an attended move runs (:attr:`ThreadSlots.no_moves`), for half a second in all a
 flood of hints then slows people's tables by little more than the event loop's own work
 for it (tests/test_hardening_hints.py measures it).
 
-Last of all comes *background* work that nobody waits for (the expert pair's
-play-through of a finished deal, ``deal_summary.py``): it starts only when nothing else
-waits and no attended move runs, hints and background work together never hold the last
-of several slots, and it runs behind moves as a hint does.
+Work nobody waits for (the expert pair's play-through of a finished deal,
+``deal_summary.py``) takes no slot: it runs in a thread of its own, under
+:func:`run_behind_moves` with no limit, so it never delays a move or holds a hint's slot.
 
 :meth:`ThreadSlots.lease` returns an object with trio's limiter interface
 (``acquire_on_behalf_of`` / ``release_on_behalf_of``), so it is passed straight to
@@ -31,6 +30,7 @@ really finishes, even a thread abandoned after its time ran out.
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 import time
@@ -45,12 +45,11 @@ __all__ = ["MOST_GIVEN_WAY", "ThreadSlots", "run_behind_moves"]
 T = TypeVar("T")
 
 #: The classes, first served first.
-_ATTENDED, _HINT, _BOTS, _BACKGROUND = 0, 1, 2, 3
+_ATTENDED, _HINT, _BOTS = 0, 1, 2
 
 
 class ThreadSlots:
-    """``total`` slots; attended tables' moves first, then hints, then the others, then
-    background work."""
+    """``total`` slots; attended tables' moves first, then hints, then the others."""
 
     def __init__(self, total: int) -> None:
         self.total = max(1, total)
@@ -58,21 +57,14 @@ class ThreadSlots:
         #: Most hints running at once: all slots but one (one if there is only one).
         self.hint_cap = max(1, self.total - 1)
         self.hints_running = 0
-        #: Background jobs running (they count against ``hint_cap`` with the hints).
-        self.background_running = 0
         self.attended_running = 0
         #: Set while no attended move runs: what a hint's thread waits for.
         self.no_moves = threading.Event()
         self.no_moves.set()
-        self._lots = tuple(trio.lowlevel.ParkingLot() for _ in range(4))
+        self._lots = tuple(trio.lowlevel.ParkingLot() for _ in range(3))
 
     def lease(self, attended: bool, hint: bool = False) -> _Lease:
         return _Lease(self, _kind(attended, hint))
-
-    def background(self) -> _Lease:
-        """A lease for work nobody waits for, served after everything else (run it
-        under :func:`run_behind_moves` with :attr:`no_moves`)."""
-        return _Lease(self, _BACKGROUND)
 
     async def acquire(self, attended: bool, hint: bool = False) -> None:
         await self._acquire(_kind(attended, hint))
@@ -93,21 +85,17 @@ class ThreadSlots:
         await self._lots[kind].park()
 
     def _may_start(self, kind: int) -> bool:
-        if kind not in (_HINT, _BACKGROUND):
-            return True
-        return (self.hints_running + self.background_running < self.hint_cap
-                and self.attended_running == 0)
+        return kind != _HINT or (self.hints_running < self.hint_cap
+                                 and self.attended_running == 0)
 
     def _started(self, kind: int) -> None:
         self.hints_running += kind == _HINT
-        self.background_running += kind == _BACKGROUND
         if kind == _ATTENDED:
             self.attended_running += 1
             self.no_moves.clear()
 
     def _release(self, kind: int) -> None:
         self.hints_running -= kind == _HINT
-        self.background_running -= kind == _BACKGROUND
         if kind == _ATTENDED:
             self.attended_running -= 1
             if self.attended_running == 0:
@@ -148,7 +136,7 @@ def run_behind_moves(no_moves: threading.Event, work: Callable[..., T], *args: A
         nonlocal left
         if not no_moves.is_set():
             started = time.monotonic()
-            no_moves.wait(left)
+            no_moves.wait(left if left < math.inf else None)  # wait() refuses inf
             left -= time.monotonic() - started
             if left <= 0:
                 sys.settrace(None)  # given way long enough

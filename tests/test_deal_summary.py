@@ -4,7 +4,10 @@ cost and the expert pair's figure, over real sockets; no hand before the deal's 
 from __future__ import annotations
 
 import json
+import math
 import re
+import threading
+import time
 from pathlib import Path
 from typing import Any, cast
 
@@ -20,7 +23,7 @@ from jackal.game.rng import derive_seed
 from jackal.game.seats import SEATS as SEAT_ORDER
 from jackal.game.seats import Seat, Team
 from jackal.server.config import ServerConfig
-from jackal.server.threadslots import ThreadSlots
+from jackal.server.threadslots import MOST_GIVEN_WAY, run_behind_moves
 from support.client import SEATS, RawClient, open_table, play_out, start_deal
 from support.server import QUIET, running_server
 from support.tui import penalty
@@ -163,46 +166,28 @@ async def test_the_deal_summary_shows_everything_once_the_deal_is_over(tmp_path:
         assert state["history"][0]["information_cost"] == ended["information_cost"]
 
 
-async def test_background_work_waits_behind_everything_and_never_takes_the_last_slot() -> None:
-    slots = ThreadSlots(2)
-    order: list[str] = []
+def test_the_play_through_gives_way_to_people_s_moves_for_as_long_as_they_think() -> None:
+    """The expert pair's work (no slot of the bots', a thread of its own) waits at each
+    Python call while a people's move runs, with no limit, unlike a hint."""
+    no_moves = threading.Event()  # a people's move thinks
+    steps: list[int] = []
 
-    async def want(name: str) -> None:
-        if name.startswith("expert"):
-            await slots.background().acquire_on_behalf_of(None)
-        else:
-            await slots.acquire(attended=name == "people", hint=name == "hint")
-        order.append(name)
+    def work() -> str:
+        for number in range(50):
+            steps.append(number)
+            _step()
+        return "done"
 
-    async def step(*names: str) -> None:
-        for name in names:
-            nursery.start_soon(want, name)
-            await trio.testing.wait_all_tasks_blocked()
-        await trio.testing.wait_all_tasks_blocked()
+    result: list[str] = []
+    thread = threading.Thread(target=lambda: result.append(
+        run_behind_moves(no_moves, work, most=math.inf)))
+    thread.start()
+    time.sleep(MOST_GIVEN_WAY + 0.3)  # past a hint's limit: still waiting
+    assert len(steps) <= 1 and not result
+    no_moves.set()  # the move ends
+    thread.join(10)
+    assert result == ["done"] and steps == list(range(50))
 
-    await slots.acquire(attended=True)
-    await slots.acquire(attended=False)  # both slots held by moves
-    async with trio.open_nursery() as nursery:
-        await step("expert 1", "people", "hint")
-        assert order == []
-        slots.release(attended=False)  # a move ends: the person's move goes first
-        await step()
-        assert order == ["people"]
-        slots.release(attended=True)  # a slot is free, but a people's move thinks
-        await step()
-        assert order == ["people"] and slots.free == 1
-        slots.release(attended=True)  # no move runs: the hint before the play-through,
-        await step()  # which may not take the last slot beside it
-        assert order == ["people", "hint"] and slots.free == 1
-        slots.release(attended=True, hint=True)  # the hint ends: now the play-through runs
-        await step()
-        assert order == ["people", "hint", "expert 1"] and slots.free == 1
-        await step("expert 2", "bots")  # a second one waits; a move takes the last slot
-        assert order == ["people", "hint", "expert 1", "bots"] and slots.free == 0
-        slots.release(attended=False)
-        await step()
-        assert order[-1] == "bots" and slots.free == 1  # still one at a time
-        slots.background().release_on_behalf_of(None)
-        await step()
-        assert order[-1] == "expert 2"
-        slots.background().release_on_behalf_of(None)
+
+def _step() -> None:
+    """A Python call, where a thread under run_behind_moves may be stopped."""

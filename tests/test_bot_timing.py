@@ -107,7 +107,8 @@ def _measure(port: int, first_seed: int) -> list[tuple[int, float]]:
 
 
 def test_bot_move_time_does_not_follow_the_hand(tmp_path: Path) -> None:
-    server = ServerProcess(tmp_path, "--bot-pause", "0", "--between-deals", "0")
+    server = ServerProcess(tmp_path, "--bot-pause", "0", "--between-deals", "0",
+                           "--bot-floor", "0.2")  # the default, the subject here
     try:
         measured = _measure(server.port, 1000)
         r = _correlation(measured)

@@ -34,10 +34,13 @@ class ServerProcess:
     def __init__(self, tmp: Path, *extra: str, umask: int | None = None,
                  records: bool = True) -> None:
         """``extra`` arguments follow ``--records tmp/records`` (left out with ``records``
-        false: the server's default folder); ``umask`` is set in the server's process."""
+        false: the server's default folder); ``umask`` is set in the server's process.
+        Without a ``--bot-floor`` of the test's own, the server's bots play with none:
+        the fair-play floor under their cards is the subject of the bot-timing tests,
+        and elsewhere it only makes a deal take seconds longer."""
         self.records = tmp / "records"
         self.log_path = tmp / "serve.log"
-        self.extra = extra
+        self.extra = extra if "--bot-floor" in extra else ("--bot-floor", "0", *extra)
         self.umask = umask
         self.records_arg = records
         self.port = 0

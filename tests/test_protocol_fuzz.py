@@ -216,9 +216,11 @@ def test_hostile_lines_are_answered_the_same_however_split(
     for item in whole:
         if isinstance(item, tuple):
             code, _id, fatal = item
+            # What decoding can refuse (protocol/codec.py: a card field holding no card, a
+            # convention card of the wrong shape), and what a connection before hello is.
             assert code in {ErrorCode.BAD_JSON, ErrorCode.INVALID_MESSAGE,
                             ErrorCode.UNKNOWN_TYPE, ErrorCode.HELLO_FIRST, ErrorCode.NOT_ALLOWED,
-                            ErrorCode.BAD_TEXT,
+                            ErrorCode.BAD_TEXT, ErrorCode.BAD_CARD, ErrorCode.BAD_CONVENTIONS,
                             ErrorCode.LINE_TOO_LONG}
             assert fatal == (code is ErrorCode.LINE_TOO_LONG)
 

@@ -147,6 +147,14 @@ def drive(state: TuiState, steps: Callable[[PipeInput, Application[int]], object
             if asyncio.iscoroutine(result):
                 await result
             await asyncio.sleep(0.1)
+            # A redraw after the keys, awaited: reading the last screen at once raced the
+            # renderer on a busy machine (the state had the panel, the screen not yet).
+            drawn = app.render_counter
+            app.invalidate()
+            for _ in range(500):
+                if app.render_counter > drawn:
+                    break
+                await asyncio.sleep(0.01)
             shown = screen_text(app.renderer._last_screen)
             if not app.is_done:
                 app.exit(result=0)

@@ -1,4 +1,4 @@
-"""Does a server bot's think time show its hand? The measurement of tests/test_bot_timing.py.
+"""Does a server bot's think time show its hand? The measurement of tests/server/test_bot_timing.py.
 
     .venv/bin/python bench/bot_timing.py [--tables 6] [--moves 540] [-- SERVE OPTIONS]
 

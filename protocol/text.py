@@ -63,7 +63,7 @@ CLIENT_NAME = TextRule(64)
 
 # Every code point of the general categories Cc (C0, DEL, C1), Cf (format: bidi
 # controls, zero-width characters, soft hyphen, tags, ...), Zl and Zp (line and paragraph
-# separators), as of Unicode 15; tests/test_protocol_text.py checks the class against
+# separators), as of Unicode 15; tests/protocol/test_protocol_text.py checks the class against
 # unicodedata. A class is one C-level scan; a loop over unicodedata.category is ~20x
 # slower, and every question and name passes through here.
 _C0 = "\x00-\x1f"

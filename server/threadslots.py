@@ -16,7 +16,7 @@ that started first would still share it with a move that comes while it runs, so
 thread runs under :func:`run_behind_moves`, which stops it at its next Python call while
 an attended move runs (:attr:`ThreadSlots.no_moves`), for half a second in all at most. A
 flood of hints then slows people's tables by little more than the event loop's own work
-for it (tests/test_hardening_hints.py measures it).
+for it (tests/server/test_hardening_hints.py measures it).
 
 Work nobody waits for (the expert pair's play-through of a finished deal,
 ``deal_summary.py``) takes no slot: it runs in a thread of its own, under

@@ -15,10 +15,8 @@ import pytest
 import trio
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
+from support import ROOT
 from support.tmux import Tmux
-
-#: The repository root (tests/ lives directly under it).
-ROOT = Path(__file__).resolve().parent.parent
 
 RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]
 

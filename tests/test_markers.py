@@ -19,12 +19,15 @@ PROCESS_MODULES = frozenset({"subprocess", "multiprocessing"})
 #: Calls that start a process, by their attribute name (trio.run_process, os.fork, ...).
 PROCESS_CALLS = frozenset({"run_process", "open_process", "fork", "spawnv", "execv"})
 TMUX_NAMES = frozenset({"Tmux"})
+#: Test modules by import name: pytest imports each by its file name (the folders mirror
+#: the packages and carry no ``__init__.py``), so file names are unique across tests/.
+TEST_FILES = {path.stem: path for path in TESTS.rglob("test_*.py")}
 
 
 @cache
 def _module(name: str) -> ast.Module | None:
     """A module of tests/ by its import name (``test_x``, ``support.server``)."""
-    path = TESTS.joinpath(*name.split(".")).with_suffix(".py")
+    path = TEST_FILES.get(name) or TESTS.joinpath(*name.split(".")).with_suffix(".py")
     return ast.parse(path.read_text(), str(path)) if path.exists() else None
 
 
@@ -126,7 +129,7 @@ def _marks(decorators: list[ast.expr]) -> set[str]:
 def collected() -> list[tuple[str, str, set[str]]]:
     """Every test function: (module, name, the markers it carries)."""
     found = []
-    for path in sorted(TESTS.glob("test_*.py")):
+    for path in sorted(TEST_FILES.values()):
         tree = _module(path.stem)
         assert tree is not None
         module_marks = _marks([node.value for node in tree.body if isinstance(node, ast.Assign)

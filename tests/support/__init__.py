@@ -11,3 +11,8 @@ tests/conftest.py lives there; fixtures are in conftest.py). One of each:
   card checker), tables.py, tui.py, bots.py, tournament.py, pipes.py, yardstick.py,
   views.py and cards.py: helpers shared by several test modules.
 """
+
+from pathlib import Path
+
+#: The repository root; tests build their paths to docs/, examples/ and the packages on it.
+ROOT = Path(__file__).resolve().parent.parent.parent

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import subprocess
 
-from support.server import JACKAL, ROOT
+from support import ROOT
+from support.server import JACKAL
 
 
 def run_into_closed_pipe(*args: str, stream: str = "stdout") -> subprocess.CompletedProcess[str]:

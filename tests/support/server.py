@@ -21,7 +21,8 @@ import trio.testing
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+from support import ROOT
+
 #: Seconds any one wait in these tests may take before it fails with the screen shown.
 TIMEOUT = 30.0
 JACKAL = [sys.executable, "-m", "jackal.cli.main"]

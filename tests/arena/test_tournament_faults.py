@@ -15,9 +15,8 @@ from jackal.bots.arena import wilson_interval
 from jackal.bots.registry import STRATEGIES
 from jackal.bots.yardstick import efficiency
 from jackal.cli.program_clock import START_SECONDS
+from support import ROOT
 from support.tournament import rescore, run_tournament
-
-ROOT = Path(__file__).resolve().parent.parent
 
 #: The substitute of the fault-policy tournament, and the strategy the reference entry
 #: plays itself. Deterministic (no randomness at all), so the same position always gets

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +23,7 @@ from jackal.protocol.replies import reply_tags
 from jackal.protocol.requests import Hello
 from jackal.protocol.schema import json_schema
 from jackal.server.config import ServerConfig
+from support import ROOT
 from support.client import (
     RawClient,
     alone_with_bots,
@@ -35,7 +35,7 @@ from support.client import (
 )
 from support.server import running_server
 
-DOC = " ".join((Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md")
+DOC = " ".join((ROOT / "docs" / "PROTOCOL.md")
                .read_text().split())
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import msgspec
 import pytest
@@ -32,6 +31,7 @@ from jackal.game.explain import (
     signal_constraints,
 )
 from jackal.game.seats import SEATS, Team
+from support import ROOT
 
 BEGINNER = builtin_card("beginner")
 N, E, S, W = Seat.N, Seat.E, Seat.S, Seat.W
@@ -397,7 +397,7 @@ def test_rank_words() -> None:
 
 
 def test_the_explanations_shown_in_the_docs_are_the_real_ones() -> None:
-    docs = (Path(__file__).resolve().parent.parent / "docs" / "CONVENTIONS.md").read_text()
+    docs = (ROOT / "docs" / "CONVENTIONS.md").read_text()
     rows = re.findall(r"^\| (\d)\w\w card (\w\w)(?:, partner's (\d)\w\w was (\w\w))? \| (.*) \|$",
                       docs, re.MULTILINE)
     assert len(rows) >= 8

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 from conftest import RunJackal
+from support import ROOT
 from support.tournament import run_tournament
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.subprocess

@@ -9,12 +9,12 @@ or any of its modules, or attribute access on an imported protocol module).
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import jackal.protocol
 import pytest
+from support import ROOT
 
-TOP = Path(__file__).resolve().parent.parent
+TOP = ROOT
 
 
 def _used_names(package: str) -> set[str]:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from jackal.bots.arena import ArenaConfig
 from jackal.game.conventions import Answer, NoMeaning, Promise, builtin_card, validate_card
+from support import ROOT
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "CONVENTIONS.md"
+DOC = ROOT / "docs" / "CONVENTIONS.md"
 
 
 def test_advanced_is_a_valid_builtin_and_the_experts_default() -> None:

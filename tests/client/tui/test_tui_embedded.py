@@ -11,6 +11,7 @@ from jackal.cli import play
 from jackal.client.embedded import EmbeddedGame, seat_strategy
 from jackal.game.conventions import BUILTIN_CARDS, ConventionCard, builtin_card, card_to_toml
 from jackal.game.seats import Seat
+from support import ROOT
 
 
 @pytest.mark.parametrize("card", sorted(BUILTIN_CARDS))
@@ -59,7 +60,7 @@ def test_no_bell_help_names_both_bells_as_the_readme_does() -> None:
     text = " ".join(parser.format_help().split())
     assert ("do not ring the terminal bell when it becomes your turn or your time on a "
             "clock is nearly up") in text
-    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = " ".join((ROOT / "README.md").read_text()
                       .split())
     assert "`--no-bell` (no terminal bell when it becomes your turn or your time is nearly " \
            "up)" in readme

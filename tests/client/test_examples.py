@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import trio
+from support import ROOT
 from support.bots import non_stdlib_imports, table_with_bots
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "minimal_bot.py"
+EXAMPLE = ROOT / "examples" / "minimal_bot.py"
 
 
 async def run_example(*args: str) -> subprocess.CompletedProcess[bytes]:

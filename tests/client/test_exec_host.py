@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 import trio
+from support import ROOT
 from support.bots import non_stdlib_imports, run_bot
 from support.client import create_table
 from support.server import ServerProcess
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 import trio
 from conftest import RunJackal
+from support import ROOT
 from support.bots import BOT, run_bot
 
 pytestmark = pytest.mark.subprocess
 
-ROOT = Path(__file__).resolve().parent.parent
 
 #: Starts ``sleep TAG`` in the background (as ``sleep 97 &`` would), then becomes the
 #: command in the rest of its arguments.

@@ -28,9 +28,10 @@ from jackal.game.deal import Deal
 from jackal.game.honesty import verdict
 from jackal.game.scoring import team_penalty
 from jackal.game.seats import Seat
+from support import ROOT
 from support.client import RawClient, alone_with_bots, open_table
 from support.records import lines, record_match, rewrite
-from support.server import JACKAL, ROOT, ServerProcess
+from support.server import JACKAL, ServerProcess
 
 pytestmark = pytest.mark.subprocess
 

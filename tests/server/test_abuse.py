@@ -41,10 +41,10 @@ from jackal.protocol.help import HELP_ENTRIES
 from jackal.protocol.messages import Error
 from jackal.server.config import ServerConfig
 from msgspec import inspect as mi
+from support import ROOT
 from support.client import RawClient
 from support.server import ServerProcess
 
-ROOT = Path(__file__).resolve().parent.parent
 SEATS = ("N", "E", "S", "W")
 HELLO_TIMEOUT = 3.0
 #: The good table's match must never wait this long for a play to come back.

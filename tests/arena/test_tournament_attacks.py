@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from conftest import RunJackal
 from jackal.client.sandbox import find_bwrap
+from support import ROOT
 from support.proxy import ProxyThread
 from support.server import ServerProcess
 
 pytestmark = pytest.mark.subprocess
 
-ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 needs_bwrap = pytest.mark.skipif(find_bwrap() is None,
                                  reason="bubblewrap cannot isolate a program here")

@@ -12,9 +12,9 @@ as JSON values. Placeholders (JSON strings) in expected lines:
   sent line may use the same placeholder to send it back;
 - ``"<card NAME>"``: exactly the built-in convention card NAME.
 
-At the end no connection may have anything left unread. ``python tests/test_protocol_doc.py``
-plays the same script against a fresh server and prints a new transcript to paste into
-the document when the protocol changes on purpose.
+At the end no connection may have anything left unread.
+``python tests/protocol/test_protocol_doc.py`` plays the same script against a fresh server
+and prints a new transcript to paste into the document when the protocol changes on purpose.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ from jackal.protocol.replies import reply_tags
 from jackal.server.config import DEFAULT_PORT, ServerConfig
 from jackal.server.listener import serve
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
+# Not support.ROOT: this file also runs as a script, where tests/ is not on sys.path.
+DOC = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
 LINE_RE = re.compile(r"^([NESW])([<>]) (.*)$")
 PLACEHOLDER_RE = re.compile(r"^<(version|token [NESW]|card [a-z_]+)>$")
 CONNECTIONS = ("N", "E", "S", "W")

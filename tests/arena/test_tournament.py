@@ -29,13 +29,13 @@ from jackal.bots.tournament import (
 from jackal.bots.yardstick import efficiency
 from jackal.game.errors import MalformedInput
 from jackal.game.seats import SEATS
+from support import ROOT
 from support.server import ServerProcess
 from support.tournament import rescore
 
 #: The programs are started with -I -S (no site packages): they need only the standard
 #: library, and start several times faster, which keeps the tests lean.
 PY = f"{sys.executable} -I -S"
-ROOT = Path(__file__).resolve().parent.parent
 
 #: An exec entry that misbehaves on purpose: on its 1st play it names a card it does
 #: not hold; at N and E it hangs on its 2nd play, at S and W it crashes on its 3rd (so

@@ -19,6 +19,7 @@ from distributed import Client
 from distributed.security import Security
 from jackal.bots.arena import ArenaConfig, run_arena, summarise
 from jackal.bots.arena_cluster import WORKER_CONFIG, BatchSizer, local_cluster, run_batches
+from support import ROOT
 
 
 def by_deal(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -161,7 +162,7 @@ def test_cli_rejects_jobs_with_a_scheduler_address() -> None:
 
 def test_documented_worker_config_is_the_one_local_uses() -> None:
     """docs/BOTS.md's dask config file for remote workers says what WORKER_CONFIG says."""
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "BOTS.md").read_text()
+    doc = (ROOT / "docs" / "BOTS.md").read_text()
     section = doc.split("## Measuring at scale", 1)[1]
     documented = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
 

@@ -6,12 +6,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from conftest import RunJackal
-
-ROOT = Path(__file__).resolve().parent.parent
+from support import ROOT
 
 A = "AS AH AD 7C 7D 9H 9S KC KD KH"  # trips A, pair 7, pair 9, trips K: 50
 B = "2C 3C 4C 5C 6C 8C 9C TC JC QC"  # ten singles: 270

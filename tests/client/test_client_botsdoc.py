@@ -14,9 +14,10 @@ from jackal.cli import bot as bot_cli
 from jackal.game.cards import Card
 from jackal.server.config import ServerConfig
 from jackal.server.listener import serve
+from support import ROOT
 from support.records import lines
 
-DOC = (Path(__file__).resolve().parents[1] / "docs" / "BOTS.md").read_text()
+DOC = (ROOT / "docs" / "BOTS.md").read_text()
 BLOCKS = re.findall(r"```(\w*)\n(.*?)```", DOC, flags=re.S)
 PYTHON = [code for lang, code in BLOCKS if lang == "python"]
 

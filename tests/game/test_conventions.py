@@ -27,9 +27,10 @@ from jackal.game.conventions import (
     resolve_card,
     validate_card,
 )
+from support import ROOT
 from support.cards import valid_cards
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "CONVENTIONS.md"
+DOCS = ROOT / "docs" / "CONVENTIONS.md"
 NONES = (NoMeaning(),) * 8
 
 # ----------------------------------------------------------------------------- built-ins
@@ -56,7 +57,7 @@ def test_none_card_says_nothing() -> None:
 
 
 def test_every_shipped_card_file_is_a_builtin_named_after_its_file() -> None:
-    game_dir = Path(__file__).resolve().parent.parent / "game"
+    game_dir = ROOT / "game"
     files = sorted(p.name[len("card_"):-len(".toml")] for p in game_dir.glob("card_*.toml"))
     assert {"beginner", "none"} <= set(files)
     assert sorted(BUILTIN_CARDS) == files

@@ -3,7 +3,7 @@
 It does the least a four-player table server must do on the network, and nothing else:
 connections come in groups of four, and every line one member sends is relayed to all
 four members. No JSON, no game, no hidden information, no records. It moves bytes the
-way the Jackal server does, with the very same code (``jackal.server.transport``): one
+way the Jackal server does, with the very same code (``jackal.server.net.transport``): one
 task per connection reading its socket directly, and each connection's outgoing bytes
 bounded and written by the server's one flusher. So the ratio of the two throughputs is the price of
 everything Jackal adds on top of moving lines around, not of a different transport.
@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 import trio
-from jackal.server.transport import Flusher, Outgoing, read_some
+from jackal.server.net.transport import Flusher, Outgoing, read_some
 
 GROUP_SIZE = 4
 MAX_LINE = 65536

@@ -173,7 +173,7 @@ async def start_embedded_server(nursery: trio.Nursery, bot_pause: float = 0.0) -
     ``bot_pause``: seconds a bot waits before each card, so the player can follow."""
     from ..client.embedded import BETWEEN_DEALS_SECONDS
     from ..server.config import BOT_FLOOR_SECONDS, ServerConfig
-    from ..server.listener import serve
+    from ..server.net.listener import serve
 
     config = ServerConfig(host="127.0.0.1", port=0,
                           between_deals_seconds=BETWEEN_DEALS_SECONDS,

@@ -4,7 +4,7 @@ Logs one line per connection and table event to stderr: first ``listening on
 HOST:PORT`` (with the real port when ``--port 0`` is given), so scripts and tests can
 read where to connect, then where the match records go. Ctrl-C or SIGTERM stops it cleanly:
 no new connections, ``server_shutdown`` to everyone after what was already queued for
-them, sockets closed (see :mod:`jackal.server.listener`). Every match is written as it
+them, sockets closed (see :mod:`jackal.server.net.listener`). Every match is written as it
 happens to the records folder (the user's state folder, ``$XDG_STATE_HOME/jackal/records``
 or ``~/.local/state/jackal/records``, unless ``--records DIR`` or ``--no-records``), and
 unfinished matches found there at start are restored (their players reclaim seats with
@@ -24,7 +24,7 @@ import trio
 
 from ..bots.registry import STRATEGIES, substitute_strategy
 from ..server.config import BOT_FLOOR_SECONDS, DEFAULT_PORT, ServerConfig
-from ..server.listener import serve
+from ..server.net.listener import serve
 from ..server.records import private_folder
 from .paths import records_dir
 

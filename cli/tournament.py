@@ -298,7 +298,7 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
     import trio
 
     from ..server.config import ServerConfig
-    from ..server.listener import serve
+    from ..server.net.listener import serve
     from .tournament_tables import TableOptions, play_table
 
     by_name = {entry.name: entry for entry in entries}

@@ -35,7 +35,7 @@ from ..bots.host import Decision, decide, timed_out
 from ..bots.registry import make_strategy
 from ..game.cards import Card
 from ..game.seats import Seat
-from .threadslots import ThreadSlots, run_behind_moves
+from .net.threadslots import ThreadSlots, run_behind_moves
 
 __all__ = ["BotPool"]
 
@@ -81,7 +81,7 @@ class BotPool:
         """``strategy``'s decision on ``view`` in a worker thread behind the shared slots,
         or the host's fallback (with its ``problem``) when it takes over ``think_seconds``.
         A ``hint`` waits behind the moves of tables where people play
-        (:mod:`.threadslots`).
+        (:mod:`.net.threadslots`).
 
         Returns no sooner than ``at_least`` seconds after the call, and only once a whole
         number of ``floor_seconds`` has passed since the call: one floor for every
@@ -124,7 +124,7 @@ class BotPool:
         """The bot's card for ``view``; the host's legal fallback if it is slow or wrong.
 
         ``attended``: a person plays at this table, so the decision goes before those of
-        tables where bots play alone (see :mod:`.threadslots`). ``at_least``: the
+        tables where bots play alone (see :mod:`.net.threadslots`). ``at_least``: the
         soonest the card may leave (the table's pause), as in :meth:`think`.
         """
         key = (table_id, seat, name)

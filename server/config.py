@@ -78,7 +78,7 @@ class ServerConfig:
     #: Chat lines one connection may send per minute, and at once...
     chat_per_minute: float = 20.0
     chat_burst: float = 5.0
-    #: ...and one address, all its connections together (see :mod:`.ratelimit`).
+    #: ...and one address, all its connections together (see :mod:`.net.ratelimit`).
     chat_per_minute_per_address: float = 60.0
     chat_burst_per_address: float = 10.0
     #: A table nobody has sat at or watched for this long before its match is removed.
@@ -122,5 +122,5 @@ class ServerConfig:
     #: Whether tables allow hints (``hint``) when ``create_table`` does not say.
     hints: bool = False
     #: Tune the garbage collector for this process and freeze what start-up left alive
-    #: (:mod:`.gctune`); ``jackal serve`` does, a server inside another program does not.
+    #: (:mod:`.net.gctune`); ``jackal serve`` does, a server inside another program does not.
     tune_gc: bool = False

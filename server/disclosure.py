@@ -93,7 +93,7 @@ class Disclosure:
 
     The table that owns it passes itself to each call rather than being kept here: a
     reference back would make the two a cycle, which only the garbage collector could
-    free, and the server freezes what survives the collector (server/gctune.py).
+    free, and the server freezes what survives the collector (server/net/gctune.py).
     """
 
     def __init__(self, conventions: dict[Team, ConventionCard]) -> None:

@@ -16,9 +16,9 @@ from ..protocol.requests import Hello
 from .config import ServerConfig
 from .lobby import Lobby
 from .names import NameBook
-from .ratelimit import AddressLimits, GuessLimits, host_of, rate_limited, retry_hint
+from .net.ratelimit import AddressLimits, GuessLimits, host_of, rate_limited, retry_hint
+from .net.session import Session
 from .seating import Outbox
-from .session import Session
 from .table import Table
 
 __all__ = ["MAX_BAD_PASSWORDS", "Greeter"]

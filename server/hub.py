@@ -60,20 +60,20 @@ from .deal_summary import ExpertJob
 from .disclosure import resolve_conventions
 from .hello import Greeter
 from .hints import HintDesk
-from .keepalive import Keepalive
 from .lobby import Lobby
 from .names import NameBook
-from .ratelimit import AddressLimits, host_of, rate_limited, refilled
+from .net.keepalive import Keepalive
+from .net.ratelimit import AddressLimits, host_of, rate_limited, refilled
+from .net.session import Session
+from .net.threadslots import run_behind_moves
+from .net.transport import Flusher
 from .record_desk import RecordDesk, records_unavailable
 from .restore import restore_tables
 from .seating import Outbox
-from .session import Session
 from .table import Table
 from .table_options import TableOptions
 from .table_task import TableTasks
-from .threadslots import run_behind_moves
 from .tokens import new_invite
-from .transport import Flusher
 
 __all__ = ["Hub"]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import trio
 from jackal.server.config import ServerConfig
-from jackal.server.listener import serve
+from jackal.server.net.listener import serve
 from support import ROOT
 from support.tmux import Tmux
 

@@ -10,7 +10,7 @@ import pytest
 import trio
 from jackal.game.seats import Seat
 from jackal.server.config import ServerConfig
-from jackal.server.listener import serve
+from jackal.server.net.listener import serve
 from support.bots import run_bot, table_with_bots
 from support.server import ServerProcess
 

@@ -13,7 +13,7 @@ import trio
 from jackal.cli import bot as bot_cli
 from jackal.game.cards import Card
 from jackal.server.config import ServerConfig
-from jackal.server.listener import serve
+from jackal.server.net.listener import serve
 from support import ROOT
 from support.records import lines
 

@@ -33,7 +33,7 @@ from jackal.protocol.messages import (
 )
 from jackal.protocol.requests import Ask, CreateTable, Hello, ListTables
 from jackal.server.config import ServerConfig
-from jackal.server.listener import serve
+from jackal.server.net.listener import serve
 from support.proxy import CuttableProxy
 
 

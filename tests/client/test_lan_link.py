@@ -11,7 +11,7 @@ from jackal.client.session import Backoff
 from jackal.protocol.messages import TableCreated, Tables
 from jackal.protocol.requests import CreateTable, ListTables, Spectate
 from jackal.server.config import ServerConfig
-from jackal.server.listener import serve
+from jackal.server.net.listener import serve
 from support.proxy import CuttableProxy
 
 FAST = Backoff(initial=0.05, maximum=0.2)

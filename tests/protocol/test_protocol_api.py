@@ -21,11 +21,13 @@ def _used_names(package: str) -> set[str]:
     used: set[str] = set()
     for path in sorted((TOP / package).rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
+        # `from ..protocol` in server/hub.py, `from ...protocol` in server/net/session.py
+        depth = len(path.relative_to(TOP).parts)
         module_aliases: set[str] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 origin = node.module or ""
-                from_protocol = (origin.startswith("protocol") and node.level == 2) or \
+                from_protocol = (origin.startswith("protocol") and node.level == depth) or \
                     origin.startswith("jackal.protocol")
                 if from_protocol:
                     for alias in node.names:

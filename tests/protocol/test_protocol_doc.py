@@ -32,7 +32,7 @@ from jackal.game.deal import PLAYS_PER_DEAL
 from jackal.protocol.codec import CLIENT_TYPES
 from jackal.protocol.replies import reply_tags
 from jackal.server.config import DEFAULT_PORT, ServerConfig
-from jackal.server.listener import serve
+from jackal.server.net.listener import serve
 
 # Not support.ROOT: this file also runs as a script, where tests/ is not on sys.path.
 DOC = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"

@@ -1,6 +1,6 @@
 """Property-based fuzzing of the protocol layer (issue 7, item 1), the code that runs.
 
-The server's :class:`~jackal.server.session.Session` drives exactly the
+The server's :class:`~jackal.server.net.session.Session` drives exactly the
 :class:`ServerConnection` fuzzed here, and the client's connection the
 :class:`ClientConnection`; the last property drives a real ``Session`` and hub over an
 in-memory stream, so the bytes go through the running server's own path.
@@ -46,7 +46,7 @@ from jackal.protocol.requests import ClientMessage, Hello
 from jackal.protocol.text import display_width
 from jackal.server.config import ServerConfig
 from jackal.server.hub import Hub
-from jackal.server.session import Session
+from jackal.server.net.session import Session
 
 FUZZ = settings(max_examples=150, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

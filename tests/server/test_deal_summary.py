@@ -23,7 +23,7 @@ from jackal.game.rng import derive_seed
 from jackal.game.seats import SEATS as SEAT_ORDER
 from jackal.game.seats import Seat, Team
 from jackal.server.config import ServerConfig
-from jackal.server.threadslots import MOST_GIVEN_WAY, run_behind_moves
+from jackal.server.net.threadslots import MOST_GIVEN_WAY, run_behind_moves
 from support.client import SEATS, RawClient, open_table, play_out, start_deal
 from support.server import QUIET, running_server
 from support.tui import penalty

@@ -23,7 +23,7 @@ from jackal.game.match import deal_seed
 from jackal.game.seats import SEATS, Seat
 from jackal.server.bots import BotPool
 from jackal.server.config import ServerConfig
-from jackal.server.threadslots import ThreadSlots
+from jackal.server.net.threadslots import ThreadSlots
 from support.client import Msg, RawClient, open_table
 from support.server import make_bot_clock, running_server
 

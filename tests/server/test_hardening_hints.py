@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
-from jackal.server.threadslots import ThreadSlots, run_behind_moves
+from jackal.server.net.threadslots import ThreadSlots, run_behind_moves
 from support.server import TIMEOUT, ServerProcess
 
 SEATS = ("N", "E", "S", "W")

@@ -57,7 +57,7 @@ from jackal.game.deal import Deal
 from jackal.game.match import deal_seed
 from jackal.game.seats import SEATS, Seat
 from jackal.server.config import ServerConfig
-from jackal.server.listener import serve
+from jackal.server.net.listener import serve
 from support.client import Msg, RawClient
 from support.leaks import cards_named
 

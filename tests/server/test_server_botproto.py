@@ -173,7 +173,7 @@ async def test_server_shutdown_always_says_why() -> None:
 
 
 async def _serve_until_cancelled(*, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-    from jackal.server.listener import serve
+    from jackal.server.net.listener import serve
 
     await serve(ServerConfig(port=0), task_status=task_status)
 

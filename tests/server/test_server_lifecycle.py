@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import trio
 from jackal.server.config import ServerConfig
-from jackal.server.listener import serve
+from jackal.server.net.listener import serve
 from jackal.server.restore import restore_tables
 from jackal.server.table import Table
 from support.client import (

@@ -7,7 +7,7 @@ import hmac
 
 import pytest
 from jackal.server import tokens
-from jackal.server.ratelimit import TokenBucket
+from jackal.server.net.ratelimit import TokenBucket
 from jackal.server.table import Table
 from jackal.server.table_options import TableOptions
 from support.peer import Peer

@@ -19,7 +19,7 @@ from typing import Any
 import trio
 import trio.testing
 from jackal.server.config import ServerConfig
-from jackal.server.listener import serve
+from jackal.server.net.listener import serve
 
 from support import ROOT
 

@@ -291,7 +291,7 @@ class ServerThread:
 
     async def _main(self) -> None:
         from jackal.server.config import ServerConfig
-        from jackal.server.listener import serve
+        from jackal.server.net.listener import serve
 
         self._token = trio.lowlevel.current_trio_token()
         with trio.CancelScope() as self._scope:

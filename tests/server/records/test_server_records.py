@@ -15,7 +15,7 @@ import pytest
 import trio
 from jackal.game.seats import Seat
 from jackal.server.config import ServerConfig
-from jackal.server.listener import serve
+from jackal.server.net.listener import serve
 from jackal.server.record_events import read_record
 from jackal.server.record_replay import replay
 from jackal.server.restore import restore_tables

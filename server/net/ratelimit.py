@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import math
 
-from ..protocol.errors import ErrorCode
-from ..protocol.messages import Error, MessageId
+from ...protocol.errors import ErrorCode
+from ...protocol.messages import Error, MessageId
 
 __all__ = ["AddressLimits", "GuessLimits", "TokenBucket", "host_of", "rate_limited", "refilled",
            "retry_hint"]

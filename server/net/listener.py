@@ -26,11 +26,11 @@ from functools import partial
 
 import trio
 
-from ..protocol.codec import encode
-from ..protocol.errors import ErrorCode, ProtocolError
+from ...protocol.codec import encode
+from ...protocol.errors import ErrorCode, ProtocolError
+from ..config import ServerConfig
+from ..hub import Hub
 from . import gctune
-from .config import ServerConfig
-from .hub import Hub
 from .ratelimit import host_of
 from .session import Session
 

@@ -1,4 +1,4 @@
-"""The server's garbage-collector policy (server/gctune.py) and what makes it safe.
+"""The server's garbage-collector policy (server/net/gctune.py) and what makes it safe.
 
 ``jackal serve`` freezes whatever survives a collector pass, so no later pass walks the
 thousands of long-lived connection and table objects again. Frozen objects are still
@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
-from jackal.server import gctune
 from jackal.server.config import ServerConfig
+from jackal.server.net import gctune
 from support.client import (
     RawClient,
     alone_with_bots,
@@ -61,7 +61,7 @@ async def test_connections_that_end_leave_no_cycles() -> None:
     config = ServerConfig(max_per_address=12, rate_per_second=10, rate_burst=10,
                           flood_limit=20, **QUIET)
     async with trio.open_nursery() as nursery:
-        from jackal.server.listener import serve
+        from jackal.server.net.listener import serve
 
         port: int = await nursery.start(serve, config)
         lobby, table = await open_table(port)
@@ -94,7 +94,7 @@ async def test_a_whole_match_leaves_no_cycles() -> None:
     """A match played to its end with server bots (deals started, scored and finished;
     bot decisions on worker threads), and the table removed."""
     async with trio.open_nursery() as nursery:
-        from jackal.server.listener import serve
+        from jackal.server.net.listener import serve
 
         port: int = await nursery.start(serve, ServerConfig(**QUIET))
         with cyclic_garbage() as found:

@@ -21,7 +21,7 @@ import trio.testing
 from jackal.protocol.codec import encode
 from jackal.protocol.help import help_reply
 from jackal.server.canned import HELP
-from jackal.server.transport import Flusher, Outgoing, read_some
+from jackal.server.net.transport import Flusher, Outgoing, read_some
 
 
 @asynccontextmanager

@@ -48,12 +48,12 @@ from typing import Protocol
 
 import trio
 
-from ..protocol.connection import ServerConnection
-from ..protocol.errors import ErrorCode, ProtocolError, RemoteProtocolError
-from ..protocol.messages import Error, MessageId, ServerMessage, ServerPing, ServerShutdown
-from ..protocol.requests import ClientMessage
-from ..protocol.state import ConnState
-from .config import ServerConfig
+from ...protocol.connection import ServerConnection
+from ...protocol.errors import ErrorCode, ProtocolError, RemoteProtocolError
+from ...protocol.messages import Error, MessageId, ServerMessage, ServerPing, ServerShutdown
+from ...protocol.requests import ClientMessage
+from ...protocol.state import ConnState
+from ..config import ServerConfig
 from .keepalive import Keepalive
 from .ratelimit import TokenBucket, retry_hint
 from .transport import Flusher, Outgoing, read_some
@@ -157,7 +157,7 @@ class Session:
             self._overflow()
 
     def send_parts(self, parts: tuple[bytes, ...]) -> None:
-        """Queue one line given in pieces (a canned reply, :mod:`.canned`)."""
+        """Queue one line given in pieces (a canned reply, :mod:`..canned`)."""
         if not self.closing and not self.out.push_parts(parts):
             self._overflow()
 

@@ -28,7 +28,7 @@ and :func:`young_passes` (a task beside it):
 What this gives up: frozen objects are still freed the moment nothing refers to them
 (reference counting does not care about generations), but a reference *cycle* among
 frozen objects is never collected. So the server must not leave cycles behind when a
-connection, a table or a deal ends; ``tests/server/test_gc_policy.py`` checks that closing
+connection, a table or a deal ends; ``tests/server/net/test_gc_policy.py`` checks that closing
 connections, dropping slow or flooding clients and playing whole matches leave no cyclic
 garbage, which is what makes freezing survivors safe here.
 """

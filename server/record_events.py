@@ -39,6 +39,7 @@ import msgspec
 from ..game.conventions import ConventionCard
 from ..game.scoring import DealResult
 from ..game.seats import TEAMS, Seat, Team
+from .table_options import MatchSeed, Seconds, Strategy, TableOptions, TokenHash
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -74,14 +75,7 @@ MAX_LINE_BYTES = 256 * 1024
 
 # The same bounds as the wire (protocol/messages.py) where a field came from a client.
 TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
-TableName = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
-PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
-Target = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
-MatchSeed = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
 DealSeed = Annotated[int, msgspec.Meta(ge=0)]  # any 64-bit value; checked against the match
-Seconds = Annotated[float, msgspec.Meta(ge=0, le=10_000_000)]
-Strategy = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
-TokenHash = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
 CardText = Annotated[str, msgspec.Meta(pattern="^[A2-9TJQK][SHDC]$")]
 Points = Annotated[int, msgspec.Meta(ge=0, le=100_000_000)]
 DealNumber = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
@@ -100,31 +94,25 @@ class _Event(msgspec.Struct, tag_field="event", forbid_unknown_fields=True, kw_o
     time: Annotated[float, msgspec.Meta(ge=0)] = msgspec.field(default_factory=_now)
 
 
-class TableEvent(_Event, tag="table"):
-    """First line: the options the table was created with."""
+class TableEvent(TableOptions, tag_field="event", tag="table", forbid_unknown_fields=True,
+                 kw_only=True):
+    """First line: the options the table was created with (``TableOptions``'s fields and
+    bounds, so the two cannot drift apart), and the table's id."""
 
+    time: Annotated[float, msgspec.Meta(ge=0)] = msgspec.field(default_factory=_now)
     table: TableId
-    name: TableName
-    target: Target
-    seed: MatchSeed
+    # Every record has written these three: a first line without them is not ours.
     bot_takeover: bool
     hold_seconds: Seconds
     between_deals_seconds: Seconds
     #: None: the substitute for the partnership's card (records from before the field
     #: existed read as "random", what those servers used).
     takeover_strategy: Strategy | None = "random"
-    #: The per-play clock of human seats in seconds (None: no clock).
-    turn_seconds: Annotated[float, msgspec.Meta(gt=0, le=86400)] | None = None
-    #: The creator chose the seed (records from before this field existed read as False).
-    seeded: bool = False
-    #: The table allows hints (older records read as False).
-    hints: bool = False
-    #: Who created the table (older records: unknown).
-    creator: PlayerName | None = None
-    #: Whether anyone may watch (older records: yes).
-    allow_spectators: bool = True
-    #: A private table: each seat's invitation code, hashed like a token (never the code).
-    invites: dict[Seat, TokenHash] | None = None
+
+    @classmethod
+    def of(cls, table_id: str, options: TableOptions) -> TableEvent:
+        """The first line of table ``table_id``'s record."""
+        return cls(table=table_id, **msgspec.structs.asdict(options))
 
 
 class ConventionsEvent(_Event, tag="conventions"):

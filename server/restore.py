@@ -183,4 +183,4 @@ def _reopen(path: Path, state: MatchReplay, table_id: str, cut_at: int | None
 
 
 def _options(state: MatchReplay) -> TableOptions:
-    return TableOptions.from_event(state.header)
+    return state.header.options()

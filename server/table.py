@@ -41,7 +41,7 @@ from .chat import TableChat
 from .deal_summary import DealSummaries, ExpertJob
 from .disclosure import Disclosure
 from .pause import PauseVote
-from .record_events import ExpertEvent
+from .record_events import ExpertEvent, TableEvent
 from .recording import PlayedBy, Recorder, Recording
 from .seating import Outbox, Peer, Seating, Status
 from .snapshot import deal_facts, table_snapshot
@@ -176,7 +176,7 @@ class Table:
 
     def record_header(self) -> None:
         """Write the table's options and conventions (once, when it is created)."""
-        self.recording.header(self.options.event(self.id), self.conventions)
+        self.recording.header(TableEvent.of(self.id, self.options), self.conventions)
 
     # ------------------------------------------------------------------ lobby actions
 

@@ -16,12 +16,13 @@ import trio
 from jackal.game.seats import Seat
 from jackal.protocol.messages import MatchEnded, Ok, TableState
 from jackal.server.config import ServerConfig
-from jackal.server.record_events import RecordError, read_record
+from jackal.server.record_events import RecordError, TableEvent, read_record
 from jackal.server.record_replay import replay
 from jackal.server.records import RecordFile
 from jackal.server.restore import restore_tables
 from jackal.server.table import Table
 from jackal.server.table_options import TableOptions
+from jackal.server.tokens import hash_invite
 from support.client import RawClient
 from support.peer import Peer
 from support.records import FAST, Recorded, lines, record_match, rewrite
@@ -68,6 +69,8 @@ def _corrupt(name: str) -> Callable[[Path], None]:
             _first(events, "play")["extra"] = 1
         elif name == "no table line first":
             events = events[1:]
+        elif name in TABLE_DAMAGE:
+            TABLE_DAMAGE[name](events[0])
         if name in ("target Infinity", "target huge", "deeply nested", "bad UTF-8",
                     "line cut short mid-file", "not JSON", "empty file"):
             if name == "target Infinity":  # was an OverflowError
@@ -92,7 +95,21 @@ def _corrupt(name: str) -> Callable[[Path], None]:
     return edit
 
 
-CORRUPTIONS = ["deal seed changed", "play before any deal", "deal dealer garbled",
+#: Malformed options in the first line (the ``table`` event, ``TableOptions`` on disk).
+TABLE_DAMAGE: dict[str, Callable[[Event], None]] = {
+    "options: invites not an object": lambda table: table.update(invites=["N"]),
+    "options: invites name a seat X": lambda table: table.update(invites={"X": "0" * 64}),
+    "options: an invite not a hash": lambda table: table.update(
+        invites={seat.value: "code" for seat in Seat}),
+    "options: hold_seconds negative": lambda table: table.update(hold_seconds=-1),
+    "options: turn_seconds zero": lambda table: table.update(turn_seconds=0),
+    "options: creator too long": lambda table: table.update(creator="x" * 33),
+    "options: bot_takeover missing": lambda table: table.pop("bot_takeover"),
+    "options: an unknown option": lambda table: table.update(colour="red"),
+    "options: seed a string": lambda table: table.update(seed="5"),
+}
+
+CORRUPTIONS = [*TABLE_DAMAGE, "deal seed changed", "play before any deal", "deal dealer garbled",
                "illegal play", "wrong row index", "token_hash not a string",
                "index as a string", "unknown event", "unknown field", "no table line first",
                "target Infinity", "target huge", "deeply nested", "bad UTF-8",
@@ -311,3 +328,52 @@ def test_every_table_option_comes_back_from_the_record(tmp_path: Path) -> None:
     [(table, again)] = restore_tables(tmp_path, 0.0)
     assert table.options == options and table.options.invites is not options.invites
     again.close()
+
+
+#: A record as the server wrote it before ``TableOptions`` was a msgspec Struct (a dataclass
+#: then): a private table with every option off its default, ann at N, five plays into deal
+#: 1. ``ANN`` is ann's seat token.
+BEFORE_STRUCT = Path(__file__).parent / "data" / "private-t7.jsonl"
+ANN = "hFTABrhABLAa_MNWovCMmtuS7-ZdmJalgtWxvapi-bE"
+BEFORE_OPTIONS = TableOptions(name="evening", target=77, seed=5, bot_takeover=False,
+                              hold_seconds=12.0, between_deals_seconds=3.0,
+                              takeover_strategy="greedy", turn_seconds=40.0, seeded=True,
+                              hints=True, creator="ann", allow_spectators=False,
+                              invites={seat: hash_invite(f"code-{seat.value}") for seat in Seat})
+
+
+def test_the_first_line_is_written_as_before(tmp_path: Path) -> None:
+    # The same fields and values on disk (the order of keys in the object is free).
+    before = json.loads(BEFORE_STRUCT.read_bytes().splitlines()[0])
+    record = RecordFile.create(tmp_path, "t7")
+    Table("t7", BEFORE_OPTIONS, recorder=record).record_header()
+    record.close()
+    now = lines(record.path)[0]
+    assert {**now, "time": None} == {**before, "time": None}
+    assert isinstance(read_record(record.path).events[0], TableEvent)
+
+
+async def test_a_record_written_before_the_struct_restores_and_plays_on(tmp_path: Path) -> None:
+    path = tmp_path / "t7.jsonl"
+    shutil.copyfile(BEFORE_STRUCT, path)
+    [(table, record)] = restore_tables(tmp_path, now=0.0)
+    record.close()
+    assert table.options == BEFORE_OPTIONS
+    deal = table.match.deal
+    assert deal is not None and deal.plays_made == 5 and deal.turn is Seat.N
+    card = str(deal.legal_plays()[0])
+    async with running_server(ServerConfig(records_dir=tmp_path, **FAST)) as port:
+        ann = await RawClient.connect(port, "ann")
+        ok = await ann.hello(token=ANN)
+        assert (ok["table"], ok["seat"]) == ("t7", "N")
+        state = await ann.wait_type("table_state")
+        assert (state["name"], state["target"], state["turn_seconds"], state["seeded"],
+                state["hints"]) == ("evening", 77, 40.0, True, True)
+        assert [len(state["rows"][seat]) for seat in "NESW"] == [1, 1, 1, 2]
+        turn = await ann.wait_type("your_turn")
+        assert turn["play"] == 2 and card in turn["hand"]
+        reply = await ann.request(type="play", card=card)
+        assert (reply["type"], reply["seat"], reply["card"]) == ("played", "N", card), reply
+    events = lines(path)
+    assert [e["event"] for e in events[-2:]] == ["restored", "play"]
+    assert events[-1]["seat"] == "N" and events[-1]["by"] == "player"

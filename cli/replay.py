@@ -1,8 +1,8 @@
 """``jackal replay FILE``: print a recorded match deal by deal.
 
 Reads a record written by ``jackal serve --records DIR`` strictly (the format is
-``jackal.server.record_events``) and runs it through the same replay loop the server
-restores crashed matches with (``jackal.server.record_replay``), which checks every
+``jackal.server.records.events``) and runs it through the same replay loop the server
+restores crashed matches with (``jackal.server.records.replay``), which checks every
 deal, play and result against the game engine. It prints the table's options and
 players, then per deal the dealer, the hints taken (who, before which play), the four
 rows in play order, both teams' kept cards scored rank by rank, the winner and the
@@ -22,7 +22,7 @@ from ..game.deal import Deal
 from ..game.scoring import DealResult
 from ..game.seats import SEATS, Seat, Team
 from ..protocol.text import escape_text
-from ..server.record_events import (
+from ..server.records.events import (
     AnswerEvent,
     DealEvent,
     HintEvent,
@@ -38,7 +38,7 @@ from ..server.record_events import (
     TableEvent,
     read_record,
 )
-from ..server.record_replay import MatchReplay, Step, replay
+from ..server.records.replay import MatchReplay, Step, replay
 from .score import format_team, format_verdict
 from .terminal import printable
 

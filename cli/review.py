@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ..protocol.text import escape_text
-from ..server.record_events import RecordError
+from ..server.records.events import RecordError
 from .review_model import EXPERT_SEED, ExpertCache, Review, load_review, point_lines, text_of
 from .terminal import printable
 

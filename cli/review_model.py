@@ -1,6 +1,6 @@
 """What ``jackal review`` shows at each point of a recorded deal: pure, no terminal.
 
-A record is read and checked by the one replay loop (``server.record_replay``, as
+A record is read and checked by the one replay loop (``server.records.replay``, as
 ``jackal replay`` reads it); each deal becomes a :class:`ReviewDeal`. A *point* is a
 number of plays made (0..32): the hands as they then stand, the card just played, what
 it meant under its side's card (``game.explain``), whether that was true of the hand
@@ -23,7 +23,7 @@ from ..game.honesty import verdict
 from ..game.knowledge import SeatKnowledge, TableKnowledge
 from ..game.scoring import DealResult
 from ..game.seats import SEATS, Seat, Team
-from ..server.record_events import (
+from ..server.records.events import (
     AnswerEvent,
     DealEvent,
     HintEvent,
@@ -35,7 +35,7 @@ from ..server.record_events import (
     TableEvent,
     read_record,
 )
-from ..server.record_replay import MatchReplay, replay
+from ..server.records.replay import MatchReplay, replay
 
 __all__ = ["EXPERT_SEED", "ExpertCache", "Line", "Review", "ReviewDeal", "Signal",
            "load_review", "point_lines", "text_of"]

@@ -25,7 +25,7 @@ import trio
 from ..bots.registry import STRATEGIES, substitute_strategy
 from ..server.config import BOT_FLOOR_SECONDS, DEFAULT_PORT, ServerConfig
 from ..server.net.listener import serve
-from ..server.records import private_folder
+from ..server.records.files import private_folder
 from .paths import records_dir
 
 __all__ = ["add_arguments", "config_from_args", "run"]

@@ -1,7 +1,7 @@
 """``jackal stats RECORDS...``: an evening's figures per player and per partnership.
 
 Reads match records (files, or folders of them) with the record reader ``jackal replay``
-uses; the figures are :mod:`jackal.server.record_stats`'. Exit status 2 when a record
+uses; the figures are :mod:`jackal.server.records.stats`'. Exit status 2 when a record
 could not be read (the others are still counted) or there was none.
 """
 
@@ -12,8 +12,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..server.record_events import RecordError, read_record
-from ..server.record_stats import HOW, Line, Stats
+from ..server.records.events import RecordError, read_record
+from ..server.records.stats import HOW, Line, Stats
 from .terminal import printable
 
 __all__ = ["add_arguments", "format_stats", "run"]

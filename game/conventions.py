@@ -50,6 +50,7 @@ from .errors import MalformedInput
 
 __all__ = [
     "BUILTIN_CARDS",
+    "DEFAULT_CARD",
     "MAX_DESCRIPTION",
     "MAX_NAME",
     "MAX_NOTES",
@@ -416,6 +417,9 @@ def _load_builtins() -> dict[str, ConventionCard]:
 #: The cards that ship with Jackal, by name (``beginner``, ``none``, and any other
 #: ``card_<name>.toml`` placed in this package).
 BUILTIN_CARDS: dict[str, ConventionCard] = _load_builtins()
+#: The card both partnerships play under until they declare one: at a new table, and so
+#: in a record's replay before its first ``conventions`` line.
+DEFAULT_CARD = "beginner"
 
 
 def builtin_card(name: str) -> ConventionCard:

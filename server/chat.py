@@ -13,7 +13,7 @@ from typing import Protocol
 from ..game.seats import Seat
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import ChatLine, ChatMessage, MessageId
-from .recording import Recording
+from .records.recording import Recording
 from .seating import Outbox, Peer, Seating, SeatSlot, Status
 
 __all__ = ["KEEP", "RECORD_BUDGET", "ChattingTable", "TableChat", "chat_message", "line_bytes"]

@@ -32,8 +32,8 @@ from ..protocol.messages import (
     Question,
     QuestionAsked,
 )
-from .record_events import AnswerEvent, ConventionsEvent, QuestionEvent
-from .recording import Recording
+from .records.events import AnswerEvent, ConventionsEvent, QuestionEvent
+from .records.recording import Recording
 from .seating import Outbox, Peer, Seating, SeatSlot, Status
 
 __all__ = ["MAX_CONVENTION_CHANGES", "MAX_OPEN_QUESTIONS", "DisclosingTable", "Disclosure",

@@ -18,7 +18,7 @@ from ..game.seats import Seat
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import Error, HintReply, HintTaken, MessageId
 from .bots import BotPool
-from .record_events import HintEvent
+from .records.events import HintEvent
 from .seating import Outbox, Peer
 from .table import Table
 

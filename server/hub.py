@@ -67,8 +67,8 @@ from .net.ratelimit import AddressLimits, host_of, rate_limited, refilled
 from .net.session import Session
 from .net.threadslots import run_behind_moves
 from .net.transport import Flusher
-from .record_desk import RecordDesk, records_unavailable
-from .restore import restore_tables
+from .records.desk import RecordDesk, records_unavailable
+from .records.restore import restore_tables
 from .seating import Outbox
 from .table import Table
 from .table_options import TableOptions

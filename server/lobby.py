@@ -27,7 +27,7 @@ from ..game.seats import Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import MessageId, TableInfo
 from . import views
-from .recording import Recorder
+from .records.recording import Recorder
 from .seating import Outbox, Peer
 from .snapshot import table_snapshot
 from .table import Table

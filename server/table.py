@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from ..bots.base import View
 from ..game.cards import Card
-from ..game.conventions import ConventionCard, builtin_card
+from ..game.conventions import DEFAULT_CARD, ConventionCard, builtin_card
 from ..game.deal import Deal
 from ..game.errors import IllegalAction
 from ..game.match import Match
@@ -41,8 +41,8 @@ from .chat import TableChat
 from .deal_summary import DealSummaries, ExpertJob
 from .disclosure import Disclosure
 from .pause import PauseVote
-from .record_events import ExpertEvent, TableEvent
-from .recording import PlayedBy, Recorder, Recording
+from .records.events import ExpertEvent, TableEvent
+from .records.recording import PlayedBy, Recorder, Recording
 from .seating import Outbox, Peer, Seating, Status
 from .snapshot import deal_facts, table_snapshot
 from .table_bots import seat_bot, substitute
@@ -55,7 +55,6 @@ __all__ = ["Table"]
 #: player's screen still shows the last deal's summary when ``deal_started`` leaves, and
 #: the deal must be on screen before the time that counts starts.
 DEAL_GRACE_SECONDS = 2.0
-DEFAULT_CONVENTIONS = "beginner"
 
 
 class Table:
@@ -76,7 +75,7 @@ class Table:
         #: ``spectators`` are its dicts, which the table's other parts read.
         self.seating = Seating(table_id, options.invites)
         self.seats, self.spectators = self.seating.seats, self.seating.spectators
-        default = builtin_card(DEFAULT_CONVENTIONS)
+        default = builtin_card(DEFAULT_CARD)
         cards: dict[Team, ConventionCard] = {team: default for team in TEAMS}
         if conventions:
             cards.update(conventions)
@@ -85,7 +84,7 @@ class Table:
         self.status: Status = "waiting"
         self.last_deal: Deal | None = None
         self.between_deadline: float | None = None
-        #: What the table writes to its record (see :mod:`.recording`).
+        #: What the table writes to its record (see :mod:`.records.recording`).
         self.recording = Recording(recorder)
         #: Bumped on every change a bot decision depends on, so a stale decision is dropped.
         self.version = 0

@@ -11,7 +11,7 @@ from ..game.conventions import ConventionCard
 from ..game.seats import Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import MessageId, Ok, PlayerJoined
-from .recording import Recording
+from .records.recording import Recording
 from .seating import Outbox, Peer, Seating, SeatSlot, Status
 from .table_options import TableOptions
 

@@ -1,6 +1,6 @@
 """What ``create_table`` chose for a table: the options it is made and restored with.
 
-A record's first line is these options plus the table id (``record_events.TableEvent``
+A record's first line is these options plus the table id (``records.events.TableEvent``
 extends this Struct), so the fields and their bounds are written once, here; the fields
 are docs/PROTOCOL.md's (``create_table``) and the record's (``table``)."""
 

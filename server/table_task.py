@@ -18,7 +18,7 @@ from .bots import BotPool
 from .config import ServerConfig
 from .hints import HintDesk
 from .lobby import Lobby
-from .record_desk import RecordDesk
+from .records.desk import RecordDesk
 from .seating import Outbox
 from .table import Table
 from .table_bots import substitute

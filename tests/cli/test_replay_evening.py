@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol import messages as m
-from jackal.server.records import RecordFile
-from jackal.server.restore import restore_tables
+from jackal.server.records.files import RecordFile
+from jackal.server.records.restore import restore_tables
 from jackal.server.table import Table
 from jackal.server.table_options import TableOptions
 from support.peer import Peer

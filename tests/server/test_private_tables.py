@@ -157,8 +157,8 @@ def test_a_record_whose_invitations_miss_a_seat_is_refused() -> None:
     """A header naming codes for only some seats would leave a seat that nobody, not even
     its invitee, could take: restore refuses the record instead."""
     from jackal.game.seats import Seat
-    from jackal.server.record_events import RecordError, TableEvent
-    from jackal.server.record_replay import replay
+    from jackal.server.records.events import RecordError, TableEvent
+    from jackal.server.records.replay import replay
 
     header = TableEvent(table="t1", name="x", target=1, seed=1, bot_takeover=True,
                         hold_seconds=1.0, between_deals_seconds=1.0,

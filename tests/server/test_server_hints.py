@@ -20,8 +20,8 @@ from jackal.protocol.messages import HintReply, HintTaken
 from jackal.server.bots import BotPool
 from jackal.server.config import ServerConfig
 from jackal.server.hints import HintDesk
-from jackal.server.record_events import HintEvent, RecordError, read_record
-from jackal.server.record_replay import replay
+from jackal.server.records.events import HintEvent, RecordError, read_record
+from jackal.server.records.replay import replay
 from jackal.server.table import Table
 from jackal.server.table_options import TableOptions
 from support.client import (

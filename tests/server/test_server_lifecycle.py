@@ -12,7 +12,7 @@ import pytest
 import trio
 from jackal.server.config import ServerConfig
 from jackal.server.net.listener import serve
-from jackal.server.restore import restore_tables
+from jackal.server.records.restore import restore_tables
 from jackal.server.table import Table
 from support.client import (
     RawClient,

@@ -11,7 +11,7 @@ from typing import Any
 
 from jackal.game.cards import Card
 from jackal.game.seats import SEATS, Seat
-from jackal.server.records import RecordFile
+from jackal.server.records.files import RecordFile
 from jackal.server.table import Table
 from jackal.server.table_options import TableOptions
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from jackal.server.record_events import RecordError, read_record
-from jackal.server.record_replay import replay
-from jackal.server.restore import restore_tables
+from jackal.server.records.events import RecordError, read_record
+from jackal.server.records.replay import replay
+from jackal.server.records.restore import restore_tables
 from support.records import record_match
 
 EVENTS = ["table", "conventions", "seat", "match_start", "deal", "play", "result",

@@ -16,10 +16,10 @@ import trio
 from jackal.game.seats import Seat
 from jackal.protocol.messages import MatchEnded, Ok, TableState
 from jackal.server.config import ServerConfig
-from jackal.server.record_events import RecordError, TableEvent, read_record
-from jackal.server.record_replay import replay
-from jackal.server.records import RecordFile
-from jackal.server.restore import restore_tables
+from jackal.server.records.events import RecordError, TableEvent, read_record
+from jackal.server.records.files import RecordFile
+from jackal.server.records.replay import replay
+from jackal.server.records.restore import restore_tables
 from jackal.server.table import Table
 from jackal.server.table_options import TableOptions
 from jackal.server.tokens import hash_invite

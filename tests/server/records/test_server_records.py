@@ -16,9 +16,9 @@ import trio
 from jackal.game.seats import Seat
 from jackal.server.config import ServerConfig
 from jackal.server.net.listener import serve
-from jackal.server.record_events import read_record
-from jackal.server.record_replay import replay
-from jackal.server.restore import restore_tables
+from jackal.server.records.events import read_record
+from jackal.server.records.replay import replay
+from jackal.server.records.restore import restore_tables
 from jackal.server.tokens import hash_token
 from support.client import RawClient, open_table, play_out, ready_all, seat_four
 from support.records import record_match, rewrite
@@ -334,7 +334,7 @@ async def _bots_end_a_match(port: int, gate: _GatedFsync) -> RawClient:
 async def test_a_match_end_is_synced_in_a_thread_while_the_server_goes_on(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     gate = _GatedFsync()
-    monkeypatch.setattr(os, "fsync", gate)  # what jackal.server.records calls
+    monkeypatch.setattr(os, "fsync", gate)  # what jackal.server.records.files calls
     async with running_server(ServerConfig(port=0, records_dir=tmp_path)) as port:
         watcher = await _bots_end_a_match(port, gate)
         # The fsync of match_end is held; everyone was told and the server answers.
@@ -358,7 +358,7 @@ def _open_fds_of(path: Path) -> int:
 async def test_shutdown_returns_only_once_pending_syncs_are_done(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     gate = _GatedFsync()
-    monkeypatch.setattr(os, "fsync", gate)  # what jackal.server.records calls
+    monkeypatch.setattr(os, "fsync", gate)  # what jackal.server.records.files calls
     stopped: list[int] = []  # gate.returned when the server had stopped
     scope = trio.CancelScope()
 

@@ -1,27 +1,7 @@
-"""Crash recovery: every unfinished match in the records directory, live again.
-
-At start-up :func:`restore_tables` looks at every ``*.jsonl`` file in the directory:
-
-- A file whose last line is ``match_end`` or ``closed`` is done and left alone (read
-  from its end only, so a folder of old matches costs little).
-- Any other file is read strictly (:func:`server.record_events.read_record`) and
-  replayed (:func:`server.record_replay.replay`). A file that does not read or replay
-  never stops the server: one error line names it and says why, the file is renamed to
-  ``*.jsonl.corrupt`` (kept for the operator, never read again) and the others are
-  restored. A file that cannot be opened at all (permissions, a folder) is logged and
-  left where it is.
-- A torn last line (the process died mid-write) is cut off the file before appending.
-- Lost final lines are implied: a deal with its 32 plays is scored, a team past the
-  target ends the match, and those events are written to the record after ``restored``.
-- Table ids are unique across everything restored: a second unfinished record with an
-  id already taken (an operator's copy, say) comes back under a new id ``ID-2`` (logged,
-  and kept in its ``restored`` line), so each record is written and closed only by its
-  own table.
-
-Every human seat is held for its player, who reclaims it with the token it already
-has. A restored match that is already over stays listed until its players have come
-back to see the end or their hold ran out (see :func:`_resumed`).
-"""
+"""Crash recovery: every unfinished match in the records folder, live again. Each record
+without an end (known by its last line alone) goes through the one replay loop
+(:mod:`.replay`) and is reopened for appending; what becomes of torn, damaged, unreadable
+and duplicate-id files is docs/PROTOCOL.md's ("Records and crash recovery")."""
 
 from __future__ import annotations
 
@@ -29,7 +9,7 @@ import logging
 import os
 from pathlib import Path
 
-from .record_events import (
+from .events import (
     Closed,
     MatchEnd,
     RecordError,
@@ -37,10 +17,10 @@ from .record_events import (
     last_complete_event,
     read_record,
 )
-from .record_replay import MatchReplay, replay
-from .records import RecordFile
-from .table import Table
-from .table_options import TableOptions
+from .replay import MatchReplay, replay
+from .files import RecordFile
+from ..table import Table
+from ..table_options import TableOptions
 
 __all__ = ["CORRUPT_SUFFIX", "restore_tables"]
 

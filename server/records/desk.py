@@ -1,6 +1,6 @@
 """The hub's records: each table's record file, the folder's cap, and the records the
 disk refuses now (retried every second; their tables are told, and no new tables or
-seats are taken meanwhile). Writing one record is :mod:`.records`' business."""
+seats are taken meanwhile). Writing one record is :mod:`.files`' business."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from collections.abc import Callable
 
 import trio
 
-from ..protocol.errors import ErrorCode, ProtocolError
-from ..protocol.messages import Error
-from .config import ServerConfig
-from .records import RecordFile, RecordsFolder, RecordSyncer
-from .seating import Outbox
-from .table import Table
+from ...protocol.errors import ErrorCode, ProtocolError
+from ...protocol.messages import Error
+from ..config import ServerConfig
+from .files import RecordFile, RecordsFolder, RecordSyncer
+from ..seating import Outbox
+from ..table import Table
 
 __all__ = ["RecordDesk", "records_unavailable"]
 
@@ -37,9 +37,9 @@ class RecordDesk:
         self.records: dict[Table, RecordFile] = {}
         #: The records folder's size against its cap (``records_max_bytes``).
         self.folder: RecordsFolder | None = None
-        #: Records the disk refuses now (each table's record: see :mod:`.records`).
+        #: Records the disk refuses now (each table's record: see :mod:`.files`).
         self.failing: dict[RecordFile, Table] = {}
-        #: Fsyncs and closes the records off the event loop (see :mod:`.records`).
+        #: Fsyncs and closes the records off the event loop (see :mod:`.files`).
         self.syncer = RecordSyncer()
 
     def start(self, nursery: trio.Nursery) -> None:

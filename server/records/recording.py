@@ -1,19 +1,19 @@
 """What a table writes to its record: one line per thing that happens, written before the
 messages about it go out, so a restart replays what the players were told. A part the
-table owns; the lines are :mod:`.record_events`', the file is :mod:`.records`'."""
+table owns; the lines are :mod:`.events`', the file is :mod:`.files`'."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Literal
 
-from ..game.cards import Card
-from ..game.conventions import ConventionCard
-from ..game.deal import Deal
-from ..game.scoring import DealResult
-from ..game.seats import TEAMS, Seat, Team
-from ..protocol.messages import ChatLine
-from .record_events import (
+from ...game.cards import Card
+from ...game.conventions import ConventionCard
+from ...game.deal import Deal
+from ...game.scoring import DealResult
+from ...game.seats import TEAMS, Seat, Team
+from ...protocol.messages import ChatLine
+from .events import (
     ChatEvent,
     Closed,
     ConventionsEvent,
@@ -27,7 +27,7 @@ from .record_events import (
     TableEvent,
     result_event,
 )
-from .seating import SeatSlot
+from ..seating import SeatSlot
 
 __all__ = ["PlayedBy", "Recorder", "Recording"]
 

@@ -36,10 +36,10 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from ..game.conventions import ConventionCard
-from ..game.scoring import DealResult
-from ..game.seats import TEAMS, Seat, Team
-from .table_options import MatchSeed, Seconds, Strategy, TableOptions, TokenHash
+from ...game.conventions import ConventionCard
+from ...game.scoring import DealResult
+from ...game.seats import TEAMS, Seat, Team
+from ..table_options import MatchSeed, Seconds, Strategy, TableOptions, TokenHash
 
 __all__ = [
     "MAX_LINE_BYTES",

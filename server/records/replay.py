@@ -1,6 +1,6 @@
 """The one replay loop: a record's events, applied in order to a match.
 
-Crash restore (:mod:`server.restore`) and ``jackal replay`` both run :func:`replay`
+Crash restore (:mod:`.restore`) and ``jackal replay`` both run :func:`replay`
 and differ only in what they do with each :class:`Step`: restore keeps the final
 :class:`MatchReplay` and builds a live table from it, the command prints each step.
 
@@ -21,16 +21,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from ..bots.registry import STRATEGIES
-from ..game.cards import Card
-from ..game.conventions import ConventionCard, builtin_card
-from ..game.deal import Deal
-from ..game.errors import JackalError
-from ..game.match import Match
-from ..game.scoring import DealResult
-from ..game.seats import SEATS, TEAMS, Seat, Team
-from ..protocol.messages import ChatLine
-from .record_events import (
+from ...bots.registry import STRATEGIES
+from ...game.cards import Card
+from ...game.conventions import DEFAULT_CARD, ConventionCard, builtin_card
+from ...game.deal import Deal
+from ...game.errors import JackalError
+from ...game.match import Match
+from ...game.scoring import DealResult
+from ...game.seats import SEATS, TEAMS, Seat, Team
+from ...protocol.messages import ChatLine
+from .events import (
     ChatEvent,
     Closed,
     ConventionsEvent,
@@ -49,7 +49,6 @@ from .record_events import (
     TableEvent,
     result_event,
 )
-from .table import DEFAULT_CONVENTIONS
 
 __all__ = ["MatchReplay", "Step", "replay"]
 
@@ -96,7 +95,7 @@ class MatchReplay:
             _check_strategy(header.takeover_strategy, "takeover_strategy")
         if header.invites is not None and set(header.invites) != set(SEATS):
             raise RecordError("table: a private table's invites must name all four seats")
-        default = builtin_card(DEFAULT_CONVENTIONS)
+        default = builtin_card(DEFAULT_CARD)
         return cls(header=header, match=Match(header.seed, header.target), table_id=header.table,
                    conventions={team: default for team in TEAMS},
                    seats={seat: SeatEvent(seat=seat, kind="empty") for seat in SEATS})

@@ -1,6 +1,6 @@
 """An evening's figures from match records, per player and per partnership (``jackal stats``).
 
-Each record goes through the server's own replay loop (:mod:`.record_replay`), so only a
+Each record goes through the server's own replay loop (:mod:`.replay`), so only a
 record that agrees with the engine counts, and a deal counts once it is scored. What is
 counted, and whose it is, is said in :data:`HOW` (the command's help prints it).
 """
@@ -13,12 +13,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bots.yardstick import EfficiencySums, baseline_penalty, optimum_penalty
-from ..game.honesty import Tally, judged
-from ..game.seats import SEATS, TEAMS, Seat, Team
-from .names import name_keys
-from .record_events import DealEvent, HintEvent, PlayEvent, RecordEvent, Restored, ResultEvent
-from .record_replay import replay
+from ...bots.yardstick import EfficiencySums, baseline_penalty, optimum_penalty
+from ...game.honesty import Tally, judged
+from ...game.seats import SEATS, TEAMS, Seat, Team
+from ..names import name_keys
+from .events import DealEvent, HintEvent, PlayEvent, RecordEvent, Restored, ResultEvent
+from .replay import replay
 
 __all__ = ["HOW", "Figures", "Line", "Player", "ScoredDeal", "SeatDeal", "Stats",
            "scored_deals"]

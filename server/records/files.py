@@ -1,7 +1,7 @@
 """Writing match records: one JSON-lines file per table, one line per event.
 
-The format is :mod:`server.record_events`; reading back and crash recovery are
-:mod:`server.restore`. What is durable when (docs/PROTOCOL.md says the same):
+The format is :mod:`.events`; reading back and crash recovery are
+:mod:`.restore`. What is durable when (docs/PROTOCOL.md says the same):
 
 - Every event is encoded into one buffer and handed to the kernel with one ``write``
   (an ``O_APPEND`` file descriptor, no Python-level buffering) before the table's
@@ -47,7 +47,7 @@ from pathlib import Path
 
 import trio
 
-from .record_events import Closed, MatchEnd, RecordEvent, encode_event
+from .events import Closed, MatchEnd, RecordEvent, encode_event
 
 __all__ = ["RecordFile", "RecordSyncer", "RecordsFolder", "private_folder"]
 

@@ -18,11 +18,12 @@ import threading
 import time
 from pathlib import Path
 
-# The measurement and the server launcher are the tests' own (tests/ on the path).
+# The measurement and the server launcher come from the tests' support library (tests/
+# on the path), as the test takes them: one home, and no bench imports a test module.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from support.bot_timing import STAGGER, Sample, correlation, watch
 from support.server import ServerProcess
-from test_bot_timing import STAGGER, _correlation, _watch
 
 
 def main() -> int:
@@ -35,11 +36,11 @@ def main() -> int:
         server = ServerProcess(Path(tmp), "--bot-pause", "0", "--between-deals", "0",
                                *args.serve)
         try:
-            samples: list[tuple[int, float]] = []
+            samples: list[Sample] = []
             lock = threading.Lock()
             started = time.perf_counter()
             for n in range(args.tables):
-                threading.Thread(target=_watch, args=(server.port, 1000 + n, samples,
+                threading.Thread(target=watch, args=(server.port, 1000 + n, samples,
                                                       args.moves, lock), daemon=True).start()
                 time.sleep(STAGGER)
             while len(samples) < args.moves:
@@ -49,7 +50,7 @@ def main() -> int:
             server.stop()
     times = sorted(seconds * 1000 for _, seconds in samples)
     print(f"{len(samples)} bot moves on {args.tables} tables: correlation(distinct ranks, "
-          f"turn->played) = {_correlation(samples):.3f}; p50 {times[len(times) // 2]:.1f} ms,"
+          f"turn->played) = {correlation(samples):.3f}; p50 {times[len(times) // 2]:.1f} ms,"
           f" p99 {times[len(times) * 99 // 100]:.1f} ms, max {times[-1]:.1f} ms; "
           f"wall {wall:.1f} s")
     return 0

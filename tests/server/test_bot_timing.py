@@ -8,91 +8,32 @@ of distinct ranks must not correlate with the ``turn`` -> ``played`` time.
 
 from __future__ import annotations
 
-import json
-import math
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from jackal.game.cards import Card, parse_card
-from jackal.game.deal import Deal
-from jackal.game.match import deal_seed
-from jackal.game.seats import Seat
-from support.client import LineClient
+from support.bot_timing import STAGGER, Sample, correlation, watch
 from support.server import ServerProcess
 
 pytestmark = pytest.mark.subprocess
 
 #: Tables played at once: as many as the server thinks through within its floor on two
-#: busy cores. They start a second apart, as a tournament's tables do, so that their
+#: busy cores. They start STAGGER apart, as a tournament's tables do, so that their
 #: first plays (the expert's slowest decisions) do not all queue for the two threads in
 #: the same instant; started together they stay in step, and a server asked for more
 #: than it can think through in a floor shows it (see docs/PROTOCOL.md, "Bot timing").
 TABLES = 6
-STAGGER = 1.0
 #: Bot moves per measurement. Pure noise gives |r| >= 0.1 about 2% of the time at this
 #: size, so a first measurement over 0.1 is followed by a second and judged on both
 #: (1,080 moves: 3.3 standard deviations); the old code's r is over 0.6 on either.
 MOVES = 540
 
-def _watch(port: int, seed: int, samples: list[tuple[int, float]], wanted: int,
-           lock: threading.Lock) -> None:
-    """Spectate a new four-expert table; append (distinct ranks, seconds) per bot move."""
-    client = LineClient(port, name=f"watch{seed}")
-    try:
-        table = client.request({"type": "create_table", "seed": seed, "target": 1_000_000})
-        table_id = table["table"]
-        client.request({"type": "spectate", "table": table_id})
-        for seat in "NESW":
-            client.request({"type": "add_bot", "table": table_id, "seat": seat,
-                            "strategy": "expert"})
-        hands: dict[Seat, set[Card]] = {}
-        turn_at: tuple[Seat, float] | None = None
-        while True:
-            line = client.reader.readline()
-            now = time.perf_counter()
-            if not line:
-                return
-            msg = json.loads(line)
-            kind = msg.get("type")
-            if kind == "ping":
-                client.sock.sendall(b'{"type":"pong"}\n')
-            elif kind == "deal_started":
-                deal = Deal.from_seed(deal_seed(seed, msg["deal"]), Seat(msg["dealer"]))
-                hands = {seat: set(deal.dealt_hand(seat)) for seat in Seat}
-                turn_at = None
-            elif kind == "turn":
-                turn_at = (Seat(msg["seat"]), now)
-            elif kind == "played":
-                seat, card = Seat(msg["seat"]), parse_card(msg["card"])
-                if turn_at is not None and turn_at[0] is seat:
-                    ranks = len({held.rank for held in hands[seat]})
-                    with lock:
-                        if len(samples) >= wanted:
-                            return
-                        samples.append((ranks, now - turn_at[1]))
-                hands[seat].discard(card)
-                turn_at = None
-    finally:
-        client.close()
-
-
-def _correlation(pairs: list[tuple[int, float]]) -> float:
-    xs = [float(x) for x, _ in pairs]
-    ys = [y for _, y in pairs]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
-    sxx = sum((x - mx) ** 2 for x in xs)
-    syy = sum((y - my) ** 2 for y in ys)
-    return sxy / math.sqrt(sxx * syy)
-
-
-def _measure(port: int, first_seed: int) -> list[tuple[int, float]]:
+def _measure(port: int, first_seed: int) -> list[Sample]:
     """(distinct ranks, turn -> played seconds) for :data:`MOVES` bot moves."""
-    samples: list[tuple[int, float]] = []
+    samples: list[Sample] = []
     lock = threading.Lock()
-    watchers = [threading.Thread(target=_watch, args=(port, first_seed + n, samples, MOVES,
+    watchers = [threading.Thread(target=watch, args=(port, first_seed + n, samples, MOVES,
                                                       lock), daemon=True)
                 for n in range(TABLES)]
     for watcher in watchers:
@@ -111,10 +52,10 @@ def test_bot_move_time_does_not_follow_the_hand(tmp_path: Path) -> None:
                            "--bot-floor", "0.2")  # the default, the subject here
     try:
         measured = _measure(server.port, 1000)
-        r = _correlation(measured)
+        r = correlation(measured)
         if abs(r) >= 0.1:
             measured += _measure(server.port, 2000)
-            r = _correlation(measured)
+            r = correlation(measured)
         times = sorted(seconds for _, seconds in measured)
         # For the record (pytest -s): the figure docs/PROTOCOL.md and the issue quote.
         print(f"\ncorrelation(distinct ranks, turn->played) = {r:.3f} over {len(measured)} "

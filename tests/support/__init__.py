@@ -9,7 +9,8 @@ tests/conftest.py lives there; fixtures are in conftest.py). One of each:
 - fake_server.py: a fake server for the client library's tests;
 - proxy.py (a cuttable TCP proxy), records.py (recorded matches), leaks.py (the hidden
   card checker), tables.py, tui.py, bots.py, tournament.py, pipes.py, yardstick.py,
-  views.py and cards.py: helpers shared by several test modules.
+  views.py and cards.py: helpers shared by several test modules; bot_timing.py: the
+  bot-timing measurement, shared with bench/bot_timing.py.
 """
 
 from pathlib import Path

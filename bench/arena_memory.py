@@ -42,7 +42,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import psutil
-from jackal.bots.arena import ArenaConfig, DealOutcome, run_arena, summarise
+from jackal.arena.run import ArenaConfig, DealOutcome, run_arena, summarise
 
 
 def one_run(ns: str, ew: str, deals: int, jobs: int, consumer_ms: float) -> dict[str, Any]:

@@ -35,8 +35,8 @@ from typing import Any
 
 import psutil
 from distributed import Client
-from jackal.bots.arena import ArenaConfig, DealOutcome, run_arena, summarise
-from jackal.bots.arena_cluster import job_count, local_cluster, run_batches
+from jackal.arena.cluster import job_count, local_cluster, run_batches
+from jackal.arena.run import ArenaConfig, DealOutcome, run_arena, summarise
 from jackal.bots.registry import load_strategy
 
 

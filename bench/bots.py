@@ -23,9 +23,10 @@ import statistics
 import sys
 import time
 
+from jackal.arena.deal import arena_deal_seed
 from jackal.bots import Strategy, View, make_strategy
-from jackal.bots.arena_deal import arena_deal_seed, play_through
 from jackal.bots.cards import default_conventions
+from jackal.bots.play import play_through
 from jackal.game.cards import Card
 from jackal.game.conventions import resolve_card
 from jackal.game.deal import Deal

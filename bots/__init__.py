@@ -1,4 +1,5 @@
-"""Bot strategies and the arena that measures them."""
+"""Bot strategies, how one is hosted, and the yardstick they are measured by (the arena
+that measures them is :mod:`jackal.arena`)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from ..game.conventions import ConventionCard
 from ..game.deal import Deal
 from ..game.rng import derive_seed
 from ..game.seats import SEATS, TEAMS, Seat, Team
-from .arena_deal import play_through
+from .play import play_through
 from .registry import make_strategy
 from .yardstick import information_cost, optimum_penalty
 

@@ -22,7 +22,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import IO, Any
 
-from ..bots.arena import ArenaConfig, DealOutcome, SideSummary, run_arena, summarise
+from ..arena.run import ArenaConfig, DealOutcome, SideSummary, run_arena, summarise
 from ..game.conventions import ConventionCard
 from ..game.errors import MalformedInput
 
@@ -122,7 +122,7 @@ def _play(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard], job
     if scheduler is None:
         outcomes = run_arena(config, jobs)
     else:
-        from ..bots.arena_cluster import run_on_cluster  # the optional cluster extra
+        from ..arena.cluster import run_on_cluster  # the optional cluster extra
 
         outcomes = run_on_cluster(config, scheduler, workers=jobs)
     # closing: an interrupted run still shuts down its worker pool or cluster at once.

@@ -1,17 +1,15 @@
-"""The two time limits of a hosted program, one meaning and one default wherever a
-program is hosted (``jackal bot --exec`` and ``jackal tournament``'s ``exec:`` entries;
-the tournament's move limit also times ``cmd:`` clients)."""
+"""The options for the two time limits of a hosted program, one meaning and one default
+wherever a program is hosted (``jackal bot --exec`` and ``jackal tournament``'s ``exec:``
+entries; the tournament's move limit also times ``cmd:`` clients). The defaults live with
+the host, :mod:`jackal.client.exec_host`, which the tournament's tables use too."""
 
 from __future__ import annotations
 
 import argparse
 
-__all__ = ["MOVE_SECONDS", "START_SECONDS", "add_program_clock"]
+from ..client.exec_host import MOVE_SECONDS, START_SECONDS
 
-#: Time for each move.
-MOVE_SECONDS = 10.0
-#: Extra time for the first answer after each start or restart (an interpreter loading).
-START_SECONDS = 10.0
+__all__ = ["add_program_clock"]
 
 
 def add_program_clock(parser: argparse.ArgumentParser, *, prefix: str, player: str) -> None:

@@ -6,8 +6,8 @@
 Every pair of entries plays every board twice, seats swapped; several tables at once,
 but the two tables of one board and pair never at the same time. The seed is secret: a
 fresh one from :mod:`secrets` unless ``--seed`` is given, told only once the last board
-is scored. The rules of the schedule and the scoring are in :mod:`jackal.bots.tournament`,
-how a table is played and watched in :mod:`jackal.cli.tournament_tables`. Without
+is scored. The rules of the schedule and the scoring are in :mod:`jackal.arena.tournament`,
+how a table is played and watched in :mod:`jackal.arena.director`. Without
 ``--server`` a server runs inside this process on 127.0.0.1 (a free port), writing its
 match records to ``--records``; it holds a dropped seat for only a second, since
 nobody here comes back to one, so a stopped program's seat goes to the substitute at
@@ -27,8 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..bots.registry import STRATEGIES
-from ..bots.tournament import (
+from ..arena.tournament import (
     PLACEHOLDERS,
     Entry,
     Standing,
@@ -39,6 +38,7 @@ from ..bots.tournament import (
     schedule,
     standings,
 )
+from ..bots.registry import STRATEGIES
 from ..client.sandbox import SandboxPlan, find_bwrap
 from ..game.errors import MalformedInput
 from ..protocol.text import escape_text
@@ -281,89 +281,42 @@ def _floor(args: argparse.Namespace, entries: list[Entry]) -> float:
     return max(0.0, floor)
 
 
-def _units(jobs: list[TableJob]) -> list[list[TableJob]]:
-    """The tables grouped by board and pair (both ways round), in schedule order: a unit's
-    tables are played one after the other, so nobody plays a board from one side while it
-    is being played from the other."""
-    units: dict[tuple[int, frozenset[str]], list[TableJob]] = {}
-    for job in jobs:
-        units.setdefault((job.board, frozenset((job.ns, job.ew))), []).append(job)
-    return list(units.values())
-
-
 def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
           address: tuple[str, int] | None,
           progress: Callable[[TableResult], None] | None, sandbox: SandboxPlan
           ) -> tuple[list[TableResult], list[str]]:
+    """Play every table, on ``address`` or on a server started here for the run."""
     import trio
 
+    from ..arena.director import TableOptions, play_tables
     from ..server.config import ServerConfig
     from ..server.net.listener import serve
-    from .tournament_tables import TableOptions, play_table
 
-    by_name = {entry.name: entry for entry in entries}
-    results: list[TableResult] = []
-    failures: list[str] = []
+    limits = TableOptions("", 0, move_seconds=args.move_seconds,
+                          start_seconds=args.start_seconds, seat_seconds=args.seat_seconds,
+                          substitute=args.substitute, program_output=args.program_output,
+                          sandbox=sandbox)
 
-    async def main() -> None:
+    async def main() -> tuple[list[TableResult], list[str]]:
+        if address is not None:
+            options = dataclasses.replace(limits, host=address[0], port=address[1],
+                                          password=args.password)
+            return await play_tables(options, jobs, entries, args.jobs, progress)
         async with trio.open_nursery() as server:
-            if address is None:
-                # Seats of stopped programs go to the substitute after a second; between
-                # deals (only after a tied board) nobody waits long for a program's ready.
-                config = ServerConfig(host="127.0.0.1", port=0, records_dir=args.records,
-                                      hold_seconds=1.0, between_deals_seconds=1.0,
-                                      takeover_strategy=args.substitute,
-                                      bot_floor_seconds=_floor(args, entries))
-                port: int = await server.start(serve, config)
-                options = TableOptions("127.0.0.1", port, move_seconds=args.move_seconds,
-                                       start_seconds=args.start_seconds,
-                                       seat_seconds=args.seat_seconds,
-                                       substitute=args.substitute, hold_seconds=1.0,
-                                       records=args.records,
-                                       program_output=args.program_output,
-                                       sandbox=sandbox)
-            else:
-                options = TableOptions(address[0], address[1], password=args.password,
-                                       move_seconds=args.move_seconds,
-                                       start_seconds=args.start_seconds,
-                                       seat_seconds=args.seat_seconds,
-                                       substitute=args.substitute,
-                                       program_output=args.program_output,
-                                       sandbox=sandbox)
-            slots = trio.Semaphore(args.jobs)
-
-            async def one(unit: list[TableJob]) -> None:
-                try:
-                    for job in unit:
-                        try:
-                            result = await play_table(options, job, by_name)
-                        except Exception as exc:  # one broken table must not end it all
-                            failures.append(f"table {job.number} (board {job.board}, "
-                                            f"{job.ns} v {job.ew}) not finished: "
-                                            f"{_describe(exc)}")
-                        else:
-                            results.append(result)
-                            if progress is not None:
-                                progress(result)
-                finally:
-                    slots.release()
-
-            async with trio.open_nursery() as tables:
-                for unit in _units(jobs):
-                    await slots.acquire()
-                    tables.start_soon(one, unit)
+            # Seats of stopped programs go to the substitute after a second; between
+            # deals (only after a tied board) nobody waits long for a program's ready.
+            config = ServerConfig(host="127.0.0.1", port=0, records_dir=args.records,
+                                  hold_seconds=1.0, between_deals_seconds=1.0,
+                                  takeover_strategy=args.substitute,
+                                  bot_floor_seconds=_floor(args, entries))
+            port: int = await server.start(serve, config)
+            options = dataclasses.replace(limits, host="127.0.0.1", port=port,
+                                          hold_seconds=1.0, records=args.records)
+            played = await play_tables(options, jobs, entries, args.jobs, progress)
             server.cancel_scope.cancel()
+        return played
 
-    trio.run(main)
-    results.sort(key=lambda result: result.job.number)
-    return results, failures
-
-
-def _describe(exc: BaseException) -> str:
-    """What went wrong, without the nursery wrapping (the first leaf of a group)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return str(exc) or type(exc).__name__
+    return trio.run(main)
 
 
 def _progress(total: int) -> Callable[[TableResult], None]:

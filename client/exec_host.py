@@ -87,13 +87,20 @@ from .botrunner import BotResult, choose_card, play_match
 from .sandbox import Sandbox
 from .session import SeatSession
 
-__all__ = ["EXEC_EVENTS", "EXEC_FEATURES", "ConventionCards", "ExecEvents", "ExecProgram",
-           "ExecResult", "ProgramFault", "kill_group", "play_exec_match"]
+__all__ = ["EXEC_EVENTS", "EXEC_FEATURES", "MOVE_SECONDS", "START_SECONDS", "ConventionCards",
+           "ExecEvents", "ExecProgram", "ExecResult", "ProgramFault", "kill_group",
+           "play_exec_match"]
 
 log = logging.getLogger("jackal.bot")
 
 #: The ``welcome.features`` a hosted program relies on (pass them to ``SeatSession``).
 EXEC_FEATURES = ("your_turn",)
+#: A hosted program's two time limits, one default wherever one is hosted (``jackal bot
+#: --exec`` and the tournament's ``exec:`` entries; the tournament also times ``cmd:``
+#: clients by the first): the time for each move, and the extra time for the first answer
+#: after each start or restart (an interpreter loading).
+MOVE_SECONDS = 10.0
+START_SECONDS = 10.0
 #: Longest answer line read from the program; a card is three characters at most.
 MAX_ANSWER = 1024
 #: How long the program gets to exit after its stdin is closed.
@@ -316,7 +323,7 @@ class ExecResult:
 
 
 async def play_exec_match(session: SeatSession, program: ExecProgram, *,
-                          move_seconds: float = 10.0,
+                          move_seconds: float = MOVE_SECONDS,
                           events: ExecEvents = "your_turn",
                           substitute: Strategy | None = None) -> ExecResult:
     """Play every turn of ``session``'s seat with ``program`` until the match ends.

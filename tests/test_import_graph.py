@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 TOP = Path(__file__).resolve().parent.parent
-PACKAGES = ("game", "protocol", "server", "client", "bots", "cli")
+PACKAGES = ("game", "protocol", "server", "client", "bots", "arena", "cli")
 
 #: Which of our packages each package may import: a layer sees only the layers below it.
 MAY_IMPORT: dict[str, frozenset[str]] = {
@@ -26,6 +26,10 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "bots": frozenset({"game"}),
     "server": frozenset({"game", "protocol", "bots"}),
     "client": frozenset({"game", "protocol", "bots"}),
+    # Measuring bots: in-process (game, bots) and at a server through the client library.
+    # Nothing below imports it: what the server shares with it (the yardstick, the
+    # deal-play loop) lives in bots/.
+    "arena": frozenset({"game", "protocol", "bots", "client"}),
     "cli": frozenset(PACKAGES),
 }
 
@@ -98,8 +102,8 @@ def _layer(module: str) -> str:
     return module.partition(".")[0]
 
 
-def _crossings() -> set[tuple[str, str]]:
-    return {(module, target) for module, targets in GRAPH.items() for target in targets
+def _crossings(graph: dict[str, frozenset[str]] = GRAPH) -> set[tuple[str, str]]:
+    return {(module, target) for module, targets in graph.items() for target in targets
             if _layer(target) != _layer(module)
             and _layer(target) not in MAY_IMPORT[_layer(module)]}
 
@@ -183,6 +187,12 @@ ROOMS: dict[str, frozenset[str]] = {
     # Only what starts a server goes in by the listener: jackal serve, play (a local
     # table) and tournament, and the package's own `serve`.
     "server.net.listener": frozenset({"server", "cli.serve", "cli.play", "cli.tournament"}),
+    # The tournament's table director (client connections, programs) is the engine of
+    # jackal tournament alone: the arena in-process and the tournament on paper do no I/O.
+    "arena.director": frozenset({"cli.tournament"}),
+    # The Dask runner needs the optional cluster extra: only jackal arena --scheduler
+    # loads it.
+    "arena.cluster": frozenset({"cli.arena"}),
 }
 
 #: What a room's modules may import from the rest of their own layer: only modules under
@@ -264,6 +274,13 @@ def test_rooms_reach_only_what_they_must() -> None:
     ("server.records.replay", "from ..table import Table\n", "reaches"),
     ("server.records.stats", "from .recording import Recording\n", "reaches"),
     ("server.records.events", "from .restore import restore_tables\n", "reaches"),
+    # Only jackal tournament drives the tables; the arena's other modules do no I/O.
+    ("cli.arena", "from ..arena.director import play_tables\n", "rooms"),
+    ("arena.run", "from .director import play_table\n", "rooms"),
+    ("arena.tournament", "from .director import TableOptions\n", "rooms"),
+    # Dask is loaded only where --scheduler asks for it.
+    ("cli.tournament", "from ..arena.cluster import run_on_cluster\n", "rooms"),
+    ("arena.run", "from .cluster import run_batches\n", "rooms"),
 ])
 def test_each_room_rule_refuses_a_counter_example(module: str, source: str, rule: str,
                                                   tmp_path: Path) -> None:
@@ -274,6 +291,25 @@ def test_each_room_rule_refuses_a_counter_example(module: str, source: str, rule
     assert added and not added <= GRAPH[module], source  # a new import, read as one
     check = {"rooms": _intruders, "reaches": _overreaches}[rule]
     caught = check({**GRAPH, module: GRAPH[module] | added}) - check(GRAPH)
+    assert caught == {(module, target) for target in added}, source
+
+
+@pytest.mark.parametrize(("module", "source"), [
+    # Nothing below the arena imports it: not the server, not a strategy, not the client.
+    ("server.deal_summary", "from ..arena.deal import play_deal\n"),
+    ("bots.expert_pair", "from ..arena.deal import ArenaConfig\n"),
+    ("client.exec_host", "from ..arena.tournament import Entry\n"),
+    # The arena starts no server and leans on no command line.
+    ("arena.director", "from ..server import serve\n"),
+    ("arena.director", "from ..cli.program_clock import add_program_clock\n"),
+])
+def test_each_layer_rule_refuses_a_counter_example(module: str, source: str,
+                                                   tmp_path: Path) -> None:
+    fake = tmp_path / "fake.py"  # read as `module`: only the name counts
+    fake.write_text(source)
+    added = frozenset(_imports(module, fake))
+    assert added and not added <= GRAPH[module], source
+    caught = _crossings({**GRAPH, module: GRAPH[module] | added}) - _crossings()
     assert caught == {(module, target) for target in added}, source
 
 

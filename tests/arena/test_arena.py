@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from jackal.bots.arena import (
+from jackal.arena.run import (
     ArenaConfig,
     DealOutcome,
     collect,

@@ -17,8 +17,8 @@ import pytest
 import yaml
 from distributed import Client
 from distributed.security import Security
-from jackal.bots.arena import ArenaConfig, run_arena, summarise
-from jackal.bots.arena_cluster import WORKER_CONFIG, BatchSizer, local_cluster, run_batches
+from jackal.arena.cluster import WORKER_CONFIG, BatchSizer, local_cluster, run_batches
+from jackal.arena.run import ArenaConfig, run_arena, summarise
 from support import ROOT
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest import RunJackal
-from jackal.bots.tournament import (
+from jackal.arena.tournament import (
     TableJob,
     board_deal,
     command_argv,

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from conftest import RunJackal
-from jackal.bots.arena import wilson_interval
+from jackal.arena.run import wilson_interval
 from jackal.bots.registry import STRATEGIES
 from jackal.bots.yardstick import efficiency
-from jackal.cli.program_clock import START_SECONDS
+from jackal.client.exec_host import START_SECONDS
 from support import ROOT
 from support.tournament import rescore, run_tournament
 

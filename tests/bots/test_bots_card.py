@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from jackal.bots.arena import ArenaConfig
+from jackal.arena.run import ArenaConfig
 from jackal.game.conventions import Answer, NoMeaning, Promise, builtin_card, validate_card
 from support import ROOT
 

@@ -7,8 +7,8 @@ from math import comb, prod
 
 import numpy as np
 import pytest
+from jackal.arena.run import ArenaConfig, collect, summarise
 from jackal.bots import View
-from jackal.bots.arena import ArenaConfig, collect, summarise
 from jackal.bots.cards import BEGINNER
 from jackal.bots.expert import ExpertParams, ExpertStrategy
 from jackal.bots.inference import Trust, partner_belief, unseen_counts

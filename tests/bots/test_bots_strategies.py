@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from jackal.arena.run import ArenaConfig, play_deal
 from jackal.bots import STRATEGIES, View, make_strategy
-from jackal.bots.arena import ArenaConfig, play_deal
 from jackal.bots.greedy import GreedyStrategy, greedy_keep
 from jackal.game.deal import Deal
 from jackal.game.seats import SEATS, Seat

@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 import pytest
+from jackal.arena.run import ArenaConfig, collect, summarise
 from jackal.bots import STRATEGIES
-from jackal.bots.arena import ArenaConfig, collect, summarise
 from jackal.game import Card, Seat, parse_hand
 from jackal.game.conventions import (
     BUILTIN_CARDS,

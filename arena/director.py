@@ -13,7 +13,7 @@ since another pair plays the same board at the same time), watches it through a
   times out on, crashes on or answers with something that is not a card of its hand is
   played by the substitute strategy, run here on the seat's own view;
 - a ``cmd:`` entry as two processes of its command, each told where to sit (and with
-  which invitation) by the placeholders of :data:`jackal.bots.tournament.PLACEHOLDERS`,
+  which invitation) by the placeholders of :data:`jackal.arena.tournament.PLACEHOLDERS`,
   substituted into the split argument list, and by the environment variables
   ``JACKAL_HOST``, ``JACKAL_PORT``, ``JACKAL_TABLE``, ``JACKAL_SEAT``, ``JACKAL_NAME``,
   ``JACKAL_PASSWORD`` and ``JACKAL_INVITE``. The values that come from the server (the
@@ -47,16 +47,22 @@ import re
 import secrets
 import subprocess
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
 
 from ..bots.registry import make_strategy
-from ..bots.tournament import Entry, TableJob, TableResult, command_argv
 from ..client.connection import ClientError, Connection, ServerError
-from ..client.exec_host import EXEC_FEATURES, ExecProgram, kill_group, play_exec_match
+from ..client.exec_host import (
+    EXEC_FEATURES,
+    MOVE_SECONDS,
+    START_SECONDS,
+    ExecProgram,
+    kill_group,
+    play_exec_match,
+)
 from ..client.mirror import TableMirror
 from ..client.sandbox import Sandbox, SandboxPlan
 from ..client.session import SeatSession
@@ -75,9 +81,9 @@ from ..protocol.messages import (
     Turn,
 )
 from ..protocol.requests import AddBot, CreateTable, Hello, Spectate
-from .program_clock import MOVE_SECONDS, START_SECONDS
+from .tournament import Entry, TableJob, TableResult, command_argv
 
-__all__ = ["TableFailed", "TableOptions", "play_table", "safe_server_value"]
+__all__ = ["TableFailed", "TableOptions", "play_table", "play_tables", "safe_server_value"]
 
 log = logging.getLogger("jackal.tournament")
 
@@ -147,6 +153,58 @@ class _Seat:
     process: trio.Process | None = None
     sandbox: Sandbox | None = None
     faults: Counter[str] = field(default_factory=Counter)
+
+
+async def play_tables(options: TableOptions, jobs: Sequence[TableJob], entries: Sequence[Entry],
+                      concurrency: int,
+                      progress: Callable[[TableResult], None] | None = None
+                      ) -> tuple[list[TableResult], list[str]]:
+    """Play every table of ``jobs``, ``concurrency`` boards at once: the results in
+    schedule order, and a line for each table that could not be finished (one broken
+    table does not end the tournament). ``progress`` is called as each table ends."""
+    by_name = {entry.name: entry for entry in entries}
+    results: list[TableResult] = []
+    failures: list[str] = []
+    slots = trio.Semaphore(concurrency)
+
+    async def one(unit: list[TableJob]) -> None:
+        try:
+            for job in unit:
+                try:
+                    result = await play_table(options, job, by_name)
+                except Exception as exc:  # one broken table must not end it all
+                    failures.append(f"table {job.number} (board {job.board}, {job.ns} v "
+                                    f"{job.ew}) not finished: {_describe(exc)}")
+                else:
+                    results.append(result)
+                    if progress is not None:
+                        progress(result)
+        finally:
+            slots.release()
+
+    async with trio.open_nursery() as tables:
+        for unit in _units(jobs):
+            await slots.acquire()
+            tables.start_soon(one, unit)
+    results.sort(key=lambda result: result.job.number)
+    return results, failures
+
+
+def _units(jobs: Sequence[TableJob]) -> list[list[TableJob]]:
+    """The tables grouped by board and pair (both ways round), in schedule order: a unit's
+    tables are played one after the other, so nobody plays a board from one side while it
+    is being played from the other."""
+    units: dict[tuple[int, frozenset[str]], list[TableJob]] = {}
+    for job in jobs:
+        units.setdefault((job.board, frozenset((job.ns, job.ew))), []).append(job)
+    return list(units.values())
+
+
+def _describe(exc: BaseException) -> str:
+    """What went wrong, without the nursery wrapping (the first leaf of a group)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return str(exc) or type(exc).__name__
 
 
 async def play_table(options: TableOptions, job: TableJob,

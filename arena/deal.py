@@ -1,36 +1,34 @@
 """One arena deal: a run's configuration, how deal ``i`` is seeded and dealt, and its outcome.
 
 :func:`play_deal` is what every arena runner calls (the in-process and multiprocessing
-runs in :mod:`jackal.bots.arena`, the Dask batches in :mod:`jackal.bots.arena_cluster`);
+runs in :mod:`jackal.arena.run`, the Dask batches in :mod:`jackal.arena.cluster`);
 it lives apart from both so that neither runner imports the other.
 
 Each deal ``i`` of a run is shuffled from ``derive_seed(seed, ARENA_STREAM, i)`` and
 dealt by ``SEATS[i % 4]``; every seat gets a fresh strategy seeded from the run seed,
 the deal number and the seat, so a run is reproducible and does not depend on where
 the deals are played. For each side the outcome also carries the yardstick's two
-references on the same hands (:mod:`yardstick`: the no-signal baseline and the
+references on the same hands (:mod:`jackal.bots.yardstick`: the no-signal baseline and the
 full-information optimum) and an audit of the side's signals against its dealt hands
 (:func:`jackal.game.honesty.audit`: avoidable false signals, per kind).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..bots.cards import default_conventions
+from ..bots.play import play_through
+from ..bots.registry import make_strategy
+from ..bots.yardstick import baseline_penalty, optimum_penalty
 from ..game.conventions import ConventionCard, resolve_card
 from ..game.deal import Deal
 from ..game.honesty import Tally, audit
 from ..game.rng import derive_seed
-from ..game.seats import SEATS, Seat, Team
-from .base import Strategy, View, accept_choice
-from .cards import default_conventions
-from .registry import make_strategy
-from .yardstick import baseline_penalty, optimum_penalty
+from ..game.seats import SEATS, Team
 
-__all__ = ["ARENA_STREAM", "ArenaConfig", "DealOutcome", "arena_deal_seed", "play_deal",
-           "play_through"]
+__all__ = ["ARENA_STREAM", "ArenaConfig", "DealOutcome", "arena_deal_seed", "play_deal"]
 
 #: Sub-stream of ``derive_seed`` for arena deals (keeps them apart from match deals).
 ARENA_STREAM = 0xA7E4A
@@ -64,7 +62,7 @@ class DealOutcome:
     index: int
     swapped: bool
     penalty: tuple[int, int]
-    #: The no-signal baseline's penalty on the same hands (see :mod:`yardstick`).
+    #: The no-signal baseline's penalty on the same hands (see :mod:`jackal.bots.yardstick`).
     baseline: tuple[int, int]
     optimum: tuple[int, int]
     points: tuple[int, int]
@@ -76,23 +74,6 @@ class DealOutcome:
 def arena_deal_seed(seed: int, index: int) -> int:
     """The shuffle seed of deal ``index`` of an arena run with ``seed``."""
     return derive_seed(seed, ARENA_STREAM, index)
-
-
-def play_through(deal: Deal, players: Mapping[Seat, Strategy],
-                 team_cards: Mapping[Team, ConventionCard], deal_number: int) -> None:
-    """Play ``deal`` to its end, each seat's card chosen by ``players[seat]``.
-
-    Raises RuntimeError when a strategy names a card it does not hold: a measurement
-    must not hide a broken strategy behind a fallback.
-    """
-    while (seat := deal.turn) is not None:
-        view = View.from_deal(deal, seat, conventions=team_cards, deal_number=deal_number)
-        answer = players[seat].choose(view)
-        card = accept_choice(answer, view.hand)
-        if card is None:
-            raise RuntimeError(f"strategy {type(players[seat]).__name__} at {seat} "
-                               f"returned {answer!r}, not in its hand")
-        deal.play(card, seat)
 
 
 def play_deal(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard],

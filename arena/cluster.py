@@ -54,7 +54,7 @@ from distributed import Client, Future, LocalCluster, as_completed
 from distributed.security import Security
 
 from ..game.conventions import ConventionCard
-from .arena_deal import ArenaConfig, DealOutcome, play_deal
+from .deal import ArenaConfig, DealOutcome, play_deal
 
 __all__ = [
     "LOCAL",

@@ -7,15 +7,15 @@ the deals are split over worker processes. With ``duplicate`` every deal is play
 a second time with the two strategies swapping seats.
 
 For each side and deal the arena also computes, on the same hands, the yardstick's
-two references (:mod:`yardstick`): the no-signal baseline keep and the
+two references (:mod:`jackal.bots.yardstick`): the no-signal baseline keep and the
 full-information optimum; from those comes the information efficiency
 (baseline - side) / (baseline - optimum) as a ratio of means, with its 95% interval.
 It also audits every signal against the dealt hands (:func:`jackal.game.honesty.audit`)
 and counts, per side, the avoidable false signals (a false card while an honest one
 was in hand), to hold against what the side's card declares.
 
-One deal (its configuration, seeding and outcome) is :mod:`jackal.bots.arena_deal`,
-shared with the Dask runner :mod:`jackal.bots.arena_cluster` (which ``jackal arena
+One deal (its configuration, seeding and outcome) is :mod:`jackal.arena.deal`,
+shared with the Dask runner :mod:`jackal.arena.cluster` (which ``jackal arena
 --scheduler`` uses instead of ``run_arena``); the names are re-exported here.
 """
 
@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from multiprocessing.pool import AsyncResult
 from typing import Any
 
+from ..bots.yardstick import EfficiencySums
 from ..game.conventions import ConventionCard
 from ..game.honesty import Tally
-from .arena_deal import ARENA_STREAM, ArenaConfig, DealOutcome, arena_deal_seed, play_deal
-from .yardstick import EfficiencySums
+from .deal import ARENA_STREAM, ArenaConfig, DealOutcome, arena_deal_seed, play_deal
 
 __all__ = [
     "ARENA_STREAM",

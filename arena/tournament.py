@@ -2,7 +2,7 @@
 
 This module holds what ``jackal tournament`` decides without any I/O, so it can be
 tested and reused on its own; playing the tables over the protocol is
-:mod:`jackal.cli.tournament_tables`.
+:mod:`jackal.arena.director`.
 
 Decisions:
 
@@ -43,15 +43,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..bots.cards import default_conventions
+from ..bots.registry import STRATEGIES
+from ..bots.yardstick import Efficiency, EfficiencySums, baseline_penalty, optimum_penalty
 from ..game.cards import Card
 from ..game.deal import Deal
 from ..game.errors import MalformedInput
 from ..game.match import deal_seed, first_dealer
 from ..game.seats import Seat, Team
-from .arena import wilson_interval
-from .cards import default_conventions
-from .registry import STRATEGIES
-from .yardstick import Efficiency, EfficiencySums, baseline_penalty, optimum_penalty
+from .run import wilson_interval
 
 __all__ = [
     "PLACEHOLDERS",
@@ -171,7 +171,7 @@ def command_argv(command: str, values: Mapping[str, str]) -> list[str]:
     """``command`` split as a shell would, then each ``{placeholder}`` replaced in every
     word: a value stays inside the one word it was put in, whatever it holds, and no
     shell ever reads it (a command that runs ``sh -c`` on a word does, which is why the
-    values from a server are checked first: see ``tournament_tables.safe_server_value``).
+    values from a server are checked first: see ``director.safe_server_value``).
 
     Plain replacement rather than ``str.format``, so braces elsewhere (say, JSON on the
     command line) are left alone.

@@ -1,13 +1,8 @@
 """Every connection's timers (hello deadline, keepalive ping, ping timeout) in one task.
 
-A task per connection per timer costs a coroutine, its frame and its cancel scopes for
-every connection, all alive for as long as the connection: at thousands of connections
-that is most of what the garbage collector has to walk. Instead each connection says
-when it next needs looking at, and this one task keeps those times in a heap, sleeps
-until the earliest and calls :meth:`Watched.check` on whoever is due; ``check`` returns
-the next time that connection needs a look (or None once it is closing). Nothing is
-rescheduled when data arrives: the connection just notes the time, and the check that
-comes due sees the fresh time and asks to be looked at later instead.
+A task per connection per timer would cost a coroutine, its frame and its cancel scopes
+for every connection, for as long as it lives: at thousands of connections, most of what
+the garbage collector has to walk. So one task keeps every connection's next due time.
 """
 
 from __future__ import annotations
@@ -31,7 +26,14 @@ class Watched(Protocol):
 
 
 class Keepalive:
-    """The server's one timer task for all connections."""
+    """The server's one timer task for all connections.
+
+    Each connection says when it next needs looking at; this task keeps those times in a
+    heap, sleeps until the earliest and calls :meth:`Watched.check` on whoever is due,
+    which returns the next time that connection needs a look (or None once it is
+    closing). Nothing is rescheduled when data arrives: the connection just notes the
+    time, and the check that comes due sees the fresh time and asks to be looked at later.
+    """
 
     def __init__(self) -> None:
         self._heap: list[tuple[float, int, Watched]] = []

@@ -1,21 +1,7 @@
 """The listening socket: accept connections and give each its session.
 
-``serve(config)`` restores unfinished matches from the records directory, listens,
-reports the bound port through ``task_status.started(port)`` (tests start it on port
-0), logs ``listening on HOST:PORT``, and runs until cancelled. However it stops
-(cancelled by its caller, by ``jackal serve`` on Ctrl-C/SIGTERM, or by a crash of its
-own) it stops accepting, sends ``server_shutdown`` to every connection after what is
-already queued for it, waits for those to be written (at most ``SHUTDOWN_GRACE``
-seconds), then closes everything. A connection over ``max_connections``, or over
-``max_per_address`` from its address, gets ``error`` ``server_full`` and is closed.
-
-Once started and restored, the garbage collector is tuned and what is alive is frozen
-(:mod:`.gctune`) when ``config.tune_gc`` says so (``jackal serve`` does); it is put back
-when the server stops.
-
-How: connections and tables run in their own nursery, shielded from the caller's
-cancellation, so they are still alive when the accepting part has been cancelled and
-the hub says goodbye; after that (or the grace) that nursery is cancelled too.
+:func:`serve` runs a whole server until cancelled, and however it stops it says goodbye
+to every connection before it closes them.
 """
 
 from __future__ import annotations
@@ -52,7 +38,24 @@ def _address(stream: trio.SocketStream) -> str:
 
 async def serve(config: ServerConfig, *,
                 task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
-    """Run a Jackal server with ``config`` until cancelled."""
+    """Run a Jackal server with ``config`` until cancelled.
+
+    It restores unfinished matches from the records directory, listens, reports the bound
+    port through ``task_status.started(port)`` (tests start it on port 0) and logs
+    ``listening on HOST:PORT``. Once started and restored, the garbage collector is tuned
+    and what is alive is frozen (:mod:`.gctune`) when ``config.tune_gc`` says so
+    (``jackal serve`` does); it is put back when the server stops. A connection over
+    ``max_connections``, or over ``max_per_address`` from its address, gets ``error``
+    ``server_full`` and is closed.
+
+    However it stops (cancelled by its caller, by ``jackal serve`` on Ctrl-C/SIGTERM, or
+    by a crash of its own) it stops accepting, sends ``server_shutdown`` to every
+    connection after what is already queued for it, waits for those to be written (at
+    most :data:`SHUTDOWN_GRACE` seconds), then closes everything. For that, connections
+    and tables run in their own nursery, shielded from the caller's cancellation, so they
+    are still alive when the accepting part has been cancelled and the hub says goodbye;
+    after that (or the grace) that nursery is cancelled too.
+    """
     hub = Hub(config)
 
     async def handle(stream: trio.SocketStream) -> None:

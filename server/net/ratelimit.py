@@ -1,19 +1,8 @@
 """Rate limits: a token bucket per connection, and limits per client address.
 
-Per connection (:class:`TokenBucket`): each message takes one token, plus one for every
-KiB of the line and of what the server sent back because of it, and every blank line
-takes one too, so no kind of input is free. Tokens refill at ``rate`` per second up to
-``burst``. A message that finds the bucket empty is refused with ``rate_limited`` and a
-``retry_after`` hint (when the next token arrives) and changes nothing. Refusals in a row
-are counted: ``flood_limit`` of them means the peer is not listening to the hints, and the
-connection is closed.
-
-Per address (:class:`AddressLimits`): how many connections each address holds (beyond
-``max_per_address`` a new one gets ``server_full``), how many open tables it created, and
-buckets of wrong passwords and wrong seat tokens per address (:class:`GuessLimits`),
-shared by all its connections, so guessing over many connections is no faster than over
-one. Chat lines are counted the same way, per connection and per address, so opening
-more connections does not chat faster. Time is passed in, so this is pure.
+Per connection, :class:`TokenBucket`; per address, :class:`AddressLimits` (connections
+held, tables created, wrong passwords and seat tokens, chat lines), shared by all the
+address's connections. Time is passed in, so this is pure; the limits are in docs/PROTOCOL.md.
 """
 
 from __future__ import annotations
@@ -28,7 +17,14 @@ __all__ = ["AddressLimits", "GuessLimits", "TokenBucket", "host_of", "rate_limit
 
 
 class TokenBucket:
-    """Allow ``rate`` tokens a second on average, ``burst`` at once."""
+    """Allow ``rate`` tokens a second on average, ``burst`` at once.
+
+    A connection's bucket is charged one token per line, blank ones included, plus one
+    per whole KiB of the line and of what the server sent back because of it (the
+    session's part), so no kind of input is free. A refusal says when the next token
+    comes (``retry_after``); refusals in a row are counted, and the session closes a
+    connection whose count reaches ``flood_limit``: it is not listening to the hints.
+    """
 
     __slots__ = ("_stamp", "_tokens", "burst", "rate", "refused_in_a_row")
 
@@ -121,7 +117,11 @@ class GuessLimits:
 
 
 class AddressLimits:
-    """Connections held, tables created and wrong guesses sent, per client address."""
+    """Connections held, tables created and wrong guesses sent, per client address.
+
+    Shared by all the address's connections, so opening more connections neither guesses
+    nor chats faster than one (chat lines are counted per connection as well).
+    """
 
     def __init__(self, max_per_address: int, password_rate: float, password_burst: float,
                  token_rate: float = 0.5, token_burst: float = 10.0,

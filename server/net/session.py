@@ -1,43 +1,8 @@
-"""One client connection: its reader, its outgoing bytes, its timers.
+"""One client connection: its reader, its rate limit, its outgoing bytes, its timers.
 
-A connection costs as little as possible while it is held, because a server holds
-thousands: one task (the one the listener started for it) reads, and nothing else runs
-for it while it is idle.
-
-- The reader feeds received bytes to the connection's sans-IO
-  :class:`~jackal.protocol.connection.ServerConnection` (framing, decoding and the
-  protocol state machine: the hello-first rule lives there), checks the rate limit for
-  every line, answers a refused or undecodable line with its error code, and hands each
-  good message to the ``on_message`` callback (the hub), which answers synchronously
-  (nothing in message handling awaits).
-- Rate limit: every line takes a token, blank ones included; every whole KiB of a line,
-  and of what a request made the server send back to its sender, takes one more
-  (:mod:`.ratelimit`). So no kind of input is free, and a burst of requests can never
-  queue more reply bytes than the burst is worth.
-- Outgoing bytes go to an :class:`~.transport.Outgoing`, bounded in bytes
-  (``send_buffer``) and written by the server's one flusher task in one write per round;
-  a writer task exists only while the socket is full. Table code only ever calls
-  :meth:`deliver` or :meth:`send_line`, which never block: if the bound would be passed
-  the client is not reading, so it is dropped and its seat is held. What was queued for
-  it is discarded and error ``slow_reader`` is queued in its place, best effort: it is
-  sent only if the socket takes it within ``CLOSE_GRACE`` (usually it does not).
-- Timers (no hello within ``hello_timeout``; ``ping`` after ``ping_interval`` of silence
-  and ``timeout`` if still silent ``ping_timeout`` later) are kept by the server's one
-  :class:`~.keepalive.Keepalive` task, which calls :meth:`Session.check` when they are
-  due. Any bytes from the client count as life.
-
-A line that completes in the same chunk as an over-long line is still answered, and then
-the connection is closed with ``line_too_long`` (the order in which they arrived).
-
-The session is transport plus identity (its number, address and accepted name); where it
-sits is the lobby's and the tables' business, and it knows nothing of the hub.
-
-Closing politely (framing errors, floods, timeouts, slow readers, server shutdown) means:
-queue the final ``error`` (or ``server_shutdown``), stop reading, wait until what is queued
-is written (at most ``CLOSE_GRACE`` seconds), then close the socket. Lines arriving
-meanwhile are not acted on. End of input from the client closes the connection the same
-way once what it sent has been answered. Whole lines are written, so a client never sees
-a final message glued to half a line.
+A :class:`Session` is transport plus identity (its number, address and accepted name);
+where it sits is the lobby's and the tables' business. What a client sees of it (framing
+and rate-limit errors, closing, the slow-reader drop) is in docs/PROTOCOL.md.
 """
 
 from __future__ import annotations
@@ -82,7 +47,16 @@ class SessionHandler(Protocol):
 
 
 class Session:
-    """A connected client: who it is, and its outgoing bytes."""
+    """A connected client: who it is, and its outgoing bytes.
+
+    A connection costs as little as possible while it is held, because a server holds
+    thousands: one task (the one the listener started for it, :meth:`run`) reads, and
+    nothing else runs for it while it is idle. Its bytes go out through an
+    :class:`~.transport.Outgoing` written by the server's one flusher task, and its timers
+    (hello deadline, ping, ping timeout) are kept by the server's one
+    :class:`~.keepalive.Keepalive` task, which calls :meth:`check` when they are due. It
+    reports to a :class:`SessionHandler` (the hub) and knows nothing else of it.
+    """
 
     # Slots: thousands are alive at once, and each is one object the collector walks
     # instead of two (no __dict__).
@@ -147,7 +121,11 @@ class Session:
     # ------------------------------------------------------------------ sending
 
     def deliver(self, msg: ServerMessage) -> None:
-        """Queue ``msg``; never blocks. A client that does not read is dropped."""
+        """Queue ``msg``; never blocks. A client that does not read is dropped.
+
+        Table code only ever sends through this or :meth:`send_line`, so no table waits for
+        a socket: what passes the ``send_buffer`` bound is never queued (:meth:`_overflow`).
+        """
         if not self.closing:
             self.send_line(self.conn.send(msg))
 
@@ -163,7 +141,8 @@ class Session:
 
     def _overflow(self) -> None:
         """The bound is reached: the client is not reading. Drop it, telling it why if it
-        reads again in time."""
+        reads again in time (``slow_reader`` is sent only if the socket takes it within
+        ``CLOSE_GRACE``; usually it does not). Its seat is held as for any disconnect."""
         log.warning("connection #%d %s: not reading, dropped", self.number, self.address)
         self.dropped_reason = "slow_reader"
         error = ProtocolError(ErrorCode.SLOW_READER, "you stopped reading: closing",
@@ -178,7 +157,14 @@ class Session:
         self.close_with(ServerShutdown())
 
     def close_with(self, last: ProtocolError | ServerMessage | None) -> None:
-        """Send ``last`` (an error or a message, if any) as the last message, then close."""
+        """Send ``last`` (an error or a message, if any) as the last message, then close.
+
+        Closing politely (framing errors, floods, timeouts, server shutdown, the client's
+        end of input): queue the last message after what is queued, stop reading (lines
+        arriving meanwhile are not acted on), and :meth:`run` closes the socket once what
+        is queued is written, within ``CLOSE_GRACE``. The transport writes whole lines, so
+        the last message is never glued to half a line.
+        """
         if self.closing:
             return
         if isinstance(last, ProtocolError):
@@ -214,7 +200,8 @@ class Session:
 
     def check(self, now: float) -> float | None:
         """The keepalive's look at this connection: close it if its hello or its ping
-        answer is overdue, ping it if it has been silent; when to look again."""
+        answer is overdue, ping it if it has been silent; when to look again. Any bytes
+        the client sent count as life (``last_seen`` and ``heard`` are set by each read)."""
         if self.closing:
             return None
         config = self.config
@@ -268,6 +255,9 @@ class Session:
                 await self.stream.aclose()
 
     async def _read(self) -> None:
+        """Feed what the socket gives to the sans-IO connection (framing, decoding and the
+        protocol's state machine, the hello-first rule included) and answer the lines it
+        completes, until the connection closes."""
         conn = self.conn
         stream = self.stream
         while not self.closing:
@@ -294,7 +284,11 @@ class Session:
             # even when data is already there, so a flooding client cannot starve others.
 
     def _answer_lines(self) -> None:
-        """Act on every line the connection has ready, in order."""
+        """Act on every line the connection has ready, in order: each one passes the rate
+        limit first; a refused or undecodable one is answered with its error code, a good
+        one goes to the handler, which answers synchronously (nothing in it awaits). Lines
+        that completed before an over-long one, even in the same read, are answered before
+        its fatal ``line_too_long``."""
         conn = self.conn
         out = self.out
         while not self.closing and self.paused_until <= trio.current_time():

@@ -1,31 +1,8 @@
-"""Worker-thread slots for server-side bots, handed out so no table starves another.
+"""Worker-thread slots for server-side bots and hints, handed out so no table starves another.
 
-Bot decisions and hints run in a few worker threads. With a plain FIFO limiter, a human's
-table whose bot must move waits behind every decision queued before it: with hundreds of
-bots-only tables, or a flood of hints, that is seconds. Here a free slot goes, in this
-order, to a bot move at a table where a person is playing (*attended*), then to a hint
-(a person waits for it too, but it is extra help, and each connection's hints are
-rate-limited), then to a move at a table of bots alone. Within each class the order is
-first come, first served, and as every table has at most one decision pending at a time,
-that is round robin over the tables.
-
-A hint starts only while no attended move runs, and never takes the last of several
-slots (:attr:`ThreadSlots.hint_cap`). A free slot is not enough: decisions are pure Python, so
-two running at once share one interpreter lock and each takes about twice as long. A hint
-that started first would still share it with a move that comes while it runs, so a hint
-thread runs under :func:`run_behind_moves`, which stops it at its next Python call while
-an attended move runs (:attr:`ThreadSlots.no_moves`), for half a second in all at most. A
-flood of hints then slows people's tables by little more than the event loop's own work
-for it (tests/server/test_hardening_hints.py measures it).
-
-Work nobody waits for (the expert pair's play-through of a finished deal,
-``deal_summary.py``) takes no slot: it runs in a thread of its own, under
-:func:`run_behind_moves` with no limit, so it never delays a move or holds a hint's slot.
-
-:meth:`ThreadSlots.lease` returns an object with trio's limiter interface
-(``acquire_on_behalf_of`` / ``release_on_behalf_of``), so it is passed straight to
-``trio.to_thread.run_sync(..., limiter=...)`` and a slot stays taken until its thread
-really finishes, even a thread abandoned after its time ran out.
+A free slot goes to a bot's move at a table where a person plays, then to a hint, then to
+a move at a table of bots alone; and a hint's thread gives way to people's moves
+(:func:`run_behind_moves`), since threads share one interpreter lock.
 """
 
 from __future__ import annotations
@@ -49,7 +26,19 @@ _ATTENDED, _HINT, _BOTS = 0, 1, 2
 
 
 class ThreadSlots:
-    """``total`` slots; attended tables' moves first, then hints, then the others."""
+    """``total`` slots; attended tables' moves first, then hints, then the others.
+
+    With a plain FIFO limiter, a human's table whose bot must move waits behind every
+    decision queued before it: with hundreds of bots-only tables, or a flood of hints,
+    that is seconds. Here a free slot goes, in this order, to a bot move at a table where
+    a person is playing (*attended*), then to a hint (a person waits for it too, but it is
+    extra help, and each connection's hints are rate-limited), then to a move at a table
+    of bots alone. Within each class the order is first come, first served, and as every
+    table has at most one decision pending at a time, that is round robin over the tables.
+
+    A hint starts only while no attended move runs, and never takes the last of several
+    slots (:attr:`hint_cap`). A free slot is not enough, though: see :func:`run_behind_moves`.
+    """
 
     def __init__(self, total: int) -> None:
         self.total = max(1, total)
@@ -64,6 +53,10 @@ class ThreadSlots:
         self._lots = tuple(trio.lowlevel.ParkingLot() for _ in range(3))
 
     def lease(self, attended: bool, hint: bool = False) -> _Lease:
+        """A claim on a slot with trio's limiter interface (``acquire_on_behalf_of`` /
+        ``release_on_behalf_of``), passed straight to ``trio.to_thread.run_sync(...,
+        limiter=...)``: the slot stays taken until its thread really finishes, even a
+        thread abandoned after its time ran out."""
         return _Lease(self, _kind(attended, hint))
 
     async def acquire(self, attended: bool, hint: bool = False) -> None:
@@ -126,6 +119,16 @@ def run_behind_moves(no_moves: threading.Event, work: Callable[..., T], *args: A
     ``no_moves`` is set: the thread gives the interpreter lock to attended moves, for
     ``most`` seconds in all, then runs as any thread does (a server always busy with
     people's moves must still answer hints, within ``think_seconds``).
+
+    Why: decisions are pure Python, so two running at once share one interpreter lock and
+    each takes about twice as long. A hint that started first would still share it with a
+    move that comes while it runs, so a hint thread runs under this and stops at its next
+    Python call while an attended move runs (:attr:`ThreadSlots.no_moves`). A flood of
+    hints then slows people's tables by little more than the event loop's own work for it
+    (tests/server/test_hardening_hints.py measures it). Work nobody waits for (the expert
+    pair's play-through of a finished deal, ``deal_summary.py``, which the hub runs) takes
+    no slot: it runs in a thread of its own under this with no limit (``most=math.inf``),
+    so it never delays a move or holds a hint's slot.
 
     A trace function is the one hook Python offers into another thread's running code;
     ``sys.settrace`` sets it for this thread alone, and it asks for no line events, so it

@@ -1,34 +1,8 @@
-"""Moving every connection's bytes: reading a socket directly, and the outgoing side,
-bounded in bytes and written without a task per line.
+"""Moving every connection's bytes without a task per line or per connection.
 
-Reading (:func:`read_some`): one wait for the socket to be readable and one ``read``,
-with no stream wrapper coroutines in between; an idle connection's task is parked in a
-single wait (see :mod:`.gctune` for why few objects per connection matter).
-
-Writing:
-
-- Each connection has an :class:`Outgoing`: a list of encoded lines (``bytes`` objects; a
-  line sent to several connections is one object shared by all of them) and the number
-  of bytes not yet written. :meth:`Outgoing.push` appends, never blocks and never awaits;
-  it refuses (returns False) when the unsent bytes would pass the connection's bound, and
-  the session then drops the client as a slow reader. So what one client can pin in the
-  server's memory is its bound, whatever it asks for.
-- Pushing marks the connection *dirty* with the server's one :class:`Flusher`. The flusher
-  is one task for the whole server: woken once however many lines were pushed meanwhile,
-  it writes each dirty connection's whole backlog with ONE non-blocking ``send`` (the
-  lines joined). On a socket that keeps up (nearly always) that is the end of it: no task
-  switch per message or per connection, and no trio stream wrapper in the way.
-- Only what the kernel did not take waits: then (and only then) a drain task is started
-  for that connection (in the flusher's nursery), which sleeps until the socket is
-  writable, sends the rest, again all at once, and ends. A connection that keeps up
-  never has a writer task at all.
-
-Bytes are counted when pushed and uncounted when written, so a line half written stays
-counted (and is never cut: when a client is dropped, the unsent lines are discarded but
-a line already partly written is finished first).
-
-Streams that are not sockets (in-memory test streams) have no file descriptor to write
-to: for them the drain task sends through the stream itself.
+:func:`read_some` reads a socket directly; an :class:`Outgoing` holds one connection's
+unsent lines, bounded in bytes, and the server's one :class:`Flusher` writes them. Few
+objects per connection matter because a server holds thousands (see :mod:`.gctune`).
 """
 
 from __future__ import annotations
@@ -44,7 +18,10 @@ __all__ = ["Flusher", "Outgoing", "Owner", "read_some"]
 
 async def read_some(stream: trio.abc.ReceiveStream, size: int) -> bytes:
     """The next bytes from ``stream`` (``b""`` at its end). A socket is read directly;
-    a connection reset reads as ``BrokenResourceError``, as from trio's own streams."""
+    a connection reset reads as ``BrokenResourceError``, as from trio's own streams.
+
+    One wait for the socket to be readable and one ``read``, with no stream wrapper
+    coroutines in between: an idle connection's task is parked in a single wait."""
     if not isinstance(stream, trio.SocketStream):
         return bytes(await stream.receive_some(size))
     fd = stream.socket.fileno()
@@ -68,7 +45,18 @@ _GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
 
 
 class Outgoing:
-    """One connection's unsent bytes and how they get to its socket."""
+    """One connection's unsent bytes and how they get to its socket.
+
+    A list of encoded lines (``bytes``; a line sent to several connections is one object
+    shared by all of them) and the number of bytes not yet written. :meth:`push` appends,
+    never blocks and never awaits; it refuses when the unsent bytes would pass the bound,
+    and the session then drops the client as a slow reader. So what one client can pin in
+    the server's memory is its bound, whatever it asks for.
+
+    Bytes are counted when pushed and uncounted when written, so a line half written
+    stays counted; and it is never cut: when a client is dropped, the unsent lines are
+    discarded but a line already partly written is finished first (:meth:`push_last`).
+    """
 
     # Slots and no bound methods kept: thousands are alive at once (see gctune).
     __slots__ = ("_chunks", "_draining", "_fd", "_flushed", "_flusher", "_owner",
@@ -184,7 +172,10 @@ class Outgoing:
             self._flusher.spawn(self._drain)
 
     async def _drain(self) -> None:
-        """Send what the flusher could not, as the socket makes room; then end."""
+        """Send what the flusher could not, as the socket makes room, again all at once;
+        then end. So a connection that keeps up never has a writer task. A stream that is
+        not a socket (an in-memory test stream) has no descriptor to write to: for it this
+        task sends through the stream itself."""
         try:
             while self._chunks and not self.gone:
                 if self._fd < 0:
@@ -207,7 +198,15 @@ class Outgoing:
 
 class Flusher:
     """The server's one writing task: writes every connection something was pushed to,
-    and keeps the drain tasks of the few whose socket is full."""
+    and keeps the drain tasks of the few whose socket is full.
+
+    Pushing marks a connection dirty here. Woken once however many lines were pushed
+    meanwhile, the flusher writes each dirty connection's whole backlog with ONE
+    non-blocking ``send`` (the lines joined). On a socket that keeps up (nearly always)
+    that is the end of it: no task switch per message or per connection, and no trio
+    stream wrapper in the way. Only what the kernel did not take waits, for a drain task
+    started then (in the flusher's nursery) for that connection alone.
+    """
 
     def __init__(self) -> None:
         self._dirty: list[Outgoing] = []

@@ -1,9 +1,8 @@
-"""One table as a plain synchronous state machine around :class:`game.Match`: each action
-is a method that takes the acting connection (a :class:`Peer`), checks the action (a bad
-one raises :class:`ProtocolError` before anything changes) and returns the messages to
-send as ``(peer, message)`` pairs. Time comes in as ``now``; no I/O and no trio here.
-Statuses: ``waiting`` -> ``playing`` -> ``between_deals`` -> ``playing`` ... -> ``over``.
-The behaviour is docs/PROTOCOL.md's."""
+"""One table as a synchronous state machine around :class:`game.Match`: each action is a
+method that takes the acting connection (a :class:`Peer`) and ``now``, refuses a bad one
+with :class:`ProtocolError` before anything changes, and returns the ``(peer, message)``
+pairs to send. No I/O. Its parts (seating, holds, clock, pause, ...) are modules of their
+own; the behaviour is docs/PROTOCOL.md's."""
 
 from __future__ import annotations
 
@@ -27,8 +26,6 @@ from ..protocol.messages import (
     MessageId,
     Ok,
     Played,
-    PlayerBack,
-    PlayerGone,
     PlayerJoined,
     PlayerLeft,
     PlayerReady,
@@ -40,6 +37,7 @@ from . import views
 from .chat import TableChat
 from .deal_summary import DealSummaries, ExpertJob
 from .disclosure import Disclosure
+from .holds import SeatHolds
 from .pause import PauseVote
 from .records.events import ExpertEvent, TableEvent
 from .records.recording import PlayedBy, Recorder, Recording
@@ -105,6 +103,8 @@ class Table:
         self.chat = TableChat()
         #: A pause asked for or in force (see :mod:`.pause`).
         self.pausing = PauseVote()
+        #: Seats held for players whose connection dropped (see :mod:`.holds`).
+        self.holds = SeatHolds()
         self._summaries = DealSummaries(self.match.seed)
 
     # ------------------------------------------------------------------ helpers
@@ -249,7 +249,8 @@ class Table:
 
     def leave(self, peer: Peer, req_id: MessageId | None = None,
               now: float | None = None) -> Outbox:
-        """Stop spectating, or give up the seat (see the module notes for mid-match)."""
+        """Stop spectating, or give up the seat: mid-match the substitute takes it over
+        if the table allows (docs/PROTOCOL.md, ``leave``)."""
         self._tick_clock(now)
         out: Outbox = [(peer, Ok(id=req_id, request="leave"))]
         if peer in self.spectators:
@@ -326,25 +327,10 @@ class Table:
     # ------------------------------------------------------------------ connections
 
     def disconnect(self, peer: Peer, now: float) -> Outbox:
-        """``peer``'s connection is gone: stop spectating, or hold its seat."""
+        """``peer``'s connection is gone: stop spectating, or hold its seat (see
+        :mod:`.holds`)."""
         self._tick_clock(now)
-        self.spectators.pop(peer, None)
-        seat = self.seating.seat_of(peer)
-        if seat is None:
-            return []
-        slot = self.seats[seat]
-        slot.peer = None
-        self.version += 1
-        if self.status == "over":
-            # After the end there is nothing to come back for (the player saw it): the
-            # seat is not held, so no ``player_gone``, whose ``seconds`` promise a hold.
-            slot.held_until = None
-            return []
-        slot.held_until = now + self.options.hold_seconds
-        if self.status == "waiting":
-            slot.ready = False
-        return self.seating.broadcast(PlayerGone(seat=seat, seconds=self.options.hold_seconds)
-                                      ) + self.pausing.seat_went(self, seat)
+        return self.holds.drop(self, peer, now)
 
     def reclaim(self, peer: Peer, seat: Seat, now: float | None = None,
                 host: str | None = None) -> Outbox:
@@ -352,35 +338,7 @@ class Table:
         it (a player back from a substitute on their own turn gets a full clock from
         ``now``)."""
         self._tick_clock(now)
-        slot = self.seats[seat]
-        out: Outbox = []
-        old = slot.peer
-        if old is not None and old is not peer:
-            # The newer connection wins; the old one is told and loses the seat. To the
-            # others it is a drop and a return, as when the old connection had died first.
-            out.append((old, ProtocolError(ErrorCode.BAD_TOKEN,
-                                           f"seat {seat} was reclaimed by another connection"
-                                           ).to_message()))
-            if self.status != "over":  # no player_gone after the end (see disconnect)
-                gone = PlayerGone(seat=seat, seconds=self.options.hold_seconds)
-                out += self.seating.broadcast(gone, skip=old)
-        self.spectators.pop(peer, None)
-        was_bot = slot.takeover
-        slot.peer, slot.held_until, slot.takeover = peer, None, False
-        if host is not None:
-            slot.host = host
-            self.seating.remember_host(slot, self.in_match)
-        if was_bot:
-            slot.strategy = None
-            # Back from a substitute on their own turn: a fresh clock for the player.
-            self.clock.arm(self)
-        self.version += 1
-        out += self.state_for(peer, seat)
-        winner = self.match.winner
-        if self.status == "over" and winner is not None:
-            # Back to see the end (after a drop, or a restart that finished the match).
-            out.append((peer, MatchEnded(winner=winner, scores=dict(self.match.scores))))
-        out += self.seating.broadcast(PlayerBack(seat=seat), skip=peer)
+        out = self.holds.reclaim(self, peer, seat, host)
         return out + self._maybe_rematch()  # the last who asked for one may be back
 
     # ------------------------------------------------------------------ timers
@@ -397,27 +355,7 @@ class Table:
         """Act on every deadline that has passed: holds running out, the next deal, a
         turn's clock."""
         self._tick_clock(now)
-        out: Outbox = []
-        for slot in self.seats.values():
-            if slot.held_until is None or slot.takeover or slot.held_until > now:
-                continue
-            if self.status == "waiting":
-                seat = slot.seat
-                slot.clear()
-                self.version += 1
-                self.recording.seat(slot)
-                out += self.seating.broadcast(PlayerLeft(seat=seat))
-            elif self.status == "over":
-                slot.held_until = None
-            elif self.options.bot_takeover:
-                slot.takeover = True
-                slot.strategy = substitute(self, slot.seat)
-                self.clock.bot_plays(self, slot.seat)
-                self.version += 1
-                out += self.seating.broadcast(BotTakeover(seat=slot.seat,
-                                                           strategy=slot.strategy))
-            else:
-                slot.held_until = None  # keep holding for good: the table waits
+        out = self.holds.expire(self, now)
         if self.between_deadline is not None and now >= self.between_deadline:
             out += self._start_deal()
         return out + self.clock.tick(self, now)

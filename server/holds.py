@@ -1,0 +1,128 @@
+"""A table's held seats, a part the table owns: a seated player's connection drops and
+the seat is held for them, they reclaim it with their token (a newer connection wins),
+and a hold that runs out frees the seat, hands it to the substitute, or just ends. The
+rules are docs/PROTOCOL.md's ("Reconnecting with a token")."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from ..game.seats import Seat
+from ..protocol.errors import ErrorCode, ProtocolError
+from ..protocol.messages import BotTakeover, MatchEnded, PlayerBack, PlayerGone, PlayerLeft
+from .pause import PauseVote, PausingTable
+from .seating import Outbox, Peer
+from .table_bots import BotSeatTable, substitute
+from .turn_clock import ClockedTable
+
+__all__ = ["HoldingTable", "SeatHolds"]
+
+
+class HoldingTable(ClockedTable, PausingTable, BotSeatTable, Protocol):
+    """What the holds read of the table that owns them (and ``version``, which they
+    bump): its clock and pause, which a drop or a return affects, and its seating."""
+
+    spectators: dict[Peer, None]
+
+    @property
+    def pausing(self) -> PauseVote: ...
+
+    @property
+    def in_match(self) -> bool: ...
+
+    def state_for(self, peer: Peer, seat: Seat | None) -> Outbox: ...
+
+
+class SeatHolds:
+    """The holds of one table's human seats. A hold's time is the seat's own
+    (``SeatSlot.held_until``, which snapshots show); this part says what a drop, a
+    return and a hold running out do.
+
+    The table passes itself to each call rather than being kept here (no reference
+    cycle; see :class:`.disclosure.Disclosure`).
+    """
+
+    __slots__ = ()
+
+    def drop(self, table: HoldingTable, peer: Peer, now: float) -> Outbox:
+        """``peer``'s connection is gone: stop spectating, or hold its seat."""
+        table.spectators.pop(peer, None)
+        seat = table.seating.seat_of(peer)
+        if seat is None:
+            return []
+        slot = table.seats[seat]
+        slot.peer = None
+        table.version += 1
+        if table.status == "over":
+            # After the end there is nothing to come back for (the player saw it): the
+            # seat is not held, so no ``player_gone``, whose ``seconds`` promise a hold.
+            slot.held_until = None
+            return []
+        hold = table.options.hold_seconds
+        slot.held_until = now + hold
+        if table.status == "waiting":
+            slot.ready = False
+        return table.seating.broadcast(PlayerGone(seat=seat, seconds=hold)
+                                       ) + table.pausing.seat_went(table, seat)
+
+    def reclaim(self, table: HoldingTable, peer: Peer, seat: Seat,
+                host: str | None = None) -> Outbox:
+        """``peer`` (from address ``host``) proved it owns ``seat``: give the seat back to
+        it (a player back from a substitute on their own turn gets a full clock). The
+        table then starts a rematch if this player was the last one it waited for."""
+        slot = table.seats[seat]
+        out: Outbox = []
+        old = slot.peer
+        if old is not None and old is not peer:
+            # The newer connection wins; the old one is told and loses the seat. To the
+            # others it is a drop and a return, as when the old connection had died first.
+            out.append((old, ProtocolError(ErrorCode.BAD_TOKEN,
+                                           f"seat {seat} was reclaimed by another connection"
+                                           ).to_message()))
+            if table.status != "over":  # no player_gone after the end (see drop)
+                gone = PlayerGone(seat=seat, seconds=table.options.hold_seconds)
+                out += table.seating.broadcast(gone, skip=old)
+        table.spectators.pop(peer, None)
+        was_bot = slot.takeover
+        slot.peer, slot.held_until, slot.takeover = peer, None, False
+        if host is not None:
+            slot.host = host
+            table.seating.remember_host(slot, table.in_match)
+        if was_bot:
+            slot.strategy = None
+            # Back from a substitute on their own turn: a fresh clock for the player.
+            table.clock.arm(table)
+        table.version += 1
+        out += table.state_for(peer, seat)
+        winner = table.match.winner
+        if table.status == "over" and winner is not None:
+            # Back to see the end (after a drop, or a restart that finished the match).
+            out.append((peer, MatchEnded(winner=winner, scores=dict(table.match.scores))))
+        return out + table.seating.broadcast(PlayerBack(seat=seat), skip=peer)
+
+    def expire(self, table: HoldingTable, now: float) -> Outbox:
+        """Every hold that has run out by ``now``: before the match the seat is free
+        again, during it the substitute plays it (or, at a table without substitutes, it
+        is held for good: the table waits), after it the seat is simply not held."""
+        out: Outbox = []
+        for slot in table.seats.values():
+            if slot.held_until is None or slot.takeover or slot.held_until > now:
+                continue
+            if table.status == "waiting":
+                seat = slot.seat
+                slot.clear()
+                table.version += 1
+                table.recording.seat(slot)
+                out += table.seating.broadcast(PlayerLeft(seat=seat))
+            elif table.status == "over":
+                slot.held_until = None
+            elif table.options.bot_takeover:
+                slot.takeover = True
+                slot.strategy = substitute(table, slot.seat)
+                table.clock.bot_plays(table, slot.seat)
+                table.version += 1
+                out += table.seating.broadcast(BotTakeover(seat=slot.seat,
+                                                           strategy=slot.strategy))
+            else:
+                slot.held_until = None  # keep holding for good: the table waits
+        return out

@@ -39,7 +39,7 @@ class RecordDesk:
         self.folder: RecordsFolder | None = None
         #: Records the disk refuses now (each table's record: see :mod:`.files`).
         self.failing: dict[RecordFile, Table] = {}
-        #: Fsyncs and closes the records off the event loop (see :mod:`.files`).
+        #: Fsyncs and closes the records off the event loop (see :class:`.files.RecordSyncer`).
         self.syncer = RecordSyncer()
 
     def start(self, nursery: trio.Nursery) -> None:

@@ -1,30 +1,8 @@
 """The match record format: one tagged msgspec Struct per line, read back strictly.
 
-A record is a JSON-lines file; every line is one event object whose ``"event"`` field
-names its kind (the msgspec tag) and whose ``"time"`` is the wall clock when it was
-written. The Structs below are the whole format: :class:`server.table.Table` writes
-them and :func:`read_record` decodes them with the same limits as the wire (a seat is
-one of N/E/S/W, a target is 1..1,000,000, a token hash is 64 hex digits, ...), so
-nothing read back from disk reaches the server that a client could not have sent.
-Unknown fields are refused: a line this code did not write is not trusted.
-
-Events, in order of appearance: ``table`` (the options), ``conventions`` (at creation
-and on every change), ``seat`` (whenever a seat changes hands), ``match_start``,
-then per deal ``deal``, 32 ``play`` (each perhaps after a ``hint``: the seat on turn
-took a hint, at a table that allows them) and ``result``; finally ``match_end``. A
-``rematch`` after ``match_end`` starts a new match at the same table with the same seats:
-its ``match_start``, deals and ``match_end`` follow, and a restart restores that match.
-``chat`` lines come whenever they were said (never from a seat during a deal).
-``question`` and ``answer`` lines (newer records) come where they were asked and answered.
-``expert`` lines (newer records) give the expert pair's cost on a deal, some time after
-its ``result``.
-``restored`` marks a server restart that took the match up again, ``closed`` a table
-removed without finishing (``idle``, ``failed``).
-
-Reading distinguishes two kinds of damage. A last line without its newline is *torn*
-(the process died mid-write): it is reported, not fatal. Anything else that does not
-decode (bad JSON, bad UTF-8, a wrong type, a number out of range, an unknown event) is
-:class:`RecordError`, naming the line.
+The Structs below are the whole format (docs/PROTOCOL.md's "The record format" lists
+them for readers of a record): :mod:`.recording` writes them, and :func:`read_record`
+decodes them with the same bounds as the wire.
 """
 
 from __future__ import annotations
@@ -89,6 +67,10 @@ class RecordError(ValueError):
     """A record that cannot be read or does not replay (the message says where)."""
 
 
+# Decoded with the wire's bounds (a seat is one of N/E/S/W, a target 1..1,000,000, a token
+# hash 64 hex digits, ...), so nothing read back from disk reaches the server that a
+# client could not have sent; and unknown fields are refused: a line this code did not
+# write is not trusted.
 class _Event(msgspec.Struct, tag_field="event", forbid_unknown_fields=True, kw_only=True):
     #: Wall-clock seconds when the line was written (stamped when the event is made).
     time: Annotated[float, msgspec.Meta(ge=0)] = msgspec.field(default_factory=_now)
@@ -294,8 +276,11 @@ class RecordRead:
 def read_record(path: Path) -> RecordRead:
     """Every event in ``path``, decoded strictly.
 
-    Raises :class:`RecordError` naming the line for anything but a torn last line, and
-    OSError if the file cannot be read.
+    Two kinds of damage: a last line without its newline is *torn* (the process died
+    mid-write): it is reported in :attr:`RecordRead.torn_bytes`, not fatal. Anything else
+    that does not decode (bad JSON, bad UTF-8, a wrong type, a number out of range, an
+    unknown event) raises :class:`RecordError` naming the line. OSError if the file cannot
+    be read.
     """
     read = RecordRead()
     with path.open("rb") as handle:

@@ -1,39 +1,8 @@
-"""Writing match records: one JSON-lines file per table, one line per event.
+"""Writing match records: one JSON-lines file per table, one ``write`` per event.
 
-The format is :mod:`.events`; reading back and crash recovery are
-:mod:`.restore`. What is durable when (docs/PROTOCOL.md says the same):
-
-- Every event is encoded into one buffer and handed to the kernel with one ``write``
-  (an ``O_APPEND`` file descriptor, no Python-level buffering) before the table's
-  messages about it are queued for anyone. So if the *server process* dies (a crash,
-  SIGKILL, the OOM killer) nothing a client was told is missing from the record: the
-  kernel still writes it out. At worst the line being written when the process died is
-  cut short; reading drops that torn tail.
-- ``fsync`` (the data reaching the disk itself, surviving a power cut or an OS crash)
-  happens when a record is restored (at start-up, before the server accepts
-  connections), when its match ends, when its table is closed, and when the server
-  stops. Not per play: a disk flush costs milliseconds and would stall every table for
-  each card played. After a power cut a match can therefore come back a few plays (at
-  most one match's worth) earlier than it was, with the tokens its players hold still
-  valid.
-- In a running server those fsyncs happen in a worker thread, not on the event loop (an
-  fsync can take tens of milliseconds on a real disk, and every table would wait): the
-  table's ``match_end`` or ``closed`` line is written at once as usual, and the hub's
-  :class:`RecordSyncer` fsyncs the file shortly after, while play goes on (so players
-  may hear of a match's end a moment before it is on the disk; only a power cut in that
-  moment loses it). The syncer also closes records, after their last fsync, so a
-  descriptor is never closed (and its number reused) while a thread still fsyncs it. The
-  server's shutdown waits until every record is synced and closed.
-- If a write fails (a full or read-only disk), nothing is lost from the file: what was
-  not written (the rest of the line, and every later event) waits in memory, in order,
-  and is written as soon as the disk takes it again (at the next event, and the hub
-  tries every second). Meanwhile the file is a consistent prefix of the match, so a
-  server killed then restores the match as it was at the last line written, with the
-  tokens of the seats recorded by then. One error is logged when the trouble starts and
-  one line when it ends; the hub is told both times (:attr:`RecordFile.on_trouble`).
-- A record stops growing at its cap (``record_max_bytes``): the event that would pass
-  it is not written, and the hub closes the table (its ``closed`` line is always
-  written). The records folder as a whole can have a cap too (:class:`RecordsFolder`).
+:class:`RecordFile` appends to one table's record, :class:`RecordSyncer` does the fsyncs
+off the event loop and :class:`RecordsFolder` keeps the folder's cap. The format is
+:mod:`.events`; what is durable when is docs/PROTOCOL.md's ("Records and crash recovery").
 """
 
 from __future__ import annotations
@@ -53,7 +22,7 @@ __all__ = ["RecordFile", "RecordSyncer", "RecordsFolder", "private_folder"]
 
 log = logging.getLogger("jackal.server")
 
-#: Events after which the record is fsync'ed (see the module notes).
+#: Events after which the record is fsync'ed (see :class:`RecordFile`).
 _SYNC_AFTER = (MatchEnd, Closed)
 
 
@@ -97,8 +66,28 @@ class RecordsFolder:
 class RecordFile:
     """Appends events to one record file: one ``write`` per event, no flush needed.
 
-    Without a :attr:`syncer` it fsyncs and closes inline (restore at start-up, tests);
-    with one, those are handed to the syncer and happen in a worker thread.
+    Each event is encoded into one buffer and handed to the kernel with one ``write`` (an
+    ``O_APPEND`` descriptor, no Python-level buffering) before the table's messages about
+    it are queued for anyone. So if the server *process* dies (a crash, SIGKILL, the OOM
+    killer), nothing a client was told is missing: the kernel still writes it out. At
+    worst the line being written is cut short, and reading drops that torn tail.
+
+    ``fsync`` (surviving a power cut or an OS crash) comes after a ``match_end`` or
+    ``closed`` line, at :meth:`close` and, through restore, at start-up; not per play, as
+    a disk flush costs milliseconds and would stall every table for each card. So after a
+    power cut a match can come back a few plays (at most one match's worth) earlier, with
+    the tokens its players hold still valid. Without a :attr:`syncer` it fsyncs and
+    closes inline (restore at start-up, tests); with one, those are handed to the syncer
+    and happen in a worker thread.
+
+    A failed write (a full or read-only disk) loses nothing from the file: what was not
+    written (the rest of the line, and every later event) waits in memory, in order, and
+    goes at the next event or :meth:`retry` (the hub tries every second). Meanwhile the
+    file is a consistent prefix of the match. One error is logged when the trouble starts
+    and one line when it ends, and :attr:`on_trouble` is told both times. At its cap
+    (``cap``, or the folder's) the event that would pass it is not written and
+    :attr:`on_trouble` is told, so the hub closes the table; its ``closed`` line is always
+    written.
     """
 
     def __init__(self, path: Path, cap: int | None = None,
@@ -311,7 +300,13 @@ class RecordSyncer:
     """Fsyncs and closes the server's records in a worker thread, one record at a time.
 
     Records ask with :meth:`want`; the hub runs :meth:`run` as a task, and its shutdown
-    awaits :meth:`drain`. Everything is on the event loop but the fsync itself.
+    awaits :meth:`drain`, so a stopping server returns only once every record is synced
+    and closed. Everything is on the event loop but the fsync itself: an fsync can take
+    tens of milliseconds on a real disk, and every table would wait. A ``match_end`` or
+    ``closed`` line is written at once as usual and synced shortly after, while play goes
+    on (so players may hear of a match's end a moment before it is on the disk; only a
+    power cut in that moment loses it). Closing comes after the last fsync, so a
+    descriptor is never closed (and its number reused) while a thread still fsyncs it.
     """
 
     def __init__(self) -> None:

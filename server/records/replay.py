@@ -1,19 +1,8 @@
 """The one replay loop: a record's events, applied in order to a match.
 
-Crash restore (:mod:`.restore`) and ``jackal replay`` both run :func:`replay`
-and differ only in what they do with each :class:`Step`: restore keeps the final
-:class:`MatchReplay` and builds a live table from it, the command prints each step.
-
-Every event is checked against what the engine computes, so a record that was edited
-or damaged in the middle is refused with :class:`RecordError` rather than replayed into
-a state the game never had: a deal's seed and dealer, each play's legality and place
-in the row, each result and the match's end must all agree.
-
-A record whose last lines were lost (the process died before writing them) is taken to
-the state the surviving lines imply: when a deal's 32 plays are there but its
-``result`` is not, the deal is scored; when a team is past the target but ``match_end``
-is missing, the match ends. Those steps are yielded with ``implied=True`` (restore
-writes them to the record, so the file then tells the whole story).
+Crash restore (:mod:`.restore`) and ``jackal replay`` both run :func:`replay` and differ
+only in what they do with each :class:`Step`. Every event is checked against the engine,
+so a record edited or damaged in the middle is refused with :class:`RecordError`.
 """
 
 from __future__ import annotations
@@ -220,7 +209,14 @@ class MatchReplay:
         self.rematches += 1
 
     def complete(self) -> Iterator[Step]:
-        """The steps the lines imply but lack (torn final writes), applied as well."""
+        """The steps the lines imply but lack (torn final writes), applied as well.
+
+        A record whose last lines were lost (the process died before writing them) is
+        taken to the state the surviving lines imply: when a deal's 32 plays are there but
+        its ``result`` is not, the deal is scored; when a team is past the target but
+        ``match_end`` is missing, the match ends. Those steps have ``implied=True``, and
+        restore writes them to the record, so the file then tells the whole story.
+        """
         if self.finished:
             return
         deal = self.match.deal
@@ -267,7 +263,13 @@ def _check_seat(event: SeatEvent) -> None:
 
 def replay(events: Iterable[RecordEvent]) -> Iterator[Step]:
     """Apply ``events`` one by one, then the implied ones; the last step's ``state`` is
-    where the record leaves the table. Raises :class:`RecordError` on a bad record."""
+    where the record leaves the table. Raises :class:`RecordError` on a bad record.
+
+    Restore keeps the final :class:`MatchReplay` and builds a live table from it; the
+    command prints each step. Checking every event (a deal's seed and dealer, each play's
+    legality and place in the row, each result and the match's end must all agree) keeps
+    a damaged record from being replayed into a state the game never had.
+    """
     iterator = iter(events)
     header = next(iterator, None)
     if not isinstance(header, TableEvent):

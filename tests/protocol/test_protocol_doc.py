@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 import pytest
@@ -33,6 +33,7 @@ from jackal.protocol.codec import CLIENT_TYPES
 from jackal.protocol.replies import reply_tags
 from jackal.server.config import DEFAULT_PORT, ServerConfig
 from jackal.server.net.listener import serve
+from jackal.server.records.events import RecordEvent
 
 # Not support.ROOT: this file also runs as a script, where tests/ is not on sys.path.
 DOC = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
@@ -166,6 +167,22 @@ def test_the_reply_table_in_protocol_doc_is_the_code() -> None:
     documented = {request: tuple(re.findall(r"`(\w+)`", replies)) for request, replies in rows}
     assert len(rows) == len(documented)  # no request twice
     assert documented == {kind: reply_tags(kind) for kind in CLIENT_TYPES}
+
+
+def test_the_record_table_in_protocol_doc_is_the_format() -> None:
+    """Every record event has a row, which names each field the event carries (``time``
+    aside), and no row names an event the format does not have."""
+    text = DOC.read_text(encoding="utf-8")
+    block = text[text.index("<!-- record: begin -->"):text.index("<!-- record: end -->")]
+    rows = re.findall(r"^\| `(\w+)` \| [^|]* \| (.*) \|$", block, re.M)
+    documented = dict(rows)
+    assert len(rows) == len(documented)  # no event twice
+    events = {cls.__struct_config__.tag: cls for cls in get_args(RecordEvent)}
+    assert set(documented) == set(events)
+    for tag, cls in events.items():
+        fields = {field.name for field in msgspec.structs.fields(cls)} - {"time"}
+        missing = fields - set(re.findall(r"`(\w+)`", documented[tag]))
+        assert not missing, f"the `{tag}` row does not name {sorted(missing)}"
 
 
 def test_documented_limits_are_the_server_defaults() -> None:

@@ -1,0 +1,139 @@
+"""Every module reads in one sitting: at most 600 lines, and a module docstring of at most
+five lines saying what the module holds (behaviour belongs in docs/PROTOCOL.md and
+docs/BOTS.md, design reasons beside the code they explain)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from support import ROOT
+
+PACKAGES = ("game", "protocol", "server", "client", "bots", "cli", "arena")
+MAX_LINES = 600
+MAX_DOCSTRING_LINES = 5
+
+#: Modules whose docstring is still longer, being cut by work in progress (server/records/,
+#: arena/ and bots/yardstick.py, expert_pair.py and play.py by the engineers moving them; the
+#: rest by the docstring sweep of issue 26). An entry that no longer is fails the test, so
+#: the list can only shrink.
+KNOWN_LONG_DOCSTRINGS: frozenset[str] = frozenset({
+    "arena/cluster.py",
+    "arena/deal.py",
+    "arena/director.py",
+    "arena/run.py",
+    "arena/tournament.py",
+    "bots/base.py",
+    "bots/baseline.py",
+    "bots/beginner.py",
+    "bots/counts.py",
+    "bots/expert.py",
+    "bots/expert_pair.py",
+    "bots/faithful.py",
+    "bots/greedy.py",
+    "bots/host.py",
+    "bots/inference.py",
+    "bots/play.py",
+    "bots/response.py",
+    "bots/search.py",
+    "bots/signals.py",
+    "bots/yardstick.py",
+    "cli/arena.py",
+    "cli/conventions.py",
+    "cli/demo.py",
+    "cli/main.py",
+    "cli/paths.py",
+    "cli/play.py",
+    "cli/protocol.py",
+    "cli/replay.py",
+    "cli/review_model.py",
+    "cli/score.py",
+    "cli/serve.py",
+    "cli/tournament.py",
+    "client/__init__.py",
+    "client/botrunner.py",
+    "client/chat_log.py",
+    "client/connection.py",
+    "client/embedded.py",
+    "client/exec_host.py",
+    "client/lobby_link.py",
+    "client/mirror.py",
+    "client/sandbox.py",
+    "client/seat_store.py",
+    "client/tui/app.py",
+    "client/tui/hint.py",
+    "client/tui/keys.py",
+    "client/tui/layout.py",
+    "client/tui/lobby.py",
+    "game/advice.py",
+    "game/cards.py",
+    "game/conventions.py",
+    "game/deal.py",
+    "game/errors.py",
+    "game/explain.py",
+    "game/honesty.py",
+    "game/knowledge.py",
+    "game/rng.py",
+    "game/scoring.py",
+    "protocol/__init__.py",
+    "protocol/codec.py",
+    "protocol/connection.py",
+    "protocol/errors.py",
+    "protocol/state.py",
+    "protocol/text.py",
+    "server/__init__.py",
+    "server/bots.py",
+    "server/canned.py",
+    "server/deal_summary.py",
+    "server/disclosure.py",
+    "server/lobby.py",
+    "server/names.py",
+    "server/records/events.py",
+    "server/records/files.py",
+    "server/records/replay.py",
+    "server/tokens.py",
+    "server/views.py",
+})
+
+
+def _modules() -> list[Path]:
+    return sorted(path for package in PACKAGES for path in (ROOT / package).rglob("*.py"))
+
+
+def _name(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def _docstring_lines(source: str) -> int:
+    doc = ast.get_docstring(ast.parse(source), clean=False)
+    return 0 if doc is None else len(doc.strip().splitlines())
+
+
+def test_the_modules_are_found() -> None:
+    names = {_name(path) for path in _modules()}
+    assert {"game/cards.py", "server/table.py", "client/tui/app.py", "cli/main.py"} <= names
+
+
+@pytest.mark.parametrize(("source", "lines"), [
+    ('"""One line."""\n', 1),
+    ('"""\nOne line after a newline.\n"""\nx = 1\n', 1),
+    ('"""One.\n\nThree, with a blank line."""\n', 3),
+    ("# a comment\n'''One.\nTwo.'''\n", 2),
+    ("x = 1\n", 0),
+])
+def test_docstring_lines_are_counted(source: str, lines: int) -> None:
+    assert _docstring_lines(source) == lines
+
+
+def test_no_module_is_over_600_lines() -> None:
+    long = {_name(path): n for path in _modules()
+            if (n := len(path.read_text().splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def test_module_docstrings_are_five_lines_at_most() -> None:
+    long = {_name(path) for path in _modules()
+            if _docstring_lines(path.read_text()) > MAX_DOCSTRING_LINES}
+    assert long - KNOWN_LONG_DOCSTRINGS == set(), "module docstrings over five lines"
+    assert KNOWN_LONG_DOCSTRINGS - long == set(), "cut: remove from KNOWN_LONG_DOCSTRINGS"

@@ -1,54 +1,8 @@
-"""One trio TCP connection to a Jackal server, shared by bots and the terminal UI.
-
-A :class:`Connection` owns one TCP stream and two small tasks:
-
-- a *reader* that feeds incoming bytes to the sans-IO
-  :class:`~jackal.protocol.connection.ClientConnection` (framing, decoding and the
-  protocol's state machine), answers the server's ``ping`` with ``pong`` by itself, hands
-  a reply to the request waiting for its ``id`` and puts everything else on a bounded
-  event queue;
-- a *writer* that drains a bounded outgoing queue, so the reader can queue a ``pong``
-  without ever blocking on the socket.
-
-Usage::
-
-    async with open_connection("127.0.0.1", 7878) as conn:
-        print(conn.welcome.version)
-        await conn.request(Hello(name="alice"))          # -> HelloOk, or raises ServerError
-        created = await conn.request(CreateTable(target=50))
-        async for event in conn.events():               # pushed events, in order
-            ...
-
-or, with a nursery you already have (or none: the tasks then run as trio system tasks
-and end when :meth:`Connection.aclose` is called or the run ends)::
-
-    conn = await Connection.open(host, port, nursery=nursery)
-
-Decisions worth knowing:
-
-- Request ids are integers counting up from 1 per connection; :meth:`Connection.request`
-  assigns one, waits for the direct reply carrying it and returns it, or raises
-  :class:`ServerError` (``code``, ``message``) when that reply is an ``error``.
-- A reply that changes table state (``played``, ``table_state``, ``explanation``,
-  ``question``, ``answer``, ``chat``, ``pause_state``) is *also* put on the event
-  queue, so a state mirror fed only from :meth:`Connection.events` never misses the
-  player's own play (the server sends the player's copy of ``played`` once, with the
-  id). Pure answers (``ok``, ``hello_ok``, ``joined``, ``tables``, ``table_created``,
-  ``help``, ``pong``, ``error`` with an id) only go to their request.
-- The event queue is bounded, in events (``max_events``) and in the bytes the unread
-  events took on the wire (``max_event_bytes``, 4 MiB: a hostile server's 1 MB events
-  cannot pile up). A consumer that falls that far behind gets the connection closed with
-  :class:`ConnectionLost` rather than unbounded memory or a stalled reader; a session
-  then reconnects and gets a fresh ``table_state``. :attr:`Connection.last_event_size`
-  is the wire size of the event :meth:`Connection.next_event` returned last, for queues
-  downstream that bound themselves the same way.
-- Any failure of the stream (EOF, reset, a framing error, a fatal ``error``) closes the
-  connection once: every waiting request and the event iterator raise
-  :class:`ConnectionLost` carrying the reason.
-- A link can also die silently (a half-open TCP connection). After ``idle_timeout / 2``
-  seconds without a byte from the server the connection sends its own ``ping``; after
-  ``idle_timeout`` (default 60 s) it counts as lost. A live server always answers.
-"""
+"""One trio TCP connection to a Jackal server, shared by bots and the terminal UI:
+:class:`Connection` (open it with :meth:`Connection.open` or :func:`open_connection`) and
+the errors it raises. What a caller may rely on (request ids and replies, which replies
+also come as events, the bounded event queue, the idle ping) is docs/BOTS.md's ("The
+connection")."""
 
 from __future__ import annotations
 
@@ -181,7 +135,14 @@ class _Pending:
 
 
 class Connection:
-    """A connected, greeted client connection. Build it with :meth:`open`."""
+    """A connected, greeted client connection. Build it with :meth:`open`.
+
+    Two small tasks serve it: a reader that feeds the bytes to the sans-IO
+    :class:`~jackal.protocol.connection.ClientConnection`, answers ``ping`` itself, hands a
+    reply to the request waiting for its id and queues the rest as events; and a writer
+    that drains a bounded outgoing queue, so the reader can queue a ``pong`` without ever
+    blocking on the socket.
+    """
 
     def __init__(self, stream: trio.abc.Stream, *, max_line: int = CLIENT_MAX_LINE,
                  max_events: int = 4096, max_outgoing: int = 256,

@@ -1,19 +1,7 @@
-"""Why a card, in words: the reasons behind a suggested play, for a seat that knows its hand.
-
-A hint names a card (a strategy chose it) and explains it to a person learning the
-conventions. The words come from what already explains cards elsewhere, applied to the
-play *before* it is made:
-
-- what the card would say under the partnership's declared card: :func:`explain_play`
-  on the history with the card appended, the very sentence an opponent would read;
-- whether that statement would be true of the player's hand: :func:`honesty.verdict`,
-  the judge bots and audits use;
-- what the play gives up and what the hand keeps (its groups after the play);
-- what partner has said so far: the explanations of partner's meaningful cards.
-
-Everything here reads one seat's own knowledge (its hand and the public plays), so an
-:class:`Advice` may go to that seat and to nobody else.
-"""
+"""Why a card, in words: the reasons behind a suggested play (a hint), for a seat that knows
+its hand. They come from what explains cards elsewhere (:func:`explain_play` on the play
+to come, :func:`honesty.verdict`, the hand kept, partner's signals so far). It reads one
+seat's hand, so an :class:`Advice` goes to that seat and to nobody else."""
 
 from __future__ import annotations
 

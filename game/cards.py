@@ -1,13 +1,7 @@
-"""Cards and their notation.
-
-A card is an ``int`` subclass in ``0..51`` (suit-major: spades, hearts, diamonds,
-clubs; aces low inside a suit). Being an int makes cards cheap to hash, compare and
-count, which matters in the hot loops of the engine, the bots and the arena; the
-subclass adds the rank/suit accessors and the canonical text form ("7H", "TS").
-
-Only 52 instances ever exist (see ``DECK``); ``Card.parse`` and ``Card.of`` return
-those, so ``is`` comparisons work too, though nothing relies on it.
-"""
+"""Cards and their notation: a card is an ``int`` subclass in ``0..51`` (suit-major, aces
+low), cheap to hash, compare and count in the hot loops of the engine, bots and arena,
+with rank/suit accessors and the text form ("7H", "TS"). Only the 52 instances of
+``DECK`` exist; ``Card.parse`` and ``Card.of`` return those."""
 
 from __future__ import annotations
 

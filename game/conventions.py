@@ -1,40 +1,8 @@
-"""Convention cards as data: the model, validation, TOML/JSON files and the built-ins.
-
-A partnership's agreements are a :class:`ConventionCard`: a name, a description,
-free-text notes, the low/high boundary, and one :data:`Rule` for each of a player's
-eight plays. Rules come from a small declarative vocabulary:
-
-- :class:`Promise` -- "this card promises at least ``count`` cards (default 2, a pair)
-  of the rank ``offset`` away from the card played"; when the player has nothing
-  suitable to promise they play a card from ``fallback`` ("high" or "low") instead,
-  so such a card may also mean "nothing to promise".
-- :class:`Answer` -- "this card answers partner's play ``play``: a low card means I hold
-  a card of the rank partner promised, a high card means I hold none".
-- :class:`NoMeaning` -- a plain discard.
-
-A card may also declare, per kind of rule, its partnership's :class:`Tolerance` for
-false signals: how often (at most one in ``one_in`` of that kind's meaningful plays) and
-when (in words) a player may knowingly play a card whose statement is false although
-an honest card was in hand. The default is none: a player then breaks a rule only when
-no honest card exists. The rules require every agreement to be disclosed, and this is
-one (see :mod:`jackal.game.honesty` for what "honest" means exactly).
-
-Every signal is thus a statement about how many cards of one rank its player holds
-*right after the play*, which is what lets bots reason about them exactly
-(see :mod:`jackal.game.explain`).
-
-Timing of answers. Play ``i`` of every seat happens in round ``i``, and within a round
-one partner of each partnership always plays before the other (the seats alternate
-between the partnerships). So when a player makes play ``i``, partner's play ``j`` is
-certainly public for *both* partners only if ``j < i``; with ``j == i`` the partner
-who plays first in the round would be answering a card not yet played. A card is the
-same for both partners, so an :class:`Answer` at play ``i`` must name a play ``j < i``
-whose rule is a :class:`Promise`.
-
-Every card is validated when it is built, decoded or converted (``__post_init__``), so a
-``ConventionCard`` that exists is a valid one; a bad card raises :class:`CardError`
-whose ``field`` names the culprit (``"plays[2].offset"``, 0-based like the file's array).
-"""
+"""Convention cards as data: :class:`ConventionCard` and its rules (:class:`Promise`,
+:class:`Answer`, :class:`NoMeaning`, :class:`Tolerance`), validation, TOML/JSON files and
+the built-in cards. A card that exists is a valid one: every card is checked when it is
+built, decoded or converted, and a bad one raises :class:`CardError` naming the field.
+What the rules mean is docs/CONVENTIONS.md's."""
 
 from __future__ import annotations
 
@@ -245,6 +213,9 @@ def validate_card(card: ConventionCard) -> ConventionCard:
                 raise CardError(f"{where}.count",
                                 f"must be 1..4 (got {rule.count}; play {play})")
         elif isinstance(rule, Answer):
+            # Within a round one partner always plays before the other, and a card is the
+            # same for both: only a play of an earlier round is public to both when they
+            # answer it.
             if not 1 <= rule.play < play:
                 raise CardError(f"{where}.play",
                                 f"play {play} can only answer an earlier play of partner, "

@@ -1,14 +1,7 @@
-"""One deal as a state machine.
-
-A deal starts with 13 cards in each hand and a dealer; the seat after the dealer
-plays first and play goes clockwise. Each play moves one card from the hand of the
-seat to move to the end of that seat's public row. After 32 plays (8 per seat) every
-hand holds 5 cards and the deal is over; ``result()`` scores it.
-
-The state is small (four hands, four rows, whose turn) and every transition goes
-through ``play``, which checks it. Illegal plays raise :class:`IllegalAction`
-with a stable ``code``; nothing changes when they do.
-"""
+"""One deal as a state machine: four hands of 13, four public rows, whose turn. Every
+transition goes through :meth:`Deal.play`, which checks it: an illegal play raises
+:class:`IllegalAction` with a stable ``code`` and changes nothing. After 32 plays (8 a
+seat) each hand keeps 5 cards and ``result()`` scores the deal."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""The two kinds of mistake the engine reports.
-
-Like python-chess, we keep *malformed* input (text that is not a card at all) apart
-from *illegal* input (a well-formed card that may not be played now). Both are
-``ValueError`` subclasses so callers that do not care can catch one thing; callers
-that do (the server maps them to protocol error codes) can tell them apart.
-"""
+"""The two kinds of mistake the engine reports: *malformed* input (text that is not a card)
+and *illegal* input (a card that may not be played now). Both are ``ValueError``s, so a
+caller that does not care catches one thing; the server maps each to its protocol code."""
 
 from __future__ import annotations
 

@@ -1,21 +1,8 @@
-"""What a played card means under a convention card: in words, as data, and as a constraint.
-
-Everything here reads only public information: the convention card (declared to the
-whole table) and the deal's history of plays (the public rows). It never sees a hand.
-
-Three layers, each built on the one below:
-
-- :func:`promise_of` and :func:`answer_rank` -- the rank a play talks about;
-- :func:`signal_constraints` -- what a play says about how many cards of that rank its
-  player holds right after playing it (at least 2, at least 1, none, or nothing), which
-  bots use for exact inference;
-- :func:`explain_play` -- a :class:`Meaning` with a sentence for people and a JSON-able
-  dict for programs (the server's ``explanation`` message carries both).
-
-:func:`describe_rule` and :func:`describe_card` put a whole card into words, for
-``jackal conventions show``, the terminal client's card panel and anyone who asks what a
-partnership plays: one description, wherever it is read.
-"""
+"""What a played card means under a convention card, from public facts only (the card and
+the public rows, never a hand): the rank a play is about (:func:`promise_of`,
+:func:`answer_rank`), what it says as a constraint bots infer from
+(:func:`signal_constraints`), as words and data (:func:`explain_play`), and a whole card
+in words (:func:`describe_card`), one description wherever it is read."""
 
 from __future__ import annotations
 

@@ -1,25 +1,8 @@
-"""Which cards tell the truth: honest and false signals under a convention card.
-
-A play under a card is a statement about the player's hand right after it (see
-:mod:`jackal.game.explain`). Given the hand the player holds *before* the play, each
-card of it is either honest or false:
-
-- **promise** of ``count`` cards of rank p: a card that names p is honest if the player
-  still holds at least ``count`` of p after playing it. A card that names no rank (off
-  the end of A..K), or a card of the rule's fallback class whose promise is false,
-  says "nothing to promise"; that is honest only if no card of the hand would truly
-  promise a rank this player has not named on an earlier promise play (repeating a pair
-  already shown tells partner nothing new, so it is never required);
-- **answer** about partner's promised rank p: a low card is honest if the player still
-  holds a card of p after it, a high card if it holds none (when partner's card named
-  no rank, every card is honest);
-- a free discard is always honest.
-
-A false card is an **avoidable** false signal when an honest card was in the hand.
-Bots keep to their card through :func:`verdict`; tests and audits count with it.
-This module reads a hand, so it runs only where that hand is known (a bot's own seat,
-or after the deal).
-"""
+"""Which cards tell the truth: each card of a hand is honest or false under a convention
+card (:func:`verdict`), and a false card is *avoidable* when an honest one was in hand.
+Bots keep to their card with it; tests and audits count with it. It reads a hand, so it
+runs only where that hand is known. The definitions are docs/CONVENTIONS.md's ("Honest
+and false signals")."""
 
 from __future__ import annotations
 

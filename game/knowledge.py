@@ -1,21 +1,7 @@
-"""What a place at the table may know: :class:`TableKnowledge` and :class:`SeatKnowledge`.
-
-Everyone who is not the server sees a table through one of these two frozen values:
-
-- :class:`TableKnowledge` is what a spectator knows about the current (or last) deal:
-  who dealt (and so who led), every play in order (hence the four public rows and whose
-  turn it is), the deal number, both declared convention cards, the scores and the
-  target. Nothing in it is secret.
-- :class:`SeatKnowledge` adds what one seat knows besides: which seat it is and the
-  cards it still holds. It is what a strategy reads (``jackal.bots.View`` is this class),
-  what the server's per-recipient views build from the real deal (the one place where
-  other seats' hands are left out), and what the client's mirror keeps current.
-
-Both are immutable. :meth:`~TableKnowledge.apply_play` returns the next value with a
-:class:`PlayApplied` saying what changed, and refuses a play the rules forbid with the
-same :class:`~jackal.game.errors.IllegalAction` codes the engine uses, so anyone can
-ask "may I play this?" of the knowledge instead of re-deriving the rules.
-"""
+"""What a place at the table may know: :class:`TableKnowledge` (a spectator's: the deal's
+public facts) and :class:`SeatKnowledge` (one seat's: those and its own cards). Both are
+frozen; :meth:`~TableKnowledge.apply_play` returns the next value and what changed, and
+refuses a play the rules forbid with the engine's own error, so nobody re-derives them."""
 
 from __future__ import annotations
 
@@ -65,7 +51,9 @@ def history_from_rows(dealer: Seat, rows: Mapping[Seat, tuple[Card, ...] | list[
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableKnowledge:
-    """The public picture of one deal at a table (see the module docstring)."""
+    """The public picture of one deal at a table: who dealt (and so who led), every play
+    in order (hence the four rows and whose turn it is), the deal number, both declared
+    convention cards, the scores and the target. Nothing in it is secret."""
 
     dealer: Seat
     #: Every play of this deal so far, in order, as (seat, card).
@@ -183,7 +171,9 @@ class TableKnowledge:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SeatKnowledge(TableKnowledge):
-    """What ``seat`` knows: the public picture plus its own unplayed cards.
+    """What ``seat`` knows: the public picture plus its own unplayed cards. It is what a
+    strategy reads, what the server's per-recipient views build from the real deal (the
+    one place other seats' hands are left out) and what the client's mirror keeps.
 
     Strategies get one when it is their turn (as ``jackal.bots.View``); ``hand`` is in
     the order dealt minus what was played (sorted, as the server deals).

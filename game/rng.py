@@ -1,10 +1,7 @@
-"""A tiny, fully specified random number generator for reproducible deals.
-
-``random.Random.shuffle`` is not promised to stay the same across Python versions,
-and "the same seed gives the same deal on every machine" is a product promise (match
-records, duplicate arena runs and bug reports all rely on it). So shuffling uses
-SplitMix64, which is a dozen lines, fast, and defined bit for bit.
-"""
+"""A tiny, fully specified random number generator for reproducible deals: SplitMix64,
+because ``random.Random.shuffle`` may change between Python versions, while "the same seed
+gives the same deal on every machine" is a promise records, arena runs and bug reports
+rely on."""
 
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
-"""Scoring a deal.
-
-A team's ten kept cards are scored rank by rank: a rank held three or four times
-costs nothing, exactly twice costs 25 (for the pair), exactly once costs 20 plus the
-card's value (ace 1 ... king 13). The lower penalty wins the deal and earns
-20 + the difference in victory points, 30 more for a clean zero; equal penalties
-score nothing.
-
-``team_penalty`` is the lean version for hot loops (bots, arena); ``score_team``
-returns the same number with a per-rank breakdown a UI can show.
-"""
+"""Scoring a deal: a team's ten kept cards rank by rank, and the deal's result (the table
+of penalties is in docs/BOTS.md, "What a bot decides"). ``team_penalty`` is the lean
+version for hot loops (bots, arena); ``score_team`` gives the same number with a per-rank
+breakdown a UI can show."""
 
 from __future__ import annotations
 

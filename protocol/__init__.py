@@ -1,13 +1,7 @@
-"""Jackal protocol v1, sans-IO: messages, framing, codec, connection state, errors.
-
-Nothing here does I/O or imports trio; the server and clients feed bytes in and write
-the bytes they are handed. See docs/PROTOCOL.md for the wire format.
-
-``__all__`` is what the server and the client use (a test checks that each name is);
-tools and tests reach the rest through the submodules: :mod:`.codec` (decoding one line,
-the message type tables), :mod:`.framing` (the capped line buffer), :mod:`.state` (the
-transition table), :mod:`.schema` (JSON Schema), :mod:`.help` (the ``help`` entries).
-"""
+"""Jackal protocol v1, sans-IO: messages, framing, codec, connection state, errors (the wire
+format is docs/PROTOCOL.md's). ``__all__`` is what the server and the client use (a test
+checks each name is); tools and tests reach the rest through the submodules (:mod:`.codec`,
+:mod:`.framing`, :mod:`.state`, :mod:`.schema`, :mod:`.help`)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""Encoding and decoding of single protocol lines.
-
-The happy path is one call into a msgspec Decoder built once for the whole tagged
-union; only when it fails do we look again (with a plain, untyped decode) to tell
-*which* rule the line broke, so a flood of good messages pays nothing for the careful
-error reporting. A successful typed decode also proves the line was valid UTF-8: msgspec
-checks every string, and non-ASCII bytes outside strings are malformed JSON anyway.
-"""
+"""Encoding and decoding of single protocol lines. The happy path is one call into a msgspec
+Decoder built once for the whole tagged union; only a line that fails is decoded again
+(untyped) to tell which rule it broke, so a flood of good messages pays nothing for the
+careful error reports. A typed decode also proves the line was valid UTF-8."""
 
 from __future__ import annotations
 

@@ -1,29 +1,8 @@
-"""Sans-IO connection objects: bytes in, messages out; messages in, bytes out.
-
-A :class:`ServerConnection` (the server's end of one client connection) and a
-:class:`ClientConnection` (a client's end) are fed whatever the socket produced with
-``receive_data`` and asked for decoded messages with ``next_message``, which returns
-``None`` when more bytes are needed. They never do I/O and never import trio: the server
-session and the client connection drive them (as trio-websocket drives wsproto), and a
-test's fake link or a fuzzer drives exactly the same objects.
-
-What may happen in which state is decided by :mod:`jackal.protocol.state` (one table for
-both ends); this module adds the bytes: a capped line buffer, decoding, encoding.
-
-Errors, as in h11:
-
-- ``next_message`` raises :class:`RemoteProtocolError` when the peer broke the protocol.
-  A bad line (``bad_json``, ``invalid_message``, ``unknown_type``) or a message refused in
-  this state (``hello_first``, ``not_allowed``) is non-fatal: answer it and call again,
-  the next line follows. A line over the cap (``line_too_long``) is fatal: the state is
-  MUST_CLOSE, nothing more is read, and the caller sends the error and closes.
-- Our own misuse (accepting a hello twice, sending on a closed connection) raises
-  :class:`LocalProtocolError`.
-
-Order: the lines that completed before an over-long line, even in the same chunk, are
-handed out (and answered) first; the fatal ``line_too_long`` comes after them. A peer that
-closed its side (``receive_data(b"")``) still gets its last line, newline or not.
-"""
+"""Sans-IO connection objects: :class:`ServerConnection` and :class:`ClientConnection` take
+the socket's bytes (``receive_data``), hand out decoded messages (``next_message``) and
+encode what is sent. No I/O and no trio: the server session, the client connection, a
+test's fake link and a fuzzer drive the same objects. What may happen in which state is
+:mod:`.state`'s; this module adds the bytes (a capped line buffer, the codec)."""
 
 from __future__ import annotations
 
@@ -110,7 +89,8 @@ class _Connection:
         return count
 
     def receive_data(self, data: bytes | bytearray) -> None:
-        """Feed bytes from the socket; ``b""`` means the peer closed its side. Never raises.
+        """Feed bytes from the socket; ``b""`` means the peer closed its side (its last
+        line is still handed out, newline or not). Never raises.
 
         Once the connection must close, what arrives is not read any more.
         """
@@ -135,7 +115,16 @@ class _Connection:
 
 
 class ServerConnection(_Connection):
-    """The server's end of one client connection (see the module docstring)."""
+    """The server's end of one client connection.
+
+    ``next_message`` raises :class:`RemoteProtocolError` when the peer broke the protocol.
+    A bad line (``bad_json``, ``invalid_message``, ``unknown_type``) or a message refused in
+    this state (``hello_first``, ``not_allowed``) is not fatal: answer it and call again.
+    A line over the cap (``line_too_long``) is: the state is MUST_CLOSE, nothing more is
+    read, and the caller sends the error and closes, after answering the lines that
+    completed before it. Our own misuse (accepting a hello twice, sending on a closed
+    connection) raises :class:`LocalProtocolError`.
+    """
 
     def __init__(self, *, max_line: int = DEFAULT_MAX_LINE) -> None:
         super().__init__(Role.SERVER, max_line)

@@ -1,16 +1,8 @@
-"""Stable error codes of protocol v1 and the exceptions around them.
-
-Two kinds of mistake, as in h11:
-
-- the *peer's*: :class:`ProtocolError` carries the code to answer with, the ``id`` of the
-  offending request when it could be read, and whether the connection must be closed
-  afterwards. The server turns it into an ``error`` message with
-  :meth:`ProtocolError.to_message`. The protocol layer itself (framing, decoding, the
-  state machine) raises its subclass :class:`RemoteProtocolError`: the peer broke the
-  protocol, not merely a rule of the game or the lobby.
-- *ours*: :class:`LocalProtocolError`, raised when our own code misuses a connection
-  object (a move its state does not allow). It is a bug, never answered to the peer.
-"""
+"""Stable error codes of protocol v1 and the exceptions around them, two kinds as in h11:
+the *peer's* (:class:`ProtocolError`, carrying the code to answer with, the request's id
+and whether to close; the protocol layer raises its subclass :class:`RemoteProtocolError`)
+and *ours* (:class:`LocalProtocolError`: our code misused a connection object, a bug that
+is never answered to the peer)."""
 
 from __future__ import annotations
 

@@ -1,55 +1,56 @@
-"""The protocol state machine of one connection, both ends of it, in one table.
+"""The protocol state machine of one connection, both ends of it, in one table
+(:data:`TRANSITIONS`): nothing else in the code base decides what a connection may do in
+which state; the server session and the client connection only drive it. How the machine
+works, and the table drawn out, is the comment below."""
 
-How the machine works
----------------------
-Each end of a connection is in one :class:`ConnState`. What may happen next is written
-down once, in :data:`TRANSITIONS`: for each :class:`Role` and state, a map from a
-*trigger* to its *outcome*. Nothing else in the code base decides what a connection may
-do in which state; the server session and the client connection only drive this.
-
-A trigger is one of:
-
-- a message type received from the peer (``Hello``, ``Pong``, ...), with the key
-  :data:`ANY_MESSAGE` standing for every message type the state does not name;
-- one of our own moves (:class:`Move`): we accepted the peer's ``hello``, the peer broke
-  the framing (so we must close), we close.
-
-An outcome is either the next state or a :class:`Refusal`: the received message breaks
-the protocol in this state, the peer is answered with the refusal's error code and the
-state stays as it is (the connection goes on, as every decoding error does).
-
-Two kinds of error come out of the machine, as in h11:
-
-- :class:`~jackal.protocol.errors.RemoteProtocolError`: the *peer* broke the protocol
-  (a refused message, a bad line). It carries the stable code to answer with.
-- :class:`~jackal.protocol.errors.LocalProtocolError`: *our own* code asked for a move the
-  table does not allow in this state (accepting a second hello, sending on a closed
-  connection). That is a bug here, never something to tell the peer.
-
-The server's end (role ``SERVER``, what a server knows of one client):
-
-=============  ===============================  ==========================================
-state          trigger                          outcome
-=============  ===============================  ==========================================
-AWAIT_HELLO    ``hello`` ``help`` ``ping``      stay (a ``hello`` is handed to the server,
-               ``pong``                         which checks password or token)
-AWAIT_HELLO    any other message                refused: ``hello_first``
-AWAIT_HELLO    ACCEPT_HELLO (ours)              OPEN
-OPEN           ``hello``                        refused: ``not_allowed`` (a second hello)
-OPEN           any other message                stay
-AWAIT_HELLO,   BROKEN_FRAMING (ours: a line     MUST_CLOSE: nothing more is read; the one
-OPEN           over the cap)                    message left to send is the error
-any but        CLOSE (ours)                     CLOSED
-CLOSED
-=============  ===============================  ==========================================
-
-The client's end (role ``CLIENT``): AWAIT_WELCOME -> OPEN on ``welcome`` (other messages
-pass meanwhile: a full server says ``server_full`` without greeting); ``server_shutdown``
--> CLOSED; BROKEN_FRAMING -> MUST_CLOSE; CLOSE -> CLOSED.
-
-CLOSED has no entries: a closed connection receives nothing and sends nothing. Sending is
-allowed in every state but CLOSED (in MUST_CLOSE only the final error is sent).
-"""
+# How the machine works
+# ---------------------
+# Each end of a connection is in one :class:`ConnState`. What may happen next is written
+# down once, in :data:`TRANSITIONS`: for each :class:`Role` and state, a map from a
+# *trigger* to its *outcome*.
+#
+# A trigger is one of:
+#
+# - a message type received from the peer (``Hello``, ``Pong``, ...), with the key
+#   :data:`ANY_MESSAGE` standing for every message type the state does not name;
+# - one of our own moves (:class:`Move`): we accepted the peer's ``hello``, the peer broke
+#   the framing (so we must close), we close.
+#
+# An outcome is either the next state or a :class:`Refusal`: the received message breaks
+# the protocol in this state, the peer is answered with the refusal's error code and the
+# state stays as it is (the connection goes on, as every decoding error does).
+#
+# Two kinds of error come out of the machine, as in h11:
+#
+# - :class:`~jackal.protocol.errors.RemoteProtocolError`: the *peer* broke the protocol
+#   (a refused message, a bad line). It carries the stable code to answer with.
+# - :class:`~jackal.protocol.errors.LocalProtocolError`: *our own* code asked for a move the
+#   table does not allow in this state (accepting a second hello, sending on a closed
+#   connection). That is a bug here, never something to tell the peer.
+#
+# The server's end (role ``SERVER``, what a server knows of one client):
+#
+# =============  ===============================  ==========================================
+# state          trigger                          outcome
+# =============  ===============================  ==========================================
+# AWAIT_HELLO    ``hello`` ``help`` ``ping``      stay (a ``hello`` is handed to the server,
+#                ``pong``                         which checks password or token)
+# AWAIT_HELLO    any other message                refused: ``hello_first``
+# AWAIT_HELLO    ACCEPT_HELLO (ours)              OPEN
+# OPEN           ``hello``                        refused: ``not_allowed`` (a second hello)
+# OPEN           any other message                stay
+# AWAIT_HELLO,   BROKEN_FRAMING (ours: a line     MUST_CLOSE: nothing more is read; the one
+# OPEN           over the cap)                    message left to send is the error
+# any but        CLOSE (ours)                     CLOSED
+# CLOSED
+# =============  ===============================  ==========================================
+#
+# The client's end (role ``CLIENT``): AWAIT_WELCOME -> OPEN on ``welcome`` (other messages
+# pass meanwhile: a full server says ``server_full`` without greeting); ``server_shutdown``
+# -> CLOSED; BROKEN_FRAMING -> MUST_CLOSE; CLOSE -> CLOSED.
+#
+# CLOSED has no entries: a closed connection receives nothing and sends nothing. Sending is
+# allowed in every state but CLOSED (in MUST_CLOSE only the final error is sent).
 
 from __future__ import annotations
 

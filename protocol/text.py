@@ -1,10 +1,7 @@
-"""Text that people type for other people to read: one check for every field, one escape.
-
-:func:`check_text` refuses what can move a terminal's cursor, rewrite its title or reorder
-what is shown (controls, bidi controls, invisible format characters) and text too wide for
-its field, a wide character counting two columns; :func:`escape_text` makes text received
-or recorded before the check safe to print. Pure: no I/O.
-"""
+"""Text that people type for other people to read: :func:`check_text` refuses what can move
+a terminal's cursor, rewrite its title or reorder what is shown, and text too wide for its
+field; :func:`escape_text` makes text received or recorded before the check safe to
+print. Pure: no I/O."""
 
 from __future__ import annotations
 

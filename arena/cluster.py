@@ -1,41 +1,8 @@
 """The arena on a Dask distributed cluster (the optional ``cluster`` extra).
 
-Dask does all the scheduling; this module only cuts the run into batches, keeps a
-bounded number of them in flight and streams the outcomes back as batches finish.
-
-- A batch is a contiguous range of the run's job numbers (job ``k`` is deal ``k`` or,
-  with ``duplicate``, deal ``k // 2`` with the sides swapped when ``k`` is odd, the
-  same order as the single-process run). Every deal is seeded from the run seed and
-  its own number, so which worker plays it changes nothing: the records equal a
-  single-process run's once sorted.
-- Batch size follows the measured time per deal so that a batch takes about
-  ``TARGET_SECONDS``: the expert needs a fraction of a second per deal, random play
-  a millisecond, and one fixed count would either drown in scheduling overhead or
-  leave workers idle at the end. The time is the CPU time of the worker's thread, as
-  the overhead to be amortised is CPU time too (measured, about 15 ms a batch between
-  client, scheduler and worker) and wall time on a busy machine would shrink the
-  batches for nothing. The first wave is one deal per batch; near the end batches
-  shrink, down to an eighth of the usual size, so the workers finish together.
-- At most ``window`` batches exist at once (two per worker thread, so a worker has
-  its next batch queued while the client collects the last one). A finished batch is
-  handed out and released before the next is submitted, so memory stays flat however
-  many deals the run has.
-- A worker that dies takes its batches with it; the scheduler reruns them elsewhere
-  (its ``allowed-failures`` setting bounds how often), and ``retries`` reruns a batch
-  whose task raised. The client sees each batch's future complete exactly once, so
-  each deal is yielded exactly once.
-
-Dask's defaults cost a deal dearly, so the LocalCluster we start changes three
-(``WORKER_CONFIG``; docs/BOTS.md shows the same as a config file for remote workers):
-the nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536`` so that memory goes
-back to the OS early, which for the allocation-heavy expert doubled its CPU time in
-page faults (measured: 25 CPU s against 10 for the same deals); the sampling profiler
-walks the worker's stacks every 10 ms, and the 20 ms event-loop tick and the system
-monitors take the GIL from the deal many times a second (5% of a core when idle).
-
-The run's config and convention cards travel by value with every batch (a couple of
-kilobytes): scattered data would die with the worker that holds it, and cards given
-as file paths are resolved here, on the client, where the files are.
+Dask does all the scheduling; this module only cuts the run into batches
+(:class:`BatchSizer`), keeps a bounded number of them in flight and streams the outcomes
+back as batches finish (:func:`run_batches`). Its use is docs/BOTS.md's ("Measuring at scale").
 """
 
 from __future__ import annotations
@@ -83,7 +50,13 @@ CONNECT_TIMEOUT = "20s"
 #: How often to ask the scheduler how many worker threads there are (workers may join).
 _REFRESH_SECONDS = 5.0
 
-#: Dask settings for workers that play deals (see the module docstring for why).
+#: Dask settings for workers that play deals (docs/BOTS.md shows the same as a config file
+#: for remote workers). Dask's defaults cost a deal dearly: the nanny starts workers with a
+#: low ``MALLOC_TRIM_THRESHOLD_``, so that memory goes back to the OS early, which for the
+#: allocation-heavy expert doubled its CPU time in page faults (measured: 25 CPU s against
+#: 10 for the same deals); the sampling profiler walks the worker's stacks every 10 ms; and
+#: the 20 ms event-loop tick and the system monitors take the GIL from the deal many times
+#: a second (5% of a core when idle).
 WORKER_CONFIG: dict[str, Any] = {
     "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,  # None: unset
     "distributed.worker.profile.enabled": False,
@@ -102,7 +75,17 @@ def job_count(config: ArenaConfig) -> int:
 
 def play_batch(config: ArenaConfig, cards: Cards, start: int,
                stop: int) -> tuple[list[DealOutcome], float]:
-    """Play jobs ``start`` to ``stop`` - 1 on a worker; the outcomes and the CPU seconds."""
+    """Play jobs ``start`` to ``stop`` - 1 on a worker; the outcomes and the CPU seconds.
+
+    Job ``k`` is deal ``k`` or, with ``duplicate``, deal ``k // 2`` with the sides swapped
+    when ``k`` is odd (the single-process run's order). Every deal is seeded from the run
+    seed and its own number, so which worker plays it changes nothing: the outcomes equal
+    a single-process run's once sorted. The config and the cards come by value with every
+    batch (a couple of kilobytes): scattered data would die with the worker that holds
+    it, and cards given as file paths are resolved on the client, where the files are.
+    The seconds are the CPU time of the worker's thread, as the overhead a batch amortises
+    is CPU time too, and wall time on a busy machine would shrink the batches for nothing.
+    """
     began = time.thread_time()
     swaps = 2 if config.duplicate else 1
     outcomes = []
@@ -116,6 +99,11 @@ def play_batch(config: ArenaConfig, cards: Cards, start: int,
 class BatchSizer:
     """Chooses each batch's size from the time per deal measured so far.
 
+    A batch should take about ``TARGET_SECONDS``: the expert needs a fraction of a second
+    per deal, random play a millisecond, and one fixed count would either drown in
+    scheduling overhead (about 15 ms of CPU a batch between client, scheduler and worker)
+    or leave workers idle at the end. The first wave is one deal per batch; near the end
+    batches shrink, down to an eighth of the usual size, so the workers finish together.
     ``fixed`` overrides the measurement (tests use it to get many small batches).
     """
 
@@ -158,7 +146,14 @@ def run_batches(client: Client, config: ArenaConfig, cards: Cards | None = None,
 
     The order is that of completion, not of deals. ``batch`` fixes the batch size
     (default: sized from measured time); ``window`` caps the batches in flight
-    (default: two per worker thread).
+    (default: two per worker thread, so a worker has its next batch queued while the
+    client collects the last one). A finished batch is handed out and released before
+    the next is submitted, so memory stays flat however many deals the run has.
+
+    A worker that dies takes its batches with it; the scheduler reruns them elsewhere
+    (its ``allowed-failures`` setting bounds how often), and :data:`RETRIES` reruns a
+    batch whose task raised. Each batch's future completes exactly once, so each deal is
+    yielded exactly once.
     """
     cards = cards if cards is not None else config.cards()
     total = job_count(config)

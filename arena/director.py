@@ -1,43 +1,8 @@
 """Playing a tournament's tables over the protocol (the engine room of ``jackal tournament``).
 
-Each table is run by a *director*: one client connection that creates the table (target
-1, the board's seed, both entries' convention cards, private: one invitation code per
-seat, so only the seats' own programs can sit there, and no spectators but the director,
-since another pair plays the same board at the same time), watches it through a
-:class:`~jackal.client.mirror.TableMirror` and seats the two entries:
-
-- a built-in strategy as two server-side bots (``add_bot``);
-- an ``exec:`` entry as two seats hosted here, exactly as ``jackal bot --exec`` hosts a
-  program (:func:`jackal.client.exec_host.play_exec_match`): one copy of the program per
-  seat, each in a sandbox of its own (:mod:`jackal.client.sandbox`); a move the program
-  times out on, crashes on or answers with something that is not a card of its hand is
-  played by the substitute strategy, run here on the seat's own view;
-- a ``cmd:`` entry as two processes of its command, each told where to sit (and with
-  which invitation) by the placeholders of :data:`jackal.arena.tournament.PLACEHOLDERS`,
-  substituted into the split argument list, and by the environment variables
-  ``JACKAL_HOST``, ``JACKAL_PORT``, ``JACKAL_TABLE``, ``JACKAL_SEAT``, ``JACKAL_NAME``,
-  ``JACKAL_PASSWORD`` and ``JACKAL_INVITE``. The values that come from the server (the
-  table id and the codes) are checked before any program sees them. Such a client plays
-  over its own connection, so the director enforces the per-move limit from outside: when
-  the seat's turn has lasted ``move_seconds`` it kills the process; the server then holds
-  the seat for its hold time and hands it to its takeover bot (the substitute), which
-  plays the rest of the board. A client that disconnects by itself (crash, or the server
-  closed it for garbage) is substituted the same way.
-
-Every program runs in a process group of its own, killed whole when its table ends.
-
-Everything the tournament scores comes from what the spectator sees, so it works the
-same against a remote ``--server``: the plays, and ``deal_ended`` with every seat's kept
-cards and the result. A seat's moves played by a substitute are counted as its faults
-(by kind); the exec host reports its own fallbacks.
-
-A program that does not take its seat within ``seat_seconds`` (never says ``ready``) is
-stopped and a substitute bot sits in for it (fault ``no_show`` for every move of that
-seat); one that cannot be run, or exits before its seat is taken, gets its substitute at
-once. So every move an entry's program does not play itself, whatever the fault, is
-played by the same strategy (``substitute``): on the server for a no-show or a stopped
-``cmd:`` client, here for an ``exec:`` program's move. A table where nothing happens for
-much longer than a move, a hold and a start allow is given up (:class:`TableFailed`).
+Each table is run by a *director*: one connection that creates the table (private), seats
+the two entries, watches it through a :class:`~jackal.client.mirror.TableMirror` and has
+the substitute play every move a program does not (docs/BOTS.md says what counts).
 """
 
 from __future__ import annotations
@@ -211,6 +176,14 @@ async def play_table(options: TableOptions, job: TableJob,
                      entries: Mapping[str, Entry]) -> TableResult:
     """Create ``job``'s table, seat its entries, watch it to the end and return the board.
 
+    The table has target 1, the board's seed and both entries' convention cards; it is
+    private (one invitation code per seat, so only the seats' own programs can sit there)
+    and has no spectators but the director, since another pair plays the same board at
+    the same time. Everything scored comes from what the director sees as a spectator
+    (the plays, and ``deal_ended`` with every seat's kept cards and the result), so it
+    works the same against a remote ``--server``. A seat's moves played by a substitute
+    are its faults, by kind; the exec host reports its own fallbacks.
+
     Raises :class:`TableFailed` (or a ``ClientError``) when the table cannot finish.
     """
     conn = await Connection.open(options.host, options.port)
@@ -266,6 +239,20 @@ async def _direct(conn: Connection, options: TableOptions, job: TableJob,
 
 async def _seat_entry(nursery: trio.Nursery, watch: _Watch, seat: Seat, invite: str,
                       exec_faults: dict[Seat, Counter[str]]) -> None:
+    """Seat ``seat``'s entry: a built-in strategy as a server-side bot (``add_bot``); an
+    ``exec:`` program hosted here (:func:`_host_exec`); a ``cmd:`` program as a process of
+    its command, told where to sit (and with which invitation) by the placeholders of
+    :data:`jackal.arena.tournament.PLACEHOLDERS`, substituted into the split argument
+    list, and by ``JACKAL_*`` environment variables. The values that come from the
+    server (the table id and the codes) were checked by :func:`safe_server_value`.
+
+    A ``cmd:`` client plays over its own connection, so the director enforces its move
+    limit from outside (:class:`_Watch`): it kills the process, the server holds the seat
+    for its hold time and hands it to its takeover bot (the substitute), which plays the
+    rest of the board. A client that disconnects by itself (a crash, or the server closed
+    it for garbage) is substituted the same way. Every program runs in a process group of
+    its own, killed whole when its table ends (:func:`_stop_processes`).
+    """
     options, table, slot = watch.options, watch.table, watch.seats[seat]
     entry = slot.entry
     if entry.kind == "builtin":
@@ -293,8 +280,11 @@ async def _seat_entry(nursery: trio.Nursery, watch: _Watch, seat: Seat, invite: 
 
 async def _host_exec(watch: _Watch, seat: Seat, invite: str, sandbox: Sandbox,
                      exec_faults: dict[Seat, Counter[str]]) -> None:
-    """One seat of an ``exec:`` entry, as ``jackal bot --exec`` plays it, but with the
-    tournament's substitute (not the fallback card) for the moves it fails."""
+    """One seat of an ``exec:`` entry, as ``jackal bot --exec`` plays it
+    (:func:`jackal.client.exec_host.play_exec_match`): one copy of the program per seat,
+    in a sandbox of its own (:mod:`jackal.client.sandbox`), but with the tournament's
+    substitute (not the fallback card), run here on the seat's own view, for the moves it
+    times out on, crashes on or answers with something that is not a card of its hand."""
     options, table, entry = watch.options, watch.table, watch.seats[seat].entry
     # Named in its log lines: many copies of many programs log side by side here.
     program = ExecProgram(entry.spec, startup_seconds=options.start_seconds, sandbox=sandbox,
@@ -349,7 +339,17 @@ def _record_of(directory: Path | None, table: str) -> str | None:
 class _Watch:
     """The spectator side of a director: follows the table through a mirror until
     ``match_ended``, and keeps the clocks a mirror has no business with (the start and a
-    ``cmd:`` client's move)."""
+    ``cmd:`` client's move).
+
+    A program that does not take its seat within ``seat_seconds`` (never says ``ready``)
+    is stopped and the substitute sits in for it (fault ``no_show`` for every move of
+    that seat); one that cannot be run, or exits before its seat is taken, gets it at once
+    (:meth:`gone`). So every move an entry's program does not play itself, whatever the
+    fault, is played by the same strategy: on the server for a no-show or a stopped
+    ``cmd:`` client, in :func:`_host_exec` for an ``exec:`` program's move. A table where
+    nothing happens for much longer than a move, a hold and a start allow is given up
+    (:class:`TableFailed`).
+    """
 
     def __init__(self, conn: Connection, options: TableOptions, job: TableJob, table: str,
                  seats: dict[Seat, _Seat]) -> None:

@@ -1,12 +1,8 @@
 """What the expert pair loses on a deal: the same hands played again by expert bots.
 
-A finished deal's four dealt hands are played through once more with the ``expert``
-strategy at all four seats, each partnership under the convention card it declared for
-the deal, and each side's information cost there (penalty minus the full-information
-optimum, :func:`yardstick.information_cost`) is what a table's real information cost is
-set beside. All four seats, not the pair's two alone: once the pair plays other cards
-the real opponents' later plays no longer answer anything, and a person's strategy
-cannot be run again. Deterministic for a given ``seed``.
+:func:`expert_pair_cost` plays a finished deal's four dealt hands through once more with
+``expert`` at every seat, under the cards the partnerships declared, and gives each
+side's information cost there, which the deal summary sets beside the table's own.
 """
 
 from __future__ import annotations
@@ -31,7 +27,13 @@ EXPERT_PAIR_STREAM = 0xE9A1
 def expert_pair_cost(dealt: Mapping[Seat, Sequence[Card]], dealer: Seat,
                      conventions: Mapping[Team, ConventionCard], seed: int,
                      deal_number: int = 1) -> dict[Team, int]:
-    """Each partnership's information cost when expert bots play these dealt hands."""
+    """Each partnership's information cost when expert bots play these dealt hands,
+    deterministic for a given ``seed``.
+
+    All four seats are expert bots, not the pair's two alone: once the pair plays other
+    cards the real opponents' later plays no longer answer anything, and a person's
+    strategy cannot be run again.
+    """
     deal = Deal([dealt[seat] for seat in SEATS], dealer)
     players = {seat: make_strategy("expert", derive_seed(seed, EXPERT_PAIR_STREAM, seat.ordinal))
                for seat in SEATS}

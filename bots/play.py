@@ -1,9 +1,8 @@
 """Playing one deal to its end with a strategy at every seat, in-process.
 
-The one deal-play loop: the arena's deals (:mod:`jackal.arena.deal`), the expert pair's
-replay of a finished deal for the deal summary (:mod:`.expert_pair`) and bench/bots.py
-all play through it. It lives with the strategies, not in the arena, because the server
-reaches it too (through the expert pair) and must not import the arena.
+The one deal-play loop, for the arena's deals, the expert pair and bench/bots.py. It
+lives with the strategies, not in the arena, because the server reaches it too (through
+the expert pair) and must not import the arena.
 """
 
 from __future__ import annotations

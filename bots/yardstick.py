@@ -1,28 +1,8 @@
 """The one yardstick for bots: information efficiency against a fixed baseline.
 
-For every deal and each partnership, two reference penalties are computed from the
-dealt hands alone, so they do not depend on who sat at the table:
-
-- the **baseline**: what the partnership scores with no signals at all, by a fixed
-  rule (:func:`baseline_keep`): each partner keeps their own groups of two or more
-  cards of a rank, whole, larger groups first and then lower ranks, passing over a
-  group that no longer fits whole, and fills the remaining places with their lowest
-  single cards (in the rare hand without enough singles, with its lowest other cards);
-- the **optimum**: the lowest penalty the two could reach if each saw the other's
-  hand (:func:`counts.optimum_pair`).
-
-A side's information efficiency over a run is
-
-    (mean baseline - mean penalty) / (mean baseline - mean optimum)
-
--- the share of the gap between playing blind and playing with full information that
-the side closes, 0 for the baseline and 1 for the optimum. It is taken as a ratio of
-means over the deals (a per-deal ratio would divide by zero on every deal where the
-baseline is already optimal), with a 95% interval from the delta method.
-
-After a deal the same optimum, with the cards it keeps (:func:`best_keep`), is what the
-deal summary shows, and a side's *information cost* is its penalty minus it
-(:func:`information_cost`): what not seeing partner's hand cost that deal.
+Per deal and partnership, the no-signal baseline and the full-information optimum come
+from the dealt hands alone; a side's efficiency is the share of the gap between them
+that it closes, its information cost its penalty over the optimum (docs/BOTS.md).
 """
 
 from __future__ import annotations
@@ -44,11 +24,13 @@ Z95 = 1.959964
 
 
 def baseline_keep(dealt: Sequence[Card]) -> list[Card]:
-    """The five cards the no-signal baseline keeps from a dealt hand (see the module doc).
+    """The five cards the no-signal baseline keeps from a dealt hand: what a partner
+    keeps with no signals at all, by a fixed rule.
 
-    Deterministic: whole groups by (larger first, lower rank first), then singles from
-    the lowest rank up, then (only if the singles run out) the lowest remaining cards;
-    suits break ties by card order.
+    Its own groups of two or more cards of a rank, whole, larger groups first and then
+    lower ranks, passing over a group that no longer fits whole; then singles from the
+    lowest rank up; then (only if the singles run out) the lowest remaining cards. Suits
+    break ties by card order, so it is deterministic.
     """
     by_rank: dict[int, list[Card]] = {}
     for card in sorted(dealt):
@@ -75,7 +57,8 @@ def baseline_penalty(first: Sequence[Card], second: Sequence[Card]) -> int:
 
 
 def optimum_penalty(first: Sequence[Card], second: Sequence[Card]) -> int:
-    """The partnership's full-information optimum on these dealt hands."""
+    """The partnership's full-information optimum on these dealt hands: the lowest
+    penalty the two could reach if each saw the other's hand."""
     return optimum_pair(rank_counts(first), rank_counts(second))
 
 
@@ -102,7 +85,8 @@ def best_keep(first: Sequence[Card], second: Sequence[Card]) -> BestKeep:
 
 
 def information_cost(penalty: int, best: int) -> int:
-    """What missing information cost a side on a deal: its penalty over the optimum."""
+    """What missing information cost a side on a deal: its penalty over the optimum
+    (:func:`best_keep`'s, the one the deal summary shows)."""
     return penalty - best
 
 
@@ -173,7 +157,13 @@ class EfficiencySums:
 def efficiency(penalty: Sequence[int], baseline: Sequence[int],
                optimum: Sequence[int]) -> Efficiency | None:
     """Ratio-of-means efficiency of one side over deals, or None if it is undefined
-    (no deals, or no gap between baseline and optimum to close)."""
+    (no deals, or no gap between baseline and optimum to close).
+
+    (mean baseline - mean penalty) / (mean baseline - mean optimum): the share of the gap
+    between playing blind and playing with full information that the side closes, 0 for
+    the baseline and 1 for the optimum. A ratio of means, because a per-deal ratio would
+    divide by zero on every deal where the baseline is already optimal.
+    """
     if not len(penalty) == len(baseline) == len(optimum):
         raise ValueError("one penalty, baseline and optimum per deal")
     sums = EfficiencySums()

@@ -1,16 +1,8 @@
 """One arena deal: a run's configuration, how deal ``i`` is seeded and dealt, and its outcome.
 
-:func:`play_deal` is what every arena runner calls (the in-process and multiprocessing
-runs in :mod:`jackal.arena.run`, the Dask batches in :mod:`jackal.arena.cluster`);
-it lives apart from both so that neither runner imports the other.
-
-Each deal ``i`` of a run is shuffled from ``derive_seed(seed, ARENA_STREAM, i)`` and
-dealt by ``SEATS[i % 4]``; every seat gets a fresh strategy seeded from the run seed,
-the deal number and the seat, so a run is reproducible and does not depend on where
-the deals are played. For each side the outcome also carries the yardstick's two
-references on the same hands (:mod:`jackal.bots.yardstick`: the no-signal baseline and the
-full-information optimum) and an audit of the side's signals against its dealt hands
-(:func:`jackal.game.honesty.audit`: avoidable false signals, per kind).
+:func:`play_deal` is what every arena runner calls (:mod:`.run` in one process or over
+several, :mod:`.cluster` on Dask); it lives apart from both so that neither imports the
+other, and it seeds each deal from the run seed and the deal's number alone.
 """
 
 from __future__ import annotations
@@ -78,7 +70,16 @@ def arena_deal_seed(seed: int, index: int) -> int:
 
 def play_deal(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard],
               index: int, swapped: bool = False) -> DealOutcome:
-    """Play deal ``index`` (sides swapped if asked) and score it for both sides."""
+    """Play deal ``index`` (sides swapped if asked) and score it for both sides.
+
+    The deal is shuffled from :func:`arena_deal_seed` and dealt by ``SEATS[index % 4]``;
+    every seat gets a fresh strategy seeded from the run seed, the deal number, the seat
+    and the swap, so a run is reproducible and does not depend on where its deals are
+    played. For each side the outcome also carries the yardstick's two references on the
+    same hands (:mod:`jackal.bots.yardstick`: the no-signal baseline and the
+    full-information optimum) and an audit of the side's signals against its dealt hands
+    (:func:`jackal.game.honesty.audit`: avoidable false signals, per kind).
+    """
     shuffle = arena_deal_seed(config.seed, index)
     dealer = SEATS[index % 4]
     deal = Deal.from_seed(shuffle, dealer)

@@ -1,22 +1,8 @@
 """The arena: strategies play seeded deals against each other in-process.
 
-Each deal ``i`` of a run is shuffled from ``derive_seed(seed, ARENA_STREAM, i)`` and
-dealt by ``SEATS[i % 4]``; every seat gets a fresh strategy seeded from the run seed,
-the deal number and the seat, so a run is reproducible and does not depend on how
-the deals are split over worker processes. With ``duplicate`` every deal is played
-a second time with the two strategies swapping seats.
-
-For each side and deal the arena also computes, on the same hands, the yardstick's
-two references (:mod:`jackal.bots.yardstick`): the no-signal baseline keep and the
-full-information optimum; from those comes the information efficiency
-(baseline - side) / (baseline - optimum) as a ratio of means, with its 95% interval.
-It also audits every signal against the dealt hands (:func:`jackal.game.honesty.audit`)
-and counts, per side, the avoidable false signals (a false card while an honest one
-was in hand), to hold against what the side's card declares.
-
-One deal (its configuration, seeding and outcome) is :mod:`jackal.arena.deal`,
-shared with the Dask runner :mod:`jackal.arena.cluster` (which ``jackal arena
---scheduler`` uses instead of ``run_arena``); the names are re-exported here.
+:func:`run_arena` plays a run (over worker processes with ``jobs``) and :func:`summarise`
+gives each side's figures (docs/BOTS.md, "Measuring: the arena"). One deal is
+:mod:`.deal`, shared with the Dask runner :mod:`.cluster`; its names are re-exported here.
 """
 
 from __future__ import annotations
@@ -82,8 +68,10 @@ def _work(batch: list[tuple[int, bool]]) -> list[DealOutcome]:
 def run_arena(config: ArenaConfig, jobs: int = 1) -> Generator[DealOutcome, None, None]:
     """Play every deal of ``config``; yields outcomes in deal order.
 
-    ``jobs`` > 1 spreads deals over that many worker processes (stdlib
-    multiprocessing); results are identical to a single-process run.
+    With ``duplicate`` every deal is played a second time with the two strategies
+    swapping seats. ``jobs`` > 1 spreads deals over that many worker processes (stdlib
+    multiprocessing); results are identical to a single-process run, since each deal is
+    seeded from the run seed and its number alone (:func:`play_deal`).
 
     Memory stays flat however many deals the run has: the deals are made as they are
     handed out, and at most ``AHEAD_PER_WORKER + 1`` batches per worker are handed out

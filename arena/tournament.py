@@ -1,36 +1,8 @@
 """A duplicate tournament on paper: entries, the schedule of tables, and the standings.
 
-This module holds what ``jackal tournament`` decides without any I/O, so it can be
-tested and reused on its own; playing the tables over the protocol is
-:mod:`jackal.arena.director`.
-
-Decisions:
-
-- **Entries.** ``NAME=SPEC``: a built-in strategy name (``expert``), ``exec:COMMAND`` (a
-  program hosted as ``jackal bot --exec`` hosts it, one ``your_turn`` line in, one card
-  out) or ``cmd:COMMAND`` (a full protocol client that joins the seat itself; see
-  :data:`PLACEHOLDERS`). An entry plays both seats of its partnership.
-- **Boards.** Board ``b`` (1..N) is deal 1 of a match with seed ``S + b`` (``S`` secret
-  until the end, see :mod:`jackal.cli.tournament`): the same
-  hands and the same dealer wherever it is played. The match has target 1, so it ends
-  with the first deal anyone wins; only deal 1 counts. When deal 1 is tied (equal
-  penalties, no points) the table plays on until a deal is won so that the match ends
-  as every match does, and those extra deals are not counted.
-- **Duplicate.** Every pair of entries (A, B) plays every board twice: once with A at
-  N/S and once with A at E/W, so both get the same cards against each other.
-- **Standings.** Per entry: the distinct boards it played and its tables (a board
-  against one opponent from one side; each table counts once), victory points won per
-  table (0 for a lost or tied one), the net (won minus conceded) per table, the deal
-  win rate with its 95% Wilson interval, and the information efficiency with its 95%
-  interval, measured as the arena measures it (:mod:`jackal.bots.yardstick`: the
-  no-signal baseline and the full-information optimum on the board's hands, a ratio of
-  means). The efficiency's interval takes each board as one sample (an entry's tables
-  of one board share its hands, so they are not independent); with one board there is
-  no interval, for either figure. Ranked by victory points per table, then net; entries
-  equal on both share a rank (listed by name).
-- **Faults.** A move the entry did not choose itself (the substitute played it) is a
-  fault, counted by kind: ``timeout``, ``crash``, ``garbage`` (an answer that is not a
-  card of the hand), ``no_show``.
+What ``jackal tournament`` decides without any I/O, so it can be tested and reused on its
+own; playing the tables over the protocol is :mod:`.director`. The rules (boards, the
+duplicate schedule, standings, faults) are docs/BOTS.md's ("A tournament between programs").
 """
 
 from __future__ import annotations
@@ -151,7 +123,11 @@ class TableJob:
 def schedule(names: Sequence[str], boards: int, seed: int) -> list[TableJob]:
     """Every pair of ``names`` on boards 1..``boards``, each board once each way round.
 
-    Board by board, so that a run stopped early has played whole boards for everyone.
+    Board ``b`` is deal 1 of a match with seed ``seed + b`` (``seed`` secret until the
+    end, see :mod:`jackal.cli.tournament`), so it has the same hands and dealer wherever
+    it is played, and each pair (A, B) plays it once with A at N/S and once with A at
+    E/W: both get the same cards against each other. Board by board, so that a run
+    stopped early has played whole boards for everyone.
     """
     if len(set(names)) != len(names):
         raise MalformedInput("entry names must differ")
@@ -185,7 +161,12 @@ def command_argv(command: str, values: Mapping[str, str]) -> list[str]:
 
 
 def board_deal(job: TableJob) -> Deal:
-    """The deal of ``job``'s board, before any play (deal 1 of a match with its seed)."""
+    """The deal of ``job``'s board, before any play (deal 1 of a match with its seed).
+
+    The table's match has target 1, so it ends with the first deal anyone wins, and only
+    deal 1 counts: after a tied deal 1 (equal penalties, no points) the table plays on so
+    that the match ends as every match does, and those extra deals are not counted.
+    """
     return Deal.from_seed(deal_seed(job.seed, 1), first_dealer(job.seed))
 
 

@@ -1,17 +1,8 @@
 """``jackal tournament``: a duplicate tournament between bot programs and built-in strategies.
 
-    jackal tournament --entry ex=expert --entry mine=exec:"python3 mybot.py" \\
-        --boards 8 --seed 1 --results results.json --records records/ --jobs 2
-
-Every pair of entries plays every board twice, seats swapped; several tables at once,
-but the two tables of one board and pair never at the same time. The seed is secret: a
-fresh one from :mod:`secrets` unless ``--seed`` is given, told only once the last board
-is scored. The rules of the schedule and the scoring are in :mod:`jackal.arena.tournament`,
-how a table is played and watched in :mod:`jackal.arena.director`. Without
-``--server`` a server runs inside this process on 127.0.0.1 (a free port), writing its
-match records to ``--records``; it holds a dropped seat for only a second, since
-nobody here comes back to one, so a stopped program's seat goes to the substitute at
-once.
+The options, the embedded server and the printing; the schedule and the scoring are
+:mod:`jackal.arena.tournament`'s, how a table is played :mod:`jackal.arena.director`'s,
+and the command's use docs/BOTS.md's ("A tournament between programs").
 """
 
 from __future__ import annotations
@@ -198,6 +189,8 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(logging.WARNING)
     args.seed_secret = args.seed is None
     if args.seed is None:
+        # Secret: nobody can work out a board from it; it is told only once the last
+        # board is scored (in the results), so --seed can play the same boards again.
         args.seed = secrets.randbelow(MAX_SEED)
     elif not 0 <= args.seed <= MAX_SEED:
         return _fail(f"--seed must be between 0 and {MAX_SEED}")
@@ -303,8 +296,9 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
                                           password=args.password)
             return await play_tables(options, jobs, entries, args.jobs, progress)
         async with trio.open_nursery() as server:
-            # Seats of stopped programs go to the substitute after a second; between
-            # deals (only after a tied board) nobody waits long for a program's ready.
+            # On 127.0.0.1, a free port. Seats of stopped programs go to the substitute
+            # after a second (nobody here comes back to a seat); between deals (only
+            # after a tied board) nobody waits long for a program's ready.
             config = ServerConfig(host="127.0.0.1", port=0, records_dir=args.records,
                                   hold_seconds=1.0, between_deals_seconds=1.0,
                                   takeover_strategy=args.substitute,

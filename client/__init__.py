@@ -1,14 +1,7 @@
-"""Everything a Jackal client needs: the connection, the seat session, the bot runner.
-
-- :mod:`.connection` -- :class:`Connection` (one trio TCP connection: requests matched to
-  replies by id, pushed events, automatic ``pong``) and the client errors.
-- :mod:`.session` -- :class:`SeatSession` (a seat kept across dropped connections).
-- :mod:`.mirror` -- :class:`TableMirror` (the client's copy of the table).
-- :mod:`.botrunner` -- :func:`play_match`, what ``jackal bot`` runs.
-- :mod:`.exec_host` -- :func:`play_exec_match`, what ``jackal bot --exec`` runs: any
-  program as a seat, one ``your_turn`` line in and one card line out per move.
-- :mod:`.tui` and :mod:`.embedded` -- the terminal client ``jackal play``.
-"""
+"""Everything a Jackal client needs: :class:`Connection` (one TCP connection) and the client
+errors, :class:`SeatSession` (a seat kept across dropped connections), :class:`TableMirror`
+(the client's copy of the table), :func:`play_match` (``jackal bot``),
+:func:`play_exec_match` (``jackal bot --exec``); :mod:`.tui` is ``jackal play``."""
 
 from __future__ import annotations
 

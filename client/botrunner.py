@@ -1,27 +1,7 @@
-"""Run a bot strategy at a seat on a server: what ``jackal bot`` does.
-
-The runner owns nothing but decisions. A :class:`~jackal.client.session.SeatSession` keeps
-the seat (hello, join, ready, keepalive, reconnect and reclaim) and a
-:class:`~jackal.client.mirror.TableMirror` of the table; whenever the mirror says it is
-this seat's turn, the runner builds a :class:`jackal.bots.View` from it and asks the
-strategy for a card. ``choose`` runs in a worker thread (``trio.to_thread``), so the
-connection keeps answering pings however long the strategy thinks.
-
-Decisions:
-
-- The runner acts on ``session.my_turn``, which is True at most once per turn (deal
-  number, plays made so far) and is reset by a reclaim's ``table_state`` (whose rows show
-  whether a play sent just before a drop arrived), so no play is lost or doubled.
-- A strategy that returns a card not in its hand, or raises, is a bug in the strategy: the
-  runner logs it and plays the fallback of ``jackal.bots.host`` (the first card of its
-  hand, as server-side bots do) so the table is never stalled.
-- An opponent's question to this seat is answered at once from the partnership's declared
-  card (``jackal.bots.host.answer_question``, as server-side bots do), since the bot has
-  no other agreements.
-- Log lines (logger ``jackal.bot``) are one per deal start, own play, deal end and match
-  end, plus the convention cards in force (on every snapshot and change); the session
-  logs connection status changes (logger ``jackal.client``).
-"""
+"""Run a bot strategy at a seat on a server: what ``jackal bot`` does. The runner owns
+nothing but decisions: a :class:`~jackal.client.session.SeatSession` keeps the seat and
+its mirror; on this seat's turn the runner asks the strategy for a card in a worker thread
+(:func:`play_match`), so the connection keeps answering pings however long it thinks."""
 
 from __future__ import annotations
 
@@ -116,6 +96,21 @@ async def play_match(session: SeatSession, strategy: Strategy | None = None, *,
     coroutine it returns is awaited (``jackal bot --exec-events all`` passes each event
     on to its program). Raises
     :class:`~jackal.client.session.SessionLost` if the seat is lost for good.
+
+    Decisions:
+
+    - The runner acts on ``session.my_turn``, which is True at most once per turn (deal
+      number, plays made so far) and is reset by a reclaim's ``table_state`` (whose rows show
+      whether a play sent just before a drop arrived), so no play is lost or doubled.
+    - A strategy that returns a card not in its hand, or raises, is a bug in the strategy: the
+      runner logs it and plays the fallback of ``jackal.bots.host`` (the first card of its
+      hand, as server-side bots do) so the table is never stalled.
+    - An opponent's question to this seat is answered at once from the partnership's declared
+      card (``jackal.bots.host.answer_question``, as server-side bots do), since the bot has
+      no other agreements.
+    - Log lines (logger ``jackal.bot``) are one per deal start, own play, deal end and match
+      end, plus the convention cards in force (on every snapshot and change); the session
+      logs connection status changes (logger ``jackal.client``).
     """
     if (strategy is None) == (on_your_turn is None):
         raise ValueError("give exactly one of strategy and on_your_turn")

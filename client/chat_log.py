@@ -1,10 +1,6 @@
-"""The chat lines a client keeps of one table: :class:`ChatLog`, with no I/O.
-
-A table's ``table_state`` carries its last lines, and each ``chat`` event adds one. A
-snapshot after a reconnect repeats lines the client already has: :meth:`ChatLog.reset`
-says which of its lines are new (those after the longest run of the old lines' end it
-starts with), so a screen shows each line once without counting anything itself.
-"""
+"""The chat lines a client keeps of one table: :class:`ChatLog`, with no I/O. A snapshot
+after a reconnect repeats lines the client has; :meth:`ChatLog.reset` says which are new,
+so a screen shows each line once."""
 
 from __future__ import annotations
 
@@ -25,7 +21,13 @@ def line_of(msg: ChatMessage) -> ChatLine:
 
 
 class ChatLog:
-    """The newest :data:`KEEP` chat lines of the table, oldest first."""
+    """The newest :data:`KEEP` chat lines of the table, oldest first.
+
+    A table's ``table_state`` carries its last lines, and each ``chat`` event adds one. A
+    snapshot after a reconnect repeats lines the client already has: :meth:`ChatLog.reset`
+    says which of its lines are new (those after the longest run of the old lines' end it
+    starts with), so a screen shows each line once without counting anything itself.
+    """
 
     def __init__(self) -> None:
         self.lines: deque[ChatLine] = deque(maxlen=KEEP)

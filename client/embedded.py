@@ -1,15 +1,7 @@
-"""The game ``jackal play`` starts by itself: a server inside the process, and a table.
-
-With no ``--server``, ``jackal play`` runs a real Jackal server on 127.0.0.1 (port 0, so
-the system picks a free one) in the same trio run as the client, creates a table, seats
-the player and fills the other three seats with server-side bots. The client then talks
-to it over TCP exactly as it would to a remote server: one code path, and everything a
-player does at home is what a server sees.
-
-This module says what that game is (:class:`EmbeddedGame`); the server itself is started
-by the command (``jackal.cli.play.start_embedded_server``), since the client never
-imports the server.
-"""
+"""The game ``jackal play`` starts by itself (:class:`EmbeddedGame`): a real server inside
+the process on 127.0.0.1, a table, the player seated and bots in the other seats, spoken
+to over TCP as a remote server is. The command starts the server
+(``jackal.cli.play.start_embedded_server``), since the client never imports it."""
 
 from __future__ import annotations
 
@@ -38,7 +30,18 @@ def seat_strategy(card: str | ConventionCard) -> str:
 
 @dataclass(frozen=True)
 class EmbeddedGame:
-    """What the one-command game looks like: who sits where, with which cards."""
+    """What the one-command game looks like: who sits where, with which cards.
+
+    With no ``--server``, ``jackal play`` runs a real Jackal server on 127.0.0.1 (port 0, so
+    the system picks a free one) in the same trio run as the client, creates a table, seats
+    the player and fills the other three seats with server-side bots. The client then talks
+    to it over TCP exactly as it would to a remote server: one code path, and everything a
+    player does at home is what a server sees.
+
+    This module says what that game is (:class:`EmbeddedGame`); the server itself is started
+    by the command (``jackal.cli.play.start_embedded_server``), since the client never
+    imports the server.
+    """
 
     name: str = "you"
     seat: Seat = Seat.S

@@ -1,64 +1,8 @@
-"""Run any program as a Jackal seat: what ``jackal bot --exec COMMAND`` does.
-
-The program speaks the simplest protocol there is, one line each way per move (as a Go
-engine speaks GTP): the host writes each ``your_turn`` message the server sends (one JSON
-object with everything the seat may know, see docs/PROTOCOL.md) as one line to its stdin,
-and the program answers with one line on its stdout: the card to play (``7H``). The
-program's stderr is passed through, for its author's debugging. Everything else -- hello,
-creating or joining the table, ``ready``, keepalive, reconnecting and reclaiming the seat,
-answering opponents' questions from the declared card -- is done by the host through the
-same :class:`~jackal.client.session.SeatSession` and
-:func:`~jackal.client.botrunner.play_match` as ``jackal bot --strategy``.
-
-Decisions:
-
-- The command is split into words as a POSIX shell would (quotes work) and run without a
-  shell; use ``sh -c '...'`` for pipes or variables. It is started before connecting, so a
-  command that cannot run ends ``jackal bot`` before any seat is taken.
-- Each move has a time limit (``move_seconds``). On a *timeout*, a *crash* (the program
-  exited or closed its stdout) or *garbage* (a line that is not a card of the hand), the
-  host plays the legal fallback (the same card every bot host plays for a failed
-  strategy: :func:`jackal.bots.host.fallback_card`), or, when a ``substitute`` strategy
-  is given (``jackal tournament`` gives its ``--substitute``), that strategy's card, so
-  the table is never stalled; the play is logged with the fault, each kind of fault is
-  logged as a warning the first time it happens, and :attr:`ExecResult.faults` counts
-  them.
-- A program that timed out is killed: its late answer would otherwise be read as the
-  answer to the next move. A killed or crashed program is started again at the next
-  move, which is safe because every ``your_turn`` carries the whole position. Crashes and
-  timeouts use up the same ``max_restarts`` restarts a match; after that the host stops
-  trying, so a program that dies at once is not restarted hundreds of times.
-- A restarted program that times out on its first move is not started again either: it
-  hangs whatever it is given, and each restart would cost a whole wait (move plus
-  start-up time) on every move. So a program that hangs on every move costs two waits a
-  match, its first timeout and the one after its restart, not one per move.
-- Once the program is not started again, every move of the rest of the match is played
-  for it at once, without waiting, and counted under the fault that stopped it
-  (``timeout`` or ``crash``).
-- Garbage does not restart the program (it answered, so it is still in step); blank lines
-  are skipped, and a line longer than 1 KiB counts as garbage.
-- With ``events="all"`` (``--exec-events all``) every event the seat's session hands out
-  goes to the program too, re-encoded as it came; only ``your_turn`` waits for an answer.
-  Before a deal's first line (its ``deal_started``, or the first ``your_turn`` of a
-  program started since) comes one ``convention_cards`` line: both whole cards the deal
-  is played under. Once a deal, not in every ``your_turn``: cards change only between
-  deals, and two whole cards are several times a ``your_turn``'s size. The default stays
-  ``your_turn`` only, so a program that answers every line it reads keeps working.
-- An event the program does not read within ``move_seconds`` (its stdin is full) gets it
-  killed, as a timeout does; events are not kept for a program that is not running.
-- At the end of the match the program's stdin is closed; it gets 2 s to exit before it is
-  killed, and a non-zero exit status in that time is logged.
-- The program starts in a session (and process group) of its own, and every way the host
-  stops it kills that whole group, so a child it started (``sleep 97 &``) goes with it.
-- ``sandbox`` (:mod:`.sandbox`) runs it with its own HOME and TMPDIR, and under bubblewrap
-  when that works here; ``jackal tournament`` gives each copy of a program its own.
-- The host relies on the server's ``your_turn`` (the program is asked only when one
-  arrives), so it needs a server whose ``welcome.features`` names it
-  (:data:`EXEC_FEATURES`). An older server never sends it and the program would never be
-  asked: the session refuses such a server before taking a seat
-  (:class:`~jackal.client.session.MissingFeatures`), and ``jackal bot --exec`` says so and
-  exits with status 2.
-"""
+"""Run any program as a Jackal seat: what ``jackal bot --exec COMMAND`` does. The host writes
+each ``your_turn`` (and, with ``events="all"``, every event) to the program's stdin as one
+line and reads a card back; everything else (the seat, keepalive, reconnecting, answering
+questions) is the same :class:`~jackal.client.session.SeatSession` and ``play_match`` as
+``jackal bot --strategy``. Faults, restarts and limits are docs/BOTS.md's ("Level 2")."""
 
 from __future__ import annotations
 

@@ -1,28 +1,7 @@
-"""A lobby connection that comes back by itself: :class:`LobbyLink`.
-
-The terminal client keeps one connection for the lobby (the table list, creating tables,
-adding bots, spectating) beside the :class:`~jackal.client.session.SeatSession` of a seat.
-When the network blips or the server restarts, the link reconnects with the same
-backoff-with-jitter policy as a seat (:class:`~jackal.client.session.Backoff`), says
-hello again and calls ``on_connected(conn)`` so the owner can put back what the server
-forgot with the old connection (list the tables again, watch the same table again). It
-never gives up on its own: a player who sees RECONNECTING for too long quits with Ctrl-Q.
-
-What the owner sees:
-
-- ``on_status(status, detail, retry_in)``: ``"connecting"``, ``"connected"``,
-  ``"unreachable"`` (no connection was ever made: the server is not there, or not yet),
-  ``"reconnecting"`` (a connection was lost; both with ``retry_in``: seconds until the
-  next attempt, so a countdown can be drawn) or ``"lost"`` (the server refused the
-  hello, e.g. a wrong password: trying again cannot help, and :meth:`LobbyLink.run`
-  raises the ``ServerError``);
-- :meth:`LobbyLink.events`: pushed events of every connection in turn, in order; an
-  owner that leaves more than ``MAX_EVENT_BYTES`` of them unread (a server flooding) gets
-  the connection dropped and a new one, which lists and watches again from snapshots;
-- :meth:`LobbyLink.request`: a request on the current connection (``ConnectionLost``
-  while there is none: a request is never resent on a new connection by itself, so
-  nothing is ever done twice).
-"""
+"""A lobby connection that comes back by itself: :class:`LobbyLink`, the terminal client's
+connection for the table list, creating tables, adding bots and spectating, beside a
+seat's session. It reconnects with the seat's backoff and calls the owner back to put
+back what the server forgot with the old connection."""
 
 from __future__ import annotations
 
@@ -46,7 +25,31 @@ LinkStatus = Callable[[str, str, "float | None"], None]
 
 
 class LobbyLink:
-    """See the module docstring."""
+    """A lobby connection that reconnects by itself.
+
+    The terminal client keeps one connection for the lobby (the table list, creating tables,
+    adding bots, spectating) beside the :class:`~jackal.client.session.SeatSession` of a seat.
+    When the network blips or the server restarts, the link reconnects with the same
+    backoff-with-jitter policy as a seat (:class:`~jackal.client.session.Backoff`), says
+    hello again and calls ``on_connected(conn)`` so the owner can put back what the server
+    forgot with the old connection (list the tables again, watch the same table again). It
+    never gives up on its own: a player who sees RECONNECTING for too long quits with Ctrl-Q.
+
+    What the owner sees:
+
+    - ``on_status(status, detail, retry_in)``: ``"connecting"``, ``"connected"``,
+      ``"unreachable"`` (no connection was ever made: the server is not there, or not yet),
+      ``"reconnecting"`` (a connection was lost; both with ``retry_in``: seconds until the
+      next attempt, so a countdown can be drawn) or ``"lost"`` (the server refused the
+      hello, e.g. a wrong password: trying again cannot help, and :meth:`LobbyLink.run`
+      raises the ``ServerError``);
+    - :meth:`LobbyLink.events`: pushed events of every connection in turn, in order; an
+      owner that leaves more than ``MAX_EVENT_BYTES`` of them unread (a server flooding) gets
+      the connection dropped and a new one, which lists and watches again from snapshots;
+    - :meth:`LobbyLink.request`: a request on the current connection (``ConnectionLost``
+      while there is none: a request is never resent on a new connection by itself, so
+      nothing is ever done twice).
+    """
 
     def __init__(self, host: str, port: int, *, name: str, password: str | None = None,
                  client: str = "jackal-client", backoff: Backoff | None = None,

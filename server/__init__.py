@@ -1,10 +1,7 @@
-"""The Jackal server: trio at the edge, a synchronous table state machine inside.
-
-Start one with ``await nursery.start(serve, ServerConfig(port=0))`` (the port it bound is
-returned) or from the shell with ``jackal serve``. Its rooms: ``net/`` (the network edge),
-the hub and the tables with their parts, ``views`` (the one place hands are cut), and
-``records/`` (match files, replay and crash recovery); docs/ARCHITECTURE.md draws them.
-"""
+"""The Jackal server: trio at the edge, a synchronous table state machine inside. Start one
+with ``await nursery.start(serve, ServerConfig(port=0))`` (it returns the port it bound) or
+``jackal serve``. Its rooms (``net/``, the hub and the tables with their parts, ``views``,
+``records/``) are drawn in docs/ARCHITECTURE.md."""
 
 from __future__ import annotations
 

@@ -1,23 +1,6 @@
-"""Server-side bots: strategies that play seats without a connection.
-
-Every bot's randomness is its own and unpredictable: each strategy object is built
-with a 128-bit seed from :mod:`secrets` (the operating system's random source), never
-from a counter or the table's seed, so an opponent cannot replay a bot's choices to
-learn its hand. A strategy that fails is logged once per table and seat (with its
-traceback), not once per move.
-
-A strategy is plain synchronous code (``jackal.bots``), possibly slow, so each
-decision runs in a worker thread (``trio.to_thread.run_sync``) behind the shared
-:class:`ThreadSlots` (people's tables first), never on the event loop. A decision that
-takes longer than ``think_seconds``, raises, or returns a card not in the hand is
-replaced by the same legal fallback as everywhere (``jackal.bots.host``: the first card
-of its hand) and the strategy object is rebuilt, so an abandoned thread never shares
-state with the next decision.
-
-A decision's length depends on the hand (the expert thinks about 1 ms longer for each
-distinct rank it holds), so its answer is held back to a fixed time, never sent when the
-thinking ends: see :meth:`BotPool.think` and docs/PROTOCOL.md ("Bot timing").
-"""
+"""Server-side bots: :class:`BotPool`, the strategies that play seats without a connection,
+each deciding in a worker thread and its card held back to a fixed time so that its
+think time does not show its hand (docs/PROTOCOL.md, "Bot timing")."""
 
 from __future__ import annotations
 
@@ -43,7 +26,18 @@ log = logging.getLogger("jackal.server")
 
 
 class BotPool:
-    """The strategy objects of every bot seat, and the threads they think in."""
+    """The strategy objects of every bot seat, and the threads they think in.
+
+    Each strategy object gets a 128-bit seed from :mod:`secrets`, never a counter or the
+    table's seed, so an opponent cannot replay a bot's choices to learn its hand. A
+    decision runs in a worker thread behind the shared :class:`ThreadSlots` (people's
+    tables first), never on the event loop. One slower than ``think_seconds``, one that
+    raises or one that names a card not in the hand is replaced by the legal fallback of
+    ``jackal.bots.host`` (the hand's first card), and the strategy object is rebuilt, so
+    an abandoned thread never shares state with the next decision. A strategy that fails
+    is logged once per table and seat. Its card is held back to a fixed time (see
+    :meth:`think`), since how long a decision takes depends on the hand.
+    """
 
     def __init__(self, threads: int, think_seconds: float, floor_seconds: float = 0.0) -> None:
         self.slots = ThreadSlots(threads)

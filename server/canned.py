@@ -1,14 +1,5 @@
-"""Replies that never change, encoded once for the whole server.
-
-The ``help`` reply is the same list for everyone (about 4 KiB); only the ``id`` it echoes
-differs. So it is encoded once, and each answer is two pieces: the shared body, one
-``bytes`` object that every connection's outgoing queue refers to (no copy), and a few
-bytes of tail carrying the id. A client asking for ``help`` a thousand times costs the
-server a thousand small tails, not a thousand copies of the list.
-
-The splice relies on the encoder writing ``id`` last: that is checked when the reply is
-built, and if it ever stops being true the reply is simply encoded per request.
-"""
+"""Replies that never change (the ``help`` list, about 4 KiB), encoded once for the whole
+server and spliced with each request's ``id`` (:class:`CannedReply`)."""
 
 from __future__ import annotations
 
@@ -26,7 +17,14 @@ _encode_value = msgspec.json.Encoder().encode
 
 
 class CannedReply:
-    """A reply encoded once; :meth:`parts` gives the pieces for one request's ``id``."""
+    """A reply encoded once; :meth:`parts` gives the pieces for one request's ``id``.
+
+    Each answer is the shared body, one ``bytes`` object every connection's queue refers
+    to, and a few bytes of tail carrying the id: ``help`` asked a thousand times costs a
+    thousand small tails. The splice needs the encoder to write ``id`` last; that is
+    checked when the reply is built, and if it ever stops being true the reply is encoded
+    per request.
+    """
 
     def __init__(self, build: Callable[[MessageId | None], ServerMessage]) -> None:
         self._build = build

@@ -1,12 +1,6 @@
-"""A table's deal summaries: each finished deal's best keeps and information cost, and
-the expert pair's cost on the same hands, which a worker thread works out later.
-
-The best keeps are computed on the event loop (under a millisecond a partnership) and
-kept by deal seed, so the history of a long match, or one restored from its record, is
-not worked out again for every snapshot. An expert play-through is a quarter of a second
-of CPU: :class:`ExpertJob` carries what it needs (everything in it is public once the
-deal is over) to the hub, which runs it at the lowest priority of the bots' thread slots.
-"""
+"""A table's deal summaries: each finished deal's best keeps and information cost, and the
+expert pair's cost on the same hands, which a worker thread works out later
+(:class:`DealSummaries`, :class:`ExpertJob`)."""
 
 from __future__ import annotations
 
@@ -27,7 +21,11 @@ __all__ = ["DealSummaries", "ExpertJob"]
 
 @dataclass(frozen=True, slots=True)
 class ExpertJob:
-    """One deal to play through with the expert pair (see :mod:`jackal.bots.expert_pair`)."""
+    """One deal to play through with the expert pair (see :mod:`jackal.bots.expert_pair`).
+
+    A quarter of a second of CPU, so the hub runs it in a worker thread at the lowest
+    priority of the bots' thread slots; everything in it is public once the deal is over.
+    """
 
     match_seed: int
     deal: int
@@ -44,7 +42,9 @@ class ExpertJob:
 
 
 class DealSummaries:
-    """What one table's match knows of its finished deals beyond the score."""
+    """What one table's match knows of its finished deals beyond the score. The best
+    keeps are worked out on the event loop (under a millisecond a partnership) and kept
+    by deal seed, so a long match's history is not worked out again for every snapshot."""
 
     __slots__ = ("_best", "due", "expert", "match_seed")
 

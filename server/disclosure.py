@@ -1,12 +1,7 @@
-"""Disclosure at a table: convention cards, explanations and private questions.
-
-Each table owns one :class:`Disclosure` object, which holds the partnerships' cards and
-the open questions and reads the rest of the table through the small
-:class:`DisclosingTable` protocol (so this module does not import the table). The
-behaviour decisions are listed in ``table.py``'s docstring. Everything here uses
-only public information: explanations come from the partnership's declared card and
-the plays made so far, and a bot's answer is its card's explanation, never its hand.
-"""
+"""Disclosure at a table: convention cards, explanations and private questions, held by the
+table's :class:`Disclosure` part, which reads the table through :class:`DisclosingTable`.
+Everything here is public information: an explanation comes from the declared card and the
+plays, and a bot's answer is its card's explanation, never its hand (docs/PROTOCOL.md)."""
 
 from __future__ import annotations
 

@@ -1,20 +1,5 @@
-"""The lobby: every table of this server by id, who is at which table, and seat tokens.
-
-Who sits where is recorded once: each table holds its seat slots and its spectators, and
-the lobby keeps which table each connection is at (seated or watching), so a message
-finds its table without searching. Both change only through the methods here and the
-table's own methods, called from here; a connection object knows nothing of its seat.
-A connection is at most at one table: it holds at most one seat in the whole server
-(``already_seated``) and watches at most one table (watching or joining a table stops
-watching the previous one).
-
-Seat tokens are found by their hash in one dictionary lookup (a ``hello`` with a wrong
-token costs the same whatever the number of tables); the entry is then checked against
-the table's seats, so an entry left behind by a seat that changed hands finds nothing.
-
-Table ids are short (``t1``, ``t2``, ...) and never reused within one records
-directory, because restored tables keep theirs and new ids skip them.
-"""
+"""The lobby: every table of this server by id, which table each connection is at, and the
+seat tokens that find a seat again (:class:`Lobby`)."""
 
 from __future__ import annotations
 
@@ -38,7 +23,17 @@ __all__ = ["Lobby"]
 
 
 class Lobby:
-    """Tables by id, and the table each connection is at."""
+    """Tables by id, and the table each connection is at.
+
+    Who sits where is kept once: each table holds its seats and spectators, the lobby
+    which table each connection is at, so a message finds its table without a search;
+    both change only through these methods and the table's own. A connection holds at
+    most one seat in the whole server and watches at most one table. A seat token is
+    found by its hash in one lookup (a wrong token costs the same whatever the number of
+    tables) and then checked against the table's seats, so an entry left by a seat that
+    changed hands finds nothing. Table ids (``t1``, ``t2``, ...) skip those restored
+    tables keep, so they are never reused within one records directory.
+    """
 
     def __init__(self) -> None:
         self.tables: dict[str, Table] = {}

@@ -1,12 +1,7 @@
-"""Names people go by: one person per name, and no person named like a server's bot.
-
-A name's keys are its NFKC form with each character replaced by one member of its class
-of look-alikes (Unicode's confusables table, as the ``confusable_homoglyphs`` package
-ships it), taken case folded, and folded before and after the replacement (so ``AIice``
-with a capital i meets ``alice``, and ``b0t`` meets ``BOT``). Two names are the same when
-their keys meet: ``alice``, ``ALICE`` and ``аlice`` (Cyrillic а) are one name. The hub keeps
-who uses which key; the rules clients rely on are in docs/PROTOCOL.md (``hello``).
-"""
+"""Names people go by: one person per name, and no person named like a server's bot. Two
+names are the same when their keys meet (:func:`name_keys`: NFKC, case and look-alike
+letters); the hub keeps who uses which key, and the rules clients rely on are
+docs/PROTOCOL.md's (``hello``)."""
 
 from __future__ import annotations
 
@@ -54,7 +49,13 @@ def _skeleton(text: str) -> str:
 
 @cache
 def name_keys(name: str) -> frozenset[str]:
-    """What a name is compared by: names whose keys meet could be taken for one."""
+    """What a name is compared by: names whose keys meet could be taken for one.
+
+    The keys are the NFKC form with each character replaced by one of its class of
+    look-alikes (Unicode's confusables, as ``confusable_homoglyphs`` ships them), case
+    folded before and after the replacement: ``AIice`` (a capital i) meets ``alice``,
+    ``b0t`` meets ``BOT``, and ``аlice`` (a Cyrillic а) meets ``alice``.
+    """
     text = _SPACES.sub(" ", unicodedata.normalize("NFKC", name)).strip()
     return frozenset((_skeleton(text.casefold()), _skeleton(text).casefold(),
                       _skeleton(text.upper()).casefold()))

@@ -1,13 +1,7 @@
-"""Seat tokens: long random secrets, stored only as hashes.
-
-A token is ``secrets.token_urlsafe(32)``: 256 random bits, so guessing is hopeless.
-The server keeps (and records) only its SHA-256; a presented token is hashed and the
-hash compared with ``hmac.compare_digest``, so neither a leaked record file nor the
-time a comparison takes helps an attacker.
-
-Invitation codes (private tables) are kept the same way, but are made to be read out and
-typed: 16 characters from an alphabet without look-alikes (80 bits), in groups of four.
-"""
+"""Seat tokens (256 random bits) and invitation codes (80 bits in four groups of four, made
+to be read out), both stored only as SHA-256 hashes and compared in constant time, so
+neither a leaked record nor a comparison's time helps an attacker (docs/PROTOCOL.md,
+"Reconnecting with a token", "Private tables and invitations")."""
 
 from __future__ import annotations
 

@@ -1,22 +1,20 @@
-"""Per-recipient messages: the ONE place hidden information is removed.
+"""Per-recipient messages: the ONE place hidden information is removed. Everything the
+server tells a seat or a spectator about the cards is built here, from the recipient's
+seat (``None`` for a spectator) and nothing else about who asks; the rules are below and
+in docs/PROTOCOL.md ("Hidden information")."""
 
-Everything the server tells a seat or a spectator about the cards is built here.
-The rules of disclosure, in one list:
-
-- rows (cards already played) are public: everyone at the table sees all four;
-- a seat's unplayed cards go only to that seat: in ``deal_started`` (its copy only), in
-  ``table_state`` (``hand`` is set only when the recipient sits there) and in
-  ``your_turn`` (built from that seat's own knowledge, sent to it alone);
-- ``deal_ended`` shows every seat's five kept cards and 13 dealt cards to everyone, and
-  the best keeps: the deal is over (no message before it carries a hand but its own);
-- spectators get exactly what an opponent of every seat would get: rows, never hands;
-- an open question's text goes to the asked seat and the asker only; the asker's partner
-  learns which card it is about, spectators and the asked seat's partner nothing
-  (``table_state.questions``, as the events ``question``/``question_asked`` do).
-
-Callers pass the recipient's seat (``None`` for a spectator); nothing else here looks
-at who is asking.
-"""
+# The rules of disclosure, in one list:
+#
+# - rows (cards already played) are public: everyone at the table sees all four;
+# - a seat's unplayed cards go only to that seat: in ``deal_started`` (its copy only), in
+#   ``table_state`` (``hand`` is set only when the recipient sits there) and in
+#   ``your_turn`` (built from that seat's own knowledge, sent to it alone);
+# - ``deal_ended`` shows every seat's five kept cards and 13 dealt cards to everyone, and
+#   the best keeps: the deal is over (no message before it carries a hand but its own);
+# - spectators get exactly what an opponent of every seat would get: rows, never hands;
+# - an open question's text goes to the asked seat and the asker only; the asker's partner
+#   learns which card it is about, spectators and the asked seat's partner nothing
+#   (``table_state.questions``, as the events ``question``/``question_asked`` do).
 
 from __future__ import annotations
 

@@ -1,23 +1,7 @@
-"""The ``jackal play`` application: prompt_toolkit in front, trio behind.
-
-prompt_toolkit runs on asyncio; the network code (the shared client library, and the
-embedded server) is trio. :meth:`TuiApp.run` starts trio as a *guest* on the asyncio
-loop (``trio.lowlevel.start_guest_run``) and awaits ``app.run_async()``, so both run in
-one thread and share nothing but the :class:`~jackal.client.tui.state.TuiState`:
-
-- trio tasks show server messages on the state and call ``app.invalidate()``; the table
-  itself is the one mirror of the process (the seat session's while seated);
-- key handlers change the state and queue outgoing messages in ``state.outbox``, then
-  ``state.wake()`` (a ``TrioToken.run_sync_soon`` that sets an event) wakes the trio task
-  that sends them, one at a time and in order;
-- when the application exits, the trio run is cancelled and awaited before returning.
-
-Two ways to play: :class:`EmbeddedGame` (the default: a server in this process, bots in
-the other seats, "play again" makes a new table) or a remote server's lobby
-(``server=(host, port)``), from which one joins a seat (a
-:class:`~jackal.client.session.SeatSession`, which reclaims the seat after a dropped
-connection) or spectates.
-"""
+"""The ``jackal play`` application: prompt_toolkit in front, trio behind, in one thread
+(:class:`TuiApp` runs trio as a guest on prompt_toolkit's asyncio loop), sharing nothing
+but the :class:`~jackal.client.tui.state.TuiState`. It plays the embedded game (a server in
+this process) or a remote server's lobby."""
 
 from __future__ import annotations
 
@@ -84,7 +68,26 @@ class PlayOptions:
 
 
 class TuiApp:
-    """One run of the terminal client. ``input``/``output`` are for tests."""
+    """One run of the terminal client. ``input``/``output`` are for tests.
+
+    prompt_toolkit runs on asyncio; the network code (the shared client library, and the
+    embedded server) is trio. :meth:`TuiApp.run` starts trio as a *guest* on the asyncio
+    loop (``trio.lowlevel.start_guest_run``) and awaits ``app.run_async()``, so both run in
+    one thread and share nothing but the :class:`~jackal.client.tui.state.TuiState`:
+
+    - trio tasks show server messages on the state and call ``app.invalidate()``; the table
+      itself is the one mirror of the process (the seat session's while seated);
+    - key handlers change the state and queue outgoing messages in ``state.outbox``, then
+      ``state.wake()`` (a ``TrioToken.run_sync_soon`` that sets an event) wakes the trio task
+      that sends them, one at a time and in order;
+    - when the application exits, the trio run is cancelled and awaited before returning.
+
+    Two ways to play: :class:`EmbeddedGame` (the default: a server in this process, bots in
+    the other seats, "play again" makes a new table) or a remote server's lobby
+    (``server=(host, port)``), from which one joins a seat (a
+    :class:`~jackal.client.session.SeatSession`, which reclaims the seat after a dropped
+    connection) or spectates.
+    """
 
     def __init__(self, options: PlayOptions, *, input: Input | None = None,
                  output: Output | None = None) -> None:

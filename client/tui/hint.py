@@ -1,11 +1,6 @@
-"""Hints in ``jackal play``: when one may be asked for, and how it is put on screen.
-
-The server works hints out (``hint``; only where the table allows them) and tells
-everyone at the table when a seat took one (``hint_taken``). The client keeps the last
-answer for our seat, so pressing the key again on the same turn shows it again without
-asking; :func:`why_no_hint` says, in the player's words, why a hint cannot be asked now
-(the server would refuse it for the same reasons and stays the judge).
-"""
+"""Hints in ``jackal play``: when one may be asked for (:func:`why_no_hint`, in the player's
+words; the server stays the judge) and how it is put on screen. The client keeps the last
+answer for our seat, so the key pressed again on the same turn shows it without asking."""
 
 from __future__ import annotations
 

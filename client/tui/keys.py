@@ -1,14 +1,7 @@
-"""Key bindings of ``jackal play``.
-
-Each handler is small and only calls a :class:`~jackal.client.tui.state.TuiState` method;
-none touches the network (the state queues what must be sent). Which keys are live
-depends on what is on screen, expressed as filters: an open prompt takes every key, then
-an open panel, then the table or the lobby. Specific keys win over the catch-all
-``<any>`` binding (prompt_toolkit prefers bindings with fewer wildcards), which is how
-typed cards ("7h", "10s") and one-letter commands share the keyboard: command letters
-are chosen among those that cannot start a card (``c`` clubs only ends one, so it is
-a command only while nothing is typed).
-"""
+"""Key bindings of ``jackal play`` (:func:`create_key_bindings`): small handlers that each
+call a :class:`~jackal.client.tui.state.TuiState` method and never touch the network.
+Which keys are live depends on what is on screen: a prompt, then a panel, then the table
+or the lobby."""
 
 from __future__ import annotations
 
@@ -23,7 +16,17 @@ __all__ = ["create_key_bindings"]
 
 
 def create_key_bindings(state: TuiState) -> KeyBindings:
-    """Bindings for every screen, reading and changing ``state``."""
+    """Bindings for every screen, reading and changing ``state``.
+
+    Each handler is small and only calls a :class:`~jackal.client.tui.state.TuiState` method;
+    none touches the network (the state queues what must be sent). Which keys are live
+    depends on what is on screen, expressed as filters: an open prompt takes every key, then
+    an open panel, then the table or the lobby. Specific keys win over the catch-all
+    ``<any>`` binding (prompt_toolkit prefers bindings with fewer wildcards), which is how
+    typed cards ("7h", "10s") and one-letter commands share the keyboard: command letters
+    are chosen among those that cannot start a card (``c`` clubs only ends one, so it is
+    a command only while nothing is typed).
+    """
     kb = KeyBindings()
 
     prompt_open = Condition(lambda: state.prompt is not None)

@@ -1,14 +1,7 @@
-"""The screens of ``jackal play``, drawn from a :class:`~jackal.client.tui.state.TuiState`.
-
-Every ``render_*`` function is pure: it reads the state when prompt_toolkit draws and
-returns formatted text, so tests can call them directly. :func:`build_layout` puts them in
-windows. The table screen fits 80x24 (header 2 lines, the four rows 8, turn line 1, hand
-2, message 1, footer 1; the log takes the rest and grows with the terminal).
-
-Colour is a help, never the only signal: suits are always written as letters (or suit
-symbols with ``symbols=True``), held groups are bracketed as well as highlighted, the
-cursor is reverse video with a caret under it, and whose turn it is has a ``>`` marker.
-"""
+"""The screens of ``jackal play``, drawn from a :class:`~jackal.client.tui.state.TuiState`:
+pure ``render_*`` functions that read the state when prompt_toolkit draws (tests call them
+directly), put in windows by :func:`build_layout`. Colour is a help, never the only
+signal: suits are letters, held groups bracketed, whose turn it is marked with ``>``."""
 
 from __future__ import annotations
 
@@ -440,7 +433,16 @@ def _table_keys(state: TuiState) -> list[str]:
 
 
 def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") -> Layout:
-    """The whole screen: the table or the lobby, with panels floating on top."""
+    """The whole screen: the table or the lobby, with panels floating on top.
+
+    The ``render_*`` functions go in windows here. The table screen fits 80x24 (header 2
+    lines, the four rows 8, turn line 1, hand 2, message 1, footer 1; the log takes the
+    rest and grows with the terminal).
+
+    Colour is a help, never the only signal: suits are always written as letters (or suit
+    symbols with ``symbols=True``), held groups are bracketed as well as highlighted, the
+    cursor is reverse video with a caret under it, and whose turn it is has a ``>`` marker.
+    """
 
     def text(render: Callable[[], StyleAndTextTuples]) -> FormattedTextControl:
         return FormattedTextControl(render, focusable=False, show_cursor=False)

@@ -1,17 +1,7 @@
-"""The lobby screen of ``jackal play``: the server's tables and what one does with them.
-
-:class:`LobbyState` holds the table list and the selection, and the lobby's actions
-(join, watch, create, add a bot, refresh). :class:`~jackal.client.tui.state.TuiState`
-owns one as ``state.lobby`` and hands it the three things it needs from the rest of the
-client at construction (``say``, ``send``, ``open_prompt``), so this module knows nothing
-of the TUI state and the key bindings and layout reach the lobby through its owner. Like
-the rest of the state, nothing here does I/O: what must go to the server is queued with
-``send``, including the two intents defined here (:class:`JoinSeat`,
-:class:`SpectateTable`), which the network task turns into several messages.
-
-The add-bot prompt lives here too: the lobby uses it for the selected table, and the
-table screen for its own table while it waits for players.
-"""
+"""The lobby screen of ``jackal play``: the server's tables and what one does with them
+(:class:`LobbyState`: the list, the selection, join, watch, create, add a bot), and the
+two intents the network task turns into several messages (:class:`JoinSeat`,
+:class:`SpectateTable`). No I/O: what must go to the server is queued."""
 
 from __future__ import annotations
 
@@ -82,7 +72,20 @@ def free_seats(info: m.TableInfo) -> list[str]:
 
 @dataclass
 class LobbyState:
-    """The table list and the lobby's actions; see the module docstring."""
+    """The table list and the lobby's actions; see the module docstring.
+
+    :class:`LobbyState` holds the table list and the selection, and the lobby's actions
+    (join, watch, create, add a bot, refresh). :class:`~jackal.client.tui.state.TuiState`
+    owns one as ``state.lobby`` and hands it the three things it needs from the rest of the
+    client at construction (``say``, ``send``, ``open_prompt``), so this module knows nothing
+    of the TUI state and the key bindings and layout reach the lobby through its owner. Like
+    the rest of the state, nothing here does I/O: what must go to the server is queued with
+    ``send``, including the two intents defined here (:class:`JoinSeat`,
+    :class:`SpectateTable`), which the network task turns into several messages.
+
+    The add-bot prompt lives here too: the lobby uses it for the selected table, and the
+    table screen for its own table while it waits for players.
+    """
 
     #: Show a line on the message line, with a style ("info", "error" ...).
     say: Callable[[str, str], None]

@@ -8,7 +8,6 @@ other, and it seeds each deal from the run seed and the deal's number alone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..bots.cards import default_conventions
 from ..bots.play import play_through
@@ -18,7 +17,8 @@ from ..game.conventions import ConventionCard, resolve_card
 from ..game.deal import Deal
 from ..game.honesty import Tally, audit
 from ..game.rng import derive_seed
-from ..game.seats import SEATS, Team
+from ..game.seats import SEATS, TEAMS, Team
+from .reports import DealRecord
 
 __all__ = ["ARENA_STREAM", "ArenaConfig", "DealOutcome", "arena_deal_seed", "play_deal"]
 
@@ -46,10 +46,8 @@ class ArenaConfig:
 
 @dataclass
 class DealOutcome:
-    """One played deal, from the point of view of the two configured sides.
-
-    ``side_team[k]`` is the team side k (0 = the ``--ns`` strategy) sat as.
-    """
+    """One played deal, from the point of view of the two configured sides: each pair's
+    ``[k]`` is side k's (0 = the ``--ns`` strategy), whichever team it sat as."""
 
     index: int
     swapped: bool
@@ -58,7 +56,8 @@ class DealOutcome:
     baseline: tuple[int, int]
     optimum: tuple[int, int]
     points: tuple[int, int]
-    record: dict[str, Any] = field(default_factory=dict)
+    #: The deal as ``--records`` writes it, by team and seat.
+    record: DealRecord
     #: Each side's signals in this deal, audited against its dealt hands.
     signals: tuple[Tally, Tally] = field(default_factory=lambda: (Tally.empty(), Tally.empty()))
 
@@ -105,21 +104,21 @@ def play_deal(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard],
     order = (Team.EW, Team.NS) if swapped else (Team.NS, Team.EW)
     pick = [by_team[team] for team in order]
     tallies = audit({seat: deal.dealt_hand(seat) for seat in SEATS}, deal.history, team_cards)
-    record = {
-        "deal": index,
-        "swapped": swapped,
-        "seed": shuffle,
-        "dealer": dealer.value,
-        "strategies": {"NS": specs[0], "EW": specs[1]},
-        "conventions": {"NS": team_cards[Team.NS].name, "EW": team_cards[Team.EW].name},
-        "hands": {seat.value: [str(c) for c in deal.dealt_hand(seat)] for seat in SEATS},
-        "plays": [[seat.value, str(card)] for seat, card in deal.history],
-        "kept": {seat.value: [str(c) for c in deal.kept(seat)] for seat in SEATS},
-        "penalties": {"NS": result.penalty(Team.NS), "EW": result.penalty(Team.EW)},
-        "winner": result.winner.value if result.winner else None,
-        "points": result.points,
-        "false_signals": {team.value: tallies[team].avoidable for team in (Team.NS, Team.EW)},
-    }
+    record = DealRecord(
+        deal=index,
+        swapped=swapped,
+        seed=shuffle,
+        dealer=dealer,
+        strategies={Team.NS: specs[0], Team.EW: specs[1]},
+        conventions={team: team_cards[team].name for team in TEAMS},
+        hands={seat: [str(c) for c in deal.dealt_hand(seat)] for seat in SEATS},
+        plays=[(seat, str(card)) for seat, card in deal.history],
+        kept={seat: [str(c) for c in deal.kept(seat)] for seat in SEATS},
+        penalties={team: result.penalty(team) for team in TEAMS},
+        winner=result.winner,
+        points=result.points,
+        false_signals={team: tallies[team].avoidable for team in TEAMS},
+    )
     return DealOutcome(
         index=index, swapped=swapped,
         penalty=(pick[0][0], pick[1][0]), baseline=(pick[0][1], pick[1][1]),

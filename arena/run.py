@@ -14,12 +14,12 @@ from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.pool import AsyncResult
-from typing import Any
 
 from ..bots.yardstick import EfficiencySums
 from ..game.conventions import ConventionCard
 from ..game.honesty import Tally
 from .deal import ARENA_STREAM, ArenaConfig, DealOutcome, arena_deal_seed, play_deal
+from .reports import SideReport, SignalCount, rounded
 
 __all__ = [
     "ARENA_STREAM",
@@ -111,45 +111,97 @@ def wilson_interval(wins: int, n: int, z: float = 1.959964) -> tuple[float, floa
 
 @dataclass
 class SideSummary:
-    """One side's figures over a run."""
+    """One side's figures over a run, kept as running sums so that a run of any length
+    is summed in one pass (:meth:`add`); the figures are worked out when read."""
 
     strategy: str
     conventions: str
-    deals: int
-    mean_penalty: float
-    victory_points_per_deal: float
-    wins: int
-    ties: int
-    win_rate: float
-    win_rate_ci95: tuple[float, float]
-    baseline_penalty: float
-    optimum_penalty: float
-    efficiency: float | None
-    efficiency_ci95: tuple[float, float] | None = None
+    deals: int = 0
+    penalty: int = 0
+    wins: int = 0
+    ties: int = 0
+    points: int = 0
+    #: The sums of the yardstick's references on the side's hands.
+    baseline: int = 0
+    optimum: int = 0
+    yardstick: EfficiencySums = field(default_factory=EfficiencySums)
     #: The side's signals over the run: meaningful plays and avoidable false ones, per kind.
     signals: Tally = field(default_factory=Tally.empty)
 
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "strategy": self.strategy,
-            "conventions": self.conventions,
-            "deals": self.deals,
-            "mean_penalty": round(self.mean_penalty, 3),
-            "victory_points_per_deal": round(self.victory_points_per_deal, 3),
-            "wins": self.wins,
-            "ties": self.ties,
-            "win_rate": round(self.win_rate, 4),
-            "win_rate_ci95": [round(x, 4) for x in self.win_rate_ci95],
-            "baseline_penalty": round(self.baseline_penalty, 3),
-            "optimum_penalty": round(self.optimum_penalty, 3),
-            "information_efficiency": (None if self.efficiency is None
-                                       else round(self.efficiency, 4)),
-            "information_efficiency_ci95": (None if self.efficiency_ci95 is None
-                                            else [round(x, 4) for x in self.efficiency_ci95]),
-            "signals": {kind: {"plays": self.signals.plays[kind],
-                               "avoidable_false": self.signals.avoidable[kind]}
-                        for kind in self.signals.plays},
-        }
+    def add(self, outcome: DealOutcome, side: int) -> None:
+        """Count ``outcome`` for side ``side`` (0 = the ``ns`` strategy)."""
+        penalty, other = outcome.penalty[side], outcome.penalty[1 - side]
+        self.deals += 1
+        self.penalty += penalty
+        self.wins += penalty < other
+        self.ties += penalty == other
+        self.points += outcome.points[side]
+        self.baseline += outcome.baseline[side]
+        self.optimum += outcome.optimum[side]
+        self.yardstick.add(penalty, outcome.baseline[side], outcome.optimum[side])
+        self.signals.add(outcome.signals[side])
+
+    def _mean(self, total: int) -> float:
+        return total / self.deals if self.deals else 0.0
+
+    @property
+    def mean_penalty(self) -> float:
+        return self._mean(self.penalty)
+
+    @property
+    def victory_points_per_deal(self) -> float:
+        return self._mean(self.points)
+
+    @property
+    def win_rate(self) -> float:
+        return self._mean(self.wins)
+
+    @property
+    def win_rate_ci95(self) -> tuple[float, float]:
+        return wilson_interval(self.wins, self.deals)
+
+    @property
+    def baseline_penalty(self) -> float:
+        return self._mean(self.baseline)
+
+    @property
+    def optimum_penalty(self) -> float:
+        return self._mean(self.optimum)
+
+    @property
+    def efficiency(self) -> float | None:
+        """The yardstick's information efficiency; None if there was nothing to gain."""
+        eff = self.yardstick.result()
+        return None if eff is None else eff.value
+
+    @property
+    def efficiency_ci95(self) -> tuple[float, float] | None:
+        """Its 95% interval; None without it, and with one deal (an interval of one sample
+        is unbounded, and JSON has no infinity)."""
+        eff = self.yardstick.result()
+        return None if eff is None or eff.deals < 2 else (eff.low, eff.high)
+
+    def report(self) -> SideReport:
+        """The figures as ``jackal arena --json`` prints them, rounded."""
+        efficiency, interval = self.efficiency, self.efficiency_ci95
+        return SideReport(
+            strategy=self.strategy,
+            conventions=self.conventions,
+            deals=self.deals,
+            mean_penalty=round(self.mean_penalty, 3),
+            victory_points_per_deal=round(self.victory_points_per_deal, 3),
+            wins=self.wins,
+            ties=self.ties,
+            win_rate=round(self.win_rate, 4),
+            win_rate_ci95=rounded(self.win_rate_ci95),
+            baseline_penalty=round(self.baseline_penalty, 3),
+            optimum_penalty=round(self.optimum_penalty, 3),
+            information_efficiency=None if efficiency is None else round(efficiency, 4),
+            information_efficiency_ci95=None if interval is None else rounded(interval),
+            signals={kind: SignalCount(plays=self.signals.plays[kind],
+                                       avoidable_false=self.signals.avoidable[kind])
+                     for kind in self.signals.plays},
+        )
 
 
 def summarise(config: ArenaConfig, outcomes: Iterable[DealOutcome],
@@ -160,39 +212,11 @@ def summarise(config: ArenaConfig, outcomes: Iterable[DealOutcome],
     One pass that keeps only sums, so ``outcomes`` can be a stream of any length.
     """
     names = cards or config.cards()
-    n = 0
-    sums = [[0] * 4, [0] * 4]  # per side: penalty, wins, ties, points
-    yardsticks = (EfficiencySums(), EfficiencySums())
-    references = [[0, 0], [0, 0]]  # per side: baseline, optimum
-    signals = (Tally.empty(), Tally.empty())
-    for o in outcomes:
-        n += 1
-        for k, side in enumerate(sums):
-            side[0] += o.penalty[k]
-            side[1] += o.penalty[k] < o.penalty[1 - k]
-            side[2] += o.penalty[k] == o.penalty[1 - k]
-            side[3] += o.points[k]
-            yardsticks[k].add(o.penalty[k], o.baseline[k], o.optimum[k])
-            references[k][0] += o.baseline[k]
-            references[k][1] += o.optimum[k]
-            signals[k].add(o.signals[k])
-    sides = []
-    for k, strategy in enumerate((config.ns, config.ew)):
-        penalty, wins, ties, points = sums[k]
-        eff = yardsticks[k].result()
-        sides.append(SideSummary(
-            strategy=strategy, conventions=names[k].name, deals=n,
-            mean_penalty=penalty / n if n else 0.0,
-            victory_points_per_deal=points / n if n else 0.0,
-            wins=wins, ties=ties, win_rate=wins / n if n else 0.0,
-            win_rate_ci95=wilson_interval(wins, n),
-            baseline_penalty=references[k][0] / n if n else 0.0,
-            optimum_penalty=references[k][1] / n if n else 0.0,
-            efficiency=None if eff is None else eff.value,
-            efficiency_ci95=None if eff is None else (eff.low, eff.high),
-            signals=signals[k],
-        ))
-    return sides[0], sides[1]
+    sides = (SideSummary(config.ns, names[0].name), SideSummary(config.ew, names[1].name))
+    for outcome in outcomes:
+        for k, side in enumerate(sides):
+            side.add(outcome, k)
+    return sides
 
 
 def collect(config: ArenaConfig, jobs: int = 1,

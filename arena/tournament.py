@@ -13,7 +13,9 @@ import shlex
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+import msgspec
 
 from ..bots.cards import default_conventions
 from ..bots.registry import STRATEGIES
@@ -23,6 +25,7 @@ from ..game.deal import Deal
 from ..game.errors import MalformedInput
 from ..game.match import deal_seed, first_dealer
 from ..game.seats import Seat, Team
+from .reports import EntryReport, StandingReport, TableReport, rounded
 from .run import wilson_interval
 
 __all__ = [
@@ -71,10 +74,11 @@ class Entry:
     #: lines only, or every event and the whole cards too.
     events: Literal["your_turn", "all"] = "your_turn"
 
-    def as_json(self) -> dict[str, str]:
-        extra = {"events": self.events} if self.kind == "exec" else {}
-        return {"name": self.name, "kind": self.kind, "spec": self.spec,
-                "conventions": self.conventions, **extra}
+    def report(self) -> EntryReport:
+        """The entry as the results name it (``events`` only for an ``exec:`` one)."""
+        return EntryReport(name=self.name, kind=self.kind, spec=self.spec,
+                           conventions=self.conventions,
+                           events=self.events if self.kind == "exec" else msgspec.UNSET)
 
 
 def parse_entry(text: str, conventions: str | None = None) -> Entry:
@@ -187,21 +191,20 @@ class TableResult:
     def team_of(self, name: str) -> Team:
         return Team.NS if self.job.ns == name else Team.EW
 
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "table": self.job.number,
-            "board": self.job.board,
-            "seed": self.job.seed,
-            "ns": self.job.ns,
-            "ew": self.job.ew,
-            "plays": [[seat.value, str(card)] for seat, card in self.plays],
-            "penalty": {team.value: value for team, value in self.penalty.items()},
-            "winner": None if self.winner is None else self.winner.value,
-            "points": self.points,
-            "faults": {seat.value: dict(kinds) for seat, kinds in self.faults.items()
-                       if kinds},
-            "record": self.record,
-        }
+    def report(self) -> TableReport:
+        return TableReport(
+            table=self.job.number,
+            board=self.job.board,
+            seed=self.job.seed,
+            ns=self.job.ns,
+            ew=self.job.ew,
+            plays=[(seat, str(card)) for seat, card in self.plays],
+            penalty=dict(self.penalty),
+            winner=self.winner,
+            points=self.points,
+            faults={seat: dict(kinds) for seat, kinds in self.faults.items() if kinds},
+            record=self.record,
+        )
 
 
 def _references(result: TableResult, team: Team) -> tuple[int, int]:
@@ -282,32 +285,33 @@ class Standing:
         for seat in team.seats:
             self.faults.update(result.faults.get(seat, Counter()))
 
-    def as_json(self, rank: int) -> dict[str, Any]:
+    def report(self, rank: int) -> StandingReport:
+        """The entry's line of the results, ranked ``rank``, rounded."""
         interval = self.win_interval
         tables = self.tables or 1
         efficiency = self.efficiency
-        return {
-            "rank": rank,
-            **self.entry.as_json(),
-            "boards": self.boards,
-            "tables": self.tables,
-            "vp": self.vp,
-            "vp_per_table": round(self.vp_per_table, 4),
-            "net_vp_per_table": round(self.net_per_table, 4),
-            "wins": self.wins,
-            "ties": self.ties,
-            "losses": self.tables - self.wins - self.ties,
-            "win_rate": round(self.win_rate, 4),
-            "win_rate_ci95": None if interval is None else [round(b, 4) for b in interval],
-            "mean_penalty": round(self.penalty / tables, 3),
-            "baseline_penalty": round(self.baseline / tables, 3),
-            "optimum_penalty": round(self.optimum / tables, 3),
-            "efficiency": None if efficiency is None else round(efficiency.value, 4),
-            "efficiency_ci95": (None if efficiency is None or efficiency.deals < 2
-                                else [round(efficiency.low, 4), round(efficiency.high, 4)]),
-            "faults": sum(self.faults.values()),
-            "fault_kinds": dict(sorted(self.faults.items())),
-        }
+        return StandingReport(
+            **msgspec.structs.asdict(self.entry.report()),
+            rank=rank,
+            boards=self.boards,
+            tables=self.tables,
+            vp=self.vp,
+            vp_per_table=round(self.vp_per_table, 4),
+            net_vp_per_table=round(self.net_per_table, 4),
+            wins=self.wins,
+            ties=self.ties,
+            losses=self.tables - self.wins - self.ties,
+            win_rate=round(self.win_rate, 4),
+            win_rate_ci95=None if interval is None else rounded(interval),
+            mean_penalty=round(self.penalty / tables, 3),
+            baseline_penalty=round(self.baseline / tables, 3),
+            optimum_penalty=round(self.optimum / tables, 3),
+            efficiency=None if efficiency is None else round(efficiency.value, 4),
+            efficiency_ci95=(None if efficiency is None or efficiency.deals < 2
+                             else rounded((efficiency.low, efficiency.high))),
+            faults=sum(self.faults.values()),
+            fault_kinds=dict(sorted(self.faults.items())),
+        )
 
 
 def standings(entries: Iterable[Entry], results: Iterable[TableResult]) -> list[Standing]:

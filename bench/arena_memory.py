@@ -42,6 +42,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import psutil
+from jackal.arena.reports import encode
 from jackal.arena.run import ArenaConfig, DealOutcome, run_arena, summarise
 
 
@@ -58,7 +59,7 @@ def one_run(ns: str, ew: str, deals: int, jobs: int, consumer_ms: float) -> dict
                 end = time.perf_counter() + consumer_ms / 1000
                 while time.perf_counter() < end:
                     pass
-            json.dumps(outcome.record)  # what --records costs per deal
+            encode(outcome.record)  # what --records costs per deal
             peak_rss = max(peak_rss, me.memory_info().rss)
             yield outcome
 

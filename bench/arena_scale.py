@@ -36,6 +36,7 @@ from typing import Any
 import psutil
 from distributed import Client
 from jackal.arena.cluster import job_count, local_cluster, run_batches
+from jackal.arena.reports import encode
 from jackal.arena.run import ArenaConfig, DealOutcome, run_arena, summarise
 from jackal.bots.registry import load_strategy
 
@@ -43,7 +44,7 @@ from jackal.bots.registry import load_strategy
 def fingerprint(outcomes: Iterable[DealOutcome]) -> tuple[str, int]:
     """A digest of the records in deal order (whatever order they came in), and their count."""
     digests = sorted(((o.index, o.swapped),
-                      hashlib.sha256(json.dumps(o.record, sort_keys=True).encode()).hexdigest())
+                      hashlib.sha256(encode(o.record)).hexdigest())
                      for o in outcomes)
     whole = hashlib.sha256("".join(d for _, d in digests).encode()).hexdigest()
     return whole, len(digests)

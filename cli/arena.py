@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
+from ..arena.reports import ArenaReport, SidesReport, encode
 from ..arena.run import ArenaConfig, DealOutcome, SideSummary, run_arena, summarise
 from ..game.conventions import ConventionCard
 from ..game.errors import MalformedInput
@@ -85,10 +85,10 @@ def run(args: argparse.Namespace) -> int:
         print("jackal arena: --scheduler needs Dask: pip install 'jackal-game[cluster]'",
               file=sys.stderr)
         return 2
-    records: IO[str] | None = None
+    records: IO[bytes] | None = None
     try:
         if args.records is not None:
-            records = args.records.open("w", encoding="utf-8")
+            records = args.records.open("wb")
         started = time.perf_counter()
         ns_side, ew_side = _play(config, cards, jobs, records, args.scheduler,
                                  show_bar=sys.stdout.isatty() and not args.json)
@@ -101,22 +101,26 @@ def run(args: argparse.Namespace) -> int:
             records.close()
     played = ns_side.deals
     if args.json:
-        report = _as_json(config, ns_side, ew_side, played, elapsed, jobs)
-        print(json.dumps(report | {"scheduler": args.scheduler}))
+        report = ArenaReport(deals=config.deals, played=played, seed=config.seed,
+                             duplicate=config.duplicate, jobs=jobs,
+                             elapsed_s=round(elapsed, 3),
+                             sides=SidesReport(ns=ns_side.report(), ew=ew_side.report()),
+                             scheduler=args.scheduler)
+        print(encode(report).decode())
     else:
         print(_as_text(config, ns_side, ew_side, played, elapsed))
     return 0
 
 
 def _play(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard], jobs: int,
-          records: IO[str] | None, scheduler: str | None,
+          records: IO[bytes] | None, scheduler: str | None,
           show_bar: bool) -> tuple[SideSummary, SideSummary]:
     # The outcomes stream through the records file and the bar into summarise, which
     # keeps only sums: memory stays flat however many deals the run has.
     def written(outcomes: Iterator[DealOutcome]) -> Iterator[DealOutcome]:
         for outcome in outcomes:
             if records is not None:
-                records.write(json.dumps(outcome.record) + "\n")
+                records.write(encode(outcome.record) + b"\n")
             yield outcome
 
     if scheduler is None:
@@ -136,19 +140,6 @@ def _play(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard], job
             return summarise(config, bar(written(source), label="deals", total=total), cards)
 
 
-def _as_json(config: ArenaConfig, ns_side: SideSummary, ew_side: SideSummary, played: int,
-             elapsed: float, jobs: int) -> dict[str, Any]:
-    return {
-        "deals": config.deals,
-        "played": played,
-        "seed": config.seed,
-        "duplicate": config.duplicate,
-        "jobs": jobs,
-        "elapsed_s": round(elapsed, 3),
-        "sides": {"ns": ns_side.as_json(), "ew": ew_side.as_json()},
-    }
-
-
 def _as_text(config: ArenaConfig, ns_side: SideSummary, ew_side: SideSummary, played: int,
              elapsed: float) -> str:
     mode = ", duplicate" if config.duplicate else ""
@@ -159,9 +150,10 @@ def _as_text(config: ArenaConfig, ns_side: SideSummary, ew_side: SideSummary, pl
         name = f"{label} {side.strategy} [{side.conventions}]"
         low, high = side.win_rate_ci95
         eff = "n/a"
-        if side.efficiency is not None and side.efficiency_ci95 is not None:
-            eff = (f"{side.efficiency:.3f} ({side.efficiency_ci95[0]:.3f}-"
-                   f"{side.efficiency_ci95[1]:.3f})")
+        if side.efficiency is not None:
+            interval = side.efficiency_ci95
+            eff = f"{side.efficiency:.3f} " + ("(n/a)" if interval is None
+                                                 else f"({interval[0]:.3f}-{interval[1]:.3f})")
         lines.append(f"{name[:30]:30}{side.mean_penalty:9.2f}"
                      f"{side.victory_points_per_deal:9.2f}"
                      f"{side.win_rate:>10.3f} ({low:.3f}-{high:.3f})"

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import logging
 import secrets
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
+from ..arena.reports import TournamentReport, TournamentSettings, encode
 from ..arena.tournament import (
     PLACEHOLDERS,
     Entry,
@@ -233,14 +232,14 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     elapsed = time.perf_counter() - started
     ranked = standings(entries, results)
-    report = results_json(args, entries, ranked, results, failures, elapsed)
+    report = results_report(args, entries, ranked, results, failures, elapsed)
     if args.results is not None:
         try:
-            args.results.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+            args.results.write_bytes(encode(report, indent=1) + b"\n")
         except OSError as exc:
             return _fail(f"--results: {exc}")
     if args.json:
-        print(json.dumps(report))
+        print(encode(report).decode())
     else:
         print(printable(as_text(ranked, len(results), args.boards, args.seed, elapsed)))
     for failure in failures:
@@ -332,33 +331,34 @@ def _progress(total: int) -> Callable[[TableResult], None]:
     return show
 
 
-def results_json(args: argparse.Namespace, entries: list[Entry], ranked: list[Standing],
-                 results: list[TableResult], failures: list[str],
-                 elapsed: float) -> dict[str, Any]:
+def results_report(args: argparse.Namespace, entries: list[Entry], ranked: list[Standing],
+                   results: list[TableResult], failures: list[str],
+                   elapsed: float) -> TournamentReport:
     """The results file: settings, standings (best first), every table, failures."""
-    return {
-        "tournament": {
-            # Secret until now unless --seed chose it; --seed plays the same boards again.
-            "seed": args.seed,
-            "seed_secret": args.seed_secret,
-            "boards": args.boards,
-            "entries": [entry.as_json() for entry in entries],
-            "jobs": args.jobs,
-            "move_seconds": args.move_seconds,
-            "start_seconds": args.start_seconds,
-            "seat_seconds": args.seat_seconds,
-            "substitute": args.substitute,
-            "sandbox": args.sandbox,
-            "bot_floor_seconds": _floor(args, entries) if args.server is None else None,
-            "server": args.server,
-            "records": None if args.records is None else str(args.records),
-            "elapsed_s": round(elapsed, 3),
-        },
-        "standings": [standing.as_json(rank)
-                      for rank, standing in zip(ranks(ranked), ranked, strict=True)],
-        "tables": [result.as_json() for result in results],
-        "failures": failures,
-    }
+    settings = TournamentSettings(
+        # Secret until now unless --seed chose it; --seed plays the same boards again.
+        seed=args.seed,
+        seed_secret=args.seed_secret,
+        boards=args.boards,
+        entries=[entry.report() for entry in entries],
+        jobs=args.jobs,
+        move_seconds=args.move_seconds,
+        start_seconds=args.start_seconds,
+        seat_seconds=args.seat_seconds,
+        substitute=args.substitute,
+        sandbox=args.sandbox,
+        bot_floor_seconds=_floor(args, entries) if args.server is None else None,
+        server=args.server,
+        records=None if args.records is None else str(args.records),
+        elapsed_s=round(elapsed, 3),
+    )
+    return TournamentReport(
+        tournament=settings,
+        standings=[standing.report(rank)
+                   for rank, standing in zip(ranks(ranked), ranked, strict=True)],
+        tables=[result.report() for result in results],
+        failures=failures,
+    )
 
 
 def as_text(ranked: list[Standing], tables: int, boards: int, seed: int,

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from jackal.arena.reports import encode
 from jackal.arena.run import (
     ArenaConfig,
     DealOutcome,
@@ -56,7 +57,7 @@ def test_records_rescore_independently(tmp_path: Path) -> None:
     config = ArenaConfig(ns="beginner", ew="greedy", deals=6, seed=21, duplicate=True)
     with path.open("w") as out:
         def write(outcome: DealOutcome) -> None:
-            out.write(json.dumps(outcome.record) + "\n")
+            out.write(encode(outcome.record).decode() + "\n")
 
         outcomes = collect(config, 1, write)
     lines = path.read_text().splitlines()
@@ -76,8 +77,8 @@ def test_duplicate_outcomes_follow_the_side_not_the_seat() -> None:
     outcomes = collect(config)
     for outcome in outcomes:
         teams = (Team.EW, Team.NS) if outcome.swapped else (Team.NS, Team.EW)
-        penalties = outcome.record["penalties"]
-        assert outcome.penalty == (penalties[teams[0].value], penalties[teams[1].value])
+        penalties = outcome.record.penalties
+        assert outcome.penalty == (penalties[teams[0]], penalties[teams[1]])
 
 
 def test_baseline_against_baseline_has_zero_efficiency() -> None:

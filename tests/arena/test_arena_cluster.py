@@ -18,6 +18,7 @@ import yaml
 from distributed import Client
 from distributed.security import Security
 from jackal.arena.cluster import WORKER_CONFIG, BatchSizer, local_cluster, run_batches
+from jackal.arena.reports import DealRecord, SidesReport, encode
 from jackal.arena.run import ArenaConfig, run_arena, summarise
 from support import ROOT
 
@@ -27,7 +28,13 @@ def by_deal(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def local_records(config: ArenaConfig) -> list[dict[str, Any]]:
-    return [outcome.record for outcome in run_arena(config, jobs=1)]
+    return [as_written(outcome.record) for outcome in run_arena(config, jobs=1)]
+
+
+def as_written(record: DealRecord) -> dict[str, Any]:
+    """``record`` as a line of the records file reads back: JSON's lists and strings."""
+    line: dict[str, Any] = json.loads(encode(record))
+    return line
 
 
 def arena_cli(*args: str, env: dict[str, str] | None = None
@@ -94,7 +101,8 @@ def test_cli_local_cluster_equals_local_run(tmp_path: Path) -> None:
     report = json.loads(proc.stdout)
     assert report["played"] == 12 and report["scheduler"] == "local"
     ns_side, ew_side = summarise(config, run_arena(config))
-    assert report["sides"] == {"ns": ns_side.as_json(), "ew": ew_side.as_json()}
+    assert report["sides"] == json.loads(encode(SidesReport(ns=ns_side.report(),
+                                                           ew=ew_side.report())))
 
 
 @pytest.mark.subprocess
@@ -115,7 +123,7 @@ def test_worker_killed_mid_run_loses_no_deal(tmp_path: Path) -> None:
         lost: list[str] = []
         try:
             for outcome in run_batches(client, config, batch=2, window=window):
-                seen.append(outcome.record)
+                seen.append(as_written(outcome.record))
                 # At most `window` batches are submitted and unfinished; finished ones
                 # are let go (released on the client's event loop, so a moment late).
                 # Without the bound all 8 batches would be out at once.

@@ -45,12 +45,12 @@ def test_strategy_plays_only_cards_it_holds(name: str) -> None:
         cards = config.cards()
         for index in range(config.deals):
             outcome = play_deal(config, cards, index)
-            plays = outcome.record["plays"]
+            plays = outcome.record.plays
             assert len(plays) == 32
             for seat in SEATS:
-                played = [card for who, card in plays if who == seat.value]
-                kept = outcome.record["kept"][seat.value]
-                assert sorted(played + kept) == sorted(outcome.record["hands"][seat.value])
+                played = [card for who, card in plays if who is seat]
+                kept = outcome.record.kept[seat]
+                assert sorted(played + kept) == sorted(outcome.record.hands[seat])
 
 
 @pytest.mark.slow
@@ -58,8 +58,8 @@ def test_strategy_plays_only_cards_it_holds(name: str) -> None:
 def test_strategy_is_deterministic_for_a_seed(name: str) -> None:
     config = ArenaConfig(ns=name, ew="random", deals=3, seed=5)
     cards = config.cards()
-    first = [play_deal(config, cards, i).record["plays"] for i in range(3)]
-    again = [play_deal(config, cards, i).record["plays"] for i in range(3)]
+    first = [play_deal(config, cards, i).record.plays for i in range(3)]
+    again = [play_deal(config, cards, i).record.plays for i in range(3)]
     assert first == again
 
 

@@ -210,8 +210,8 @@ def test_no_strategy_deviates_more_than_its_card_allows(strategy: str) -> None:
                 assert false <= most_allowed(made, rate), (strategy, name, kind, false, made)
         # The arena's count is the audit's: re-audit the records' hands and plays.
         record = outcomes[0].record
-        hands = {Seat.parse(s): parse_hand(" ".join(h)) for s, h in record["hands"].items()}
-        history = [(Seat.parse(s), parse_hand(c)[0]) for s, c in record["plays"]]
+        hands = {seat: parse_hand(" ".join(h)) for seat, h in record.hands.items()}
+        history = [(seat, parse_hand(c)[0]) for seat, c in record.plays]
         tallies = audit(hands, history, {Team.NS: card, Team.EW: card})
-        assert record["false_signals"] == {team.value: tally.avoidable
+        assert record.false_signals == {team: tally.avoidable
                                            for team, tally in tallies.items()}

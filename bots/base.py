@@ -1,12 +1,7 @@
-"""What a strategy sees and what it must do.
-
-A strategy is any object with ``choose(view) -> Card``. It gets a read-only
-:class:`View` (a :class:`~jackal.game.knowledge.SeatKnowledge`) of the table from its own
-seat (its hand, the four public rows, both partnerships' convention cards, the scores)
-and returns one card from its hand. No
-network, no clock: the same code runs in the arena, in a server-side seat filler and
-behind ``jackal bot``.
-"""
+"""What a strategy sees and what it must do: any object with ``choose(view) -> Card``
+(:class:`Strategy`), given a read-only :class:`View` from its own seat and returning a card
+of its hand. No network, no clock: the same code runs in the arena, in a server-side seat
+and behind ``jackal bot``."""
 
 from __future__ import annotations
 

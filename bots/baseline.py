@@ -1,11 +1,6 @@
-"""The ``baseline`` strategy: plays the yardstick's no-signal baseline at the table.
-
-It keeps exactly what :func:`yardstick.baseline_keep` keeps from its dealt hand and
-throws the rest, highest first. With no card (as the yardstick assumes) a pair of
-these scores the arena's baseline penalty on every deal, which is how the tests check
-that the yardstick and the game agree; under a card that gives plays a meaning it
-chooses only among the honest cards, so it stays faithful.
-"""
+"""The ``baseline`` strategy (:class:`BaselineStrategy`): plays the yardstick's no-signal
+baseline at the table, keeping what :func:`yardstick.baseline_keep` keeps and throwing the
+rest, highest first, among the honest cards."""
 
 from __future__ import annotations
 
@@ -18,7 +13,14 @@ __all__ = ["BaselineStrategy"]
 
 
 class BaselineStrategy:
-    """Keeps its own groups, then its lowest singles; ignores partner entirely."""
+    """Keeps its own groups, then its lowest singles; ignores partner entirely.
+
+    It keeps exactly what :func:`yardstick.baseline_keep` keeps from its dealt hand and
+    throws the rest, highest first. With no card (as the yardstick assumes) a pair of
+    these scores the arena's baseline penalty on every deal, which is how the tests check
+    that the yardstick and the game agree; under a card that gives plays a meaning it
+    chooses only among the honest cards, so it stays faithful.
+    """
 
     name = "baseline"
 

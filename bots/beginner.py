@@ -1,17 +1,6 @@
-"""The ``beginner`` strategy: plays its partnership's card faithfully, with no tricks.
-
-As sender, on a promise play it shows a pair it holds with a card it can spare (a
-new pair first, one it means to keep first); with no such pair and signal card it
-plays its least useful card of the rule's fallback class ("an unneeded high card"
-under the beginner card). On an answer play it plays a spare low card when it holds
-a card of the rank partner promised and a spare high card when it holds none.
-
-As reader it keeps what partner's signals make valuable: every statement partner
-made (see :mod:`signals`) is taken at face value, a promise in the fallback class at
-half weight, and the five it plans to keep minimise the team penalty that follows.
-Everything else is the greedy player's thinking. It never bluffs: whatever it
-prefers, it plays an honest card whenever it holds one (:mod:`faithful`).
-"""
+"""The ``beginner`` strategy (:class:`BeginnerStrategy`): plays its partnership's card
+faithfully, with no tricks, and keeps what partner's signals make valuable, taking each
+statement at face value; otherwise it thinks as the greedy player does."""
 
 from __future__ import annotations
 
@@ -70,7 +59,20 @@ def plan_costs(believed: dict[int, tuple[int, float]]) -> list[list[float]]:
 
 
 class BeginnerStrategy:
-    """Follows its partnership's card to the letter, as sender and as reader."""
+    """Follows its partnership's card to the letter, as sender and as reader.
+
+    As sender, on a promise play it shows a pair it holds with a card it can spare (a
+    new pair first, one it means to keep first); with no such pair and signal card it
+    plays its least useful card of the rule's fallback class ("an unneeded high card"
+    under the beginner card). On an answer play it plays a spare low card when it holds
+    a card of the rank partner promised and a spare high card when it holds none.
+
+    As reader it keeps what partner's signals make valuable: every statement partner
+    made (see :mod:`signals`) is taken at face value, a promise in the fallback class at
+    half weight, and the five it plans to keep minimise the team penalty that follows.
+    Everything else is the greedy player's thinking. It never bluffs: whatever it
+    prefers, it plays an honest card whenever it holds one (:mod:`faithful`).
+    """
 
     name = "beginner"
 

@@ -1,15 +1,7 @@
-"""Per-rank counting and the exact keep searches.
-
-Suits never matter for scoring, so every search here works on per-rank counts
-(index 1..13, index 0 unused). Two searches:
-
-- ``best_own_keep``: the five cards one player would keep on their own, given a cost
-  per (rank, count kept) table (the greedy player uses plain penalties);
-- ``optimum_pair``: the lowest team penalty two partners can reach when each sees
-  the other's whole hand -- a dynamic programme over ranks whose state is how many
-  cards each partner has kept so far (6 x 6 states), exact and under a millisecond;
-  ``optimum_pair_keep`` also says which cards of each rank they keep.
-"""
+"""Per-rank counting and the exact keep searches (suits never matter for scoring):
+:func:`best_own_keep`, the five cards one player keeps on their own, and
+:func:`optimum_pair`, the lowest team penalty two partners reach seeing each other's
+hands, by a dynamic programme over ranks."""
 
 from __future__ import annotations
 
@@ -95,6 +87,16 @@ def optimum_pair(first: Sequence[int], second: Sequence[int], keep: int = KEEP) 
 
     Each partner's choice of five is free, so this is the full-information optimum of the
     deal for that team (:func:`optimum_pair_keep` without the keep).
+
+    Suits never matter for scoring, so every search here works on per-rank counts
+    (index 1..13, index 0 unused). Two searches:
+
+    - ``best_own_keep``: the five cards one player would keep on their own, given a cost
+      per (rank, count kept) table (the greedy player uses plain penalties);
+    - ``optimum_pair``: the lowest team penalty two partners can reach when each sees
+      the other's whole hand -- a dynamic programme over ranks whose state is how many
+      cards each partner has kept so far (6 x 6 states), exact and under a millisecond;
+      ``optimum_pair_keep`` also says which cards of each rank they keep.
     """
     return optimum_pair_keep(first, second, keep)[0]
 

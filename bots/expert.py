@@ -1,43 +1,7 @@
-"""The ``expert`` strategy: exact inference, sampled search, a partner who keeps what it is told.
-
-Each decision:
-
-1. **Read partner.** Partner's hand is summarised by its per-rank counts; the
-   posterior over them (prior from the unseen cards, one likelihood factor per
-   statement partner made under our declared card, false statements merely
-   discounted, and one for each card partner threw: another of its rank is about
-   half as likely, since one throws what one needs least) is exact (:mod:`inference`).
-   What partner did *not* show is not a per-rank fact, so it weights the samples
-   instead: a "nothing" card, or a high card whose promise is false in a sample, is
-   unlikely where that sample would have let partner show a new pair.
-2. **Value every discard, twice.** Draw partner hands from that posterior. For each
-   distinct rank we could throw:
-
-   - as if both partners saw each other's hands from now on: the exact
-     full-information keep of (our hand without it, partner's sampled hand)
-     (:mod:`search`). This sees what later signals may still bring together;
-   - against a partner who keeps only what it has been told: partner keeps the five
-     cards best for it given our statements so far, this card's included, and we
-     reply with our best five (:mod:`response`). This is where a statement earns its
-     worth: a promise partner can join changes what partner keeps, a false one makes
-     partner keep a card for nothing.
-
-   A discard's value is the weighted mean of the two over the samples (the same
-   samples for every candidate), ``response_weight`` on the second.
-3. **Keep to the card.** The card chosen is the cheapest honest card
-   (:mod:`jackal.game.honesty`). Only when our card declares a tolerance for false
-   signals of this kind, and the best honest card costs clearly more than the best
-   card overall (more than :func:`deviation_threshold` of the declared rate), does it
-   play a false card; so it deviates no more often than the card discloses, and under
-   a card with no tolerance only when no honest card exists. The reader trusts partner
-   as far as the card says.
-
-With perfect knowledge of partner's hand this search reaches the full-information
-optimum on 99% of the gap (measured), so what limits the expert is information: the
-card, the reading of it, and what each statement makes partner do.
-
-Deterministic for a given seed: the only randomness is the sampling generator.
-"""
+"""The ``expert`` strategy (:class:`ExpertStrategy`): exact inference over partner's hand
+(:mod:`inference`), sampled search that values every discard twice, with full
+information (:mod:`search`) and against a partner who keeps what it is told
+(:mod:`response`), and a card kept to as far as its partnership's card discloses."""
 
 from __future__ import annotations
 
@@ -135,7 +99,46 @@ class ExpertParams:
 
 
 class ExpertStrategy:
-    """Bayesian reader and sampled-search chooser; see the module docstring."""
+    """Bayesian reader and sampled-search chooser.
+
+    Each decision:
+
+    1. **Read partner.** Partner's hand is summarised by its per-rank counts; the
+       posterior over them (prior from the unseen cards, one likelihood factor per
+       statement partner made under our declared card, false statements merely
+       discounted, and one for each card partner threw: another of its rank is about
+       half as likely, since one throws what one needs least) is exact (:mod:`inference`).
+       What partner did *not* show is not a per-rank fact, so it weights the samples
+       instead: a "nothing" card, or a high card whose promise is false in a sample, is
+       unlikely where that sample would have let partner show a new pair.
+    2. **Value every discard, twice.** Draw partner hands from that posterior. For each
+       distinct rank we could throw:
+
+       - as if both partners saw each other's hands from now on: the exact
+         full-information keep of (our hand without it, partner's sampled hand)
+         (:mod:`search`). This sees what later signals may still bring together;
+       - against a partner who keeps only what it has been told: partner keeps the five
+         cards best for it given our statements so far, this card's included, and we
+         reply with our best five (:mod:`response`). This is where a statement earns its
+         worth: a promise partner can join changes what partner keeps, a false one makes
+         partner keep a card for nothing.
+
+       A discard's value is the weighted mean of the two over the samples (the same
+       samples for every candidate), ``response_weight`` on the second.
+    3. **Keep to the card.** The card chosen is the cheapest honest card
+       (:mod:`jackal.game.honesty`). Only when our card declares a tolerance for false
+       signals of this kind, and the best honest card costs clearly more than the best
+       card overall (more than :func:`deviation_threshold` of the declared rate), does it
+       play a false card; so it deviates no more often than the card discloses, and under
+       a card with no tolerance only when no honest card exists. The reader trusts partner
+       as far as the card says.
+
+    With perfect knowledge of partner's hand this search reaches the full-information
+    optimum on 99% of the gap (measured), so what limits the expert is information: the
+    card, the reading of it, and what each statement makes partner do.
+
+    Deterministic for a given seed: the only randomness is the sampling generator.
+    """
 
     name = "expert"
 

@@ -1,11 +1,7 @@
-"""Keeping to the partnership's card: which cards a bot may play now.
-
-Every built-in strategy chooses only among the cards its card allows
-(:func:`allowed_cards`): the honest ones (:mod:`jackal.game.honesty`) when any
-exists, else the whole hand. A strategy that may deviate -- only the expert, and only
-under a card that declares a tolerance -- reads that tolerance with
-:func:`tolerance_now` and keeps within it.
-"""
+"""Keeping to the partnership's card: every built-in strategy chooses among the cards
+:func:`allowed_cards` gives (the honest ones when any exists, else the whole hand); one
+that may deviate (the expert, under a card with a tolerance) keeps within
+:func:`tolerance_now`."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""The ``greedy`` strategy: ignores partner, keeps its own best five.
-
-At the start it picks the five of its 13 dealt cards with the lowest penalty on their
-own (a triple and a pair cost nothing; otherwise pairs and low singles), and then
-discards everything else, most expensive first, among the cards its partnership's
-card allows (it never gives a false signal when an honest card is in hand). Ties
-between equally cheap fives go to the lower ranks, which cost less if partner cannot
-match them. With no card the choice depends on the dealt hand only (``greedy_keep``).
-"""
+"""The ``greedy`` strategy (:class:`GreedyStrategy`): ignores partner, keeps the five of its
+dealt cards that cost least on their own (:func:`greedy_keep`) and throws the rest, most
+expensive first, among the cards its partnership's card allows."""
 
 from __future__ import annotations
 
@@ -33,7 +27,15 @@ def greedy_keep(cards: Sequence[Card]) -> list[Card]:
 
 
 class GreedyStrategy:
-    """Keeps the cheapest five of its dealt hand; discards the rest, highest first."""
+    """Keeps the cheapest five of its dealt hand; discards the rest, highest first.
+
+    At the start it picks the five of its 13 dealt cards with the lowest penalty on their
+    own (a triple and a pair cost nothing; otherwise pairs and low singles), and then
+    discards everything else, most expensive first, among the cards its partnership's
+    card allows (it never gives a false signal when an honest card is in hand). Ties
+    between equally cheap fives go to the lower ranks, which cost less if partner cannot
+    match them. With no card the choice depends on the dealt hand only (``greedy_keep``).
+    """
 
     name = "greedy"
 

@@ -1,13 +1,7 @@
-"""Hosting a strategy at a seat: one rule for asking it, for when it fails, and for what
-it says when asked about its cards.
-
-The server's seat fillers (``jackal.server.bots``) and ``jackal bot``
-(``jackal.client.botrunner``) both run strategies through this module, so a strategy
-that raises, answers a card it does not hold, or thinks too long is replaced the same way
-everywhere: by :func:`fallback_card`, the first card of its hand. Nothing here waits or
-counts time; the caller (trio, at the edge) runs :func:`decide` in a worker thread and,
-when its time limit passes first, uses :func:`timed_out`.
-"""
+"""Hosting a strategy at a seat, one rule everywhere (the server's seat fillers and ``jackal
+bot``): :func:`decide` asks it, a strategy that raises, names a card it does not hold or
+thinks too long is replaced by :func:`fallback_card` (its hand's first card), and
+:func:`answer_question` says what its card means. No waiting here: the caller times it."""
 
 from __future__ import annotations
 

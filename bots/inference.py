@@ -1,27 +1,7 @@
-"""Exact inference over partner's hand, per rank, and sampling from it.
-
-What one player knows about partner's current hand: it is a subset, of known size,
-of the cards nobody has shown (not in our hand, not played by anyone). Suits never
-matter for scoring, so the hand is summarised by how many cards of each rank partner
-holds, ``k[1..13]``. With no other information every subset is equally likely, so
-the prior weight of a count vector is the product over ranks of C(unseen_r, k_r).
-
-Every signal under a convention card is a statement about one rank (see
-:mod:`signals`), so its likelihood is a factor on one ``k_r`` and the posterior stays
-a product over ranks under a single constraint, sum(k) = partner's hand size. A
-dynamic programme over ranks gives the normalising table exactly and draws samples
-rank by rank from the true posterior, vectorised with numpy.
-
-Statements are not trusted blindly: a statement found false costs a factor
-``false_weight`` (partners sometimes lie when the honest card is too expensive),
-and one made with a card that may mean "nothing" costs only ``ambiguous_weight``.
-
-Partner's discards say something too, without any agreement: a player throws the
-cards it needs least, so after throwing a card it seldom holds another of that rank
-(it would rather have thrown a lone card than broken a pair). Each card partner
-played is therefore a factor ``discard_weight`` on partner still holding its rank
-right after the play; that too is a factor on one ``k_r``.
-"""
+"""Exact inference over partner's hand, per rank, and sampling from it: partner's hand is
+summarised by its count of each rank, every statement and discard is a factor on one
+count, so a dynamic programme over ranks gives the exact posterior and samples from it
+(:func:`partner_belief`, :class:`Belief`), vectorised with numpy."""
 
 from __future__ import annotations
 
@@ -109,7 +89,30 @@ def unseen_counts(view: View) -> list[int]:
 
 def partner_belief(view: View, convention: ConventionCard, trust: Trust,
                    partner: Seat | None = None) -> Belief:
-    """The posterior over ``partner``'s (default: our partner's) current rank counts."""
+    """The posterior over ``partner``'s (default: our partner's) current rank counts.
+
+    What one player knows about partner's current hand: it is a subset, of known size,
+    of the cards nobody has shown (not in our hand, not played by anyone). Suits never
+    matter for scoring, so the hand is summarised by how many cards of each rank partner
+    holds, ``k[1..13]``. With no other information every subset is equally likely, so
+    the prior weight of a count vector is the product over ranks of C(unseen_r, k_r).
+
+    Every signal under a convention card is a statement about one rank (see
+    :mod:`signals`), so its likelihood is a factor on one ``k_r`` and the posterior stays
+    a product over ranks under a single constraint, sum(k) = partner's hand size. A
+    dynamic programme over ranks gives the normalising table exactly and draws samples
+    rank by rank from the true posterior, vectorised with numpy.
+
+    Statements are not trusted blindly: a statement found false costs a factor
+    ``false_weight`` (partners sometimes lie when the honest card is too expensive),
+    and one made with a card that may mean "nothing" costs only ``ambiguous_weight``.
+
+    Partner's discards say something too, without any agreement: a player throws the
+    cards it needs least, so after throwing a card it seldom holds another of that rank
+    (it would rather have thrown a lone card than broken a pair). Each card partner
+    played is therefore a factor ``discard_weight`` on partner still holding its rank
+    right after the play; that too is a factor on one ``k_r``.
+    """
     who = partner or view.partner
     unseen = unseen_counts(view)
     size = 13 - sum(1 for seat, _ in view.history if seat is who)

@@ -1,31 +1,7 @@
-"""What partner will keep, given what we have told it: the worth of a statement.
-
-The expert's search (:mod:`search`) values a discard as if from then on both partners
-saw each other's hands. In that world a signal is worth nothing -- partner would know
-anyway -- and a lone card partner might join looks as good as a told one. Real partners
-keep what they have been told about. This module values discards against that partner:
-
-1. **What partner believes we will keep.** Partner knows our hand only through our
-   statements under the card (:mod:`signals`): a promise of ``count`` cards of a rank
-   says we keep that many (partner believes a firm promise with ``firm``, a card that
-   may also mean "nothing" with ``ambiguous``), an answer "I hold it" says we keep one,
-   "none" says we keep none. Of every rank we said nothing about, partner expects us
-   to keep nothing. :func:`told_counts` gives that belief as P[rank, cards kept].
-2. **What partner keeps.** For each sampled partner hand, partner chooses the five
-   cards that minimise its expected team penalty under that belief
-   (:func:`partner_keeps`): its own groups, its cheapest singles, and the ranks we
-   told it we hold.
-3. **Our best reply.** We keep the five cards that go best with what partner keeps.
-
-The team penalty of step 3, averaged over the samples, is the value of a discard. A
-candidate discard changes step 1 when it is a statement, so the value of telling
-partner something is measured by what partner then does, not set by a fixed bonus:
-a promise is worth much where partner holds a card to join it, nothing where it does
-not, and a false statement costs what partner throws away to keep a rank we lack.
-
-All three steps are exact dynamic programmes over ranks, run for every candidate and
-every sample at once with numpy.
-"""
+"""What partner will keep, given what we have told it: the worth of a statement. The search
+(:mod:`search`) values a discard as if both partners saw each other's hands, where a
+signal is worth nothing; :func:`response_values` values it against a partner who keeps
+what it has been told (:func:`told_counts`, :func:`partner_keeps`), with numpy."""
 
 from __future__ import annotations
 
@@ -143,6 +119,32 @@ def response_values(mine: Int, partner: Int, told: Float) -> Float:
 
     ``mine`` [C, 14]: our counts after each candidate discard; ``partner`` [S, 14]:
     sampled partner counts; ``told`` [C, 14, 5]: partner's belief after each candidate.
+
+    The expert's search (:mod:`search`) values a discard as if from then on both partners
+    saw each other's hands. In that world a signal is worth nothing -- partner would know
+    anyway -- and a lone card partner might join looks as good as a told one. Real partners
+    keep what they have been told about. This module values discards against that partner:
+
+    1. **What partner believes we will keep.** Partner knows our hand only through our
+       statements under the card (:mod:`signals`): a promise of ``count`` cards of a rank
+       says we keep that many (partner believes a firm promise with ``firm``, a card that
+       may also mean "nothing" with ``ambiguous``), an answer "I hold it" says we keep one,
+       "none" says we keep none. Of every rank we said nothing about, partner expects us
+       to keep nothing. :func:`told_counts` gives that belief as P[rank, cards kept].
+    2. **What partner keeps.** For each sampled partner hand, partner chooses the five
+       cards that minimise its expected team penalty under that belief
+       (:func:`partner_keeps`): its own groups, its cheapest singles, and the ranks we
+       told it we hold.
+    3. **Our best reply.** We keep the five cards that go best with what partner keeps.
+
+    The team penalty of step 3, averaged over the samples, is the value of a discard. A
+    candidate discard changes step 1 when it is a statement, so the value of telling
+    partner something is measured by what partner then does, not set by a fixed bonus:
+    a promise is worth much where partner holds a card to join it, nothing where it does
+    not, and a false statement costs what partner throws away to keep a rank we lack.
+
+    All three steps are exact dynamic programmes over ranks, run for every candidate and
+    every sample at once with numpy.
     """
     theirs = partner_keeps(partner, told)
     # cost[c, s, rank, y]: the team's cost of the rank when we add y to partner's cards

@@ -1,11 +1,6 @@
-"""Valuing discards against sampled partner hands, vectorised with numpy.
-
-For a candidate discard, the value is the mean, over sampled partner hands, of the
-best team penalty the two of us could still reach if from now on each saw the
-other's hand: the same DP over ranks as :func:`counts.optimum_pair`, on a state of
-(cards I keep, cards partner keeps), run for every candidate and every sample at once
-as one array of shape [candidates, samples, 6, 6].
-"""
+"""Valuing discards against sampled partner hands, vectorised with numpy
+(:func:`keep_values`): the best team penalty the two partners could still reach if each
+saw the other's hand from now on, for every candidate and sample at once."""
 
 from __future__ import annotations
 
@@ -27,6 +22,12 @@ def keep_values(mine: npt.NDArray[np.int64],
 
     ``mine`` is [C, 14]: our rank counts after each candidate discard; ``partner`` is
     [S, 14]: sampled partner rank counts. Returns [C, S].
+
+    For a candidate discard, the value is the mean, over sampled partner hands, of the
+    best team penalty the two of us could still reach if from now on each saw the
+    other's hand: the same DP over ranks as :func:`counts.optimum_pair`, on a state of
+    (cards I keep, cards partner keeps), run for every candidate and every sample at once
+    as one array of shape [candidates, samples, 6, 6].
     """
     size = KEEP + 1
     n_c, n_s = mine.shape[0], partner.shape[0]

@@ -1,20 +1,7 @@
-"""What the plays of a partnership say, read from the public history.
-
-Every meaningful play under a convention card is a statement about how many cards
-of one rank its player holds right after the play:
-
-- a promise says "at least ``count`` of rank p" (p = card's rank + offset); when the
-  card is of the rule's fallback class it may instead mean "nothing to promise", so
-  such a statement is marked ``ambiguous``;
-- a promise-play card whose offset lands outside A..K promises nothing: it says
-  "no pair to show" (``nothing``, rank 0);
-- an answer to partner's promise of rank p says "at least one of p" (low card) or
-  "none of p" (high card).
-
-``statements`` lists them for one seat; both the beginner and the expert read
-partner through it, and the expert also uses it to see what its own plays told
-partner.
-"""
+"""What the plays of a partnership say, read from the public history: every meaningful play
+is a :class:`Statement` about how many cards of one rank its player holds right after it.
+:func:`statements` lists them for one seat; the beginner and the expert read partner
+through it, and the expert also sees what its own plays told partner."""
 
 from __future__ import annotations
 
@@ -60,7 +47,23 @@ def is_fallback(convention: ConventionCard, rule: Promise, card: Card) -> bool:
 
 def statements(convention: ConventionCard, history: Sequence[tuple[Seat, Card]],
                seat: Seat) -> list[Statement]:
-    """Every statement ``seat`` has made so far under ``convention``."""
+    """Every statement ``seat`` has made so far under ``convention``.
+
+    Every meaningful play under a convention card is a statement about how many cards
+    of one rank its player holds right after the play:
+
+    - a promise says "at least ``count`` of rank p" (p = card's rank + offset); when the
+      card is of the rule's fallback class it may instead mean "nothing to promise", so
+      such a statement is marked ``ambiguous``;
+    - a promise-play card whose offset lands outside A..K promises nothing: it says
+      "no pair to show" (``nothing``, rank 0);
+    - an answer to partner's promise of rank p says "at least one of p" (low card) or
+      "none of p" (high card).
+
+    ``statements`` lists them for one seat; both the beginner and the expert read
+    partner through it, and the expert also uses it to see what its own plays told
+    partner.
+    """
     partner = seat.partner
     partner_row = [card for who, card in history if who is partner]
     found: list[Statement] = []

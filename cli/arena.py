@@ -1,13 +1,7 @@
-"""``jackal arena``: play strategies against each other in-process and measure them.
-
-    jackal arena --ns expert --ew greedy --deals 2000 --seed 1 --jobs 2
-    jackal arena --ns expert --ew greedy --deals 100000 --scheduler tcp://host:8786
-
-Reports, per side, the mean team penalty, victory points per deal, the deal win rate
-with its 95% Wilson interval and the information efficiency with its 95% interval
-(the yardstick is defined in docs/BOTS.md). A progress bar is shown
-on a terminal; piped output gets a plain summary; ``--json`` prints one JSON object.
-"""
+"""``jackal arena``: play strategies against each other in-process (or on a Dask cluster) and
+measure them: per side the mean team penalty, victory points per deal, the deal win rate
+and the information efficiency, each with its 95% interval (the yardstick is
+docs/BOTS.md's)."""
 
 from __future__ import annotations
 
@@ -59,7 +53,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Play the run and print the summary; 2 on bad arguments."""
+    """Play the run and print the summary; 2 on bad arguments.
+
+        jackal arena --ns expert --ew greedy --deals 2000 --seed 1 --jobs 2
+        jackal arena --ns expert --ew greedy --deals 100000 --scheduler tcp://host:8786
+
+    Reports, per side, the mean team penalty, victory points per deal, the deal win rate
+    with its 95% Wilson interval and the information efficiency with its 95% interval
+    (the yardstick is defined in docs/BOTS.md). A progress bar is shown
+    on a terminal; piped output gets a plain summary; ``--json`` prints one JSON object.
+    """
     if args.deals < 1:
         print("jackal arena: --deals must be at least 1", file=sys.stderr)
         return 2

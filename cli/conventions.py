@@ -1,14 +1,7 @@
-"""``jackal conventions``: list the built-in convention cards, show one, check a card file.
-
-    jackal conventions list
-    jackal conventions show beginner            # as a person reads it
-    jackal conventions show my_card.toml --json # as JSON (--toml for TOML)
-    jackal conventions check my_card.toml       # "ok", or exit 2 naming the bad field
-
-``show`` and ``check`` take a built-in name, a ``.toml``/``.json`` file, or ``-`` for
-standard input (TOML or JSON, told apart by the first character). Problems go to
-standard error with exit status 2; nothing is printed on standard output then.
-"""
+"""``jackal conventions``: list the built-in convention cards, show one (as a person reads it,
+or as JSON or TOML), check a card file. ``show`` and ``check`` take a built-in name, a
+``.toml``/``.json`` file or ``-`` for standard input; a problem goes to standard error
+with exit status 2."""
 
 from __future__ import annotations
 
@@ -56,7 +49,17 @@ def _load(spec: str) -> ConventionCard:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Carry out the chosen action; 0 on success, 2 for a card that cannot be used."""
+    """Carry out the chosen action; 0 on success, 2 for a card that cannot be used.
+
+        jackal conventions list
+        jackal conventions show beginner            # as a person reads it
+        jackal conventions show my_card.toml --json # as JSON (--toml for TOML)
+        jackal conventions check my_card.toml       # "ok", or exit 2 naming the bad field
+
+    ``show`` and ``check`` take a built-in name, a ``.toml``/``.json`` file, or ``-`` for
+    standard input (TOML or JSON, told apart by the first character). Problems go to
+    standard error with exit status 2; nothing is printed on standard output then.
+    """
     if args.action == "list":
         width = max(len(name) for name in BUILTIN_CARDS)
         for name, card in BUILTIN_CARDS.items():

@@ -1,10 +1,6 @@
-"""``jackal demo``: one seeded deal played out by random players, printed in full.
-
-It shows the engine at work without a terminal UI or a server: the hands dealt,
-every play round by round, the four public rows, then both teams' kept cards scored
-rank by rank with the winner and the victory points. The same seed always prints
-the same deal, on every machine.
-"""
+"""``jackal demo``: one seeded deal played out by random players, printed in full, to show
+the engine at work without a terminal UI or a server. The same seed prints the same deal
+on every machine."""
 
 from __future__ import annotations
 
@@ -38,7 +34,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def play_demo(seed: int) -> list[str]:
-    """Play the demo deal for ``seed`` and return the lines to print."""
+    """Play the demo deal for ``seed`` and return the lines to print.
+
+    It shows the engine at work without a terminal UI or a server: the hands dealt,
+    every play round by round, the four public rows, then both teams' kept cards scored
+    rank by rank with the winner and the victory points. The same seed always prints
+    the same deal, on every machine.
+    """
     # The deal is the first deal of the match with this seed, so `jackal demo --seed S`
     # shows exactly what a match seeded S would deal first.
     dealer = first_dealer(seed)

@@ -1,19 +1,7 @@
-"""The ``jackal`` command: a thin dispatcher over subcommands.
-
-Each subcommand lives in its own module ``jackal.cli.<module>`` with two functions,
-``add_arguments(parser)`` and ``run(args) -> int``. Only the chosen subcommand's
-module is imported, so ``jackal score`` starts without loading trio or
-prompt_toolkit, and the command table below is the single list of what exists.
-
-A reader that stops early (``jackal conventions show none --json | head -3``) is handled
-here, once for every command and ``--help``: the command stops quietly with exit status
-141, the status a shell gives any program killed by SIGPIPE (``cat``, ``grep``). Python
-ignores SIGPIPE (so that a server writing to a dropped socket is not killed), which
-turns a closed stdout into a BrokenPipeError; restoring the signal instead would kill a
-server whose client hung up. 141 rather than 0 because the output was cut short: a
-script with ``set -o pipefail`` sees jackal exactly as it sees ``cat``, and without
-pipefail the shell reports the reader's status anyway.
-"""
+"""The ``jackal`` command: a thin dispatcher over subcommands. Each lives in its own module
+``jackal.cli.<module>`` with ``add_arguments(parser)`` and ``run(args) -> int``, and only
+the chosen one is imported (``jackal score`` starts without trio or prompt_toolkit); the
+command table below is the one list of what exists."""
 
 from __future__ import annotations
 
@@ -61,7 +49,17 @@ EXIT_CLOSED_PIPE = 141
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one command; its exit status. A closed stdout or stderr ends it quietly."""
+    """Run one command; its exit status. A closed stdout or stderr ends it quietly.
+
+    A reader that stops early (``jackal conventions show none --json | head -3``) is handled
+    here, once for every command and ``--help``: the command stops quietly with exit status
+    141, the status a shell gives any program killed by SIGPIPE (``cat``, ``grep``). Python
+    ignores SIGPIPE (so that a server writing to a dropped socket is not killed), which
+    turns a closed stdout into a BrokenPipeError; restoring the signal instead would kill a
+    server whose client hung up. 141 rather than 0 because the output was cut short: a
+    script with ``set -o pipefail`` sees jackal exactly as it sees ``cat``, and without
+    pipefail the shell reports the reader's status anyway.
+    """
     try:
         try:
             return _dispatch(argv)

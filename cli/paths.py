@@ -1,10 +1,6 @@
-"""Where Jackal keeps its files on this machine.
-
-Saved seat tokens (``jackal play``) and match records (``jackal serve``) are state: not
-configuration a person edits, not a cache one may throw away. The XDG base directory
-specification puts such data in ``$XDG_STATE_HOME`` (default ``~/.local/state``); ours
-lives in its ``jackal`` folder.
-"""
+"""Where Jackal keeps its files on this machine: saved seat tokens (``jackal play``) and match
+records (``jackal serve``) are state, neither configuration nor cache, so they live in the
+XDG state folder's ``jackal`` (``$XDG_STATE_HOME``, default ``~/.local/state``)."""
 
 from __future__ import annotations
 

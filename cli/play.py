@@ -1,10 +1,6 @@
-"""``jackal play``: the terminal client.
-
-With no arguments: a match at S against server-side bots, on a server started inside
-this process. With ``--server HOST:PORT``: that server's lobby, or with ``--table`` that
-table directly. On a server, seat tokens are saved in the user's state folder (see
-:mod:`jackal.cli.paths`), so a client started again takes its seat back.
-"""
+"""``jackal play``: the terminal client. With no arguments, a match against server-side bots
+on a server started inside this process; with ``--server HOST:PORT``, that server's lobby
+(or with ``--table``, that table), its seat tokens saved in the user's state folder."""
 
 from __future__ import annotations
 
@@ -124,7 +120,13 @@ def bot_strategies(args: argparse.Namespace, ours: str | ConventionCard,
 
 
 def run(args: argparse.Namespace) -> int:
-    """Start the terminal client; 2 on bad arguments or without a terminal."""
+    """Start the terminal client; 2 on bad arguments or without a terminal.
+
+    With no arguments: a match at S against server-side bots, on a server started inside
+    this process. With ``--server HOST:PORT``: that server's lobby, or with ``--table`` that
+    table directly. On a server, seat tokens are saved in the user's state folder (see
+    :mod:`jackal.cli.paths`), so a client started again takes its seat back.
+    """
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(NEEDS_TERMINAL, file=sys.stderr)
         return 2

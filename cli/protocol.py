@@ -1,10 +1,7 @@
-"""``jackal protocol``: tools for people writing clients and bots in any language.
-
-- ``schema``: the JSON Schema of every message, generated from the Structs.
-- ``help``: every client message with a one-line example to paste into netcat.
-- ``check``: decode client lines (arguments or stdin) exactly as the server would and
-  say what it would answer.
-"""
+"""``jackal protocol``: tools for people writing clients and bots in any language: ``schema``
+(the JSON Schema of every message, from the Structs), ``help`` (each client message with
+an example to paste into netcat) and ``check`` (decode client lines as the server would,
+and say what it would answer)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,7 @@
-"""``jackal replay FILE``: print a recorded match deal by deal.
-
-Reads a record written by ``jackal serve --records DIR`` strictly (the format is
-``jackal.server.records.events``) and runs it through the same replay loop the server
-restores crashed matches with (``jackal.server.records.replay``), which checks every
-deal, play and result against the game engine. It prints the table's options and
-players, then per deal the dealer, the hints taken (who, before which play), the four
-rows in play order, both teams' kept cards scored rank by rank, the winner and the
-running score. A match that has not finished is
-printed as far as it went; what the record's lines imply but lack (a torn final write)
-is printed and marked as such. Exit status 2 for a file that cannot be read or replayed.
-"""
+"""``jackal replay FILE``: print a recorded match deal by deal, read strictly and run through
+the one replay loop the server restores crashed matches with, which checks every deal,
+play and result against the engine. Exit status 2 for a file that cannot be read or
+replayed."""
 
 from __future__ import annotations
 
@@ -164,7 +156,18 @@ def format_record(path: Path) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the record; exit status 2 if it cannot be read."""
+    """Print the record; exit status 2 if it cannot be read.
+
+    Reads a record written by ``jackal serve --records DIR`` strictly (the format is
+    ``jackal.server.records.events``) and runs it through the same replay loop the server
+    restores crashed matches with (``jackal.server.records.replay``), which checks every
+    deal, play and result against the game engine. It prints the table's options and
+    players, then per deal the dealer, the hints taken (who, before which play), the four
+    rows in play order, both teams' kept cards scored rank by rank, the winner and the
+    running score. A match that has not finished is
+    printed as far as it went; what the record's lines imply but lack (a torn final write)
+    is printed and marked as such. Exit status 2 for a file that cannot be read or replayed.
+    """
     try:
         lines = format_record(args.file)
     except (OSError, RecordError) as exc:

@@ -1,11 +1,7 @@
-"""What ``jackal review`` shows at each point of a recorded deal: pure, no terminal.
-
-A record is read and checked by the one replay loop (``server.records.replay``, as
-``jackal replay`` reads it); each deal becomes a :class:`ReviewDeal`. A *point* is a
-number of plays made (0..32): the hands as they then stand, the card just played, what
-it meant under its side's card (``game.explain``), whether that was true of the hand
-(``game.honesty``) and what the expert would have played there from that seat's view.
-"""
+"""What ``jackal review`` shows at each point of a recorded deal: pure, no terminal. A
+record is read and checked by the one replay loop; each deal becomes a :class:`ReviewDeal`
+whose points (0..32 plays made) give the hands, the card just played, what it meant, whether
+it was true, and what the expert would have played there."""
 
 from __future__ import annotations
 
@@ -67,7 +63,14 @@ class Signal:
 
 @dataclass
 class ReviewDeal:
-    """One recorded deal, as far as the record goes, with what surrounded its plays."""
+    """One recorded deal, as far as the record goes, with what surrounded its plays.
+
+    The record was read and checked by the one replay loop (``server.records.replay``, as
+    ``jackal replay`` reads it). A *point* is a number of plays made (0..32): the hands as
+    they then stand, the card just played, what it meant under its side's card
+    (``game.explain``), whether that was true of the hand (``game.honesty``) and what the
+    expert would have played there from that seat's view.
+    """
 
     ordinal: int  # 1.. in the record (deal numbers start again at a rematch)
     match: int  # 1.. : the match at this table it belongs to

@@ -1,16 +1,7 @@
-"""``jackal score``: the scoring calculator for games played with a real deck.
-
-Give one team's ten kept cards to see their groups and penalty, or both teams' to
-see the winner and the victory points as well::
-
-    jackal score "AS AH AD 7C 7D 9H 9S KC KD KH" "2C 3C 4C 5C 6C 8C 9C TC JC QC"
-
-Bad input (a malformed card, a hand that is not ten cards, a card given twice)
-ends with exit status 2 and one line on stderr; nothing goes to stdout then, so
-scripts using ``--json`` never see half an answer.
-
-The table layout helpers here are shared with ``jackal demo``.
-"""
+"""``jackal score``: the scoring calculator for games played with a real deck: one team's
+ten kept cards give their groups and penalty, both teams' the winner and the victory
+points too. Bad input ends with exit status 2, one line on stderr and nothing on stdout.
+The table layout helpers here are shared with ``jackal demo``."""
 
 from __future__ import annotations
 
@@ -61,7 +52,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Score the hands; exit status 0, or 2 with one line on stderr for bad input."""
+    """Score the hands; exit status 0, or 2 with one line on stderr for bad input.
+
+    Give one team's ten kept cards to see their groups and penalty, or both teams' to
+    see the winner and the victory points as well::
+
+        jackal score "AS AH AD 7C 7D 9H 9S KC KD KH" "2C 3C 4C 5C 6C 8C 9C TC JC QC"
+
+    Bad input (a malformed card, a hand that is not ten cards, a card given twice)
+    ends with exit status 2 and one line on stderr; nothing goes to stdout then, so
+    scripts using ``--json`` never see half an answer.
+
+    The table layout helpers here are shared with ``jackal demo``.
+    """
     try:
         hands = read_hands(args.hands)
     except UsageError as exc:

@@ -1,15 +1,7 @@
-"""``jackal serve``: run a Jackal server.
-
-Logs one line per connection and table event to stderr: first ``listening on
-HOST:PORT`` (with the real port when ``--port 0`` is given), so scripts and tests can
-read where to connect, then where the match records go. Ctrl-C or SIGTERM stops it cleanly:
-no new connections, ``server_shutdown`` to everyone after what was already queued for
-them, sockets closed (see :mod:`jackal.server.net.listener`). Every match is written as it
-happens to the records folder (the user's state folder, ``$XDG_STATE_HOME/jackal/records``
-or ``~/.local/state/jackal/records``, unless ``--records DIR`` or ``--no-records``), and
-unfinished matches found there at start are restored (their players reclaim seats with
-their tokens): a crashed server that is simply started again carries on.
-"""
+"""``jackal serve``: run a Jackal server, logging a line per connection and table event to
+stderr (first ``listening on HOST:PORT``), writing every match to the records folder and
+restoring the unfinished ones found there at start, until Ctrl-C or SIGTERM stops it
+cleanly."""
 
 from __future__ import annotations
 
@@ -174,7 +166,18 @@ async def _main(config: ServerConfig) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the server until Ctrl-C or SIGTERM."""
+    """Run the server until Ctrl-C or SIGTERM.
+
+    Logs one line per connection and table event to stderr: first ``listening on
+    HOST:PORT`` (with the real port when ``--port 0`` is given), so scripts and tests can
+    read where to connect, then where the match records go. Ctrl-C or SIGTERM stops it cleanly:
+    no new connections, ``server_shutdown`` to everyone after what was already queued for
+    them, sockets closed (see :mod:`jackal.server.net.listener`). Every match is written as it
+    happens to the records folder (the user's state folder, ``$XDG_STATE_HOME/jackal/records``
+    or ``~/.local/state/jackal/records``, unless ``--records DIR`` or ``--no-records``), and
+    unfinished matches found there at start are restored (their players reclaim seats with
+    their tokens): a crashed server that is simply started again carries on.
+    """
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(message)s")
     if args.quiet:

@@ -14,34 +14,6 @@ PACKAGES = ("game", "protocol", "server", "client", "bots", "cli", "arena")
 MAX_LINES = 600
 MAX_DOCSTRING_LINES = 5
 
-#: Modules whose docstring is still longer, being cut by the docstring sweep of issue 26.
-#: An entry that no longer is fails the test, so the list can only shrink.
-KNOWN_LONG_DOCSTRINGS: frozenset[str] = frozenset({
-    "bots/base.py",
-    "bots/baseline.py",
-    "bots/beginner.py",
-    "bots/counts.py",
-    "bots/expert.py",
-    "bots/faithful.py",
-    "bots/greedy.py",
-    "bots/host.py",
-    "bots/inference.py",
-    "bots/response.py",
-    "bots/search.py",
-    "bots/signals.py",
-    "cli/arena.py",
-    "cli/conventions.py",
-    "cli/demo.py",
-    "cli/main.py",
-    "cli/paths.py",
-    "cli/play.py",
-    "cli/protocol.py",
-    "cli/replay.py",
-    "cli/review_model.py",
-    "cli/score.py",
-    "cli/serve.py",
-})
-
 
 def _modules() -> list[Path]:
     return sorted(path for package in PACKAGES for path in (ROOT / package).rglob("*.py"))
@@ -79,7 +51,6 @@ def test_no_module_is_over_600_lines() -> None:
 
 
 def test_module_docstrings_are_five_lines_at_most() -> None:
-    long = {_name(path) for path in _modules()
-            if _docstring_lines(path.read_text()) > MAX_DOCSTRING_LINES}
-    assert long - KNOWN_LONG_DOCSTRINGS == set(), "module docstrings over five lines"
-    assert KNOWN_LONG_DOCSTRINGS - long == set(), "cut: remove from KNOWN_LONG_DOCSTRINGS"
+    long = {_name(path): n for path in _modules()
+            if (n := _docstring_lines(path.read_text())) > MAX_DOCSTRING_LINES}
+    assert long == {}, "module docstrings over five lines"

@@ -72,7 +72,7 @@ def free_seats(info: m.TableInfo) -> list[str]:
 
 @dataclass
 class LobbyState:
-    """The table list and the lobby's actions; see the module docstring.
+    """The table list and the lobby's actions.
 
     :class:`LobbyState` holds the table list and the selection, and the lobby's actions
     (join, watch, create, add a bot, refresh). :class:`~jackal.client.tui.state.TuiState`

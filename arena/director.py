@@ -22,6 +22,7 @@ from ..bots.registry import make_strategy
 from ..client.connection import ClientError, Connection, ServerError
 from ..client.exec_host import (
     EXEC_FEATURES,
+    EXIT_GRACE,
     MOVE_SECONDS,
     START_SECONDS,
     ExecProgram,
@@ -52,8 +53,6 @@ __all__ = ["TableFailed", "TableOptions", "play_table", "play_tables", "safe_ser
 
 log = logging.getLogger("jackal.tournament")
 
-#: How long a finished program gets to exit before it is killed.
-EXIT_GRACE = 2.0
 #: What a value from the server (a table id, an invitation code) must look like before a
 #: program's command line or environment gets it: letters, digits, ``_ . -``, not
 #: starting with ``-`` (which a program would read as an option).

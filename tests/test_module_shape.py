@@ -5,6 +5,8 @@ docs/BOTS.md, design reasons beside the code they explain)."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -54,3 +56,26 @@ def test_module_docstrings_are_five_lines_at_most() -> None:
     long = {_name(path): n for path in _modules()
             if (n := _docstring_lines(path.read_text())) > MAX_DOCSTRING_LINES}
     assert long == {}, "module docstrings over five lines"
+
+
+def test_every_package_folder_is_a_package_that_installs() -> None:
+    """Each folder of code has its ``__init__.py`` and is listed in pyproject.toml, so a
+    non-editable install ships it (a folder without one became a namespace package that an
+    editable install still imported, hiding the defect until a fresh install)."""
+    folders = sorted({path.parent for path in _modules()})
+    assert [_name(folder) for folder in folders if not (folder / "__init__.py").exists()] == []
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())
+                 ["tool"]["setuptools"]["packages"])
+    named = {"jackal." + _name(folder).replace("/", ".") for folder in folders}
+    assert named == listed
+
+
+@pytest.mark.subprocess
+def test_git_ignores_no_source_file() -> None:
+    """A source file git ignores is missing from every fresh clone (``records/`` once
+    matched server/records/ and hid its ``__init__.py``)."""
+    ignored = subprocess.run(
+        ["git", "ls-files", "--others", "--ignored", "--exclude-standard", "--",
+         *PACKAGES, "tests", "bench", "examples", "docs"],
+        cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    assert [name for name in ignored if "__pycache__" not in name] == []

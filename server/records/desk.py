@@ -12,9 +12,9 @@ import trio
 from ...protocol.errors import ErrorCode, ProtocolError
 from ...protocol.messages import Error
 from ..config import ServerConfig
-from .files import RecordFile, RecordsFolder, RecordSyncer
 from ..seating import Outbox
 from ..table import Table
+from .files import RecordFile, RecordsFolder, RecordSyncer
 
 __all__ = ["RecordDesk", "records_unavailable"]
 

@@ -13,6 +13,7 @@ from ...game.deal import Deal
 from ...game.scoring import DealResult
 from ...game.seats import TEAMS, Seat, Team
 from ...protocol.messages import ChatLine
+from ..seating import SeatSlot
 from .events import (
     ChatEvent,
     Closed,
@@ -27,7 +28,6 @@ from .events import (
     TableEvent,
     result_event,
 )
-from ..seating import SeatSlot
 
 __all__ = ["PlayedBy", "Recorder", "Recording"]
 

@@ -9,6 +9,8 @@ import logging
 import os
 from pathlib import Path
 
+from ..table import Table
+from ..table_options import TableOptions
 from .events import (
     Closed,
     MatchEnd,
@@ -17,10 +19,8 @@ from .events import (
     last_complete_event,
     read_record,
 )
-from .replay import MatchReplay, replay
 from .files import RecordFile
-from ..table import Table
-from ..table_options import TableOptions
+from .replay import MatchReplay, replay
 
 __all__ = ["CORRUPT_SUFFIX", "restore_tables"]
 

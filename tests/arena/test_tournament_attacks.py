@@ -138,7 +138,8 @@ def test_a_program_cannot_find_the_boards_by_trying_seeds(
     results = tmp_path / "results.json"
     done = run_jackal("tournament", "--entry", f"guess=exec:{PY} {guesser}",
                       "--entry", "r=random", "--boards", "1", "--move-seconds", "20",
-                      "--results", str(results), "-q", timeout=170)
+                      # The search is the subject, not bot timing: no floor under r's cards.
+                      "--bot-floor", "0", "--results", str(results), "-q", timeout=170)
     assert done.returncode == 0, done.stderr
     found = re.findall(r"GUESSER [NESW] found=(\w+)", done.stderr)
     assert len(found) == 4, done.stderr  # both seats, at both tables
@@ -162,7 +163,7 @@ def test_copies_of_a_program_cannot_share_a_file(
     sandbox = () if where == "absolute" else ("--sandbox", "off")
     done = run_jackal("tournament", "--entry", f"share=exec:{PY} -I -S {sharer} {shared}",
                       "--entry", "r=random", "--boards", "1", "--jobs", "2", "-q", *sandbox,
-                      timeout=170)
+                      "--bot-floor", "0", timeout=170)  # the copies' files, not bot timing
     assert done.returncode == 0, done.stderr
     seen = [int(n) for n in re.findall(r"SHARER [NESW] play \d sees (\d) hands", done.stderr)]
     assert len(seen) >= 32, done.stderr  # 2 tables x 2 seats x 8 plays (more if tied)
@@ -181,6 +182,7 @@ def test_a_cmd_entry_cannot_take_other_tables_seats(
         "--seat {seat} --invite {invite}",
         "--entry", "r=random", "--entry", "g=greedy", "--boards", "1", "--jobs", "3",
         "--move-seconds", "3", "--seat-seconds", "8", "--program-output",
+        "--bot-floor", "0",  # the seats and the watching, not bot timing
         "--results", str(results), "-q", timeout=170)
     report = json.loads(results.read_text())
     stolen = re.findall(r"THIEF took (t\d+ [NESW])", done.stderr)

@@ -55,9 +55,8 @@ import trio.testing
 from jackal.game.cards import DECK, Card
 from jackal.game.deal import Deal
 from jackal.game.match import deal_seed
-from jackal.game.seats import SEATS, TEAMS, Seat
+from jackal.game.seats import SEATS, Seat
 from jackal.server.config import ServerConfig
-from jackal.server.deal_summary import ExpertJob
 from jackal.server.net.listener import serve
 from support.client import Msg, RawClient
 from support.leaks import cards_named
@@ -417,18 +416,6 @@ async def watchdog(progress: Callable[[], int], stall_seconds: float) -> None:
             raise AssertionError(f"no line received for {stall_seconds:g} s (after {now}): "
                                  "the server or a client is stuck")
         last = now
-
-
-@pytest.fixture
-def quick_expert_pair(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The expert pair's play-through of each finished deal gives fixed figures at once.
-
-    The real one is a quarter of a second of CPU a deal in a thread of this process: over
-    the audit's 1,000 deals it took a third of the audit's CPU (and its time), for two
-    numbers a deal (tests/server/test_deal_summary.py checks them). Everything else stays:
-    the hub still starts a job a deal in its thread, and each ``expert_cost`` line it
-    makes reaches the tables and is audited like any other line."""
-    monkeypatch.setattr(ExpertJob, "run", lambda _job: dict.fromkeys(TEAMS, 0))
 
 
 @pytest.mark.slow

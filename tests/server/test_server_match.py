@@ -76,6 +76,7 @@ async def test_played_reply_carries_the_id_only_for_the_player() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("quick_expert_pair")
 async def test_no_seat_or_spectator_sees_hidden_cards_over_50_deals() -> None:
     """Three raw-socket humans, one server bot and a spectator; every message checked."""
     seed = 2024

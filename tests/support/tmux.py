@@ -63,7 +63,7 @@ class Tmux:
                 return text
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what}; screen:\n{text}")
-            time.sleep(0.1)
+            time.sleep(0.05)
 
     def pid(self) -> int:
         deadline = time.monotonic() + TIMEOUT
@@ -81,7 +81,7 @@ class Tmux:
         deadline = time.monotonic() + timeout
         while not self.status_file.exists() or not self.status_file.read_text().strip():
             assert time.monotonic() < deadline, f"the program did not exit:\n{self.screen()}"
-            time.sleep(0.1)
+            time.sleep(0.05)
         return int(self.status_file.read_text())
 
     def close(self) -> None:

@@ -79,3 +79,14 @@ def test_git_ignores_no_source_file() -> None:
          *PACKAGES, "tests", "bench", "examples", "docs"],
         cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     assert [name for name in ignored if "__pycache__" not in name] == []
+
+
+def test_the_test_folders_mirror_the_packages() -> None:
+    """tests/server/net/ holds the tests of server/net/, and so on: a test folder names a
+    package folder (tests/ itself keeps the checks of the whole tree; support/ is help)."""
+    tests = ROOT / "tests"
+    folders = {path.parent.relative_to(tests) for path in tests.rglob("test_*.py")}
+    folders.discard(Path("."))
+    assert folders, "no test folders found"
+    assert sorted(str(folder) for folder in folders
+                  if not (ROOT / folder / "__init__.py").exists()) == []

@@ -23,8 +23,9 @@ __all__ = ["DealSummaries", "ExpertJob"]
 class ExpertJob:
     """One deal to play through with the expert pair (see :mod:`jackal.bots.expert_pair`).
 
-    A quarter of a second of CPU, so the hub runs it in a worker thread at the lowest
-    priority of the bots' thread slots; everything in it is public once the deal is over.
+    A quarter of a second of CPU, so the hub runs it in a thread of its own, one job at a
+    time, giving way to every move at a table with people (:meth:`Hub._expert_work`); it
+    takes no bot slot. Everything in it is public once the deal is over.
     """
 
     match_seed: int

@@ -11,13 +11,14 @@ from typing import Annotated
 import msgspec
 
 from ..game.seats import Seat
+from ..protocol.messages import Name
 
 __all__ = ["MatchSeed", "Seconds", "Strategy", "TableOptions", "TokenHash"]
 
 # The same bounds as the wire (protocol/requests.py) where a value came from a client, so
-# nothing read back from a record reaches the server that a client could not have sent.
+# nothing read back from a record reaches the server that a client could not have sent;
+# the creator's name is the wire's own ``Name`` type.
 TableName = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
-PlayerName = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 Target = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
 MatchSeed = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
 Seconds = Annotated[float, msgspec.Meta(ge=0, le=10_000_000)]
@@ -46,7 +47,7 @@ class TableOptions(msgspec.Struct, kw_only=True):
     #: Seated players may ask for a hint on their turn (shown to everyone).
     hints: bool = False
     #: The name of the connection that created the table (shown in the lobby).
-    creator: PlayerName | None = None
+    creator: Name | None = None
     #: Whether anyone may watch (a private table's creator chooses; public: yes).
     allow_spectators: bool = True
     #: A private table: each seat's invitation code, hashed like a token (never the code;

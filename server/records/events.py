@@ -17,6 +17,7 @@ import msgspec
 from ...game.conventions import ConventionCard
 from ...game.scoring import DealResult
 from ...game.seats import TEAMS, Seat, Team
+from ...protocol.messages import TableId
 from ..table_options import MatchSeed, Seconds, Strategy, TableOptions, TokenHash
 
 __all__ = [
@@ -52,7 +53,6 @@ __all__ = [
 MAX_LINE_BYTES = 256 * 1024
 
 # The same bounds as the wire (protocol/messages.py) where a field came from a client.
-TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 DealSeed = Annotated[int, msgspec.Meta(ge=0)]  # any 64-bit value; checked against the match
 CardText = Annotated[str, msgspec.Meta(pattern="^[A2-9TJQK][SHDC]$")]
 Points = Annotated[int, msgspec.Meta(ge=0, le=100_000_000)]

@@ -53,6 +53,13 @@ class ErrorCode(StrEnum):
     #: ``conventions`` once the partnership has changed its card the most times a match
     #: allows.
     TOO_MANY_CHANGES = "too_many_changes"
+    #: ``ask`` once the seat has asked the most questions a deal allows.
+    TOO_MANY_QUESTIONS = "too_many_questions"
+    #: ``hello`` with a token once its seat has been reclaimed the most times a deal
+    #: allows (the seat stays held; it may be reclaimed again from the next deal on).
+    TOO_MANY_RECLAIMS = "too_many_reclaims"
+    #: ``join`` of a seat left mid-match, without an invitation from the table's creator.
+    SEAT_VACATED = "seat_vacated"
     #: ``create_table`` (or ``join``) while the server cannot write match records (a full
     #: or read-only disk, or the records folder at its cap).
     RECORDS_UNAVAILABLE = "records_unavailable"

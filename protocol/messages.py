@@ -356,6 +356,19 @@ class BestKeepInfo(msgspec.Struct):
     penalty: int
 
 
+class AnsweredInfo(msgspec.Struct):
+    """One question of a finished deal, told to everyone at the table in ``deal_ended``:
+    during the deal only the asker and the asked seat knew of it."""
+
+    question: str
+    asker: Seat
+    seat: Seat
+    text: str
+    index: int | None = None
+    #: The answer (None: none came before the deal ended).
+    answer: str | None = None
+
+
 class DealEnded(_Server, tag="deal_ended"):
     deal: int
     hands: dict[Seat, list[Card]]
@@ -377,6 +390,8 @@ class DealEnded(_Server, tag="deal_ended"):
     best: dict[Team, BestKeepInfo] | None = None
     #: (``deal_summary``) Each partnership's penalty minus its best.
     information_cost: dict[Team, int] | None = None
+    #: Every question asked during the deal, with its answer (absent: none was asked).
+    questions: list[AnsweredInfo] | None = None
 
 
 class ExpertCost(_Server, tag="expert_cost"):
@@ -460,9 +475,9 @@ class Question(_Reply, tag="question"):
 
 
 class QuestionAsked(_Server, tag="question_asked"):
-    """To the asker's partner only: its partner asked ``seat`` question ``question``
-    (about ``seat``'s ``index``-th card, if set). Never the text: partners talk only
-    through their cards. The ``answer`` follows, to both of them."""
+    """No longer sent (kept so that older peers still decode): the asker's partner now
+    learns of its partner's questions only in ``deal_ended``, since when a question is
+    asked is a time the asker chooses."""
 
     question: str
     seat: Seat
@@ -471,7 +486,7 @@ class QuestionAsked(_Server, tag="question_asked"):
 
 
 class AnswerMessage(_Reply, tag="answer"):
-    """To the asking side only."""
+    """To the asker only (everyone sees it in ``deal_ended``)."""
 
     question: str
     seat: Seat

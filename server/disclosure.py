@@ -19,30 +19,29 @@ from ..game.match import Match
 from ..game.seats import Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
+    AnsweredInfo,
     AnswerMessage,
     ConventionsChanged,
     MessageId,
     Ok,
     OpenQuestion,
     Question,
-    QuestionAsked,
 )
 from .records.events import AnswerEvent, ConventionsEvent, QuestionEvent
 from .records.recording import Recording
 from .seating import Outbox, Peer, Seating, SeatSlot, Status
 
-__all__ = ["MAX_CONVENTION_CHANGES", "MAX_OPEN_QUESTIONS", "DisclosingTable", "Disclosure",
+__all__ = ["MAX_CONVENTION_CHANGES", "MAX_QUESTIONS", "DisclosingTable", "Disclosure",
            "PendingQuestion", "resolve_conventions"]
 
 #: Times a partnership may change its card in one match (each change is recorded whole,
 #: so this bounds what one player can make the record grow by).
 MAX_CONVENTION_CHANGES = 3
 
-#: Unanswered questions one player may have open at once (more is ``not_allowed``); all
-#: of them expire when the deal ends, answered or not. A question to a bot is answered
-#: at once but stays counted until the deal ends: otherwise a player could ask without
-#: end, and each question tells its partner which card it was about.
-MAX_OPEN_QUESTIONS = 3
+#: Questions one seat may ask in a deal, whoever answers (more is
+#: ``too_many_questions``): a bot answers at once, so a cap on open questions alone
+#: would not bound them. Unanswered ones expire when the deal ends.
+MAX_QUESTIONS = 3
 
 
 #: Question and answer text a table's record keeps, at most (the events stay, textless).
@@ -95,8 +94,12 @@ class Disclosure:
         #: The cards declared for the next deal (``deal_conventions`` on the table: in force).
         self.conventions = conventions
         self.questions: dict[str, PendingQuestion] = {}
-        #: Questions each seat asked a bot this deal (they count as open; see above).
-        self.asked_bots: dict[Seat, int] = {}
+        #: Questions each seat asked this deal (see MAX_QUESTIONS).
+        self.asked: dict[Seat, int] = {}
+        #: This deal's questions and answers, for everyone once it ends (``deal_ended``).
+        self.asked_log: dict[str, AnsweredInfo] = {}
+        #: The last finished deal's (a snapshot between deals repeats its ``deal_ended``).
+        self.last_asked: list[AnsweredInfo] = []
         #: Cards each partnership has declared this match (after the table's presets).
         self.changes: dict[Team, int] = {}
         self._question_ids = itertools.count(1)
@@ -158,33 +161,33 @@ class Disclosure:
         slot = table.seats[target]
         if not slot.bot_controlled and slot.peer is None:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the player at {target} is away")
-        open_now = sum(1 for pending in self.questions.values() if pending.asker is asker)
-        open_now += self.asked_bots.get(asker, 0)
-        if open_now >= MAX_OPEN_QUESTIONS:
-            raise ProtocolError(ErrorCode.NOT_ALLOWED,
-                                f"you have {open_now} open questions (a question to a bot "
-                                f"counts until the deal ends); wait for an answer (they "
-                                f"expire when the deal ends)")
+        if index is not None:
+            # Only a card on the table can be asked about: an index of a card not yet
+            # played would be a number the asker picks freely, a symbol for someone.
+            self.explain(table, target, index)
+        asked = self.asked.get(asker, 0)
+        if asked >= MAX_QUESTIONS:
+            raise ProtocolError(ErrorCode.TOO_MANY_QUESTIONS,
+                                f"you have asked {asked} questions this deal, the most "
+                                f"allowed (whoever answers)")
+        self.asked[asker] = asked + 1
         qid = f"q{next(self._question_ids)}"
         table.recording.write(QuestionEvent(question=qid, asker=asker, seat=target, index=index,
                                             text=self._kept(text)))
+        self.asked_log[qid] = AnsweredInfo(question=qid, asker=asker, seat=target, text=text,
+                                           index=index)
         receipt = Question(id=req_id, question=qid, seat=target, text=text, asker=asker,
                            index=index)
-        # The text goes to the asked seat and back to the asker, nowhere else: the
-        # partner only learns that a question (about which card) was asked.
+        # The question goes to the asked seat and back to the asker, nowhere else: not
+        # even that one was asked reaches the asker's partner before the deal ends (its
+        # time is the asker's to choose), nor the asked seat's partner.
         out: Outbox = [(peer, receipt)]
-        partner = table.seats[asker.partner].peer
-        if partner is not None:
-            out.append((partner, QuestionAsked(question=qid, seat=target, asker=asker,
-                                               index=index)))
+        pending = PendingQuestion(asker=asker, target=target, text=text, index=index)
         if slot.bot_controlled:
-            self.asked_bots[asker] = self.asked_bots.get(asker, 0) + 1
-            return out + self._answer_asking_side(
-                table, PendingQuestion(asker=asker, target=target, text=text), qid,
-                self._bot_answer(table, target, index))
+            return out + self._answer_asker(table, pending, qid,
+                                            self._bot_answer(table, target, index))
         assert slot.peer is not None
-        self.questions[qid] = PendingQuestion(asker=asker, target=target, text=text,
-                                              index=index)
+        self.questions[qid] = pending
         question = Question(question=qid, seat=target, text=text, asker=asker, index=index)
         return [*out, (slot.peer, question)]
 
@@ -193,22 +196,21 @@ class Disclosure:
         history = deal.history if deal is not None else ()
         return answer_question(self.conventions[seat.team], seat, history, index)
 
-    def _answer_asking_side(self, table: DisclosingTable, pending: PendingQuestion, qid: str,
-                            text: str) -> Outbox:
-        """The answer to both seats of the asking side; the question's text only in the
-        asker's copy (the partner's would carry what the asker typed)."""
+    def _answer_asker(self, table: DisclosingTable, pending: PendingQuestion, qid: str,
+                      text: str) -> Outbox:
+        """The answer, to the asker alone (its partner reads it in ``deal_ended``)."""
         by: Literal["player", "bot"] = "bot" if table.seats[pending.target].bot_controlled \
             else "player"
         table.recording.write(AnswerEvent(question=qid, seat=pending.target, by=by,
                                           text=self._kept(text)))
-        out: Outbox = []
-        for seat in pending.asker.team.seats:
-            peer = table.seats[seat].peer
-            if peer is not None:
-                out.append((peer, AnswerMessage(
-                    question=qid, seat=pending.target, text=text,
-                    question_text=pending.text if seat is pending.asker else None)))
-        return out
+        logged = self.asked_log.get(qid)
+        if logged is not None:
+            logged.answer = text
+        peer = table.seats[pending.asker].peer
+        if peer is None:
+            return []
+        return [(peer, AnswerMessage(question=qid, seat=pending.target, text=text,
+                                     question_text=pending.text))]
 
     def answer(self, table: DisclosingTable, peer: Peer, qid: str, text: str,
                req_id: MessageId | None = None) -> Outbox:
@@ -220,7 +222,7 @@ class Disclosure:
                                 f"no open question {qid!r} for you")
         del self.questions[qid]
         out: Outbox = [(peer, Ok(id=req_id, request="answer"))]
-        return out + self._answer_asking_side(table, pending, qid, text)
+        return out + self._answer_asker(table, pending, qid, text)
 
     def _kept(self, text: str) -> str | None:
         """``text`` for the record while the table's question budget lasts, else None."""
@@ -240,10 +242,13 @@ class Disclosure:
         """``seat`` waits for an answer to a question it asked a person."""
         return any(q.asker is seat for q in self.questions.values())
 
-    def expire_questions(self) -> None:
-        """The deal is over: questions about it that were not answered expire."""
+    def expire_questions(self) -> list[AnsweredInfo]:
+        """The deal is over: questions about it that were not answered expire, and the
+        count starts again. Returns the deal's questions and answers (public now)."""
         self.questions.clear()
-        self.asked_bots.clear()
+        self.asked.clear()
+        self.last_asked, self.asked_log = list(self.asked_log.values()), {}
+        return self.last_asked
 
     def drop_questions(self, seat: Seat) -> None:
         """Forget the open questions ``seat`` asked or was asked (it left the table)."""

@@ -1,7 +1,9 @@
 """A table's held seats, a part the table owns: a seated player's connection drops and
 the seat is held for them, they reclaim it with their token (a newer connection wins),
 and a hold that runs out frees the seat, hands it to the substitute, or just ends. The
-rules are docs/PROTOCOL.md's ("Reconnecting with a token")."""
+rules are docs/PROTOCOL.md's ("Reconnecting with a token"). During a deal the others
+learn of a drop or a return only at that seat's turn boundaries, and a seat is
+reclaimed a few times a deal at most: a seat must not time signals to its partner."""
 
 from __future__ import annotations
 
@@ -9,13 +11,24 @@ from typing import Protocol
 
 from ..game.seats import Seat
 from ..protocol.errors import ErrorCode, ProtocolError
-from ..protocol.messages import BotTakeover, MatchEnded, PlayerBack, PlayerGone, PlayerLeft
+from ..protocol.messages import (
+    BotTakeover,
+    MatchEnded,
+    PlayerBack,
+    PlayerGone,
+    PlayerLeft,
+    ServerMessage,
+)
 from .pause import PauseVote, PausingTable
-from .seating import Outbox, Peer
+from .seating import Outbox, Peer, SeatSlot
 from .table_bots import BotSeatTable, substitute
 from .turn_clock import ClockedTable
 
-__all__ = ["HoldingTable", "SeatHolds"]
+__all__ = ["MAX_RECLAIMS", "HoldingTable", "SeatHolds"]
+
+#: Times one seat may be reclaimed during a deal (more is ``too_many_reclaims``; the
+#: count starts again with each deal).
+MAX_RECLAIMS = 3
 
 
 class HoldingTable(ClockedTable, PausingTable, BotSeatTable, Protocol):
@@ -42,7 +55,66 @@ class SeatHolds:
     cycle; see :class:`.disclosure.Disclosure`).
     """
 
-    __slots__ = ()
+    __slots__ = ("reclaims",)
+
+    def __init__(self) -> None:
+        #: Reclaims of each seat during the current deal.
+        self.reclaims: dict[Seat, int] = {}
+
+    def new_deal(self) -> None:
+        self.reclaims.clear()
+
+    def check_reclaim(self, table: HoldingTable, seat: Seat) -> None:
+        """Refuse a reclaim of ``seat`` past the deal's allowance (before anything is
+        changed or told): each would be a drop and a return the seat times."""
+        if table.status != "playing":
+            return
+        made = self.reclaims.get(seat, 0)
+        if made >= MAX_RECLAIMS:
+            raise ProtocolError(ErrorCode.TOO_MANY_RECLAIMS,
+                                f"seat {seat} was reclaimed {made} times this deal, the "
+                                f"most allowed; it stays held until the next deal")
+
+    def _news(self, table: HoldingTable, slot: SeatSlot, before: tuple[bool, str | None],
+              msgs: list[ServerMessage], skip: Peer | None = None) -> Outbox:
+        """``msgs`` about ``slot`` for everyone now, or, during a deal, nothing yet: the
+        seat's presence as it was (``before``) stays what the others see until
+        :meth:`publish` at its next turn boundary."""
+        if table.status == "playing":
+            if slot.shown is None:
+                slot.shown = before
+            return []
+        slot.shown = None
+        out: Outbox = []
+        for msg in msgs:
+            out += table.seating.broadcast(msg, skip=skip)
+        return out
+
+    def publish(self, table: HoldingTable, seat: Seat, now: float) -> Outbox:
+        """Tell everyone how ``seat``'s presence changed since they were last told, if it
+        did: called at the seat's turn boundaries (its turn starts, it plays) and when the
+        deal ends, times the seat does not choose apart from its own play. Only the net
+        change is told, so drops and returns in between carry nothing."""
+        slot = table.seats[seat]
+        shown = slot.shown
+        if shown is None:
+            return []
+        slot.shown = None
+        (was_here, was_sub), (here, sub) = shown, slot.presence
+        msgs: list[ServerMessage] = []
+        if here and not was_here:
+            msgs.append(PlayerBack(seat=seat))
+        elif not here:
+            if was_here or (was_sub is not None and sub is None):
+                left = table.options.hold_seconds if slot.held_until is None \
+                    else max(0.0, slot.held_until - now)
+                msgs.append(PlayerGone(seat=seat, seconds=left))
+            if sub is not None and sub != was_sub:
+                msgs.append(BotTakeover(seat=seat, strategy=sub))
+        out: Outbox = []
+        for msg in msgs:
+            out += table.seating.broadcast(msg, skip=slot.peer)
+        return out
 
     def drop(self, table: HoldingTable, peer: Peer, now: float) -> Outbox:
         """``peer``'s connection is gone: stop spectating, or hold its seat."""
@@ -51,6 +123,7 @@ class SeatHolds:
         if seat is None:
             return []
         slot = table.seats[seat]
+        before = slot.presence
         slot.peer = None
         table.version += 1
         if table.status == "over":
@@ -62,8 +135,8 @@ class SeatHolds:
         slot.held_until = now + hold
         if table.status == "waiting":
             slot.ready = False
-        return table.seating.broadcast(PlayerGone(seat=seat, seconds=hold)
-                                       ) + table.pausing.seat_went(table, seat)
+        return self._news(table, slot, before, [PlayerGone(seat=seat, seconds=hold)]
+                          ) + table.pausing.seat_went(table, seat)
 
     def reclaim(self, table: HoldingTable, peer: Peer, seat: Seat,
                 host: str | None = None) -> Outbox:
@@ -71,8 +144,12 @@ class SeatHolds:
         it (a player back from a substitute on their own turn gets a full clock). The
         table then starts a rematch if this player was the last one it waited for."""
         slot = table.seats[seat]
+        before = slot.presence
         out: Outbox = []
         old = slot.peer
+        if table.status == "playing":
+            self.reclaims[seat] = self.reclaims.get(seat, 0) + 1
+        msgs: list[ServerMessage] = []
         if old is not None and old is not peer:
             # The newer connection wins; the old one is told and loses the seat. To the
             # others it is a drop and a return, as when the old connection had died first.
@@ -80,8 +157,7 @@ class SeatHolds:
                                            f"seat {seat} was reclaimed by another connection"
                                            ).to_message()))
             if table.status != "over":  # no player_gone after the end (see drop)
-                gone = PlayerGone(seat=seat, seconds=table.options.hold_seconds)
-                out += table.seating.broadcast(gone, skip=old)
+                msgs.append(PlayerGone(seat=seat, seconds=table.options.hold_seconds))
         table.spectators.pop(peer, None)
         was_bot = slot.takeover
         slot.peer, slot.held_until, slot.takeover = peer, None, False
@@ -98,7 +174,8 @@ class SeatHolds:
         if table.status == "over" and winner is not None:
             # Back to see the end (after a drop, or a restart that finished the match).
             out.append((peer, MatchEnded(winner=winner, scores=dict(table.match.scores))))
-        return out + table.seating.broadcast(PlayerBack(seat=seat), skip=peer)
+        msgs.append(PlayerBack(seat=seat))
+        return out + self._news(table, slot, before, msgs, skip=peer)
 
     def expire(self, table: HoldingTable, now: float) -> Outbox:
         """Every hold that has run out by ``now``: before the match the seat is free
@@ -117,12 +194,13 @@ class SeatHolds:
             elif table.status == "over":
                 slot.held_until = None
             elif table.options.bot_takeover:
+                before = slot.presence
                 slot.takeover = True
                 slot.strategy = substitute(table, slot.seat)
                 table.clock.bot_plays(table, slot.seat)
                 table.version += 1
-                out += table.seating.broadcast(BotTakeover(seat=slot.seat,
-                                                           strategy=slot.strategy))
+                out += self._news(table, slot, before,
+                                  [BotTakeover(seat=slot.seat, strategy=slot.strategy)])
             else:
                 slot.held_until = None  # keep holding for good: the table waits
         return out

@@ -48,6 +48,17 @@ class SeatSlot:
     #: The network address (host) of the connection that took or last reclaimed this
     #: human seat (None: unknown, e.g. restored from a record).
     host: str | None = None
+    #: During a deal: the seat's presence (connected, substitute) as the others were last
+    #: told of it, while it differs from the truth; None: they know the truth. A drop, a
+    #: return or a takeover is told only at the seat's turn boundaries (:mod:`.holds`).
+    shown: tuple[bool, str | None] | None = None
+
+    @property
+    def presence(self) -> tuple[bool, str | None]:
+        """Whether a player (or a bot seat) is here, and the substitute playing for an
+        absent one (None: none)."""
+        return self.connected, self.strategy if self.kind == "human" and self.takeover \
+            else None
 
     @property
     def connected(self) -> bool:
@@ -61,7 +72,7 @@ class SeatSlot:
         """Make the seat empty."""
         self.kind = "empty"
         self.name = self.peer = self.token_hash = self.strategy = self.held_until = None
-        self.host = None
+        self.host = self.shown = None
         self.ready = self.takeover = False
 
 
@@ -146,11 +157,14 @@ class Seating:
 
     def infos(self) -> tuple[SeatInfo, ...]:
         """Each seat as snapshots show it, N first."""
-        return tuple(SeatInfo(seat=slot.seat, name=slot.name, kind=slot.kind,
-                              connected=slot.connected, ready=slot.ready,
-                              substitute=slot.strategy
-                              if slot.kind == "human" and slot.takeover else None)
-                     for slot in (self.seats[seat] for seat in SEATS))
+        out = []
+        for slot in (self.seats[seat] for seat in SEATS):
+            # What the others were told, not the truth a seat times (see ``shown``).
+            connected, substitute = slot.shown or slot.presence
+            out.append(SeatInfo(seat=slot.seat, name=slot.name, kind=slot.kind,
+                                connected=connected, ready=slot.ready,
+                                substitute=substitute))
+        return tuple(out)
 
     # ------------------------------------------------------------------ who may sit where
 

@@ -64,7 +64,8 @@ def table_snapshot(table: SnapshotTable, full: bool = True) -> views.TableSnapsh
             and results:
         last_ended = views.deal_ended(table.last_deal, len(results), results[-1],
                                       table.match.scores, _next_deal_in(table),
-                                      table.summaries.best(len(results)))
+                                      table.summaries.best(len(results)),
+                                      table.disclosure.last_asked)
     summaries = table.summaries
     information = [summaries.information_cost(number, result)
                    for number, result in enumerate(results, 1)]

@@ -232,7 +232,9 @@ class Table:
         # ``your_turn`` say how long it has.
         seconds = self.clock.arm(self, grace)
         msg = Turn(seat=turn, seconds=seconds)
-        out: Outbox = [(peer, msg) for peer, _ in audience]
+        # A drop or a return of the seat to play is told now, a time it does not choose.
+        out: Outbox = self.holds.publish(self, turn, self.now)
+        out += [(peer, msg) for peer, _ in audience]
         peer = self.seats[turn].peer
         if peer is None:
             return out
@@ -396,6 +398,8 @@ class Table:
     def _start_deal(self) -> Outbox:
         self.between_deadline = None
         deal = self.match.start_deal()
+        self.disclosure.asked.clear()  # each deal's questions are counted afresh
+        self.holds.new_deal()  # and its reclaims
         self.deal_conventions = dict(self.conventions)
         self.status = "playing"
         self.version += 1
@@ -445,6 +449,7 @@ class Table:
         own = Played(id=req_id, seat=seat, card=card, index=index)
         audience = self.seating.audience()
         out: Outbox = [(peer, own if peer is player else public) for peer, _ in audience]
+        out += self.holds.publish(self, seat, now)  # the end of its turn
         if deal.is_over:
             self.clock.deadline = None
             return out + self._end_deal(now)
@@ -467,20 +472,23 @@ class Table:
         deal = self.match.deal
         assert deal is not None
         number = self.match.deal_number
+        out: Outbox = []
+        for slot in self.seats.values():
+            out += self.holds.publish(self, slot.seat, now)
         result = self.match.finish_deal()
-        self.disclosure.expire_questions()
+        questions = self.disclosure.expire_questions()
         self.last_deal = deal
         winner = self.match.winner
         # Between deals with a person seated, the next deal waits: say how long.
         pause = self.options.between_deals_seconds if winner is None and self.seating.humans \
             else None
         ended = views.deal_ended(deal, number, result, self.match.scores, pause,
-                                 self.summaries.best(number))
+                                 self.summaries.best(number), questions)
         self.recording.result(number, result, self.match.scores)
         if self.seating.humans:
             # The expert pair's figure is for people learning; bots alone are not shown it.
             self.summaries.ask_expert(number, deal.dealer, self.deal_conventions)
-        out = self.seating.broadcast(ended)
+        out += self.seating.broadcast(ended)
         if winner is not None:
             self.status = "over"
             self.pausing = PauseVote()  # nothing left to pause; a new match asks anew

@@ -12,9 +12,9 @@ in docs/PROTOCOL.md ("Hidden information")."""
 # - ``deal_ended`` shows every seat's five kept cards and 13 dealt cards to everyone, and
 #   the best keeps: the deal is over (no message before it carries a hand but its own);
 # - spectators get exactly what an opponent of every seat would get: rows, never hands;
-# - an open question's text goes to the asked seat and the asker only; the asker's partner
-#   learns which card it is about, spectators and the asked seat's partner nothing
-#   (``table_state.questions``, as the events ``question``/``question_asked`` do).
+# - an open question goes to the asked seat and the asker only; nobody else learns of it
+#   during the deal, not even that it was asked (``table_state.questions``, as the event
+#   ``question`` does); ``deal_ended`` shows every question and answer to everyone.
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from ..game.knowledge import SeatKnowledge, TableKnowledge
 from ..game.scoring import DealResult, TeamScore
 from ..game.seats import SEATS, TEAMS, Seat, Team
 from ..protocol.messages import (
+    AnsweredInfo,
     BestKeepInfo,
     DealEnded,
     DealStarted,
@@ -114,18 +115,11 @@ class TableSnapshot:
 
 def questions_for(questions: tuple[OpenQuestion, ...], you: Seat | None
                   ) -> list[OpenQuestion]:
-    """The open questions ``you`` may know of: asked of it or by it (with the text), or
-    by its partner (without: partners talk only through their cards). Spectators: none."""
+    """The open questions ``you`` may know of: asked of it or by it. Not its partner's:
+    when a question is asked is the asker's choice. Spectators: none."""
     if you is None:
         return []
-    out: list[OpenQuestion] = []
-    for q in questions:
-        if q.seat is you or q.asker is you:
-            out.append(q)
-        elif q.asker is you.partner:
-            out.append(OpenQuestion(question=q.question, seat=q.seat, asker=q.asker,
-                                    index=q.index))
-    return out
+    return [q for q in questions if q.seat is you or q.asker is you]
 
 
 def _cards(cards: tuple[Card, ...] | list[Card]) -> list[Card]:
@@ -163,7 +157,10 @@ def table_state(snap: TableSnapshot, you: Seat | None, *,
         name=snap.name,
         target=facts.target,
         status=snap.status,
-        seats=list(snap.seats),
+        # Your own seat as it is (the others may not have been told of a return yet).
+        seats=[info if info.seat is not you else SeatInfo(
+            seat=info.seat, name=info.name, kind=info.kind, connected=True,
+            ready=info.ready) for info in snap.seats],
         conventions={team: facts.conventions[team] for team in TEAMS},
         scores={team: facts.scores[team] for team in TEAMS},
         deal=facts.deal_number,
@@ -225,9 +222,11 @@ def _groups(score: TeamScore) -> list[GroupInfo]:
 
 def deal_ended(deal: Deal, number: int, result: DealResult,
                scores: Mapping[Team, int], next_deal_in: float | None = None,
-               best: Mapping[Team, BestKeep] | None = None) -> DealEnded:
+               best: Mapping[Team, BestKeep] | None = None,
+               questions: Sequence[AnsweredInfo] = ()) -> DealEnded:
     """The end of a deal, the same for everyone: every kept and dealt hand is shown now,
-    with each partnership's ``best`` keep and its information cost when given."""
+    with each partnership's ``best`` keep and its information cost when given, and every
+    question asked during the deal with its answer."""
     dealt: dict[Seat, list[Card]] | None = None
     kept_best: dict[Team, BestKeepInfo] | None = None
     cost: dict[Team, int] | None = None
@@ -251,6 +250,7 @@ def deal_ended(deal: Deal, number: int, result: DealResult,
         dealt=dealt,
         best=kept_best,
         information_cost=cost,
+        questions=list(questions) or None,
     )
 
 

@@ -12,7 +12,7 @@ import trio
 import trio.testing
 from jackal.server import bots as server_bots
 from jackal.server.config import ServerConfig
-from jackal.server.disclosure import MAX_OPEN_QUESTIONS
+from jackal.server.disclosure import MAX_QUESTIONS
 from support.client import (
     SEATS,
     Msg,
@@ -157,17 +157,19 @@ async def test_questions_are_capped_per_asker_and_expire_with_the_deal(
         north, east, south, west = await seat_four(port, table)
         await start_deal([north, east, south, west])
         asked = []
-        for number in range(MAX_OPEN_QUESTIONS):
+        for number in range(MAX_QUESTIONS):
             receipt = await north.request(type="ask", seat="E", text=f"why {number}?")
             assert receipt["type"] == "question", receipt
             asked.append(receipt["question"])
         refused = await north.request(type="ask", seat="E", text="and now?")
-        assert refused["type"] == "error" and refused["code"] == "not_allowed", refused
-        # Another asker has its own allowance; an answer frees one place.
+        assert refused["type"] == "error" and refused["code"] == "too_many_questions", refused
+        # Another asker has its own allowance; an answer frees no place (the count is
+        # of questions asked this deal, whoever answers).
         assert (await south.request(type="ask", seat="E", text="me too?"))["type"] == "question"
         assert (await east.request(type="answer", question=asked[0], text="a pair"))[
             "type"] == "ok"
-        assert (await north.request(type="ask", seat="E", text="again?"))["type"] == "question"
+        again = await north.request(type="ask", seat="E", text="again?")
+        assert again["code"] == "too_many_questions", again
         # The deal ends: whatever is still open is gone with it.
         async with trio.open_nursery() as nursery:
             for player in (north, east, south, west):

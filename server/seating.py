@@ -199,7 +199,13 @@ class Seating:
             raise ProtocolError(ErrorCode.ALREADY_SEATED, "you already sit at this table")
         seat = self.invited_seat(seat, invite)
         if seat is None:
-            free = [slot for slot in self.seats.values() if slot.kind == "empty"]
+            free = [slot for slot in self.seats.values() if slot.kind == "empty"
+                    and not (in_match and slot.seat in self._left_names)]
+            if not free and in_match and any(slot.kind == "empty"
+                                              for slot in self.seats.values()):
+                raise ProtocolError(ErrorCode.SEAT_VACATED,
+                                    f"the free seats of table {self.table_id} were left "
+                                    f"mid-match: only the creator's invitations fill them")
             if not free:
                 raise ProtocolError(ErrorCode.TABLE_FULL,
                                     f"table {self.table_id} has no free seat")
@@ -210,6 +216,13 @@ class Seating:
             slot = self.seats[seat]
             if slot.kind != "empty":
                 raise ProtocolError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
+            if in_match and seat in self._left_names and invite is None:
+                # Whoever sits there reads its hand: only someone the creator invites
+                # (its seat's code at a private table), never just anyone who asks,
+                # since any connection may be the other partnership's, from any address.
+                raise ProtocolError(ErrorCode.SEAT_VACATED,
+                                    f"seat {seat} was left mid-match: only an invitation "
+                                    f"from the table's creator seats someone there")
         if self._opponent_of(slot.seat, host, in_match):
             raise ProtocolError(ErrorCode.OPPONENT_ADDRESS,
                                 f"seat {slot.seat} was left mid-match, and your address "

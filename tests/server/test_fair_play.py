@@ -14,13 +14,22 @@ from typing import Any
 
 import msgspec
 import pytest
+import trio
 from jackal.client.seat_store import SeatStore
 from jackal.client.tui.events import apply
 from jackal.client.tui.lobby_screen import render_lobby
 from jackal.client.tui.state import Mode, TuiState
 from jackal.protocol import messages as m
 from jackal.server.config import ServerConfig
-from support.client import RawClient, create_table, greeted, open_table, sit, start_deal
+from support.client import (
+    RawClient,
+    create_table,
+    greeted,
+    open_table,
+    play_out,
+    sit,
+    start_deal,
+)
 from support.server import QUIET, ServerProcess, running_server
 
 # --------------------------------------------------------------------- questions
@@ -40,24 +49,28 @@ async def test_a_question_to_a_bot_carries_no_text_to_partner_or_spectators() ->
         receipts = [await north.request(type="ask", seat=seat, index=None, text=secret)
                     for seat in "EWE"]
         assert [r["type"] for r in receipts] == ["question"] * 3
-        # Bots answer at once, but each question still counts until the deal ends: a
-        # fourth is refused, to a bot as to a person.
+        # Bots answer at once, but the deal's allowance is spent all the same: a fourth
+        # is refused, to a bot as to a person.
         refused = await north.request(type="ask", seat="W", text=secret)
-        assert refused["type"] == "error" and refused["code"] == "not_allowed", refused
+        assert refused["type"] == "error" and refused["code"] == "too_many_questions", refused
         await north.request(type="ping")  # each answer came right after its receipt
         asked = [msg for msg in north.log if msg["type"] == "answer"]
         assert len(asked) == 3 and all(a["question_text"] == secret for a in asked)
-        # Partner: told which seat (and card) each question was about, and the answers.
-        await south.recv_until(lambda _: sum(m["type"] == "answer" for m in south.log) == 3)
-        told = [msg for msg in south.log if msg["type"] == "question_asked"]
-        assert [(t["seat"], t["asker"]) for t in told] == [("E", "N"), ("W", "N"), ("E", "N")]
-        answers = [msg for msg in south.log if msg["type"] == "answer"]
-        assert [a["text"] for a in answers] == [a["text"] for a in asked]
-        assert all("question_text" not in answer for answer in answers)
+        # Partner: told nothing during the deal (nor the spy), everything at its end.
+        await south.request(type="sync")
         await spy.request(type="sync")  # what the spy has been sent so far
         for outsider in (south, spy):
             assert not any("my hand" in str(msg) for msg in outsider.log), outsider.log
-        assert not any(msg["type"] in ("question_asked", "answer") for msg in spy.log)
+        for outsider in (south, spy):
+            assert not any(msg["type"] in ("question_asked", "answer", "question")
+                           for msg in outsider.log)
+        async with trio.open_nursery() as nursery:
+            for player in (north, south):
+                nursery.start_soon(play_out, player, lambda m: m["type"] == "deal_ended")
+        told = south.log[-1]["questions"]
+        assert [(q["asker"], q["seat"], q["text"]) for q in told] == [
+            ("N", "E", secret), ("N", "W", secret), ("N", "E", secret)]
+        assert [q["answer"] for q in told] == [a["text"] for a in asked]
 
 
 # --------------------------------------------------------------------- names
@@ -204,46 +217,80 @@ async def test_an_opponents_second_connection_cannot_take_a_seat_left_mid_match(
         peeker = await greeted(port, "peeker", "127.0.0.2")  # East's second connection
         # While S's seat is held (its connection dropped), only its token takes it.
         await south.aclose()
-        await players["N"].wait_type("player_gone")
         held = await peeker.request(type="join", table=table, seat="S")
         assert held["type"] == "error" and held["code"] == "seat_taken", held
         south = await RawClient.connect(port, "pS")
         assert (await south.request(type="hello", name="pS", token=players["S"].token)
                 )["seat"] == "S"
-        # S leaves for good; the opponents' address may not sit down there and read the
-        # hand, with or without naming the seat, even after East gives up its own seat.
+        # S leaves for good; nobody may sit down there and read the hand, with or
+        # without naming the seat: not the opponents' address, not East itself.
         assert (await south.request(type="leave"))["type"] == "ok"
         asks: list[dict[str, Any]] = [{"table": table, "seat": "S"}, {"table": table}]
         for fields in asks:
             refused = await peeker.request(type="join", **fields)
             assert refused["type"] == "error", refused
-            assert refused["code"] == "opponent_address", refused
+            assert refused["code"] == "seat_vacated", refused
         assert (await players["E"].request(type="leave"))["type"] == "ok"
         refused = await players["E"].request(type="join", table=table, seat="S")
+        assert refused["code"] == "seat_vacated", refused
+        # Nor a connection from an address never seen at the table: it may be North's
+        # or East's second connection from elsewhere (the attack read E's 13 cards so).
+        elsewhere = await greeted(port, "elsewhere", "127.0.0.3")
+        refused = await elsewhere.request(type="join", table=table, seat="S")
+        assert refused["code"] == "seat_vacated", refused
+        assert not any("hand" in msg for msg in (*peeker.log, *elsewhere.log))
+
+
+async def test_a_seat_left_mid_match_takes_the_creators_invitation() -> None:
+    """At a private table the creator's code for the seat seats a stand-in; the
+    opponents' address is still refused (``opponent_address``)."""
+    async with running_server(ServerConfig(**QUIET)) as port:
+        host = await greeted(port, "host")
+        made = await host.request(type="create_table", name="friends", private=True,
+                                  seed=8, bot_takeover=False)
+        table, codes = made["table"], made["invitations"]
+        players = {}
+        for seat, address in zip("NESW", ["127.0.0.1", "127.0.0.2"] * 2, strict=True):
+            players[seat] = await greeted(port, f"p{seat}", address)
+            joined = await players[seat].request(type="join", table=table, seat=seat,
+                                                 invite=codes[seat])
+            assert joined["type"] == "joined", joined
+        await start_deal(list(players.values()))
+        assert (await players["S"].request(type="leave"))["type"] == "ok"
+        peeker = await greeted(port, "peeker", "127.0.0.2")
+        refused = await peeker.request(type="join", table=table, seat="S", invite=codes["S"])
         assert refused["code"] == "opponent_address", refused
-        assert not any("hand" in msg for msg in peeker.log)
-        # Someone else may take it (and so may the partner's household).
         stand_in = await greeted(port, "stand-in", "127.0.0.3")
-        await stand_in.join(table, "S")
-        assert len(stand_in.log[-1]["hand"]) == 13
+        joined = await stand_in.request(type="join", table=table, seat="S", invite=codes["S"])
+        assert joined["type"] == "joined", joined
+        state = await stand_in.wait_type("table_state")
+        assert len(state["hand"]) == 13
 
 
 async def test_a_seat_taken_again_by_its_side_during_the_deal_keeps_its_name() -> None:
-    """N leaves mid-deal and sits down again from its address under a name that carries
-    its hand: partner and spectators would read it in ``player_joined``. The seat keeps
-    the name it had, as a reclaim does; someone from elsewhere sits under their own."""
+    """N leaves mid-deal and sits down again from its address (with the creator's code)
+    under a name that carries its hand: partner and spectators would read it in
+    ``player_joined``. The seat keeps the name it had, as a reclaim does; someone from
+    elsewhere sits under their own."""
     async with running_server(ServerConfig(**QUIET)) as port:
-        _, table = await open_table(port, seed=8, bot_takeover=False)
-        players = await _two_households(port, table)
-        watcher = await greeted(port, "watcher", "127.0.0.4")
-        assert (await watcher.request(type="spectate", table=table))["type"] == "table_state"
+        host = await greeted(port, "host", "127.0.0.5")
+        made = await host.request(type="create_table", name="friends", private=True,
+                                  seed=8, bot_takeover=False)
+        table, codes = made["table"], made["invitations"]
+        players = {}
+        for seat, address in zip("NESW", ["127.0.0.1", "127.0.0.2"] * 2, strict=True):
+            players[seat] = await greeted(port, f"p{seat}", address)
+            await players[seat].request(type="join", table=table, seat=seat,
+                                        invite=codes[seat])
+        assert (await host.request(type="spectate", table=table))["type"] == "table_state"
+        watcher = host
         await start_deal(list(players.values()))
         north, south = players["N"], players["S"]
         assert (await north.request(type="leave"))["type"] == "ok"
         await south.wait_type("player_left")
         marker = "AS KS QS 7H"
         again = await greeted(port, marker, "127.0.0.1")
-        await again.join(table, "N")
+        await again.request(type="join", table=table, seat="N", invite=codes["N"])
         for reader in (south, watcher):
             joined = await reader.wait_type("player_joined")
             assert joined["seat"] == "N" and joined["name"] == "pN", joined
@@ -253,7 +300,7 @@ async def test_a_seat_taken_again_by_its_side_during_the_deal_keeps_its_name() -
         # A stand-in from another address is who they say they are.
         assert (await again.request(type="leave"))["type"] == "ok"
         stand_in = await greeted(port, "stand-in", "127.0.0.3")
-        await stand_in.join(table, "N")
+        await stand_in.request(type="join", table=table, seat="N", invite=codes["N"])
         joined = await south.wait_type("player_joined")
         assert joined["name"] == "stand-in", joined
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import socket as stdsocket
+from collections.abc import Callable
+from functools import partial
 
 import pytest
 import trio
 from jackal.server.config import ServerConfig
 from support.client import (
+    Msg,
     RawClient,
     greeted,
     new_table,
@@ -55,9 +58,6 @@ async def test_reclaim_a_seat_mid_deal_with_no_play_lost() -> None:
         assert token is not None
         await east.aclose()
         others = [c for i, c in enumerate(clients) if i != 1]
-        for other in others:
-            gone = await other.wait_type("player_gone")
-            assert gone["seat"] == "E" and gone["seconds"] == 120
         # A wrong token reclaims nothing.
         thief = await RawClient.connect(port, "thief")
         reply = await thief.request(type="hello", name="thief", token=token[:-2] + "xx")
@@ -70,8 +70,6 @@ async def test_reclaim_a_seat_mid_deal_with_no_play_lost() -> None:
         assert state["you"] == "E" and sorted(state["hand"]) == sorted(hand_before)
         assert sum(len(row) for row in state["rows"].values()) == 6
         back.seat, back.token, back.hand = "E", token, list(state["hand"])
-        for other in others:
-            assert (await other.wait_type("player_back"))["seat"] == "E"
         players = [clients[0], back, clients[2], clients[3]]
         async with trio.open_nursery() as nursery:
             for client in players:
@@ -82,6 +80,10 @@ async def test_reclaim_a_seat_mid_deal_with_no_play_lost() -> None:
         east_played = [m["card"] for m in back.log if m["type"] == "played" and m["seat"] == "E"]
         assert sorted(ended["hands"]["E"]) == sorted(set(hand_before) - set(east_played))
         assert len([m for m in players[0].log if m["type"] == "played"]) == 32
+        # East was back before its turn came: the others were never told it had gone (a
+        # drop and a return are told at the seat's turn boundaries, their net change only).
+        for other in others:
+            assert not [m for m in other.log if m["type"] in ("player_gone", "player_back")]
 
 
 async def test_hold_runs_out_then_a_bot_takes_over_and_hands_back(
@@ -95,24 +97,28 @@ async def test_hold_runs_out_then_a_bot_takes_over_and_hands_back(
         await south.aclose()
         north = clients[0]
         start = trio.current_time()
-        gone = await north.wait_type("player_gone")
-        assert gone["seat"] == "S"
-        # North plays its cards; nothing is lost while S is away and nobody plays for it yet.
-        takeover = None
-        with trio.fail_after(300):
-            while takeover is None:
-                msg = await north.recv(300)
-                if msg["type"] == "turn" and msg["seat"] == "N":
-                    await north.send(type="play", card=north.hand.pop(0))
-                elif msg["type"] == "bot_takeover":
-                    takeover = msg
-        assert takeover["seat"] == "S" and takeover["strategy"] == "expert"
-        assert 119 <= trio.current_time() - start <= 125
-        back = await RawClient.connect(port, "pS2")
-        await back.hello(token=token)
-        state = await back.wait_type("table_state")
-        assert state["you"] == "S"
-        assert (await north.wait_type("player_back"))["seat"] == "S"
+        # The others play their cards; nothing is lost while S is away and nobody plays
+        # for it yet. The drop is told when S's turn comes (a time S does not choose).
+        never: Callable[[Msg], bool] = lambda _: False  # noqa: E731
+        async with trio.open_nursery() as nursery:
+            for other in (clients[1], clients[3]):
+                nursery.start_soon(partial(play_out, other, never, timeout=1000))
+            await play_out(north, lambda m: m["type"] == "bot_takeover", timeout=300)
+            takeover = north.log[-1]
+            gone = [m for m in north.log if m["type"] == "player_gone"]
+            assert [m["seat"] for m in gone] == ["S"]
+            assert takeover["seat"] == "S" and takeover["strategy"] == "expert"
+            assert 119 <= trio.current_time() - start <= 125
+            back = await RawClient.connect(port, "pS2")
+            await back.hello(token=token)
+            state = await back.wait_type("table_state")
+            assert state["you"] == "S"
+            back.seat, back.hand = "S", list(state["hand"])
+            # The return is told at S's next turn boundary: the table plays on until then.
+            nursery.start_soon(partial(play_out, back, never, timeout=1000))
+            await play_out(north, lambda m: m["type"] == "player_back", timeout=300)
+            assert north.log[-1]["seat"] == "S"
+            nursery.cancel_scope.cancel()
 
 
 async def test_without_takeover_the_table_waits(

@@ -112,9 +112,9 @@ async def test_open_questions_reach_each_snapshot_as_the_events_did_and_no_furth
         seen = {"question": qid, "seat": asked_seat, "asker": first, "text": secret}
         assert listed(states[first]) == [seen]
         assert listed(states[asked_seat]) == [seen]
-        # The asker's partner learns that a question was asked, never its text.
-        assert listed(states[partner_seat]) == [
-            {"question": qid, "seat": asked_seat, "asker": first}]
+        # The asker's partner learns nothing of it during the deal (not even that it was
+        # asked: when is the asker's choice), nor does the asked seat's partner.
+        assert "questions" not in states[partner_seat]
         assert "questions" not in states[other_seat]
         watched = await watcher.request(type="sync")
         assert "questions" not in watched

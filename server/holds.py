@@ -1,9 +1,8 @@
-"""A table's held seats, a part the table owns: a seated player's connection drops and
-the seat is held for them, they reclaim it with their token (a newer connection wins),
-and a hold that runs out frees the seat, hands it to the substitute, or just ends. The
-rules are docs/PROTOCOL.md's ("Reconnecting with a token"). During a deal the others
-learn of a drop or a return only at that seat's turn boundaries, and a seat is
-reclaimed a few times a deal at most: a seat must not time signals to its partner."""
+"""A table's held seats, a part the table owns: a dropped player's seat is held, its token
+reclaims it (a newer connection wins), and a hold that runs out frees the seat, hands it
+to the substitute, or just ends. During a deal the others learn of a drop or a return only
+at the seat's turn boundaries, and reclaims are few: a seat must not time signals to its
+partner. The rules are docs/PROTOCOL.md's ("Reconnecting with a token")."""
 
 from __future__ import annotations
 

@@ -1,11 +1,13 @@
 """A table's pause, a part the table owns: who asked, who agreed, and the seconds the
 turn clock and the between-deal countdown had left when everyone agreed. Any person
-seated ends it, and the clocks go on from there. The rules are docs/PROTOCOL.md's
-(``pause``, ``resume``). Pure: no I/O."""
+seated ends it, and the clocks go on from there. Every vote takes effect at the next
+whole GRID_SECONDS of the table's clock, so when a seat votes carries nothing. The rules
+are docs/PROTOCOL.md's (``pause``, ``resume``). Pure: no I/O."""
 
 from __future__ import annotations
 
-from typing import Protocol
+import math
+from typing import Literal, Protocol
 
 from ..game.match import Match
 from ..game.seats import SEATS, Seat
@@ -14,10 +16,16 @@ from ..protocol.messages import MessageId, PauseInfo, PauseState
 from .seating import Outbox, Peer, Seating, SeatSlot, Status
 from .turn_clock import TurnClock
 
-__all__ = ["MAX_REQUESTS", "PauseVote", "PausingTable"]
+__all__ = ["GRID_SECONDS", "MAX_REQUESTS", "PauseVote", "PausingTable"]
 
 #: Pauses one seat may ask for in a match.
 MAX_REQUESTS = 3
+
+#: Votes (asking, agreeing, withdrawing, resuming, a voter going away) take effect, and
+#: are told, at the next whole multiple of this many seconds of the table's clock.
+GRID_SECONDS = 2.0
+
+Vote = Literal["ask", "agree", "end", "went"]
 
 
 class PausingTable(Protocol):
@@ -51,6 +59,45 @@ class PauseVote:
         #: countdown (None: that clock was not running).
         self.turn_left: float | None = None
         self.between_left: float | None = None
+        #: Votes cast since the last grid time, in order, with who to answer.
+        self.pending: list[tuple[Vote, Seat, Peer | None, MessageId | None]] = []
+        #: When they take effect (None: no vote waits).
+        self.due_at: float | None = None
+
+    def _queue(self, now: float, vote: Vote, seat: Seat, peer: Peer | None = None,
+               req_id: MessageId | None = None) -> Outbox:
+        if self.due_at is None:
+            self.due_at = (math.floor(now / GRID_SECONDS) + 1) * GRID_SECONDS
+        self.pending.append((vote, seat, peer, req_id))
+        return []
+
+    def _asked(self) -> bool:
+        """A pause is asked for, or a request for one waits for the grid."""
+        return self.active or any(vote == "ask" for vote, *_ in self.pending)
+
+    def tick(self, table: PausingTable, now: float) -> Outbox:
+        """Apply the votes that wait, once their grid time has come."""
+        if self.due_at is None or now < self.due_at:
+            return []
+        votes, self.pending, self.due_at = self.pending, [], None
+        out: Outbox = []
+        for vote, seat, peer, req_id in votes:
+            if vote in ("ask", "agree") and not self.paused:
+                if not self.active:
+                    self.ask(seat)
+                else:
+                    self.agreed.add(seat)
+                self._settle(table)
+            elif vote == "end" and self.active:
+                self._lift(table)
+            elif vote == "went" and self.active and not self.paused:
+                self.agreed.discard(seat)
+                if not self.agreed:
+                    self.clear()
+                else:
+                    self._settle(table)
+            out += self._news(table, seat, peer, req_id)
+        return out
 
     @property
     def active(self) -> bool:
@@ -90,7 +137,7 @@ class PauseVote:
                                 "a pause is for a match in progress (no clock runs now)")
         if self.paused:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "the table is paused already")
-        if not self.active:
+        if not self._asked():
             # Not a channel between partners: on partner's turn a request could say
             # "think twice", and a seat asking again and again could count out a signal.
             deal = table.match.deal
@@ -102,20 +149,16 @@ class PauseVote:
                 raise ProtocolError(ErrorCode.NOT_ALLOWED,
                                     f"each seat asks for at most {MAX_REQUESTS} pauses "
                                     f"a match")
-            self.ask(seat)
-        else:
-            self.agreed.add(seat)
-        self._settle(table)
-        return self._news(table, seat, peer, req_id)
+            return self._queue(table.now, "ask", seat, peer, req_id)
+        return self._queue(table.now, "agree", seat, peer, req_id)
 
     def end(self, table: PausingTable, peer: Peer, req_id: MessageId | None) -> Outbox:
         """``peer`` ends the pause, or withdraws the request for one (the table then
         starts the next deal if it was only waiting for the pause)."""
         seat = table.seating.require_seat(peer).seat
-        if not self.active:
+        if not self._asked():
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "no pause is asked for")
-        self._lift(table)
-        return self._news(table, seat, peer, req_id)
+        return self._queue(table.now, "end", seat, peer, req_id)
 
     def seat_went(self, table: PausingTable, seat: Seat) -> Outbox:
         """The person at ``seat`` went away (a drop, a leave): their agreement goes, and
@@ -126,14 +169,9 @@ class PauseVote:
             # nobody could resume, and spectators would watch a table stopped for ever.
             self._lift(table)
             return self._news(table, seat)
-        if not self.active or self.paused:
+        if not self._asked() or self.paused:
             return []
-        self.agreed.discard(seat)
-        if not self.agreed:
-            self.clear()
-        else:
-            self._settle(table)
-        return self._news(table, seat)
+        return self._queue(table.now, "went", seat)
 
     def _lift(self, table: PausingTable) -> None:
         """No pause any more: the clocks go on with the seconds they had left."""

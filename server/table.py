@@ -351,6 +351,8 @@ class Table:
         if self.between_deadline is not None:
             times.append(self.between_deadline)
         times += self.clock.deadlines(paused=self.pausing.paused)
+        if self.pausing.due_at is not None:
+            times.append(self.pausing.due_at)
         return min(times) if times else None
 
     def tick(self, now: float) -> Outbox:
@@ -358,6 +360,8 @@ class Table:
         turn's clock."""
         self._tick_clock(now)
         out = self.holds.expire(self, now)
+        if self.pausing.due_at is not None and now >= self.pausing.due_at:
+            out += self.pausing.tick(self, now) + self._maybe_next_deal_now()
         if self.between_deadline is not None and now >= self.between_deadline:
             out += self._start_deal()
         return out + self.clock.tick(self, now)

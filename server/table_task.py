@@ -187,6 +187,9 @@ class TableTasks:
             pause = self.config.bot_pause_seconds
         card = await self.bots.choose(table.id, seat, strategy, table.bot_view(seat),
                                       attended=table.seating.people_playing, at_least=pause)
+        # What fell due while the bot thought (a pause vote on its grid time) comes
+        # first: a pause it starts makes this card stale.
+        self._send(table.tick(trio.current_time()), table)
         if table.version != version or table.bot_turn() is not seat:
             return  # the table moved on while the bot thought (e.g. its player came back)
         self._send(table.bot_play(seat, card, trio.current_time()), table)

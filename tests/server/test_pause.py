@@ -11,6 +11,7 @@ import pytest
 import trio
 import trio.testing
 from jackal.server.config import ServerConfig
+from jackal.server.pause import GRID_SECONDS
 from support.client import Msg, RawClient, sit
 from support.server import QUIET, make_bot_clock, running_server
 
@@ -70,7 +71,8 @@ async def test_the_turn_clock_stops_while_paused_and_runs_on_after(
         left = (await mover.request(type="sync"))["turn_left"]
         # What the turn gave (a deal's first turn has a grace on top of the clock).
         given = [m for m in north.log if m["type"] == "turn"][-1]["seconds"]
-        assert given >= CLOCK and given - 10 - 1 < left <= given - 10
+        # Each vote took effect at the next whole GRID_SECONDS (two votes here).
+        assert given >= CLOCK and given - 10 - 1 - 2 * GRID_SECONDS < left <= given - 10
         await trio.sleep(600)  # ten minutes of break: the clock does not move
         shot = await other.request(type="sync")
         assert shot["turn_left"] == left and shot["pause"] == {

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Hashable, Iterable
 from typing import Any
 
 from jackal.game.deal import Deal
@@ -90,3 +92,16 @@ def cards_named(line: bytes) -> set[str]:
     """Every card the raw line names, in canonical text."""
     return {("T" if rank == b"10" else rank.decode()) + suit.decode()
             for rank, suit in CARD_BYTES_RE.findall(line)}
+
+
+def decoded_bits(pairs: Iterable[tuple[Hashable, Hashable]]) -> float:
+    """What a receiver decodes of a sender's symbols, in bits: the empirical mutual
+    information between each symbol sent and what the receiver observed meanwhile (0
+    when every symbol looks the same to it; log2 of their number when each looks
+    different)."""
+    seen = list(pairs)
+    n = len(seen)
+    sent = Counter(x for x, _ in seen)
+    observed = Counter(y for _, y in seen)
+    return sum(c / n * math.log2(c * n / (sent[x] * observed[y]))
+               for (x, y), c in Counter(seen).items())

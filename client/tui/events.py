@@ -104,6 +104,7 @@ def on_message(state: TuiState, msg: m.ServerMessage, changed: Change = NOTHING)
         case m.Question():
             _apply_question(state, msg)
         case m.QuestionAsked(seat=seat, asker=asker, index=index):
+            # Only from an older server: this one tells partner's questions at the end.
             about = f" about their {ordinal(index)} card" if index else ""
             state.add_log(f"Partner ({asker}) asked {state.seat_label(seat)}{about}.")
         case m.AnswerMessage(seat=seat, text=text):
@@ -251,6 +252,13 @@ def _apply_deal_ended(state: TuiState, msg: m.DealEnded) -> None:
     _set_next_deal(state, msg.next_deal_in)
     state.add_log(deal_result_text(msg.deal, msg.winner, msg.penalty,
                                   msg.victory_points), "good")
+    for q in msg.questions or ():
+        if q.asker is state.you:
+            continue  # we saw our own, and their answers, as they came
+        about = f" about their {ordinal(q.index)} card" if q.index else ""
+        answer = q.answer if q.answer is not None else "(no answer)"
+        state.add_log(f"{state.seat_label(q.asker)} asked {state.seat_label(q.seat)}{about}: "
+                      f"{q.text} - {answer}")
     if state.you is not None:
         state.say("Deal over. Press n when ready for the next deal.")
 

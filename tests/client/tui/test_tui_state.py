@@ -485,3 +485,20 @@ def test_after_the_match_n_is_offered_for_what_it_does() -> None:
     rematch.on_server = rematch.can_rematch = True
     apply(rematch, m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
     assert "n: rematch, g: lobby" in rematch.notice
+
+
+def test_the_deal_end_shows_the_questions_partner_asked_during_it() -> None:
+    """During the deal partner's questions are not told (their timing would be a
+    signal); ``deal_ended`` carries them all, and the log shows the others' ones."""
+    state = seated()
+    asked = [m.AnsweredInfo(question="q1", asker=Seat.N, seat=Seat.E, text="what is it?",
+                            index=2, answer="a pair of 9s"),
+             m.AnsweredInfo(question="q2", asker=Seat.S, seat=Seat.W, text="mine")]
+    apply(state, m.DealEnded(deal=1, hands={}, penalty={Team.NS: 10, Team.EW: 20},
+                             winner=Team.NS, points=10, victory_points=10,
+                             scores={Team.NS: 20, Team.EW: 20}, breakdown={},
+                             questions=asked))
+    lines = [line.text for line in state.log]
+    assert any("asked E" in line and "2nd card" in line and "what is it?" in line
+               and "a pair of 9s" in line for line in lines), lines
+    assert not any("mine" in line for line in lines)  # our own: seen as it came

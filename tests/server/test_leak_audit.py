@@ -29,10 +29,12 @@ deal it asks the next seat (an opponent: a person or a bot) a question whose tex
 marker unique to it and the deal, and says another in the table's chat; it answers
 every question it is asked with another marker; North also tries to create a table
 named with a marker in deal 1 (a lobby entry its partner could read), and reclaims its
-seat in deal 2 with a marker as its name. South lists the lobby whenever it hears its
-partner asked something. Nothing any seat typed may ever reach its partner or a
-spectator (checked over the raw lines, so any field counts), while the opponent asked
-does get the question: the channel was used.
+seat in deal 2 with a marker as its name. South lists the lobby on its third turn of
+each deal. Nothing any seat typed may ever reach its partner or a spectator (checked
+over the raw lines, so any field counts), while the opponent asked does get the
+question: the channel was used. Nor may anything a seat times reach its partner during
+a deal (``support.leaks.seat_timed_events``): a drop or a return only at the seat's turn
+boundaries, its questions never; North's mid-deal reclaim is such an event.
 
 Tables with an odd seed allow hints: there North asks for one on its first turn and plays
 the card it names, so the private ``hint`` (cards and reasons in words) and the public
@@ -59,7 +61,7 @@ from jackal.game.seats import SEATS, Seat
 from jackal.server.config import ServerConfig
 from jackal.server.net.listener import serve
 from support.client import Msg, RawClient
-from support.leaks import cards_named
+from support.leaks import cards_named, seat_timed_events
 
 DEALS_WANTED = 1000
 #: The hang guard: the audit fails when no connection receives a line for this long.
@@ -146,6 +148,9 @@ def check_partner_channel(seed: int, streams: list[Stream], typed: Typed,
                 audit.partner_leaks.append(f"seed {seed}: {seat or 'spectator'} got "
                                            f"{leaked[0]!r} in {line[:300]!r}")
             audit.typed_seen += sum(1 for mark in allowed if mark in line)
+        if seat is not None:
+            audit.partner_leaks += [f"seed {seed}: {breach}"
+                                    for breach in seat_timed_events(lines, seat.value)]
 
 
 def check_match(seed: int, streams: list[Stream], audit: Audit, typed: Typed) -> None:
@@ -271,9 +276,8 @@ async def seat_loop(client: AuditClient, seat: Seat, port: int, token: str, recl
         elif kind == "question" and "id" not in msg:  # asked by an opponent: answer
             await client.send(type="answer", question=msg["question"], text=typing("a"))
             continue
-        elif kind == "question_asked" and seat is Seat.S:  # partner asked: read the lobby
-            await client.send(type="list_tables")
-            continue
+        elif kind == "your_turn" and seat is Seat.S and msg["play"] == 3:
+            await client.send(type="list_tables")  # read the lobby partner may have written
         elif kind == "error" and msg.get("id") in ("ask", "mktable", "chat"):
             # The asked seat was away (held), no table may be made mid-deal, no chat.
             assert msg["code"] == {"ask": "not_allowed", "chat": "chat_closed"}.get(
@@ -481,6 +485,38 @@ async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
     check_partner_channel(seed, [(seat, south if seat is Seat.S else lines)
                                  for seat, lines in streams], typed, caught)
     assert len(caught.partner_leaks) == 1 and "S got" in caught.partner_leaks[0]
+    # And the timing check: N's drop told to S in the middle of a turn that is not N's.
+    played = next(i for i, line in enumerate(by_seat[Seat.S]) if b'"played"' in line
+                  and b'"seat":"N"' not in line)
+    south = list(by_seat[Seat.S])
+    south.insert(played + 1, b'{"type":"player_gone","seat":"N","seconds":120.0}')
+    caught = Audit()
+    check_partner_channel(seed, [(seat, south if seat is Seat.S else lines)
+                                 for seat, lines in streams], typed, caught)
+    assert len(caught.partner_leaks) == 1 and "mid-turn" in caught.partner_leaks[0]
+
+
+def test_the_timing_check_allows_turn_boundaries_only() -> None:
+    """The partner-channel rule on a made-up stream of S's: N's news right before N's
+    ``turn``, right after N's ``played`` or right before ``deal_ended`` is fine; anywhere
+    else it is a time N chose. A question N asked never reaches S during the deal."""
+    def lines(*msgs: str) -> list[bytes]:
+        return [b'{"type":"deal_started","deal":1}', *(m.encode() for m in msgs),
+                b'{"type":"deal_ended"}']
+    gone = '{"type":"player_gone","seat":"N","seconds":120.0}'
+    back = '{"type":"player_back","seat":"N"}'
+    ok = lines('{"type":"played","seat":"E","card":"2S"}', gone, '{"type":"turn","seat":"N"}',
+               '{"type":"played","seat":"N","card":"3S"}', back,
+               '{"type":"turn","seat":"E"}', gone)
+    assert seat_timed_events(ok, "S") == []
+    pulse = lines('{"type":"turn","seat":"W"}', gone, back, '{"type":"played","seat":"W"}')
+    assert len(seat_timed_events(pulse, "S")) == 2
+    asked = lines('{"type":"question_asked","question":"q1","seat":"E","asker":"N"}',
+                  '{"type":"answer","question":"q1","seat":"E","text":"x"}')
+    assert len(seat_timed_events(asked, "S")) == 2
+    mine = lines('{"type":"question","id":"a","question":"q2","seat":"E","asker":"S",'
+                 '"text":"?"}', '{"type":"answer","question":"q2","seat":"E","text":"x"}')
+    assert seat_timed_events(mine, "S") == []
 
 
 def test_card_pattern_finds_cards_anywhere() -> None:

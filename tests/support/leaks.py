@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterable
 from typing import Any
 
+import msgspec
 from jackal.game.deal import Deal
 from jackal.game.match import deal_seed
 from jackal.game.seats import Seat
@@ -105,3 +106,52 @@ def decoded_bits(pairs: Iterable[tuple[Hashable, Hashable]]) -> float:
     observed = Counter(y for _, y in seen)
     return sum(c / n * math.log2(c * n / (sent[x] * observed[y]))
                for (x, y), c in Counter(seen).items())
+
+
+#: Events about a seat's presence: the server tells them at the seat's turn boundaries.
+SEAT_NEWS = frozenset({"player_gone", "player_back", "bot_takeover"})
+#: Events a question makes: they must never reach the asker's partner during the deal.
+QUESTION_EVENTS = frozenset({"question", "question_asked", "answer"})
+
+
+def seat_timed_events(lines: list[bytes], seat: str) -> list[str]:
+    """What reached ``seat`` during a deal at a time its partner chose: the partner-channel
+    rule of the audit, made concrete. An event its partner P causes reaches ``seat`` only
+
+    - for a drop, a return or a takeover of P (``SEAT_NEWS``): at P's turn boundaries,
+      i.e. right before the ``turn`` that gives P the turn, right after P's ``played``,
+      or right before ``deal_ended`` (other news and pings in between do not count);
+    - for a question P asked (``QUESTION_EVENTS``): never, until the deal ends.
+
+    Returns one line per breach (empty: none)."""
+    partner = Seat(seat).partner.value
+    msgs = [msgspec.json.decode(line) for line in lines]
+    quiet = SEAT_NEWS | {"ping", "pong"}
+    breaches: list[str] = []
+    in_deal = False
+    own: set[str] = set()  # the questions ``seat`` asked itself (their receipts)
+    for i, msg in enumerate(msgs):
+        kind = msg["type"]
+        if kind == "question" and msg.get("asker") == seat:
+            own.add(msg["question"])
+        if kind == "deal_started":
+            in_deal = True
+        elif kind == "deal_ended":
+            in_deal = False
+        if not in_deal:
+            continue
+        if kind in QUESTION_EVENTS and msg.get("asker") == partner and "id" not in msg:
+            breaches.append(f"{seat} heard of {partner}'s question: {msg}")
+        elif kind == "answer" and msg["question"] not in own:
+            breaches.append(f"{seat} got the answer to a question it did not ask: {msg}")
+        if kind not in SEAT_NEWS or msg.get("seat") != partner:
+            continue
+        before = next((m for m in reversed(msgs[:i]) if m["type"] not in quiet), None)
+        after = next((m for m in msgs[i + 1:] if m["type"] not in quiet), None)
+        at_boundary = (
+            (before is not None and before["type"] == "played" and before["seat"] == partner)
+            or (after is not None and after["type"] == "turn" and after["seat"] == partner)
+            or (after is not None and after["type"] == "deal_ended"))
+        if not at_boundary:
+            breaches.append(f"{seat} got {kind} of {partner} mid-turn (after {before})")
+    return breaches

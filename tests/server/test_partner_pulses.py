@@ -135,8 +135,8 @@ async def test_question_pulses_to_bots_tell_partner_nothing() -> None:
     async with running_server(ServerConfig(**QUIET)) as port:
         creator, table = await open_table(port, seed=5, target=100_000)
         north, south = await sit(port, table, "N"), await sit(port, table, "S")
-        for seat in "EW":
-            assert (await creator.request(type="add_bot", table=table, seat=seat)
+        for bot in "EW":
+            assert (await creator.request(type="add_bot", table=table, seat=bot)
                     )["type"] == "ok"
         watcher = await _watch(port, table)
         await start_deal([north, south])
@@ -152,7 +152,7 @@ async def test_question_pulses_to_bots_tell_partner_nothing() -> None:
                     if deal == 1:
                         # An index is a free number unless it names a card played.
                         bad = await north.request(type="ask", seat="W", index=8, text="?")
-                        refused_index.append(bad.get("code", bad["type"]))
+                        refused_index.append(str(bad.get("code", bad["type"])))
                     for number in range(symbol):
                         receipt = await north.request(type="ask", seat="EW"[number % 2],
                                                       text=f"q{number}")
@@ -187,7 +187,7 @@ async def test_pause_vote_delays_tell_partner_nothing(
         await start_deal(clients)
         north, south = players["N"], players["S"]
         symbols = [0, 3, 7]  # N may ask 3 times a match
-        observed = []
+        observed: list[tuple[int, float]] = []
         while (seat := await _next_turn(watcher)) is not None:
             if seat == "N" and len(observed) < len(symbols):
                 symbol = symbols[len(observed)]

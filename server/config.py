@@ -30,6 +30,9 @@ class ServerConfig:
     records_dir: Path | None = None
     #: A match record stops at this many bytes and its table is closed (``table_closed``).
     record_max_bytes: int = 4 * 1024 * 1024
+    #: Bytes of a table's record that may wait in memory while the disk refuses them;
+    #: past it the table is held (``records_paused``) until the disk takes them.
+    record_memory_bytes: int = 64 * 1024
     #: The records folder may hold this many bytes (None: no cap): new tables are refused
     #: past 90% of it, and a record that would pass it is closed like a full one.
     records_max_bytes: int | None = None

@@ -131,6 +131,7 @@ class TableTasks:
         while table.status != "over":
             if self.records.full(table):
                 return "record_full"
+            self.records.settle_hold(table)
             if table.halted is not None:
                 return table.halted
             now = trio.current_time()

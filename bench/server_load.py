@@ -250,6 +250,8 @@ class JackalTable:
         self.table_id: str | None = None
         self.hello_done = 0
         self.joined = 0
+        #: The server refused to create this table: it will never be seated.
+        self.refused = False
         self.finished = 0
         self.join_sent = False
         self.conns: list[Conn] = []
@@ -314,6 +316,8 @@ class JackalTable:
             conn.send(b'{"type":"pong"}\n')
         elif kind == "error":
             self.error(seat, f"error {msg.get('code')}: {msg.get('message')}")
+            if seat == 0 and self.table_id is None:
+                self.refused = True  # no use waiting for its seats (reported as an error)
         elif kind == "welcome":
             conn.send(b'{"type":"hello","name":"t%d%s"}\n' % (self.index, me.encode()))
         elif kind == "hello_ok":
@@ -368,6 +372,7 @@ class BaselineGroup:
         self.plays = plays
         self.result = result
         self.started = 0
+        self.refused = False
         self.finished = 0
         self.conns: list[Conn] = []
         self.sent_at: list[float] = [0.0] * 4
@@ -459,7 +464,8 @@ def worker_main(kind: str, port: int, indices: list[int], options: dict[str, int
             group.connect(sel, port)
             groups.append(group)
         setup_deadline = time.monotonic() + options["timeout"]
-        _pump(sel, groups, lambda: all(g.seated for g in groups), setup_deadline, result)
+        _pump(sel, groups, lambda: all(g.seated or g.refused for g in groups),
+              setup_deadline, result)
         unseated = sum(1 for g in groups if not g.seated)
         if unseated:
             result.errors.append(f"{unseated} groups never got seated")
@@ -740,7 +746,8 @@ def paced_worker_main(kind: str, port: int, indices: list[int], options: dict[st
             group.connect(sel, port)
             groups.append(group)
         setup_deadline = time.monotonic() + options["timeout"]
-        _pump(sel, groups, lambda: all(g.seated for g in groups), setup_deadline, result)
+        _pump(sel, groups, lambda: all(g.seated or g.refused for g in groups),
+              setup_deadline, result)
         unseated = sum(1 for g in groups if not g.seated)
         if unseated:
             result.errors.append(f"{unseated} groups never got seated")

@@ -37,11 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            f"{_home_relative(records_dir())})")
     kept.add_argument("--no-records", action="store_true",
                       help="keep no records: a server that stops forgets its matches")
-    parser.add_argument("--records-max-mb", type=float, default=None, metavar="MB",
+    parser.add_argument("--records-max-mb", type=float, default=RECORDS_MAX_MB, metavar="MB",
                         help="cap the records folder at this many megabytes (10^6 bytes): "
-                             "new tables are refused past 90%% of it and a match whose "
-                             "record would pass it is closed; old records are never "
-                             "deleted (default: no cap)")
+                             "past 90%% of it the oldest finished records are removed "
+                             "down to 70%% (never a match in progress); 0 for no cap "
+                             f"(default {RECORDS_MAX_MB:g})")
     parser.add_argument("--password",
                         help="require this password in every hello")
     for flag, field, text in _PLAIN:
@@ -81,6 +81,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"thinks depends on its hand (default {BOT_FLOOR_SECONDS:g}; "
                              "0 turns it off and lets the timing show)")
     parser.add_argument("--quiet", action="store_true", help="log warnings and errors only")
+
+
+#: The records folder's default cap in megabytes: a bounded folder (a few thousand
+#: matches) whose oldest finished records are rotated out.
+RECORDS_MAX_MB = 1000.0
 
 
 #: The options that set one :class:`ServerConfig` field as given: flag, field, help. The
@@ -128,7 +133,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     burst = max(args.rate, 10.0)
     return ServerConfig(
         host=args.host, port=args.port, records_dir=_records(args), password=args.password,
-        records_max_bytes=None if args.records_max_mb is None
+        records_max_bytes=None if not args.records_max_mb
         else int(args.records_max_mb * 1_000_000),
         **{field: getattr(args, field) for _flag, field, _text in _PLAIN},
         rate_per_second=args.rate, rate_burst=burst,

@@ -295,6 +295,10 @@ class RecordFile:
         if self._stopped:
             return
         self._stopped = True
+        if self.folder is not None:
+            # Nothing more is written to it: a finished record, rotated like any other
+            # (a pending fsync works on as well on a removed file).
+            self.folder.live.discard(self.path)
         self._sync_due = self._sync_due or sync  # a sync point's fsync is still done
         if self.syncer is not None:
             self.syncer.want(self)

@@ -355,7 +355,7 @@ class Hub:
                               else msg.allow_spectators),
             invites=None if made is None else {
                 seat: code_hash for seat, (_c, code_hash) in made.items()})
-        record = self.records.new(table_id, (host, session.name or ""))
+        record = self.records.new(table_id, (f"address {host}", f"name {session.name}"))
         table = self.lobby.create(options, conventions, record, table_id)
         table.record_header()
         if record is not None:

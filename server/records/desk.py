@@ -162,11 +162,11 @@ class RecordDesk:
         elif not record.failing:
             self.failing.pop(record, None)
 
-    def settle_hold(self, table: Table) -> None:
+    def settle_hold(self, table: Table) -> bool:
         """Hold ``table`` while its record's memory budget waits for the disk, release it
-        once the disk took it. Run by the table's task between events, never in the
-        middle of a table's own change (a play that ends a deal sets clocks after it is
-        recorded)."""
+        once the disk took it (True then). Run by the table's task between events, never
+        in the middle of a table's own change (a play that ends a deal sets clocks after
+        it is recorded)."""
         record = self.records.get(table)
         held = record is not None and record.held
         if held and table not in self.held:
@@ -175,6 +175,8 @@ class RecordDesk:
             self.froze.add(table)  # its players ended their own pause meanwhile
         elif not held and table in self.held:
             self._release(table)
+            return True
+        return False
 
     def _hold(self, table: Table) -> None:
         """``table``'s record has a memory budget's worth waiting for the disk: stop the

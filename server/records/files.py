@@ -61,6 +61,9 @@ class RecordsFolder:
         self.used = 0
         #: Records open for writing (a match in progress, or a table still listed).
         self.live: set[Path] = set()
+        #: The last rotation found nothing it may remove: no need to list the folder again
+        #: (at each event of a table near the cap) until a record is finished.
+        self._nothing_to_rotate = False
         if limit is not None and directory.is_dir():
             for path in directory.iterdir():
                 try:
@@ -79,10 +82,15 @@ class RecordsFolder:
             self.rotate()
         return self.limit is None or self.used + size <= self.limit
 
+    def finished(self, path: Path) -> None:
+        """Nothing more is written to the record at ``path``: rotation may take it."""
+        self.live.discard(path)
+        self._nothing_to_rotate = False
+
     def rotate(self) -> int:
         """Remove finished records, oldest first, until the folder holds at most
         :attr:`LOW_WATER` of its cap; returns how many bytes went."""
-        if self.limit is None:
+        if self.limit is None or self._nothing_to_rotate:
             return 0
         finished: list[tuple[float, str, Path, int]] = []
         try:
@@ -99,6 +107,7 @@ class RecordsFolder:
             log.error("cannot list records folder %s: %s", self.directory, exc)
             return 0
         freed = 0
+        self._nothing_to_rotate = not finished
         for _mtime, _name, path, size in sorted(finished):
             if self.used <= self.limit * self.LOW_WATER:
                 break
@@ -298,7 +307,7 @@ class RecordFile:
         if self.folder is not None:
             # Nothing more is written to it: a finished record, rotated like any other
             # (a pending fsync works on as well on a removed file).
-            self.folder.live.discard(self.path)
+            self.folder.finished(self.path)
         self._sync_due = self._sync_due or sync  # a sync point's fsync is still done
         if self.syncer is not None:
             self.syncer.want(self)
@@ -340,7 +349,7 @@ class RecordFile:
         """Close the descriptor: the record is finished, and may be rotated."""
         os.close(fd)
         if self.folder is not None:
-            self.folder.live.discard(self.path)
+            self.folder.finished(self.path)
 
     def discard(self) -> None:
         """Close and delete a record whose header could not be written (its table is

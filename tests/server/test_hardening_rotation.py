@@ -7,6 +7,7 @@ Real server in-process, real sockets on port 0; the full disk is a tiny tmpfs (r
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import errno
 import os
@@ -16,11 +17,23 @@ from pathlib import Path
 
 import pytest
 import trio
+from jackal.cli.serve import add_arguments, config_from_args
 from jackal.server.config import ServerConfig
 from support.client import RawClient, connect_from, greeted, new_table
 from support.server import QUIET, running_server
 
 SEATS = ("N", "E", "S", "W")
+
+
+@pytest.mark.parametrize(("given", "cap"), [([], 1_000_000_000), (["--records-max-mb", "5"],
+                                                                    5_000_000),
+                                            (["--records-max-mb", "0"], None)])
+def test_jackal_serve_keeps_a_bounded_records_folder_by_default(given: list[str],
+                                                                cap: int | None) -> None:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert config_from_args(parser.parse_args(["--records", "x", *given])).records_max_bytes \
+        == cap
 
 
 def _old(path: Path, size: int, when: float) -> Path:

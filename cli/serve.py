@@ -99,7 +99,7 @@ _PLAIN: tuple[tuple[str, str, str], ...] = (
     ("--hello-timeout", "hello_timeout", "close connections that do not say hello in time"),
     ("--max-connections", "max_connections", "refuse connections beyond this"),
     ("--max-per-address", "max_per_address",
-     "refuse connections beyond this many from one address"),
+     "refuse connections beyond this many from one address (an IPv6 /64 counts as one)"),
     ("--max-tables", "max_tables", "most tables at once"),
     ("--max-tables-per-connection", "max_tables_per_connection",
      "most open tables one connection may have created"),

@@ -37,11 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            f"{_home_relative(records_dir())})")
     kept.add_argument("--no-records", action="store_true",
                       help="keep no records: a server that stops forgets its matches")
-    parser.add_argument("--records-max-mb", type=float, default=None, metavar="MB",
+    parser.add_argument("--records-max-mb", type=float, default=RECORDS_MAX_MB, metavar="MB",
                         help="cap the records folder at this many megabytes (10^6 bytes): "
-                             "new tables are refused past 90%% of it and a match whose "
-                             "record would pass it is closed; old records are never "
-                             "deleted (default: no cap)")
+                             "past 90%% of it the oldest finished records are removed "
+                             "down to 70%% (never a match in progress); 0 for no cap "
+                             f"(default {RECORDS_MAX_MB:g})")
     parser.add_argument("--password",
                         help="require this password in every hello")
     for flag, field, text in _PLAIN:
@@ -83,6 +83,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="log warnings and errors only")
 
 
+#: The records folder's default cap in megabytes: a bounded folder (a few thousand
+#: matches) whose oldest finished records are rotated out.
+RECORDS_MAX_MB = 1000.0
+
+
 #: The options that set one :class:`ServerConfig` field as given: flag, field, help. The
 #: type and the default are the field's (``--help`` shows the default).
 _PLAIN: tuple[tuple[str, str, str], ...] = (
@@ -94,7 +99,7 @@ _PLAIN: tuple[tuple[str, str, str], ...] = (
     ("--hello-timeout", "hello_timeout", "close connections that do not say hello in time"),
     ("--max-connections", "max_connections", "refuse connections beyond this"),
     ("--max-per-address", "max_per_address",
-     "refuse connections beyond this many from one address"),
+     "refuse connections beyond this many from one address (an IPv6 /64 counts as one)"),
     ("--max-tables", "max_tables", "most tables at once"),
     ("--max-tables-per-connection", "max_tables_per_connection",
      "most open tables one connection may have created"),
@@ -128,7 +133,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     burst = max(args.rate, 10.0)
     return ServerConfig(
         host=args.host, port=args.port, records_dir=_records(args), password=args.password,
-        records_max_bytes=None if args.records_max_mb is None
+        records_max_bytes=None if not args.records_max_mb
         else int(args.records_max_mb * 1_000_000),
         **{field: getattr(args, field) for _flag, field, _text in _PLAIN},
         rate_per_second=args.rate, rate_burst=burst,

@@ -65,6 +65,11 @@ class ErrorCode(StrEnum):
     RECORDS_UNAVAILABLE = "records_unavailable"
     #: Told (without ``id``) to everyone at a table whose record cannot be written now.
     RECORDS_FAILING = "records_failing"
+    #: Told (without ``id``) to everyone at a table held because too much of its record
+    #: waits in memory for the disk: no card is played until ``records_resumed``.
+    RECORDS_PAUSED = "records_paused"
+    #: Told (without ``id``) when such a table goes on (its record is written again).
+    RECORDS_RESUMED = "records_resumed"
     #: Told (without ``id``) to everyone at a table the server closes: its record reached
     #: its cap, or its bots played the most deals allowed with no person seated.
     TABLE_CLOSED = "table_closed"

@@ -30,6 +30,9 @@ class ServerConfig:
     records_dir: Path | None = None
     #: A match record stops at this many bytes and its table is closed (``table_closed``).
     record_max_bytes: int = 4 * 1024 * 1024
+    #: Bytes of a table's record that may wait in memory while the disk refuses them;
+    #: past it the table is held (``records_paused``) until the disk takes them.
+    record_memory_bytes: int = 64 * 1024
     #: The records folder may hold this many bytes (None: no cap): new tables are refused
     #: past 90% of it, and a record that would pass it is closed like a full one.
     records_max_bytes: int | None = None
@@ -49,7 +52,9 @@ class ServerConfig:
     hello_timeout: float = 30.0
     #: More simultaneous connections than this get ``server_full`` and are closed.
     max_connections: int = 2000
-    #: ...and so do more than this from one address (one client cannot take them all).
+    #: ...and so do more than this from one address group (an IPv4 address, an IPv6 /64:
+    #: see :func:`.net.ratelimit.address_group`), fewer past half of ``max_connections``
+    #: (:func:`.net.ratelimit.share_refusal`), so one client cannot take them all.
     max_per_address: int = 50
     #: Wrong passwords answered per address and minute (all its connections together)...
     password_guesses_per_minute: float = 10.0
@@ -62,8 +67,9 @@ class ServerConfig:
     max_tables: int = 1000
     #: Most tables one connection may have created that are still open.
     max_tables_per_connection: int = 10
-    #: ...and one address, all its connections together, closed ones included (a table
-    #: outlives its creator's connection, so new connections must not reset the count).
+    #: ...and one address group, all its connections together, closed ones included (a
+    #: table outlives its creator's connection, so new connections must not reset the
+    #: count); fewer past half of ``max_tables``, as for connections.
     max_tables_per_address: int = 20
     #: A table whose creator has left before anyone sat at or watched it goes after this
     #: long (instead of ``idle_table_seconds``).

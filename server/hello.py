@@ -16,7 +16,13 @@ from ..protocol.requests import Hello
 from .config import ServerConfig
 from .lobby import Lobby
 from .names import NameBook
-from .net.ratelimit import AddressLimits, GuessLimits, host_of, rate_limited, retry_hint
+from .net.ratelimit import (
+    AddressLimits,
+    GuessLimits,
+    address_group,
+    rate_limited,
+    retry_hint,
+)
 from .net.session import Session
 from .seating import Outbox
 from .table import Table
@@ -47,7 +53,7 @@ class Greeter:
                                 f"field 'protocol': this server speaks protocol "
                                 f"{PROTOCOL_VERSION}, not {msg.protocol}")
         password = self.config.password
-        host, now = host_of(session.address), trio.current_time()
+        host, now = address_group(session.address), trio.current_time()
         if password is not None:
             # Not checked at all while throttled: guessing from this address goes no
             # faster than this.
@@ -80,7 +86,7 @@ class Greeter:
         self.names.take(session, name, host)  # the seat's own name: no check
         session.deliver(HelloOk(id=msg.id, name=name, table=table.id, seat=seat))
         self._send(self.lobby.reclaim(session, table, seat, trio.current_time(),
-                                      host_of(session.address)), table)
+                                      address_group(session.address)), table)
         log.info("connection #%d %s reclaimed %s at table %s", session.number, session.address,
                  seat, table.id)
 
@@ -89,7 +95,7 @@ def _throttled(session: Session, msg: Hello, guesses: GuessLimits, what: str) ->
     """Whether ``session``'s address must wait before its next guess is checked; if
     so it is told (``rate_limited``) and nothing more of it is read until then."""
     now = trio.current_time()
-    wait = guesses.wait(host_of(session.address), now)
+    wait = guesses.wait(address_group(session.address), now)
     if not wait:
         return False
     session.deliver(rate_limited(msg.id, f"too many wrong {what} from your address", wait))

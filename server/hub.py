@@ -63,7 +63,7 @@ from .hints import HintDesk
 from .lobby import Lobby
 from .names import NameBook
 from .net.keepalive import Keepalive
-from .net.ratelimit import AddressLimits, host_of, rate_limited, refilled
+from .net.ratelimit import AddressLimits, address_group, rate_limited, refilled
 from .net.session import Session
 from .net.threadslots import run_behind_moves
 from .net.transport import Flusher
@@ -183,7 +183,7 @@ class Hub:
     def connection_closed(self, session: Session) -> None:
         """A connection ended: hold its seat or stop its watching."""
         if self.sessions.pop(session, False) is None:
-            self.addresses.release(host_of(session.address))
+            self.addresses.release(address_group(session.address))
         if session.name is not None:
             self.names.release(session, session.name)
         if not self.sessions and self._all_gone is not None:
@@ -328,19 +328,13 @@ class Hub:
             conventions[Team.NS] = resolve_conventions(msg.conventions_ns, "conventions_ns")
         if msg.conventions_ew is not None:
             conventions[Team.EW] = resolve_conventions(msg.conventions_ew, "conventions_ew")
-        if len(self.lobby.tables) >= self.config.max_tables:
-            raise ProtocolError(ErrorCode.SERVER_FULL,
-                                f"this server already has {self.config.max_tables} tables")
         if session.tables_created >= self.config.max_tables_per_connection:
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
                                 f"you already have {session.tables_created} open tables "
                                 f"(at most {self.config.max_tables_per_connection})")
-        host = host_of(session.address)
-        from_here = self.addresses.tables.get(host, 0)
-        if from_here >= self.config.max_tables_per_address:
-            raise ProtocolError(ErrorCode.NOT_ALLOWED,
-                                f"your address already has {from_here} open tables "
-                                f"(at most {self.config.max_tables_per_address})")
+        host = address_group(session.address)
+        self.addresses.check_new_table(host, len(self.lobby.tables), self.config.max_tables,
+                                       self.config.max_tables_per_address)
         table_id = self.lobby.new_id()
         # A private table: one invitation code per seat; the creator gets the codes, the
         # table (and its record) only their hashes.
@@ -361,7 +355,7 @@ class Hub:
                               else msg.allow_spectators),
             invites=None if made is None else {
                 seat: code_hash for seat, (_c, code_hash) in made.items()})
-        record = self.records.new(table_id)
+        record = self.records.new(table_id, (f"address {host}", f"name {session.name}"))
         table = self.lobby.create(options, conventions, record, table_id)
         table.record_header()
         if record is not None:
@@ -386,7 +380,7 @@ class Hub:
         self.records.check_writable(self.lobby.get(msg.table))
         table, out = self.lobby.join(session, session.name or "anonymous", msg.table,
                                      msg.seat, msg.id, msg.invite,
-                                     host_of(session.address))
+                                     address_group(session.address))
         log.info("connection #%d %r sits at %s %s", session.number, session.name, table.id,
                  table.seating.seat_of(session))
         self.send(out, table)
@@ -437,7 +431,7 @@ class Hub:
         bucket = session.chat_bucket = refilled(session.chat_bucket,
                                                 self.config.chat_per_minute,
                                                 self.config.chat_burst, now)
-        host = host_of(session.address)
+        host = address_group(session.address)
         wait = max(bucket.wait_for_one(), self.addresses.chat.wait(host, now))
         if wait:
             session.deliver(rate_limited(msg.id, "too many chat lines", wait))

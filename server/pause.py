@@ -181,10 +181,28 @@ class PauseVote:
             table.version += 1
         self.clear()
 
+    def freeze(self, table: PausingTable) -> bool:
+        """The server stops the table itself (its record waits for the disk): no card,
+        no deal, the clocks stopped as for an agreed pause. False if a pause is in force
+        already (it stays as it is)."""
+        if self.paused:
+            return False
+        self._stop_clocks(table)
+        return True
+
+    def thaw(self, table: PausingTable) -> None:
+        """The server lets a table it froze go on (a pause the players agreed meanwhile
+        could not be asked for: a frozen table counts as paused)."""
+        if self.paused and not self.active:
+            self._lift(table)
+
     def _settle(self, table: PausingTable) -> None:
         """Pause the table once every person here agreed: the clocks stop where they are."""
         if not self.everyone_agreed(table.seating.present()):
             return
+        self._stop_clocks(table)
+
+    def _stop_clocks(self, table: PausingTable) -> None:
         self.paused = True
         self.turn_left = table.clock.running_left(table.now)
         self.between_left = None if table.between_deadline is None else max(

@@ -20,8 +20,10 @@ from .hints import HintDesk
 from .lobby import Lobby
 from .records.desk import RecordDesk
 from .seating import Outbox
+from .snapshot import deal_facts
 from .table import Table
 from .table_bots import substitute
+from .views import your_turn
 
 __all__ = ["TableTasks"]
 
@@ -131,6 +133,8 @@ class TableTasks:
         while table.status != "over":
             if self.records.full(table):
                 return "record_full"
+            if self.records.settle_hold(table):
+                self._send(_turn_again(table), table)
             if table.halted is not None:
                 return table.halted
             now = trio.current_time()
@@ -201,3 +205,14 @@ _CLOSED_BECAUSE = {
     "deal_limit": "no person sits at this table and its bots have played the most deals "
                   "allowed: the table is closed",
 }
+
+
+def _turn_again(table: Table) -> Outbox:
+    """``your_turn`` again to the person whose turn it is, when a hold of the table ends:
+    a card they sent meanwhile was refused (``paused``), and a program waits for a turn."""
+    deal = table.match.deal
+    if table.status != "playing" or deal is None or deal.turn is None:
+        return []
+    peer = table.seats[deal.turn].peer
+    private = None if peer is None else your_turn(deal_facts(table), deal.turn)
+    return [] if peer is None or private is None else [(peer, private)]

@@ -17,7 +17,7 @@ from ...protocol.errors import ErrorCode, ProtocolError
 from ..config import ServerConfig
 from ..hub import Hub
 from . import gctune
-from .ratelimit import host_of
+from .ratelimit import address_group
 from .session import Session
 
 __all__ = ["SHUTDOWN_GRACE", "serve"]
@@ -45,8 +45,8 @@ async def serve(config: ServerConfig, *,
     ``listening on HOST:PORT``. Once started and restored, the garbage collector is tuned
     and what is alive is frozen (:mod:`.gctune`) when ``config.tune_gc`` says so
     (``jackal serve`` does); it is put back when the server stops. A connection over
-    ``max_connections``, or over ``max_per_address`` from its address, gets ``error``
-    ``server_full`` and is closed.
+    ``max_connections``, or over its address group's share (:func:`.share_refusal`),
+    gets ``error`` ``server_full`` and is closed.
 
     However it stops (cancelled by its caller, by ``jackal serve`` on Ctrl-C/SIGTERM, or
     by a crash of its own) it stops accepting, sends ``server_shutdown`` to every
@@ -68,11 +68,12 @@ async def serve(config: ServerConfig, *,
             log.warning("connection #%d %s refused: server full", number, address)
             await _refuse(stream, "the server is full; try later")
             return
-        if not hub.addresses.admit(host_of(address)):
-            log.warning("connection #%d %s refused: too many from that address", number,
-                        address)
-            await _refuse(stream, f"too many connections from your address (at most "
-                                  f"{config.max_per_address}); try later")
+        refusal = hub.addresses.admit(address_group(address), len(hub.sessions),
+                                      config.max_connections)
+        if refusal is not None:
+            log.warning("connection #%d %s refused: its address group holds its share (%s)",
+                        number, address, refusal)
+            await _refuse(stream, _WHY[refusal].format(config.max_per_address))
             return
         session = Session(stream, number, address, config, hub, hub.flusher, hub.keepalive)
         hub.sessions[session] = None
@@ -107,6 +108,17 @@ async def serve(config: ServerConfig, *,
             pool_scope.cancel()
             if thresholds is not None:
                 gctune.unsettle(thresholds)
+
+
+#: What a refused connection is told, by :func:`.ratelimit.share_refusal`'s reason.
+_WHY = {
+    "full": "the server is full; try later",
+    "reserved": "the server is nearly full and keeps its last connections for addresses "
+                "that hold none yet; try later",
+    "group": "too many connections from your address (at most {}); try later",
+    "share": "the server is busy and your address holds its share of the connections "
+             "now; try later",
+}
 
 
 async def _refuse(stream: trio.SocketStream, why: str) -> None:

@@ -1,19 +1,20 @@
-"""Rate limits: a token bucket per connection, and limits per client address.
+"""Rate limits: a token bucket per connection, and limits per address group.
 
-Per connection, :class:`TokenBucket`; per address, :class:`AddressLimits` (connections
-held, tables created, wrong passwords and seat tokens, chat lines), shared by all the
-address's connections. Time is passed in, so this is pure; the limits are in docs/PROTOCOL.md.
+Per connection, :class:`TokenBucket`; per address group (:func:`address_group`),
+:class:`AddressLimits` (connections and tables held with a fair share of the capacity,
+wrong passwords and seat tokens, chat lines). Time is passed in, so this is pure.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
 
-from ...protocol.errors import ErrorCode
+from ...protocol.errors import ErrorCode, ProtocolError
 from ...protocol.messages import Error, MessageId
 
-__all__ = ["AddressLimits", "GuessLimits", "TokenBucket", "host_of", "rate_limited", "refilled",
-           "retry_hint"]
+__all__ = ["AddressLimits", "GuessLimits", "TokenBucket", "address_group", "rate_limited",
+           "refilled", "retry_hint", "share_refusal"]
 
 
 class TokenBucket:
@@ -117,7 +118,7 @@ class GuessLimits:
 
 
 class AddressLimits:
-    """Connections held, tables created and wrong guesses sent, per client address.
+    """Connections held, tables created and wrong guesses sent, per address group.
 
     Shared by all the address's connections, so opening more connections neither guesses
     nor chats faster than one (chat lines are counted per connection as well).
@@ -135,18 +136,36 @@ class AddressLimits:
         #: Chat lines per address: a bucket of the same kind (a line spends a token).
         self.chat = GuessLimits(chat_rate, chat_burst)
 
-    def admit(self, address: str) -> bool:
-        """Count a new connection from ``address``; False (not counted) if it already
-        holds its maximum."""
-        held = self.connections.get(address, 0)
-        if held >= self.max_per_address:
-            return False
-        self.connections[address] = held + 1
-        return True
+    def admit(self, group: str, in_use: int, capacity: int) -> str | None:
+        """Count a new connection from address group ``group`` while ``in_use`` of the
+        server's ``capacity`` connections are held: None, or why it is refused
+        (:func:`share_refusal`; not counted then)."""
+        held = self.connections.get(group, 0)
+        refusal = share_refusal(held, in_use, capacity, self.max_per_address)
+        if refusal is None:
+            self.connections[group] = held + 1
+        return refusal
 
     def release(self, address: str) -> None:
         """A connection admitted from ``address`` has ended."""
         _count_down(self.connections, address)
+
+    def check_new_table(self, group: str, in_use: int, capacity: int, per_group: int) -> None:
+        """Refuse a new table from address group ``group`` while ``in_use`` of the
+        server's ``capacity`` tables are open, if :func:`share_refusal` says so: the
+        fixed limit per group is ``not_allowed``, the others ``server_full``."""
+        held = self.tables.get(group, 0)
+        refusal = share_refusal(held, in_use, capacity, per_group)
+        if refusal is None:
+            return
+        why = {"full": f"this server already has {capacity} tables",
+               "reserved": "this server is nearly full and keeps its last tables for "
+                           "addresses that hold none yet",
+               "group": f"your address already has {held} open tables (at most {per_group})",
+               "share": f"this server is busy and your address holds its share of the "
+                        f"tables now ({held})"}[refusal]
+        code = ErrorCode.NOT_ALLOWED if refusal == "group" else ErrorCode.SERVER_FULL
+        raise ProtocolError(code, why)
 
     def table_created(self, address: str) -> None:
         self.tables[address] = self.tables.get(address, 0) + 1
@@ -164,9 +183,47 @@ def _count_down(counts: dict[str, int], address: str) -> None:
         counts.pop(address, None)
 
 
-def host_of(address: str) -> str:
-    """The host part of ``HOST:PORT`` (IPv6 hosts contain colons themselves)."""
-    return address.rpartition(":")[0] or address
+def address_group(address: str) -> str:
+    """The address group of a connection's ``HOST:PORT``, the key of every limit
+    per address: an IPv4 address itself (an IPv4-mapped IPv6 address counts as its IPv4
+    address), an IPv6 address its /64 (``2001:db8:1:2::/64``), since one host or one
+    customer's link commonly gets a whole /64 and could otherwise count as many. What
+    is not an IP address (a test's in-memory stream) is its own group."""
+    host = address.rpartition(":")[0] or address  # IPv6 hosts hold colons themselves
+    host = host.strip("[]").partition("%")[0]
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host or address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
+def share_refusal(held: int, in_use: int, capacity: int, per_group: int) -> str | None:
+    """Why an address group holding ``held`` of the ``in_use`` (of ``capacity``)
+    connections or tables may not take one more, or None if it may.
+
+    - ``capacity`` in use: the server is full for everyone;
+    - the last tenth of the capacity is kept for groups that hold nothing yet, so a
+      newcomer is served however busy the server is (unless a flood of newcomers took it);
+    - a group holds at most ``per_group``;
+    - past half the capacity a group's share shrinks with what is left: at most
+      ``per_group`` times the free part of the upper half (never below one), so the
+      groups that came first cannot take the rest between them.
+    """
+    if in_use >= capacity:
+        return "full"
+    if held > 0 and in_use >= capacity - capacity // 10:
+        return "reserved"
+    if held >= per_group:
+        return "group"
+    upper = capacity - capacity // 2
+    if in_use >= capacity // 2 and held >= max(1, per_group * (capacity - in_use) // upper):
+        return "share"
+    return None
 
 
 def retry_hint(wait: float) -> float:

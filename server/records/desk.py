@@ -29,6 +29,10 @@ def records_unavailable(why: str) -> ProtocolError:
 class RecordDesk:
     """Each table's own record (only the table that owns a record writes or closes it)."""
 
+    #: The share of a capped records folder that the open records of one address group,
+    #: or of one name, may hold before its new tables are refused.
+    QUOTA = 0.25
+
     def __init__(self, config: ServerConfig, send: Callable[[Outbox], None],
                  poke: Callable[[Table], None]) -> None:
         self.config = config
@@ -41,6 +45,10 @@ class RecordDesk:
         self.failing: dict[RecordFile, Table] = {}
         #: Fsyncs and closes the records off the event loop (see :class:`.files.RecordSyncer`).
         self.syncer = RecordSyncer()
+        #: Tables held while their record's memory budget waits for the disk, and those
+        #: of them this desk stopped itself (not paused by their players already).
+        self.held: set[Table] = set()
+        self.froze: set[Table] = set()
 
     def start(self, nursery: trio.Nursery) -> None:
         """Start syncing and retrying (only with a records folder)."""
@@ -49,16 +57,20 @@ class RecordDesk:
         nursery.start_soon(self._retry)
         self.folder = RecordsFolder(self.config.records_dir, self.config.records_max_bytes)
 
-    def new(self, table_id: str) -> RecordFile | None:
-        """A record file for a new table (None without a records folder); refused with
-        ``records_unavailable`` while records cannot be written."""
+    def new(self, table_id: str, owners: tuple[str, ...] = ()) -> RecordFile | None:
+        """A record file for a new table (None without a records folder) created by
+        ``owners`` (its address group and name); refused with ``records_unavailable``
+        while records cannot be written, or while an owner's open records hold their
+        quota (:attr:`QUOTA` of a capped folder)."""
         directory = self.config.records_dir
         if directory is None:
             return None
         if self.failing:
             raise records_unavailable("the server cannot write match records now")
         if self.folder is not None and not self.folder.room_for_new_table():
-            raise records_unavailable("the server's records folder is at its cap")
+            raise records_unavailable("the server's records folder is full of matches "
+                                      "in progress")
+        self._check_quota(owners)
         try:
             record = RecordFile.create(directory, table_id, self.config.record_max_bytes,
                                        self.folder)
@@ -66,15 +78,38 @@ class RecordDesk:
             log.error("cannot create a record in %s: %s", directory, exc)
             raise records_unavailable("the server cannot write match records now") from None
         record.syncer = self.syncer
+        record.owners = owners
+        record.budget = self.config.record_memory_bytes
         return record
+
+    def _check_quota(self, owners: tuple[str, ...]) -> None:
+        """Open records are never rotated: one address group or one name may hold at
+        most a :attr:`QUOTA` of a capped folder in them, so nobody's matches in progress
+        can fill it for everyone."""
+        limit = None if self.folder is None else self.folder.limit
+        if limit is None:
+            return
+        for owner in owners:
+            held = sum(record.size for record in self.records.values()
+                       if owner in record.owners)
+            if held >= limit * self.QUOTA:
+                raise ProtocolError(
+                    ErrorCode.RECORDS_UNAVAILABLE,
+                    "the records of the tables your address (or name) opened hold their "
+                    "share of the server's records folder: finish or leave one first")
 
     def keep(self, table: Table, record: RecordFile) -> None:
         self.records[table] = record
         record.on_trouble = self._trouble
 
     def adopt(self, table: Table, record: RecordFile) -> None:
-        """Keep the record of a table restored from it."""
+        """Keep the record of a table restored from it (counted in the folder, and never
+        rotated while its table writes it)."""
         record.syncer = self.syncer
+        record.budget = self.config.record_memory_bytes
+        if self.folder is not None:
+            record.folder = self.folder
+            self.folder.live.add(record.path)
         self.keep(table, record)
         if record.failing:  # its restart line waits for the disk like any event
             self._trouble(record)
@@ -94,6 +129,8 @@ class RecordDesk:
 
     def drop(self, table: Table) -> None:
         """``table`` is gone: close its record."""
+        self.held.discard(table)
+        self.froze.discard(table)
         record = self.records.pop(table, None)
         if record is not None:
             record.close()
@@ -105,10 +142,13 @@ class RecordDesk:
         await self.syncer.drain()  # every record synced and closed (also tables gone before)
 
     def _trouble(self, record: RecordFile) -> None:
-        """A record started or stopped failing, or is full: tell its table."""
+        """A record started or stopped failing, passed its memory budget, or is full:
+        tell its table."""
         table = next((t for t, r in self.records.items() if r is record), None)
         if table is None:
             return
+        if record.held != (table in self.held):
+            self._poke(table)  # its task holds or releases it (:meth:`settle_hold`)
         if record.full:
             self._poke(table)  # its task closes it
         elif record.failing and record not in self.failing:
@@ -121,6 +161,48 @@ class RecordDesk:
                         "this began")))
         elif not record.failing:
             self.failing.pop(record, None)
+
+    def settle_hold(self, table: Table) -> bool:
+        """Hold ``table`` while its record's memory budget waits for the disk, release it
+        once the disk took it (True then). Run by the table's task between events, never
+        in the middle of a table's own change (a play that ends a deal sets clocks after
+        it is recorded)."""
+        record = self.records.get(table)
+        held = record is not None and record.held
+        if held and table not in self.held:
+            self._hold(table)
+        elif held and table not in self.froze and table.pausing.freeze(table):
+            self.froze.add(table)  # its players ended their own pause meanwhile
+        elif not held and table in self.held:
+            self._release(table)
+            return True
+        return False
+
+    def _hold(self, table: Table) -> None:
+        """``table``'s record has a memory budget's worth waiting for the disk: stop the
+        table (no card, no deal, clocks stopped) and tell everyone at it."""
+        self.held.add(table)
+        table.now = max(table.now, trio.current_time())  # the clocks stop at this moment
+        table.version += 1  # a bot thinking now plays after the hold, not during it
+        if table.pausing.freeze(table):
+            self.froze.add(table)
+        self._send(table.seating.broadcast(Error(
+            code=ErrorCode.RECORDS_PAUSED.value,
+            message="the server's disk is full: this table is paused until its record can "
+                    "be written again (no card is played meanwhile)")))
+        self._poke(table)
+
+    def _release(self, table: Table) -> None:
+        """The disk took ``table``'s record again: the table goes on where it stopped."""
+        self.held.discard(table)
+        if table in self.froze:
+            self.froze.discard(table)
+            table.now = max(table.now, trio.current_time())
+            table.pausing.thaw(table)
+        self._send(table.seating.broadcast(Error(
+            code=ErrorCode.RECORDS_RESUMED.value,
+            message="the server writes this table's record again: play goes on")))
+        self._poke(table)
 
     async def _retry(self) -> None:
         """Every second, try again to write what records could not write."""

@@ -39,15 +39,31 @@ def private_folder(directory: Path) -> None:
 
 
 class RecordsFolder:
-    """The bytes the server's records take in their folder, against an optional cap."""
+    """The bytes the server's records take in their folder, against an optional cap.
+
+    Past the cap, finished records are rotated: removed oldest first (by modification
+    time) down to :attr:`LOW_WATER` of the cap. A record a table still writes is
+    :attr:`live` and never removed, so the cap is never a lasting lockout, only a bound.
+    """
 
     #: New tables are refused once the folder holds this share of its cap: the matches
     #: being played keep room to go on.
     NEW_TABLES_UP_TO = 0.9
+    #: Rotation frees down to this share of the cap (not just one file's worth, so it
+    #: runs rarely).
+    LOW_WATER = 0.7
+    #: What rotation may remove: finished records and damaged ones set aside at start-up.
+    ROTATED = (".jsonl", ".jsonl.corrupt")
 
     def __init__(self, directory: Path, limit: int | None) -> None:
+        self.directory = directory
         self.limit = limit
         self.used = 0
+        #: Records open for writing (a match in progress, or a table still listed).
+        self.live: set[Path] = set()
+        #: The last rotation found nothing it may remove: no need to list the folder again
+        #: (at each event of a table near the cap) until a record is finished.
+        self._nothing_to_rotate = False
         if limit is not None and directory.is_dir():
             for path in directory.iterdir():
                 try:
@@ -57,10 +73,55 @@ class RecordsFolder:
                     continue
 
     def room_for_new_table(self) -> bool:
+        if self.limit is not None and self.used >= self.limit * self.NEW_TABLES_UP_TO:
+            self.rotate()
         return self.limit is None or self.used < self.limit * self.NEW_TABLES_UP_TO
 
     def room_for(self, size: int) -> bool:
+        if self.limit is not None and self.used + size > self.limit:
+            self.rotate()
         return self.limit is None or self.used + size <= self.limit
+
+    def finished(self, path: Path) -> None:
+        """Nothing more is written to the record at ``path``: rotation may take it."""
+        self.live.discard(path)
+        self._nothing_to_rotate = False
+
+    def rotate(self) -> int:
+        """Remove finished records, oldest first, until the folder holds at most
+        :attr:`LOW_WATER` of its cap; returns how many bytes went."""
+        if self.limit is None or self._nothing_to_rotate:
+            return 0
+        finished: list[tuple[float, str, Path, int]] = []
+        try:
+            for path in self.directory.iterdir():
+                if path in self.live or not path.name.endswith(self.ROTATED):
+                    continue
+                try:
+                    info = path.stat()
+                except OSError:
+                    continue
+                if path.is_file():
+                    finished.append((info.st_mtime, path.name, path, info.st_size))
+        except OSError as exc:
+            log.error("cannot list records folder %s: %s", self.directory, exc)
+            return 0
+        freed = 0
+        self._nothing_to_rotate = not finished
+        for _mtime, _name, path, size in sorted(finished):
+            if self.used <= self.limit * self.LOW_WATER:
+                break
+            try:
+                path.unlink()
+            except OSError as exc:
+                log.error("cannot remove old record %s: %s", path, exc)
+                continue
+            self.used -= size
+            freed += size
+        if freed:
+            log.warning("records folder at its cap: removed %d bytes of the oldest finished "
+                        "records", freed)
+        return freed
 
 
 class RecordFile:
@@ -117,6 +178,14 @@ class RecordFile:
         self._stopped = False
         #: An fsync is due (a sync point was written, or the record is closing).
         self._sync_due = False
+        #: The address group and name that created the table (records quota), if known.
+        self.owners: tuple[str, ...] = ()
+        #: Most bytes that may wait in memory for the disk before the table is held
+        #: (None: no budget); :attr:`held` says it was passed and the disk is still full.
+        self.budget: int | None = None
+        self.held = False
+        if folder is not None:
+            folder.live.add(path)
 
     @classmethod
     def create(cls, directory: Path, table_id: str, cap: int | None = None,
@@ -150,6 +219,12 @@ class RecordFile:
             self.retry()
         else:
             self._write(fd, line)
+        if self.failing and not self.held and self.budget is not None \
+                and len(self._unwritten) > self.budget:
+            self.held = True
+            log.error("record %s: %d bytes wait for the disk, past the budget: its table "
+                      "is held", self.path, len(self._unwritten))
+            self._tell()
         if isinstance(event, _SYNC_AFTER):
             self._sync_due = True
             if self.syncer is None:
@@ -202,7 +277,7 @@ class RecordFile:
         if not self._write(fd, waiting):
             return False
         if self.failing:
-            self.failing = False
+            self.failing = self.held = False
             log.warning("record %s is written again (%d bytes caught up)", self.path,
                         len(waiting))
             self._tell()
@@ -229,6 +304,10 @@ class RecordFile:
         if self._stopped:
             return
         self._stopped = True
+        if self.folder is not None:
+            # Nothing more is written to it: a finished record, rotated like any other
+            # (a pending fsync works on as well on a removed file).
+            self.folder.finished(self.path)
         self._sync_due = self._sync_due or sync  # a sync point's fsync is still done
         if self.syncer is not None:
             self.syncer.want(self)
@@ -242,7 +321,7 @@ class RecordFile:
                 if sync:
                     _fsync(fd, self.path)
             finally:
-                os.close(fd)
+                self._closed_fd(fd)
 
     async def settle(self) -> None:
         """Do the due fsync in a worker thread and the close, if asked (the syncer's
@@ -264,7 +343,13 @@ class RecordFile:
             self.retry()
             self._closing_unwritten()
             self._fd = None
-            os.close(fd)
+            self._closed_fd(fd)
+
+    def _closed_fd(self, fd: int) -> None:
+        """Close the descriptor: the record is finished, and may be rotated."""
+        os.close(fd)
+        if self.folder is not None:
+            self.folder.finished(self.path)
 
     def discard(self) -> None:
         """Close and delete a record whose header could not be written (its table is
@@ -273,7 +358,7 @@ class RecordFile:
         self._unwritten = bytearray()
         fd, self._fd = self._fd, None
         if fd is not None:
-            os.close(fd)
+            self._closed_fd(fd)
         if self.folder is not None:
             self.folder.used -= self.size
         try:

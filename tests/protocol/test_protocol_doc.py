@@ -200,9 +200,9 @@ def test_documented_limits_are_the_server_defaults() -> None:
         f"| flood | {c.flood_limit} rate-limited messages in a row |",
         f"after {c.flood_limit} refusals in a row",
         f"| outgoing bytes | {c.send_buffer} bytes per connection |",
-        f"| connections per address | {c.max_per_address} |",
+        f"| connections per address group | {c.max_per_address}, ",
         f"| tables per connection | {c.max_tables_per_connection} |",
-        f"| tables per address | {c.max_tables_per_address} |",
+        f"| tables per address group | {c.max_tables_per_address}, ",
         f"(after {c.orphan_table_seconds:g} s once the connection that created it has closed)",
         f"| wrong tokens | {c.token_guesses_per_minute:g} per minute per address, "
         f"{c.token_guess_burst:g} at once |",

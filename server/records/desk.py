@@ -171,8 +171,10 @@ class RecordDesk:
         held = record is not None and record.held
         if held and table not in self.held:
             self._hold(table)
-        elif held and table not in self.froze and table.pausing.freeze(table):
-            self.froze.add(table)  # its players ended their own pause meanwhile
+        elif held and table.pausing.freeze(table):
+            # A pause lifted meanwhile (its players ended their own, or everyone left and
+            # bots play every seat): held again, since the disk still refuses its lines.
+            self.froze.add(table)
         elif not held and table in self.held:
             self._release(table)
             return True

@@ -48,10 +48,10 @@ def check_chat_open(tables: Iterable[Table], at: Table | None, host: str) -> Non
     so only a deal at that table does: a deal at another table keeps nobody from
     chatting while watching (one address may be a whole club)."""
     if host in deal_hosts(tables if at is None else (at,)):
+        where = "at this table" if at is not None else "on this server"
         raise ProtocolError(ErrorCode.CHAT_CLOSED,
-                            "your address holds a seat at a deal being played "
-                            + ("here" if at is not None else "")
-                            + ": no chat from it until the deal ends")
+                            f"your address holds a seat at a deal being played {where}: no "
+                            f"chat from it here until the deal ends")
 
 
 def lobby_line(table: Table, hosts: frozenset[str], peer_host: PeerHost) -> TableInfo:

@@ -392,8 +392,9 @@ class Hub:
                               if table is not at), host_of(session.address), what)
 
     def _join(self, session: Session, msg: Join) -> None:
-        self._check_lobby_open(session, "join", self.lobby.tables.get(msg.table))
-        self.records.check_writable(self.lobby.get(msg.table))
+        at = self.lobby.get(msg.table)
+        self._check_lobby_open(session, "join", at)
+        self.records.check_writable(at)
         table, out = self.lobby.join(session, session.name or "anonymous", msg.table,
                                      msg.seat, msg.id, msg.invite,
                                      host_of(session.address))

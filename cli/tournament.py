@@ -297,9 +297,12 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
         async with trio.open_nursery() as server:
             # On 127.0.0.1, a free port. Seats of stopped programs go to the substitute
             # after a second (nobody here comes back to a seat); between deals (only
-            # after a tied board) nobody waits long for a program's ready.
+            # after a tied board) nobody waits long for a program's ready. Every seat
+            # connects from this machine, table after table, and a program may take any
+            # loopback address: the lobby's address rule would only stop the director.
             config = ServerConfig(host="127.0.0.1", port=0, records_dir=args.records,
                                   hold_seconds=1.0, between_deals_seconds=1.0,
+                                  lobby_closed_in_deals=False,
                                   takeover_strategy=args.substitute,
                                   bot_floor_seconds=_floor(args, entries))
             port: int = await server.start(serve, config)

@@ -91,6 +91,9 @@ class ErrorCode(StrEnum):
     #: ``chat`` from a seat while a deal is being played: partners talk only through
     #: their cards.
     CHAT_CLOSED = "chat_closed"
+    #: A lobby write (``create_table``, ``add_bot``, ``join``, leaving a seat) from an
+    #: address with a person seated at a deal being played.
+    LOBBY_CLOSED = "lobby_closed"
     #: ``play`` (or ``ready`` starting a deal) while the table is paused.
     PAUSED = "paused"
     # the server's own fault

@@ -43,39 +43,56 @@ class TextRule:
 
     width: int
     multiline: bool = False
+    #: A name people are known by: the glyph variation selectors free text keeps (for
+    #: emoji, say) are refused too, as are characters that render blank (U+2800) and a
+    #: name of nothing but spaces, so no name can differ from another invisibly.
+    strict: bool = False
 
 
-NAME = TextRule(32)
-TABLE_NAME = TextRule(32)
+NAME = TextRule(32, strict=True)
+TABLE_NAME = TextRule(32, strict=True)
 QUESTION = TextRule(1000)
 ANSWER = TextRule(1000)
 #: A ``chat`` line.
 CHAT = TextRule(500)
-CARD_NAME = TextRule(32)
+CARD_NAME = TextRule(32, strict=True)
 #: A card's description and each tolerance's ``when``.
 CARD_LINE = TextRule(200)
 CARD_NOTES = TextRule(4000, multiline=True)
 #: ``hello.client``: a program's name and version, shown in the server's log.
-CLIENT_NAME = TextRule(64)
+CLIENT_NAME = TextRule(64, strict=True)
 
 # Every code point of the general categories Cc (C0, DEL, C1), Cf (format: bidi
 # controls, zero-width characters, soft hyphen, tags, ...), Zl and Zp (line and paragraph
-# separators), as of Unicode 15; tests/protocol/test_protocol_text.py checks the class against
-# unicodedata. A class is one C-level scan; a loop over unicodedata.category is ~20x
-# slower, and every question and name passes through here.
+# separators), and every Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode
+# 15.1: Other_Default_Ignorable_Code_Point + Cf + Variation_Selector, less White_Space,
+# U+FFF9-FFFB, U+13430-1343F and the prepended concatenation marks), as ranges, since
+# Python's unicodedata lacks the property; tests/protocol/test_protocol_text.py derives
+# the set from unicodedata and these lists and checks the class. A class is one C-level
+# scan; a loop over unicodedata.category is ~20x slower, and every question and name
+# passes through here.
 _C0 = "\x00-\x1f"
 #: C0 less tab and newline, which a multi-line field keeps.
 _C0_MULTILINE = "\x00-\x08\x0b-\x1f"
+#: Cc past C0, Cf, Zl, Zp and the default ignorables but the variation selectors.
 _REFUSED = (
-    "\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
-    "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\x7f-\x9f\xad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
+    "\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+    "\u3164\ufeff\uffa0\ufff0-\ufffb"
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
-    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e00ff\U000e01f0-\U000e0fff"
 )
+#: The default ignorables free text keeps: variation selectors choose a glyph's form (an
+#: emoji's colour, an ideograph's variant, a Mongolian letter's shape) and add no text.
+_VARIATION_SELECTORS = "\u180b-\u180d\u180f\ufe00-\ufe0f\U000e0100-\U000e01ef"
+#: Not ignorable, yet drawn as nothing: refused in names (a strict rule) only.
+_BLANK = "\u2800"
 _BAD_ONE_LINE = re.compile(f"[{_C0}{_REFUSED}]")
 _BAD_MULTILINE = re.compile(f"[{_C0_MULTILINE}{_REFUSED}]")
+_BAD_STRICT = re.compile(f"[{_C0}{_REFUSED}{_VARIATION_SELECTORS}{_BLANK}]")
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
                   "\u2066\u2067\u2068\u2069")
+_HANGUL_FILLERS = frozenset("\u115f\u1160\u3164\uffa0")
 _ZERO_WIDTH = frozenset("\u180e\u200b\u200c\u200d\u2060\ufeff")
 
 
@@ -96,6 +113,12 @@ def _kind(ch: str) -> str:
         return "a zero-width character"
     if unicodedata.category(ch) == "Cc":
         return "a control character"
+    if ch in _HANGUL_FILLERS:
+        return "a Hangul filler"
+    if ch == _BLANK:
+        return "a blank-looking character"
+    if unicodedata.category(ch) == "Mn":
+        return "a variation selector or other invisible mark"
     return "an invisible format character"
 
 
@@ -117,11 +140,15 @@ def check_text(field: str, value: str, rule: TextRule, *, id: MessageId | None =
     """Return ``value`` if ``rule`` allows it, else raise :class:`TextRefused` naming
     ``field`` and the first offending character (as ``U+XXXX``, never raw); ``id`` is the
     request's, for the error to echo."""
-    bad = (_BAD_MULTILINE if rule.multiline else _BAD_ONE_LINE).search(value)
+    pattern = _BAD_STRICT if rule.strict else _BAD_MULTILINE if rule.multiline \
+        else _BAD_ONE_LINE
+    bad = pattern.search(value)
     if bad is not None:
         ch = bad.group()
         raise TextRefused(field, f"must not contain {_kind(ch)} (U+{ord(ch):04X} at "
                                  f"character {bad.start() + 1})", id=id)
+    if rule.strict and value and not value.strip():
+        raise TextRefused(field, "must have a visible character, not only spaces", id=id)
     width = display_width(value)
     if width > rule.width:
         raise TextRefused(field, f"at most {rule.width} columns wide, a wide character "

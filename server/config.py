@@ -44,6 +44,11 @@ class ServerConfig:
     hold_seconds: float = 120.0
     #: Between deals, the next one starts when every human is ready or after this long.
     between_deals_seconds: float = 30.0
+    #: Refuse lobby writes (``lobby_closed``) from an address with a person seated at a
+    #: deal being played. Off only where every connection comes from one machine that
+    #: runs many tables at once and may pick any loopback address anyway (a tournament's
+    #: own server), so the address says nothing there.
+    lobby_closed_in_deals: bool = True
     #: A connection silent this long is sent a ``ping``...
     ping_interval: float = 15.0
     #: ...and dropped if it stays silent this much longer.

@@ -56,6 +56,7 @@ from .bots import BotPool
 from .canned import HELP
 from .chat import chat_message
 from .config import ServerConfig
+from .deal_scope import check_chat_open, check_lobby_open, listing
 from .deal_summary import ExpertJob
 from .disclosure import resolve_conventions
 from .hello import Greeter
@@ -69,7 +70,7 @@ from .net.threadslots import run_behind_moves
 from .net.transport import Flusher
 from .records.desk import RecordDesk, records_unavailable
 from .records.restore import restore_tables
-from .seating import Outbox
+from .seating import Outbox, Peer
 from .table import Table
 from .table_options import TableOptions
 from .table_task import TableTasks
@@ -266,9 +267,13 @@ class Hub:
                 self._spectate(session, msg)
             case AddBot():
                 table = self.lobby.get(msg.table)
+                self._check_lobby_open(session, "add_bot", table)
                 self.send(table.add_bot(session, msg.seat, msg.strategy, msg.id, now,
                                         msg.invite), table)
             case Leave():
+                at = self.lobby.table_of(session)
+                if at is not None and at.seating.seat_of(session) is not None:
+                    self._check_lobby_open(session, "leave of a seat", at)
                 table, out = self.lobby.leave(session, msg.id)
                 self.send(out, table)
             case Ready():
@@ -312,17 +317,12 @@ class Hub:
         page = self.config.lobby_page
         total = len(self.lobby.tables)
         following = msg.offset + page
-        session.deliver(Tables(id=msg.id, tables=self.lobby.listing(msg.offset, page),
+        session.deliver(Tables(id=msg.id, tables=listing(self.lobby.tables, msg.offset, page,
+                                                         _peer_host),
                                total=total, next=following if following < total else None))
 
     def _create_table(self, session: Session, msg: CreateTable) -> None:
-        at = self.lobby.table_of(session)
-        if at is not None and at.status == "playing" and at.seating.seat_of(session) is not None:
-            # Its name would be text in the lobby, which partner can read: no channel
-            # from a seat during its deal.
-            raise ProtocolError(ErrorCode.NOT_ALLOWED,
-                                "not while a deal is played at your table (a table's name "
-                                "would reach your partner)")
+        self._check_lobby_open(session, "create_table")
         conventions: dict[Team, ConventionCard] = {}
         if msg.conventions_ns is not None:
             conventions[Team.NS] = resolve_conventions(msg.conventions_ns, "conventions_ns")
@@ -376,8 +376,19 @@ class Hub:
         assert self._nursery is not None
         self.tasks.start(self._nursery, table)
 
+    def _check_lobby_open(self, session: Session, what: str, at: Table | None = None
+                          ) -> None:
+        """Refuse ``what`` (a lobby write, at table ``at`` if it has one) while a person of
+        ``session``'s address plays a deal elsewhere: at ``at`` itself, the deal's seats
+        see the change at the table anyway (seat changes mid-deal are the table's rules)."""
+        if self.config.lobby_closed_in_deals:
+            check_lobby_open((table for table in self.lobby.tables.values()
+                              if table is not at), host_of(session.address), what)
+
     def _join(self, session: Session, msg: Join) -> None:
-        self.records.check_writable(self.lobby.get(msg.table))
+        at = self.lobby.get(msg.table)
+        self._check_lobby_open(session, "join", at)
+        self.records.check_writable(at)
         table, out = self.lobby.join(session, session.name or "anonymous", msg.table,
                                      msg.seat, msg.id, msg.invite,
                                      address_group(session.address))
@@ -438,13 +449,10 @@ class Hub:
             return
         name = session.name or "anonymous"
         table = self.lobby.table_of(session)
-        if (table is None or table.seating.seat_of(session) is None) \
-                and self.lobby.seated_in_a_deal(host):
+        if table is None or table.seating.seat_of(session) is None:
             # A seated player's second window (in the lobby, or watching) is the same
             # person typing: it may not carry text past the rule its seat keeps.
-            raise ProtocolError(ErrorCode.CHAT_CLOSED,
-                                "your address holds a seat at a deal being played: no chat "
-                                "from it until the deal ends")
+            check_chat_open(self.lobby.tables.values(), table, host)
         if table is not None:
             out = table.chat.say(table, session, name, msg.text, msg.id)
         else:
@@ -476,6 +484,11 @@ class Hub:
         if creator is not None:
             creator[0].tables_created -= 1
             self.addresses.table_gone(creator[1])
+
+
+def _peer_host(peer: Peer) -> str | None:
+    """The address group of a connection (None for what is not one)."""
+    return host_of(peer.address) if isinstance(peer, Session) else None
 
 
 def _clock(asked: float | None, default: float | None, least: float) -> float | None:

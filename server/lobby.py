@@ -62,12 +62,6 @@ class Lobby:
         self.tables[table.id] = table
         self._index_tokens(table)
 
-    def seated_in_a_deal(self, host: str) -> bool:
-        """Whether a person from address ``host`` holds a seat at a deal being played."""
-        return any(table.status == "playing" and any(
-            slot.kind == "human" and slot.host == host for slot in table.seats.values())
-            for table in self.tables.values())
-
     def remove(self, table: Table) -> None:
         """The table leaves the lobby (its tokens reclaim nothing any more, and whoever
         was still at it is at no table now)."""

@@ -18,6 +18,17 @@ from ...game.conventions import ConventionCard
 from ...game.scoring import DealResult
 from ...game.seats import TEAMS, Seat, Team
 from ...protocol.messages import TableId
+from ...protocol.text import (
+    ANSWER,
+    CHAT,
+    NAME,
+    QUESTION,
+    TABLE_NAME,
+    TextRefused,
+    TextRule,
+    check_card_text,
+    check_text,
+)
 from ..table_options import MatchSeed, Seconds, Strategy, TableOptions, TokenHash
 
 __all__ = [
@@ -41,6 +52,7 @@ __all__ = [
     "ResultEvent",
     "SeatEvent",
     "TableEvent",
+    "check_event_text",
     "decode_event",
     "encode_event",
     "last_complete_event",
@@ -262,6 +274,30 @@ def result_event(number: int, result: DealResult, scores: dict[Team, int]) -> Re
                        winner=result.winner, points=result.points, scores=dict(scores))
 
 
+#: The wire's rule for each text of a record that people read, by event and field; a
+#: seat's name may be a bot's, up to the record's 80 characters.
+_TEXT_RULES: dict[tuple[type, str], TextRule] = {
+    (TableEvent, "name"): TABLE_NAME, (TableEvent, "creator"): NAME,
+    (SeatEvent, "name"): TextRule(80, strict=True),
+    (ChatEvent, "name"): TextRule(80, strict=True), (ChatEvent, "text"): CHAT,
+    (QuestionEvent, "text"): QUESTION, (AnswerEvent, "text"): ANSWER,
+}
+#: Every other string (ids, hashes, strategy names, a close's reason): the characters'
+#: rules alone, so no field of a record escapes them, one added later included.
+_ANY_TEXT = TextRule(MAX_LINE_BYTES)
+
+
+def check_event_text(event: RecordEvent) -> None:
+    """Check every text of ``event`` with the wire's rules (protocol/text.py): each
+    string field, and an inline convention card's texts; raises ``TextRefused``."""
+    for name in event.__struct_fields__:
+        value = getattr(event, name)
+        if isinstance(value, str):
+            check_text(name, value, _TEXT_RULES.get((type(event), name), _ANY_TEXT))
+        elif isinstance(value, ConventionCard):
+            check_card_text(name, value)
+
+
 @dataclass
 class RecordRead:
     """A record file as read: its events, and the torn tail if the last write was cut."""
@@ -273,8 +309,10 @@ class RecordRead:
     complete_size: int = 0
 
 
-def read_record(path: Path) -> RecordRead:
-    """Every event in ``path``, decoded strictly.
+def read_record(path: Path, *, text_rules: bool = False) -> RecordRead:
+    """Every event in ``path``, decoded strictly; with ``text_rules``, its texts checked
+    as the wire checks them (:func:`check_event_text`): a server restoring a record
+    takes nothing a client could not have sent, where a viewer escapes what it prints.
 
     Two kinds of damage: a last line without its newline is *torn* (the process died
     mid-write): it is reported in :attr:`RecordRead.torn_bytes`, not fatal. Anything else
@@ -296,9 +334,14 @@ def read_record(path: Path) -> RecordRead:
                 read.torn_bytes = len(raw)  # the last line: the process died writing it
                 break
             try:
-                read.events.append(decode_event(raw))
+                event = decode_event(raw)
+                if text_rules:
+                    check_event_text(event)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 raise RecordError(f"line {number}: {exc}") from None
+            except TextRefused as exc:
+                raise RecordError(f"line {number}: {exc.message}") from None
+            read.events.append(event)
             read.complete_size += len(raw)
     return read
 

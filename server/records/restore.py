@@ -101,7 +101,8 @@ def _replayed(path: Path) -> tuple[MatchReplay, int | None] | None:
     try:
         if isinstance(last_complete_event(path), MatchEnd | Closed):
             return None
-        read = read_record(path)
+        # Data from outside: its text obeys the wire's rules, or it is moved aside.
+        read = read_record(path, text_rules=True)
         state: MatchReplay | None = None
         for step in replay(read.events):
             state = step.state

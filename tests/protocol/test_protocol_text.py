@@ -14,6 +14,7 @@ from jackal.protocol.text import (
     CARD_NOTES,
     CHAT,
     NAME,
+    TABLE_NAME,
     TextRefused,
     check_text,
     display_width,
@@ -57,8 +58,71 @@ def test_the_refused_class_is_every_control_and_format_character() -> None:
             refused = False
         if category in ("Cc", "Cf", "Zl", "Zp"):
             assert refused, f"U+{code:04X} ({category}) passes"
-        elif category != "Cn":
+        elif category != "Cn" and code not in DEFAULT_IGNORABLE:
             assert not refused, f"U+{code:04X} ({category}) refused"
+
+
+def _ranges(*spans: tuple[int, int]) -> frozenset[int]:
+    return frozenset(code for first, last in spans for code in range(first, last + 1))
+
+
+# Unicode 15.1's definition (DerivedCoreProperties.txt): Default_Ignorable_Code_Point =
+# Other_Default_Ignorable_Code_Point + Cf + Variation_Selector - White_Space
+# - U+FFF9..FFFB - U+13430..13440 - Prepended_Concatenation_Mark; the three lists below
+# are PropList.txt's, Cf is this Python's unicodedata.
+OTHER_IGNORABLE = _ranges((0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5),
+                          (0x2065, 0x2065), (0x3164, 0x3164), (0xFFA0, 0xFFA0),
+                          (0xFFF0, 0xFFF8), (0xE0000, 0xE0000), (0xE0002, 0xE001F),
+                          (0xE0080, 0xE00FF), (0xE01F0, 0xE0FFF))
+VARIATION_SELECTORS = _ranges((0x180B, 0x180D), (0x180F, 0x180F), (0xFE00, 0xFE0F),
+                              (0xE0100, 0xE01EF))
+PREPENDED_MARKS = _ranges((0x0600, 0x0605), (0x06DD, 0x06DD), (0x070F, 0x070F),
+                          (0x0890, 0x0891), (0x08E2, 0x08E2), (0x110BD, 0x110BD),
+                          (0x110CD, 0x110CD))
+DEFAULT_IGNORABLE = (OTHER_IGNORABLE | VARIATION_SELECTORS | frozenset(
+    code for code in range(sys.maxunicode + 1)
+    if unicodedata.category(chr(code)) == "Cf" and not chr(code).isspace())) \
+    - _ranges((0xFFF9, 0xFFFB), (0x13430, 0x13440)) - PREPENDED_MARKS
+
+
+def _refuses(rule: Any, text: str) -> bool:
+    try:
+        check_text("x", text, rule)
+    except TextRefused:
+        return True
+    return False
+
+
+def test_default_ignorables_are_derived_and_refused() -> None:
+    """Every Default_Ignorable_Code_Point: refused in names and table names; in free text
+    too, but the variation selectors (an emoji's colour). The derived set is the one the
+    Unicode data lists: 4,174 code points, the ranges the issue names among them."""
+    assert len(DEFAULT_IGNORABLE) == 4174
+    for spot in (0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180E, 0x180F,
+                 0x200B, 0x200F, 0x202A, 0x202E, 0x2060, 0x2065, 0x206F, 0x3164, 0xFE00,
+                 0xFE0F, 0xFEFF, 0xFFA0, 0xFFF0, 0xFFF8, 0x1BCA0, 0x1BCA3, 0x1D173, 0x1D17A,
+                 0xE0000, 0xE0001, 0xE0100, 0xE01EF, 0xE0FFF):
+        assert spot in DEFAULT_IGNORABLE, hex(spot)
+    for code in (0x0600, 0xFFF9, 0x13430, 0x2800, 0x0020, 0x1100, 0xE1000):
+        assert code not in DEFAULT_IGNORABLE, hex(code)
+    for code in sorted(DEFAULT_IGNORABLE):
+        ch = chr(code)
+        assert _refuses(NAME, f"ab{ch}c"), f"U+{code:04X} passes in a name"
+        assert _refuses(TABLE_NAME, f"ab{ch}c"), f"U+{code:04X} passes in a table name"
+        assert _refuses(CHAT, f"ab{ch}c") == (code not in VARIATION_SELECTORS), hex(code)
+
+
+@pytest.mark.parametrize("name", ["nora\u034f", "expert bot\u3164", "\u3164", "\u115f\u1160",
+                                  "x\uffa0", "\u2800", "nora\u2800", "heart\u2764\ufe0f",
+                                  "n\U000e0100ora", "   ", "\u3000"])
+def test_invisible_looking_names_are_refused(name: str) -> None:
+    with pytest.raises(TextRefused) as caught:
+        check_text("name", name, NAME)
+    assert caught.value.code == "bad_text"
+    assert "field 'name': must" in caught.value.message
+    # Chat keeps an emoji's colour and the braille blank, and refuses the rest.
+    assert _refuses(CHAT, name) == (name not in ("heart\u2764\ufe0f", "n\U000e0100ora", "\u2800",
+                                                  "nora\u2800", "   ", "\u3000"))
 
 
 def test_width_counts_wide_characters_twice() -> None:

@@ -57,8 +57,9 @@ def fill(folder: Path) -> Path:
 class Player:
     """One blocking connection that plays its seat's first legal card whenever asked."""
 
-    def __init__(self, port: int, hello: dict[str, Any]) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+    def __init__(self, port: int, hello: dict[str, Any], source: str = "127.0.0.1") -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT,
+                                             source_address=(source, 0))
         self.reader = self.sock.makefile("rb")
         self.reader.readline()
         self.seat: str | None = None
@@ -128,7 +129,8 @@ def test_a_full_disk_loses_no_announced_match(tmp_path: Path) -> None:
             notice = player.play_until("records_failing")
             assert notice["type"] == "error" and "id" not in notice
             assert "cannot write record" in server.log()
-            other = Player(server.port, {"name": "late"})
+            # From another address: the player's own may not make a table during its deal.
+            other = Player(server.port, {"name": "late"}, "127.0.0.2")
             refused = other.ask({"type": "create_table"})
             assert refused.get("code") == "records_unavailable", refused
             other.close()
@@ -148,7 +150,7 @@ def test_a_full_disk_loses_no_announced_match(tmp_path: Path) -> None:
                 player.next()
 
             filler.unlink()  # room again: the record catches up, tables can be made
-            other = Player(server.port, {"name": "late"})
+            other = Player(server.port, {"name": "late"}, "127.0.0.2")
             for _ in range(200):  # the server tries again at the next event, and each second
                 player.next()
                 if "is written again" in server.log() and len(player.plays) > 40:

@@ -310,9 +310,10 @@ async def seat_loop(client: AuditClient, seat: Seat, port: int, token: str, recl
         elif kind == "your_turn":
             if reclaim and msg["deal"] == 2 and msg["play"] == 4:
                 reclaim = False
+                local = client.stream.socket.getsockname()[0]
                 await client.stream.aclose()
                 lines = client.lines  # the new connection's lines go on in the same stream
-                client = await AuditClient.connect(port)
+                client = await AuditClient.connect(port, local=local)
                 lines.extend(client.lines)
                 client.lines = lines
                 extra.append(client)
@@ -347,12 +348,12 @@ async def spectator_loop(client: AuditClient, plays_seen: trio.Event | None = No
 
 
 async def late_spectator(port: int, table: str, plays_seen: trio.Event,
-                         streams: list[Stream], extra: list[AuditClient]) -> None:
+                         streams: list[Stream], extra: list[AuditClient], local: str) -> None:
     """Start watching in the middle of deal 1: the snapshot must show rows, no hand."""
     await plays_seen.wait()
-    client = await AuditClient.connect(port)
+    client = await AuditClient.connect(port, local=local)
     extra.append(client)
-    await client.send(type="hello", name="latecomer")
+    await client.send(type="hello", name=f"late {local}")
     await until(client, "hello_ok")
     await client.send(type="spectate", table=table)
     streams.append((None, client.lines))
@@ -368,15 +369,18 @@ async def play_match(port: int, seed: int, bots: tuple[Seat, ...], audit: Audit)
     seat in the middle of deal 2, so mid-deal snapshots are audited too.
     """
     humans = [seat for seat in SEATS if seat not in bots]
-    clients = {seat: await AuditClient.connect(port) for seat in humans}
-    watcher = await AuditClient.connect(port)
+    # Each table's people come from an address of their own: a deal at one table closes
+    # the lobby to its address (PROTOCOL.md, "The lobby during a deal"), not to the others.
+    local = f"127.0.{seed // 200}.{seed % 200 + 10}"
+    clients = {seat: await AuditClient.connect(port, local=local) for seat in humans}
+    watcher = await AuditClient.connect(port, local=local)
     everyone: list[tuple[Seat | None, AuditClient]] = [*clients.items(), (None, watcher)]
     extra: list[AuditClient] = []
     tokens: dict[Seat, str] = {}
     typed: Typed = {seat: set() for seat in SEATS}
     try:
         for seat, client in everyone:
-            await client.send(type="hello", name=f"audit-{seat or 'spec'}")
+            await client.send(type="hello", name=f"audit{seed}-{seat or 'spec'}")
             await until(client, "hello_ok")
         await watcher.send(type="create_table", name=f"audit{seed}", target=TARGET, seed=seed,
                            hints=seed % 2 == 1, id="c")
@@ -398,7 +402,7 @@ async def play_match(port: int, seed: int, bots: tuple[Seat, ...], audit: Audit)
                 nursery.start_soon(seat_loop, client, seat, port, tokens[seat],
                                    seat is Seat.N, extra, audit, seed, typed)
             nursery.start_soon(spectator_loop, watcher, plays_seen)
-            nursery.start_soon(late_spectator, port, table, plays_seen, streams, extra)
+            nursery.start_soon(late_spectator, port, table, plays_seen, streams, extra, local)
     finally:
         for client in [client for _, client in everyone] + extra:
             await client.stream.aclose()

@@ -71,6 +71,8 @@ def _corrupt(name: str) -> Callable[[Path], None]:
             events = events[1:]
         elif name in TABLE_DAMAGE:
             TABLE_DAMAGE[name](events[0])
+        elif name in TEXT_DAMAGE:
+            TEXT_DAMAGE[name](events)
         if name in ("target Infinity", "target huge", "deeply nested", "bad UTF-8",
                     "line cut short mid-file", "not JSON", "empty file"):
             if name == "target Infinity":  # was an OverflowError
@@ -109,7 +111,35 @@ TABLE_DAMAGE: dict[str, Callable[[Event], None]] = {
     "options: seed a string": lambda table: table.update(seed="5"),
 }
 
-CORRUPTIONS = [*TABLE_DAMAGE, "deal seed changed", "play before any deal", "deal dealer garbled",
+def _seat_named(name: str) -> Callable[[list[Event]], None]:
+    def edit(events: list[Event]) -> None:
+        next(e for e in events if e["event"] == "seat" and e["kind"] == "human")["name"] = name
+    return edit
+
+
+def _said(line: Event) -> Callable[[list[Event]], None]:
+    def edit(events: list[Event]) -> None:
+        events.insert(len(events) - 1, {"event": "chat", "channel": "table", **line})
+    return edit
+
+
+#: Text a client could not have sent, in a record that is otherwise sound (issue 30
+#: item 11): a server must not restore it and show it in its lobby or its tables.
+TEXT_DAMAGE: dict[str, Callable[[list[Event]], None]] = {
+    "text: ESC in the table's name": lambda events: events[0].update(name="\x1b]0;pwned\x07"),
+    "text: ESC in the creator's name": lambda events: events[0].update(creator="a\x1b[2J"),
+    "text: an invisible mark in the table's name": lambda events: events[0].update(
+        name="t\u034f"),
+    "text: a table name too wide": lambda events: events[0].update(name="Ｗ" * 20),
+    "text: ESC in a seat's name": _seat_named("pN\x1b[2J"),
+    "text: a Hangul filler as a seat's name": _seat_named("\u3164"),
+    "text: a bidi control in a chat line": _said({"name": "pN", "text": "evil\u202egnp",
+                                                  "seat": "N"}),
+    "text: C1 CSI in a chat line's name": _said({"name": "a\x9b2J", "text": "hi"}),
+}
+
+CORRUPTIONS = [*TABLE_DAMAGE, *TEXT_DAMAGE, "deal seed changed", "play before any deal",
+               "deal dealer garbled",
                "illegal play", "wrong row index", "token_hash not a string",
                "index as a string", "unknown event", "unknown field", "no table line first",
                "target Infinity", "target huge", "deeply nested", "bad UTF-8",
@@ -123,7 +153,7 @@ def test_a_corrupt_record_is_moved_aside_and_the_others_restored(
     good = _mid_deal(tmp_path, "t2", seed=6)
     _corrupt(damage)(bad.path)
     with pytest.raises(RecordError):
-        for _ in replay(read_record(bad.path).events):
+        for _ in replay(read_record(bad.path, text_rules=True).events):
             pass
     caplog.set_level(logging.INFO, "jackal.server")
     restored = restore_tables(tmp_path, now=0.0)
@@ -381,3 +411,23 @@ async def test_a_record_written_before_the_struct_restores_and_plays_on(tmp_path
     after = events[len(kinds) - kinds[::-1].index("restored")]
     assert (after["event"], after["seat"], after["card"], after["by"]) == (
         "play", "N", card, "player")
+
+
+async def test_a_record_with_an_escape_in_a_name_is_not_served(tmp_path: Path) -> None:
+    """A tampered record whose table and seat names hold ESC: the server moves it aside
+    and its lobby lists the sound one alone, with no raw ESC in any line it sends."""
+    bad = _mid_deal(tmp_path, "t1", seed=5)
+    _mid_deal(tmp_path, "t2", seed=6)
+    events = lines(bad.path)
+    TEXT_DAMAGE["text: ESC in the table's name"](events)
+    _seat_named("\x1b[2J")(events)
+    rewrite(bad.path, events)
+    async with running_server(ServerConfig(records_dir=tmp_path)) as port:
+        viewer = await RawClient.connect(port, "viewer", "127.0.0.2")
+        await viewer.hello()
+        reply = await viewer.request(type="list_tables")
+        assert [line["table"] for line in reply["tables"]] == ["t2"], reply
+        refused = await viewer.request(type="spectate", table="t1")
+        assert refused.get("code") == "no_such_table", refused
+        assert not any(b"\x1b" in line or b"\\u001b" in line for line in viewer.lines)
+    assert bad.path.with_name(bad.path.name + ".corrupt").exists()

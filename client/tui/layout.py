@@ -171,9 +171,12 @@ def render_rows(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
             if target == (seat, i):
                 style += " class:cursor"
             out.append((style, card_text(card, symbols)))
+            # ~ a card the clock or the substitute played (no signal), * the newest one.
+            bot = "~" if (seat, i) in mirror.played_by else ""
             mark = "*" if newest == (seat, i) else ""
+            out.append(("class:log.warn", bot))
             out.append(("class:newest", mark))
-            out.append(("", " " * (5 - len(card_text(card, symbols)) - len(mark))))
+            out.append(("", " " * (5 - len(card_text(card, symbols)) - len(bot + mark))))
         out.append(("", "\n"))
         declared = mirror.conventions.get(seat.team)
         sub = f"    {seat.team} {drawn(declared.name, 16) if declared else ''}"
@@ -377,7 +380,7 @@ def render_footer(state: TuiState) -> StyleAndTextTuples:
     elif state.overlay is Overlay.QUIT:
         text = " y quit  n / Esc stay"
     elif state.overlay is not Overlay.NONE:
-        text = " any key closes this panel  (Up/Down scroll)"
+        text = " any key closes this panel  (Up/Down PgUp/PgDn Home/End scroll)"
     else:
         keys = ["Up/Down", "Enter join", "s watch", "c create", "b bot", "g list", "m chat"] \
             if state.mode is Mode.LOBBY else _table_keys(state)
@@ -486,9 +489,10 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
     # terminal has and redraw sensibly on resize. The small ones sit over the log, so
     # the rows (with the card being asked about highlighted) stay in view.
     screen = FloatContainer(body, floats=[
-        Float(ConditionalContainer(panel(), filter=big_panel), top=2, bottom=1, left=2, right=2),
-        Float(ConditionalContainer(panel(), filter=small_panel), height=8, bottom=1, left=2,
-              right=2),
+        # Edge to edge: a margin beside a panel showed a column of the screen under it.
+        Float(ConditionalContainer(panel(), filter=big_panel), top=2, bottom=1, left=0, right=0),
+        Float(ConditionalContainer(panel(), filter=small_panel), height=8, bottom=1, left=0,
+              right=0),
     ])
     # Below the smallest size the screen fits, say so instead of cutting it up.
     fits = Condition(lambda: all(have >= need for have, need in zip(screen_size(), MIN_SIZE,

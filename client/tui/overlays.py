@@ -11,7 +11,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from ...game.explain import describe_card
 from ...game.seats import TEAMS, Team
 from ...protocol.text import escape_text
-from .fit import drawn, log_text, panel_width, wrap_fragments
+from .fit import drawn, log_text, panel_height, panel_width, wrap_fragments
 from .state import Mode, Overlay, TuiState, ordinal
 from .style import KEY_HELP
 from .summary import card_style, render_evening
@@ -48,9 +48,16 @@ def render_overlay(state: TuiState, symbols: bool = False) -> StyleAndTextTuples
         out.extend(render_quit(state))
     # The frame's inner width: wrap by word here rather than let the window cut words.
     out = wrap_fragments(out, panel_width())
-    if state.panel_scroll and overlay in (Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG,
-                                          Overlay.HISTORY, Overlay.HINT):
-        out = _drop_lines(out, state.panel_scroll)
+    if overlay in (Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG, Overlay.HISTORY,
+                   Overlay.HINT):
+        # Scrolling stops where the last line reaches the panel's bottom, so the panel
+        # never scrolls into blank space (the log opens there: scroll set past the end).
+        lines = 1 + sum(fragment[1].count("\n") for fragment in out)
+        if out and out[-1][1].endswith("\n"):
+            lines -= 1
+        state.panel_scroll = max(0, min(state.panel_scroll, lines - panel_height()))
+        if state.panel_scroll:
+            out = _drop_lines(out, state.panel_scroll)
     return out
 
 

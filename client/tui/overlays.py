@@ -105,6 +105,11 @@ def _render_history(state: TuiState) -> StyleAndTextTuples:
                         f"{done.winner or 'tie':^3} {done.victory_points:>3} "
                         f"{_pair(done.scores)} {_pair(done.information_cost)} "
                         f"{_pair(done.expert_cost)}\n"))
+    out.append(("class:dim", "\n Each column NS-EW. penalty: the kept cards' penalty; info: "
+                             "information cost, the penalty above the best keep the "
+                             "side's dealt hands allowed; expert: the information cost the "
+                             "expert pair has on the same hands (- while it is worked "
+                             "out).\n"))
     return out
 
 

@@ -300,7 +300,8 @@ def render_message(state: TuiState) -> StyleAndTextTuples:
     else:
         out.append(("", " "))
     out.append((f"class:notice.{state.notice_style}", state.notice))
-    return out
+    # By word, here: the window would cut a word in two at the edge ("Chat o").
+    return wrap_fragments(out, screen_width() - 1)
 
 
 def render_log(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
@@ -460,7 +461,9 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
 
     table = HSplit([
         Window(text(lambda: render_rows(state, symbols)), height=8),
-        Window(text(lambda: render_turn(state)), height=1),
+        # Two lines when the clock's warning does not fit beside the turn.
+        Window(text(lambda: wrap_fragments(render_turn(state), screen_width() - 1)),
+               height=Dimension(min=1, max=2)),
         Window(text(lambda: render_hand(state, symbols, click)), height=2),
     ])
     log = Window(text(lambda: render_log(state, symbols)), wrap_lines=True,
@@ -473,7 +476,7 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
                                     height=Dimension(min=3, weight=2)), filter=in_lobby),
         # A long prompt (a question being answered) wraps onto a second line or third line.
         Window(text(lambda: render_message(state)), wrap_lines=True,
-               height=Dimension(min=1, max=3, preferred=1)),
+               height=Dimension(min=1, max=3)),
         ConditionalContainer(result, filter=in_table & showing_result),
         log,
         Window(text(lambda: render_footer(state)), height=1),

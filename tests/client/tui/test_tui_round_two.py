@@ -1,16 +1,17 @@
 """Issue 32's screen items, drawn in-process at the two supported sizes (80x24, the
-smallest 66x23): the clock's cards marked for everyone, the log panel's scrolling, and
-panels that cover the screen under them."""
+smallest 66x23): the clock's cards marked for everyone, the log panel's scrolling,
+panels that cover the screen under them, and messages wrapped by word."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import Callable
 
 import pytest
 from jackal.client.tui.events import apply
-from jackal.client.tui.state import Overlay, TuiState
+from jackal.client.tui.state import Mode, Overlay, TuiState
 from jackal.game.cards import Card
 from jackal.game.seats import Seat
 from jackal.protocol import messages as m
@@ -94,3 +95,38 @@ def test_the_log_opens_at_its_newest_line_and_scrolls_without_closing(
     shown = drive(_long_log(), keys("l"), rows=rows, columns=columns).splitlines()
     framed = [line for line in shown[2:-1]]
     assert all(line.startswith(("┌", "│", "└")) for line in framed), framed
+
+
+def _whole_words(shown: str, sentence: str) -> bool:
+    """Every word of ``sentence`` is on the screen in one piece, in order."""
+    tokens = shown.split()
+    at = 0
+    for word in sentence.split():
+        while at < len(tokens) and tokens[at] != word:
+            at += 1
+        if at == len(tokens):
+            return False
+    return True
+
+
+@pytest.mark.parametrize(("rows", "columns"), SIZES)
+def test_messages_and_the_clock_warning_wrap_by_word(rows: int, columns: int) -> None:
+    """They were cut at the edge ("Chat o", "then a substitute plays this ca")."""
+    state = seated()
+    state.clock = (Seat.S, time.monotonic() + 6.5)
+    state.clock_limit = 30.0
+    shown = drive(state, keys("m"), rows=rows, columns=columns)
+    lines = shown.splitlines()
+    assert len(lines) == rows and all(len(line) <= columns for line in lines)
+    assert _whole_words(shown, "No chat during a deal: partners talk only through their "
+                               "cards. Chat opens again when the deal ends.")
+    assert _whole_words(shown, "Your turn: your 1st card of 8. Hurry:")
+    assert _whole_words(shown, "left, then a substitute plays this card for you.")
+    assert lines[-1].rstrip().endswith("? keys  ^Q quit")
+    # The lobby's messages wrap the same way.
+    lobby = TuiState(mode=Mode.LOBBY)
+    lobby.say("The table you chose is private: ask its creator for the invitation code of "
+              "a seat, then press Enter on it and type the code (spaces are fine).")
+    shown = drive(lobby, lambda _pipe, _app: None, rows=rows, columns=columns)
+    assert _whole_words(shown, lobby.notice)
+    assert all(len(line) <= columns for line in shown.splitlines())

@@ -113,7 +113,9 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     flags: StyleAndTextTuples = []
     if mirror.seeded:  # its creator chose the seed, so may know every hand
         flags.append(("class:header.status.bad", " SEEDED "))
-    if mirror.hints:  # seated players may ask the expert; everyone is told
+    if state.clock_limit:  # the table's clock: a late card is the substitute's
+        flags.append(("class:dim", f" CLOCK {state.clock_limit:g}s"))
+    if mirror.hints and state.you is not None:  # seated players may ask the expert
         flags.append(("class:dim", " HINTS (x)"))
     # What the second line holds so far (the first line is out's first three pieces).
     used = sum(display_width(text) for _style, text, *_ in out[3:] + flags)

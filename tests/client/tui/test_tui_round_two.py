@@ -130,3 +130,29 @@ def test_messages_and_the_clock_warning_wrap_by_word(rows: int, columns: int) ->
     shown = drive(lobby, lambda _pipe, _app: None, rows=rows, columns=columns)
     assert _whole_words(shown, lobby.notice)
     assert all(len(line) <= columns for line in shown.splitlines())
+
+
+@pytest.mark.parametrize(("rows", "columns"), SIZES)
+def test_the_header_shows_the_clock_and_offers_hints_to_players_only(
+        rows: int, columns: int) -> None:
+    state = seated(hints=True)
+    state.clock_limit = 45.0
+    header = drive(state, lambda _pipe, _app: None, rows=rows, columns=columns).splitlines()[1]
+    assert "CLOCK 45s" in header and "HINTS (x)" in header, header
+    state.mirror.you = None  # a spectator cannot take a hint: none is offered
+    header = drive(state, lambda _pipe, _app: None, rows=rows, columns=columns).splitlines()[1]
+    assert "CLOCK 45s" in header and "HINTS" not in header, header
+
+
+def test_a_card_typed_while_paused_is_not_sent() -> None:
+    """The server refused it; the client now says the table is paused and sends nothing."""
+    state = seated()
+    sent: list[object] = []
+    state.send = sent.append  # type: ignore[method-assign]
+    apply(state, m.PauseState(seat=Seat.S, paused=True, asked_by=Seat.S,
+                              agreed=[Seat.S, Seat.N]))
+    state.play(Card.parse("QS"))
+    assert sent == [] and "paused" in state.notice, state.notice
+    apply(state, m.PauseState(seat=Seat.S, paused=False))
+    state.play(Card.parse("QS"))
+    assert [type(msg).__name__ for msg in sent] == ["Play"]

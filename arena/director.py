@@ -231,7 +231,7 @@ async def _direct(conn: Connection, options: TableOptions, job: TableJob,
         faults[seat] = slot.faults + exec_faults.get(seat, Counter())
     assert watch.mirror.deals, "run() returns only after deal 1 was scored"
     ended = watch.mirror.deals[0]
-    return TableResult(job=job, plays=watch.plays, penalty=dict(ended.penalty),
+    return TableResult(job=job, table=table, plays=watch.plays, penalty=dict(ended.penalty),
                        winner=ended.winner, points=ended.victory_points, faults=faults,
                        record=_record_of(options.records, table))
 

@@ -152,7 +152,8 @@ class StandingReport(EntryReport, kw_only=True):
 class TableReport(_Report):
     """One table: its board, who sat where, the board's plays and result, and faults."""
 
-    table: int
+    #: The server's id of the table (``t4``), as the server's log and record files name it.
+    table: str
     board: int
     #: The board's match seed (S + board).
     seed: int

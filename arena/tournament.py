@@ -179,6 +179,8 @@ class TableResult:
     """What happened at one table: the board's plays and result, and each seat's faults."""
 
     job: TableJob
+    #: The server's id of the table (``t4``), as its record file and log name it.
+    table: str
     plays: list[tuple[Seat, Card]]
     penalty: dict[Team, int]
     winner: Team | None
@@ -193,7 +195,7 @@ class TableResult:
 
     def report(self) -> TableReport:
         return TableReport(
-            table=self.job.number,
+            table=self.table,
             board=self.job.board,
             seed=self.job.seed,
             ns=self.job.ns,

@@ -68,8 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(from its creator); without --seat it takes the seat the code "
                              "opens")
     parser.add_argument("--conventions", metavar="NAME|FILE",
-                        help="declare this convention card for the bot's partnership "
-                             "(default: at a table the bot creates, the strategy's own card, "
+                        help="declare this convention card for the bot's partnership (a table "
+                             "the bot creates starts with it, so no card change is spent; "
+                             "default: at a table the bot creates, the strategy's own card, "
                              "e.g. advanced for expert, and none for --exec or module:Class, "
                              "whose agreements cannot be known here; at another table, the "
                              "table's)")
@@ -162,8 +163,14 @@ def run(args: argparse.Namespace) -> int:
         # Each side plays the card its strategy was built for (as in the arena): the
         # opponents' bots theirs; on our side the bot's own, which its partner plays too,
         # and none for a program or class, whose agreements nobody here can know.
-        cards = {own.team: default_conventions(args.strategy or ""),
+        cards: dict[Team, str | ConventionCard] = {
+                 own.team: default_conventions(args.strategy or ""),
                  own.team.other: default_conventions(opponents)}
+        if conventions is not None:
+            # --conventions goes into the new table itself: declaring it after sitting
+            # down would spend one of the match's card changes.
+            cards[own.team] = conventions
+            conventions = None
         create = CreateTable(name=f"{args.name or label} table"[:32],
                              target=args.target, conventions_ns=cards[Team.NS],
                              conventions_ew=cards[Team.EW])

@@ -274,8 +274,14 @@ def _wrapped(style: str, label: str, text: str, width: int | None) -> list[Line]
             for i, part in enumerate(lines)]
 
 
+def _by_bot(deal: ReviewDeal, number: int) -> bool:
+    """Whether play ``number`` was the clock's or the substitute's, not the player's."""
+    return number <= len(deal.by) and deal.by[number - 1] in ("clock", "substitute")
+
+
 def _row(deal: ReviewDeal, seat: Seat, point: int, experts: ExpertCache) -> Line:
-    """``seat``'s row after ``point`` plays, each card marked: ! false, * expert differs."""
+    """``seat``'s row after ``point`` plays, each card marked: ! false, * expert differs,
+    ~ played by the clock or the substitute."""
     line: Line = []
     for number, (who, card) in enumerate(deal.history[:point], start=1):
         if who is not seat:
@@ -283,6 +289,7 @@ def _row(deal: ReviewDeal, seat: Seat, point: int, experts: ExpertCache) -> Line
         mark = "!" if deal.signal(number).false else ""
         other = experts.get(deal, number)
         mark += "*" if other is not None and other.rank != card.rank else ""
+        mark += "~" if _by_bot(deal, number) else ""
         style = "class:current" if number == point else ""
         line += [(style, str(card)), ("class:mark", f"{mark:<2} ")]
     return line
@@ -347,8 +354,11 @@ def point_lines(review: Review, deal: ReviewDeal, point: int, experts: ExpertCac
         style = "class:turn" if seat is turn else ""
         lines.append([(style, f" {seat} "), ("", f"{hands[seat]:<{column}}  "),
                       *_row(deal, seat, point, experts)])
-    lines.append([("class:dim", "   ! a false signal   * the expert would have played "
-                               "another rank")])
+    legend = ["! a false signal", "* the expert would have played another rank"]
+    if any(_by_bot(deal, number) for number in range(1, deal.plays + 1)):
+        legend.append("~ played by the clock or the substitute")
+    lines += [[("class:dim", "   "), *line]
+              for line in _packed("class:dim", legend, width - 3 if width else None, "   ")]
     lines.append([])
     if point == 0:
         lines.append([("", f"Dealt. {deal.deal.first} plays first.")])

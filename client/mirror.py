@@ -126,7 +126,8 @@ class TableMirror:
       ``table_state`` or ``deal_ended`` that said (the mirror keeps no clock).
     - ``chat``: the table's last chat lines this client may read (a :class:`ChatLog`;
       ``change.chat`` names the lines a message added); ``pause``: a pause asked for or in
-      force (``PauseInfo``: ``paused``, ``asked_by``, ``agreed``), or None.
+      force (``PauseInfo``: ``paused``, ``asked_by``, ``agreed``), or None; ``played_by``:
+      the cards of this deal seen played by the clock or the substitute.
 
     Read from the knowledge under the names screens use: ``target``, ``deal`` (0 before the
     first), ``dealer``, ``first``, ``turn`` (only while playing), ``hand`` (``list[Card]``,
@@ -163,6 +164,9 @@ class TableMirror:
     chat: ChatLog = field(default_factory=ChatLog)
     #: A pause asked for or in force (None: none).
     pause: PauseInfo | None = None
+    #: The cards of this deal a bot played for a person, ``(seat, index)`` to ``played``'s
+    #: ``by`` ("clock" or "substitute"): everyone is told, so nobody reads them as signals.
+    played_by: dict[tuple[Seat, int], str] = field(default_factory=dict)
 
     @property
     def paused(self) -> bool:
@@ -287,8 +291,12 @@ class TableMirror:
                 self.last_deal = None
                 self.next_deal_in = None
                 self.questions = []
-            case Played(seat=seat, card=card, index=index):
-                return self._played(seat, card, index)
+                self.played_by = {}
+            case Played(seat=seat, card=card, index=index, by=by):
+                change = self._played(seat, card, index)
+                if change and by is not None:
+                    self.played_by[seat, index] = by
+                return change
             case DealEnded():
                 self._record(msg)
                 self.knowledge = replace(known, scores=_teams(msg.scores))
@@ -384,6 +392,9 @@ class TableMirror:
                 if state.table == self.table else []
         self.questions = list(state.questions or ())
         self.next_deal_in = state.next_deal_in
+        if state.table != self.table or state.deal != self.deal:
+            # The snapshot does not say who played a card: what we saw of this deal stays.
+            self.played_by = {}
         self.table = state.table
         self.name = state.name
         self.status = state.status

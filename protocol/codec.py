@@ -5,6 +5,7 @@ careful error reports. A typed decode also proves the line was valid UTF-8."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, get_args
 
@@ -129,7 +130,7 @@ def _decode(decoder: msgspec.json.Decoder[Any], line: bytes,
     except msgspec.ValidationError as exc:  # subclass of DecodeError: must come first
         raise _classify(line, exc, known) from None
     except msgspec.DecodeError as exc:
-        raise RemoteProtocolError(ErrorCode.BAD_JSON, f"not valid JSON: {_short(exc)}") from None
+        raise RemoteProtocolError(ErrorCode.BAD_JSON, _not_json(line, exc)) from None
     except RecursionError:
         raise RemoteProtocolError(ErrorCode.BAD_JSON, "JSON nested too deeply") from None
 
@@ -142,7 +143,7 @@ def _classify(line: bytes, exc: msgspec.ValidationError,
     try:
         obj = _any_decoder.decode(line)
     except msgspec.DecodeError as err:
-        return RemoteProtocolError(ErrorCode.BAD_JSON, f"not valid JSON: {_short(err)}")
+        return RemoteProtocolError(ErrorCode.BAD_JSON, _not_json(line, err))
     except RecursionError:
         return RemoteProtocolError(ErrorCode.BAD_JSON, "JSON nested too deeply")
     if not isinstance(obj, dict):
@@ -194,6 +195,26 @@ def _read_id(obj: dict[str, Any]) -> MessageId | None:
     return None
 
 
+
+
+def _not_json(line: bytes, exc: msgspec.DecodeError) -> str:
+    """Where and why a line is not JSON. msgspec names the byte it stopped at, which for an
+    unfinished token or trailing text is past the fault (``{"a":1} x`` said byte 9, ``tru}``
+    the ``}``); Python's parser names the first byte that cannot start or continue a JSON
+    text, so it places the report (errors only: the happy path never comes here)."""
+    try:
+        text = line.decode()
+        json.loads(text)
+    except json.JSONDecodeError as err:
+        at = len(text[:err.pos].encode())
+        near = line[at:at + 16].decode(errors="replace")
+        where = f"near {near!r}" if near else "at the end of the line"
+        # "Unterminated string starting at": the byte follows, so the tail goes.
+        why = re.sub(r"( starting)? at$", "", err.msg)
+        return f"not valid JSON at byte {at}: {why[:1].lower()}{why[1:]} ({where})"
+    except (ValueError, RecursionError):  # bad UTF-8, too many digits, too deep
+        pass
+    return f"not valid JSON: {_short(exc)}"
 
 
 def _short(exc: Exception) -> str:

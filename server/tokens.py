@@ -10,7 +10,7 @@ import hmac
 import secrets
 
 __all__ = ["TOKEN_BYTES", "hash_invite", "hash_token", "new_invite", "new_token",
-           "token_matches"]
+           "normalize_invite", "token_matches"]
 
 TOKEN_BYTES = 32
 #: No 0/o, 1/l/i: a code passed on by voice or retyped from a screen stays right.
@@ -43,5 +43,14 @@ def new_invite() -> tuple[str, str]:
 
 
 def hash_invite(code: str) -> str:
-    """The hash of an invitation code as typed: case and surrounding blanks do not count."""
-    return hash_token(code.strip().lower())
+    """The hash of an invitation code as typed: case, blanks and separators do not count,
+    so ``ABCD EFGH jkmn.pqrs`` read out and typed back opens the seat of ``abcd-efgh-
+    jkmn-pqrs``. Every client gets this, since the server's parser does it."""
+    return hash_token(normalize_invite(code))
+
+
+def normalize_invite(code: str) -> str:
+    """``code`` in the form the server makes: the letters and digits, lower case, in groups
+    of four joined by dashes (anything else between them is dropped)."""
+    chars = "".join(ch for ch in code.lower() if ch.isascii() and ch.isalnum())
+    return "-".join(chars[at:at + 4] for at in range(0, len(chars), 4))

@@ -230,7 +230,12 @@ def _log_played(state: TuiState, msg: m.Played) -> None:
         meaning = state.explain(seat, msg.index)
         # The explanation starts "3rd card 7H: ..." which the log line already says.
         extra = ": " + meaning[0].split(": ", 1)[-1] if meaning else ""
-    state.add_log(f"{state.who(seat)} played {msg.card} ({ordinal(msg.index)}){extra}")
+    if msg.by is not None and seat is not state.you:
+        # Everyone is told, so nobody takes a bot's card for the player's signal.
+        extra += (" ~ by the clock: time ran out" if msg.by == "clock"
+                  else " ~ by the substitute: the player is away")
+    state.add_log(f"{state.who(seat)} played {msg.card} ({ordinal(msg.index)}){extra}",
+                  "warn" if msg.by is not None and seat is not state.you else "")
     if state.my_turn:
         _your_turn(state)
 

@@ -11,7 +11,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from ...protocol.text import display_width, escape_text, fit_width
 from .summary import SUIT_SYMBOLS
 
-__all__ = ["MIN_SIZE", "drawn", "log_text", "padded", "panel_width", "screen_size",
+__all__ = ["MIN_SIZE", "drawn", "log_text", "padded", "panel_height", "panel_width", "screen_size",
            "screen_width", "wrap_fragments", "wrap_words"]
 
 _CARD_IN_TEXT = re.compile(r"\b([A2-9TJQK])([SHDC])\b")
@@ -59,8 +59,13 @@ def wrap_fragments(fragments: StyleAndTextTuples, width: int) -> StyleAndTextTup
 
 
 def panel_width() -> int:
-    """The columns inside a big panel's frame."""
-    return max(screen_width() - 8, 20)
+    """The columns inside a panel's frame (it spans the screen), less one to spare."""
+    return max(screen_width() - 3, 20)
+
+
+def panel_height() -> int:
+    """The lines inside a big panel's frame (it leaves two lines above, one below)."""
+    return max(screen_size()[1] - 5, 3)
 
 
 def drawn(text: str | None, width: int) -> str:

@@ -9,8 +9,13 @@ from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from .asking import ask_question, move_ask, open_ask, reply_question
+from .fit import panel_height
 from .hint import HINT_KEY
+from .overlays import render_overlay
 from .state import Mode, Overlay, TuiState
+
+#: A scroll past any panel's end: drawing brings it back to the last page.
+PANEL_END = 1_000_000
 
 __all__ = ["create_key_bindings"]
 
@@ -126,6 +131,27 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
         """Scroll the panel down."""
         state.panel_scroll += 1
 
+    @kb.add("pageup", filter=reading_panel)
+    def panel_page_up(event: KeyPressEvent) -> None:
+        """Scroll the panel up a page."""
+        state.panel_scroll = max(0, state.panel_scroll - max(panel_height() - 1, 1))
+
+    @kb.add("pagedown", filter=reading_panel)
+    def panel_page_down(event: KeyPressEvent) -> None:
+        """Scroll the panel down a page (drawing stops it at the end)."""
+        state.panel_scroll += max(panel_height() - 1, 1)
+
+    @kb.add("home", filter=reading_panel)
+    def panel_top(event: KeyPressEvent) -> None:
+        """Scroll to the panel's first line."""
+        state.panel_scroll = 0
+
+    @kb.add("end", filter=reading_panel)
+    def panel_bottom(event: KeyPressEvent) -> None:
+        """Scroll to the panel's last line."""
+        state.panel_scroll = PANEL_END
+        render_overlay(state)  # brings the scroll back to the last page now
+
     @kb.add("<any>", filter=reading_panel)
     def panel_close(event: KeyPressEvent) -> None:
         """Any other key closes a reading panel."""
@@ -184,8 +210,10 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
     def full_log(event: KeyPressEvent) -> None:
         """Show the whole event log."""
         state.show(Overlay.LOG)
-        # Open at the end: the newest lines are the interesting ones.
-        state.panel_scroll = max(0, len(state.log) - 18)
+        # Open at the end: the newest lines are the interesting ones (drawing the panel
+        # brings the scroll back to where its last line meets the bottom).
+        state.panel_scroll = PANEL_END
+        render_overlay(state)  # now, not at the next redraw: a PgUp may come first
 
     @kb.add("e", filter=table)
     def ask(event: KeyPressEvent) -> None:

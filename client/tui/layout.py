@@ -113,7 +113,9 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     flags: StyleAndTextTuples = []
     if mirror.seeded:  # its creator chose the seed, so may know every hand
         flags.append(("class:header.status.bad", " SEEDED "))
-    if mirror.hints:  # seated players may ask the expert; everyone is told
+    if state.clock_limit:  # the table's clock: a late card is the substitute's
+        flags.append(("class:dim", f" CLOCK {state.clock_limit:g}s"))
+    if mirror.hints and state.you is not None:  # seated players may ask the expert
         flags.append(("class:dim", " HINTS (x)"))
     # What the second line holds so far (the first line is out's first three pieces).
     used = sum(display_width(text) for _style, text, *_ in out[3:] + flags)
@@ -171,9 +173,12 @@ def render_rows(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
             if target == (seat, i):
                 style += " class:cursor"
             out.append((style, card_text(card, symbols)))
+            # ~ a card the clock or the substitute played (no signal), * the newest one.
+            bot = "~" if (seat, i) in mirror.played_by else ""
             mark = "*" if newest == (seat, i) else ""
+            out.append(("class:log.warn", bot))
             out.append(("class:newest", mark))
-            out.append(("", " " * (5 - len(card_text(card, symbols)) - len(mark))))
+            out.append(("", " " * (5 - len(card_text(card, symbols)) - len(bot + mark))))
         out.append(("", "\n"))
         declared = mirror.conventions.get(seat.team)
         sub = f"    {seat.team} {drawn(declared.name, 16) if declared else ''}"
@@ -297,7 +302,8 @@ def render_message(state: TuiState) -> StyleAndTextTuples:
     else:
         out.append(("", " "))
     out.append((f"class:notice.{state.notice_style}", state.notice))
-    return out
+    # By word, here: the window would cut a word in two at the edge ("Chat o").
+    return wrap_fragments(out, screen_width() - 1)
 
 
 def render_log(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
@@ -377,7 +383,7 @@ def render_footer(state: TuiState) -> StyleAndTextTuples:
     elif state.overlay is Overlay.QUIT:
         text = " y quit  n / Esc stay"
     elif state.overlay is not Overlay.NONE:
-        text = " any key closes this panel  (Up/Down scroll)"
+        text = " any key closes this panel  (Up/Down PgUp/PgDn Home/End scroll)"
     else:
         keys = ["Up/Down", "Enter join", "s watch", "c create", "b bot", "g list", "m chat"] \
             if state.mode is Mode.LOBBY else _table_keys(state)
@@ -457,7 +463,9 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
 
     table = HSplit([
         Window(text(lambda: render_rows(state, symbols)), height=8),
-        Window(text(lambda: render_turn(state)), height=1),
+        # Two lines when the clock's warning does not fit beside the turn.
+        Window(text(lambda: wrap_fragments(render_turn(state), screen_width() - 1)),
+               height=Dimension(min=1, max=2)),
         Window(text(lambda: render_hand(state, symbols, click)), height=2),
     ])
     log = Window(text(lambda: render_log(state, symbols)), wrap_lines=True,
@@ -470,7 +478,7 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
                                     height=Dimension(min=3, weight=2)), filter=in_lobby),
         # A long prompt (a question being answered) wraps onto a second line or third line.
         Window(text(lambda: render_message(state)), wrap_lines=True,
-               height=Dimension(min=1, max=3, preferred=1)),
+               height=Dimension(min=1, max=3)),
         ConditionalContainer(result, filter=in_table & showing_result),
         log,
         Window(text(lambda: render_footer(state)), height=1),
@@ -486,9 +494,10 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
     # terminal has and redraw sensibly on resize. The small ones sit over the log, so
     # the rows (with the card being asked about highlighted) stay in view.
     screen = FloatContainer(body, floats=[
-        Float(ConditionalContainer(panel(), filter=big_panel), top=2, bottom=1, left=2, right=2),
-        Float(ConditionalContainer(panel(), filter=small_panel), height=8, bottom=1, left=2,
-              right=2),
+        # Edge to edge: a margin beside a panel showed a column of the screen under it.
+        Float(ConditionalContainer(panel(), filter=big_panel), top=2, bottom=1, left=0, right=0),
+        Float(ConditionalContainer(panel(), filter=small_panel), height=8, bottom=1, left=0,
+              right=0),
     ])
     # Below the smallest size the screen fits, say so instead of cutting it up.
     fits = Condition(lambda: all(have >= need for have, need in zip(screen_size(), MIN_SIZE,

@@ -11,7 +11,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from ...game.explain import describe_card
 from ...game.seats import TEAMS, Team
 from ...protocol.text import escape_text
-from .fit import drawn, log_text, panel_width, wrap_fragments
+from .fit import drawn, log_text, panel_height, panel_width, wrap_fragments
 from .state import Mode, Overlay, TuiState, ordinal
 from .style import KEY_HELP
 from .summary import card_style, render_evening
@@ -48,9 +48,16 @@ def render_overlay(state: TuiState, symbols: bool = False) -> StyleAndTextTuples
         out.extend(render_quit(state))
     # The frame's inner width: wrap by word here rather than let the window cut words.
     out = wrap_fragments(out, panel_width())
-    if state.panel_scroll and overlay in (Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG,
-                                          Overlay.HISTORY, Overlay.HINT):
-        out = _drop_lines(out, state.panel_scroll)
+    if overlay in (Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG, Overlay.HISTORY,
+                   Overlay.HINT):
+        # Scrolling stops where the last line reaches the panel's bottom, so the panel
+        # never scrolls into blank space (the log opens there: scroll set past the end).
+        lines = 1 + sum(fragment[1].count("\n") for fragment in out)
+        if out and out[-1][1].endswith("\n"):
+            lines -= 1
+        state.panel_scroll = max(0, min(state.panel_scroll, lines - panel_height()))
+        if state.panel_scroll:
+            out = _drop_lines(out, state.panel_scroll)
     return out
 
 
@@ -98,6 +105,11 @@ def _render_history(state: TuiState) -> StyleAndTextTuples:
                         f"{done.winner or 'tie':^3} {done.victory_points:>3} "
                         f"{_pair(done.scores)} {_pair(done.information_cost)} "
                         f"{_pair(done.expert_cost)}\n"))
+    out.append(("class:dim", "\n Each column NS-EW. penalty: the kept cards' penalty; info: "
+                             "information cost, the penalty above the best keep the "
+                             "side's dealt hands allowed; expert: the information cost the "
+                             "expert pair has on the same hands (- while it is worked "
+                             "out).\n"))
     return out
 
 

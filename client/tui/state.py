@@ -453,6 +453,8 @@ class TuiState:
             return "You are watching: spectators do not play."
         if self.table_status != "playing" or self.turn is None:
             return "No deal is being played right now."
+        if self.mirror.paused:  # the server would refuse it: say why, send nothing
+            return "The table is paused: nobody plays until it resumes (p)."
         if self.awaiting_play is not None and self.turn is self.you:
             return f"Wait: your {self.awaiting_play} is on its way."
         problem = known.check_play(known.seat, card)

@@ -61,6 +61,7 @@ KEY_HELP: dict[str, list[tuple[str, str]]] = {
         ("-", "a signal card that promises nothing (an edge rank)"),
         (".", "a free discard: no meaning"),
         ("*", "marks the newest card on the table"),
+        ("~", "the clock or the substitute played it for an absent or late player"),
     ],
     "Ask panel": [
         ("Left / Right", "previous / next opponent card"),

@@ -22,7 +22,7 @@ __all__ = ["EveningMeans", "card_style", "card_text", "evening_means", "render_d
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 #: Columns of a seat's label before its dealt hand (" N Bartho  "): with 13 cards of
 #: three columns and a best keep of five, a line is 65 columns.
-_LABEL = 11
+_LABEL = 10
 
 
 def card_text(card: Card, symbols: bool = False) -> str:
@@ -47,14 +47,16 @@ def _expert(deals: Sequence[DealSummary], deal: int) -> dict[Team, int] | None:
 
 
 def render_dealt(mirror: TableMirror, symbols: bool = False) -> StyleAndTextTuples:
-    """Seven lines for the rows' place: each seat's 13 dealt cards (a kept card marked
-    with ``*``), its part of its side's best keep, then per side its penalty, the best,
-    the information cost and the expert pair's (``...`` while it is worked out)."""
+    """Seven lines for the rows' place: each seat's 13 dealt cards, the five it kept first
+    in brackets, then its part of its side's best keep; then per side its penalty, the
+    best, the information cost and the expert pair's (``...`` while it is worked out)."""
     ended = mirror.last_deal
     assert ended is not None and ended.dealt is not None and ended.best is not None
-    best_at = _LABEL + 13 * 3 + 1
+    # Brackets rather than a mark after each kept card, which read as stuck to the next
+    # one ("AS*2S"); two blanks keep the best keep apart from a full row.
+    best_at = _LABEL + 13 * 3 + 1 + 2
     out: StyleAndTextTuples = [
-        ("class:title", fit_width(" Dealt hands (* kept)", best_at).ljust(best_at)
+        ("class:title", fit_width(" Dealt hands ([kept] first)", best_at).ljust(best_at)
          + "best keep\n")]
     for seat in SEATS:
         # Escaped: an old record or server may hold what today's server refuses.
@@ -62,12 +64,29 @@ def render_dealt(mirror: TableMirror, symbols: bool = False) -> StyleAndTextTupl
                           _LABEL - 1)
         out.append(("class:label", label + " " * (_LABEL - display_width(label))))
         kept = set(ended.hands.get(seat, ()))
-        for card in ended.dealt.get(seat, ()):
-            out.append((card_style(card) + (" class:kept" if card in kept else ""),
-                        card_text(card, symbols)))
-            out.append(("class:newest" if card in kept else "", "*" if card in kept else " "))
+        dealt = ended.dealt.get(seat, ())
+        shown = 0
+        for group in ([c for c in dealt if c in kept], [c for c in dealt if c not in kept]):
+            if not group:
+                continue
+            bracket = group[0] in kept
+            if shown:
+                out.append(("", " "))
+                shown += 1
+            if bracket:
+                out.append(("class:newest", "["))
+            for k, card in enumerate(group):
+                out.append((card_style(card) + (" class:kept" if bracket else ""),
+                            card_text(card, symbols)))
+                if k < len(group) - 1:
+                    out.append(("", " "))
+            if bracket:
+                out.append(("class:newest", "]"))
+            shown += sum(len(card_text(card, symbols)) + 1 for card in group) - 1 \
+                + (2 if bracket else 0)
         best = ended.best[seat.team].hands.get(seat, [])
-        out.append(("", " " + " ".join(card_text(card, symbols) for card in best) + "\n"))
+        out.append(("", " " * max(best_at - _LABEL - shown, 2)
+                    + " ".join(card_text(card, symbols) for card in best) + "\n"))
     expert = _expert(mirror.deals, ended.deal)
     for team in TEAMS:
         out.append(("", _team_line(ended, team, expert) + "\n"))
@@ -75,10 +94,11 @@ def render_dealt(mirror: TableMirror, symbols: bool = False) -> StyleAndTextTupl
 
 
 def _team_line(ended: DealEnded, team: Team, expert: dict[Team, int] | None) -> str:
+    """Labelled so the expert pair's figure reads as its information cost, not a penalty."""
     assert ended.best is not None and ended.information_cost is not None
     there = "..." if expert is None else str(expert[team])
-    return (f" {team} {ended.penalty[team]}, best {ended.best[team].penalty}: "
-            f"information cost {ended.information_cost[team]}, expert pair {there}")
+    return (f" {team} penalty {ended.penalty[team]}, best {ended.best[team].penalty}: "
+            f"info cost {ended.information_cost[team]}, expert pair's {there}")
 
 
 @dataclass(frozen=True)

@@ -49,8 +49,10 @@ def test_arena_json_and_records_decode_strictly(run_jackal: RunJackal, tmp_path:
 def test_tournament_results_and_json_decode_strictly(run_jackal: RunJackal,
                                                       tmp_path: Path) -> None:
     results = tmp_path / "results.json"
+    records = tmp_path / "records"
     done = run_jackal("tournament", "--entry=r=random", "--entry=g=greedy", "--boards", "2",
-                      "--seed", "3", "--json", "--results", str(results), "-q")
+                      "--seed", "3", "--json", "--results", str(results), "-q",
+                      "--records", str(records))
     assert done.returncode == 0, done.stderr
     written = msgspec.json.decode(results.read_bytes(), type=TournamentReport, strict=True)
     printed = msgspec.json.decode(done.stdout, type=TournamentReport, strict=True)
@@ -61,5 +63,9 @@ def test_tournament_results_and_json_decode_strictly(run_jackal: RunJackal,
     assert written.tournament.seed == 3 and not written.tournament.seed_secret
     for table in written.tables:
         assert len(table.plays) >= 32 and set(table.penalty) == {Team.NS, Team.EW}
+        # The server's own id, as its record file names it (issue 32: it was 1, 2, ...).
+        assert table.record is not None and f"-{table.table}-" in table.record
+        assert (records / table.record).is_file()
+    assert len({table.table for table in written.tables}) == 4
     # Built-in entries carry no "events": that field is an exec: entry's alone.
     assert "events" not in json.loads(results.read_text())["standings"][0]

@@ -141,7 +141,9 @@ async def test_bot_with_a_card_file_and_a_clumsy_strategy(server_port: int,
                          cwd=tmp_path)
     err = done.stderr.decode()
     assert done.returncode == 0, err
-    assert "convention card of EW is now house" in err
+    # The table is created with it: declared from the start, never changed.
+    assert "convention cards: NS none, EW house" in err
+    assert "convention card of EW is now" not in err
     assert "which is not in the hand" in err and "Traceback" not in err
 
 
@@ -206,17 +208,24 @@ async def test_partner_and_opponents_fill_their_own_seats(tmp_path: Path) -> Non
 
 
 async def test_fill_alone_fills_every_other_seat(tmp_path: Path) -> None:
+    """--fill seats its strategy; --conventions goes into the table jackal bot creates, so
+    the record holds one card per side and no change (issue 32: it was created with
+    `none` and then changed, which spent one of the match's three card changes)."""
     server = await trio.to_thread.run_sync(ServerProcess, tmp_path, "--bot-pause", "0",
                                            "--bot-floor", "0")
     try:
         done = await run_bot("--server", f"127.0.0.1:{server.port}", "--strategy", "random",
-                             "--opponents", "greedy", "--fill", "baseline", "--target", "20")
+                             "--opponents", "greedy", "--fill", "baseline", "--target", "20",
+                             "--conventions", "beginner")
     finally:
         server.stop()
     assert done.returncode == 0, done.stderr.decode()
-    bots = {e["seat"]: e["strategy"] for e in server.record_events()
+    events = server.record_events()
+    bots = {e["seat"]: e["strategy"] for e in events
             if e["event"] == "seat" and e["kind"] == "bot"}
     assert bots == {"N": "baseline", "E": "greedy", "W": "greedy"}
+    cards = [(e["team"], e["card"]["name"]) for e in events if e["event"] == "conventions"]
+    assert sorted(cards) == [("EW", "none"), ("NS", "beginner")]
 
 
 @pytest.mark.parametrize("option", ["--fill", "--partner", "--opponents"])

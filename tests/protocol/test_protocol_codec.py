@@ -163,3 +163,19 @@ def test_error_codes_are_stable_strings() -> None:
     exc = ProtocolError("rate_limited", "slow down", id=1)
     assert exc.code is ErrorCode.RATE_LIMITED
     assert ProtocolError("custom_code", "x").code == "custom_code"
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    # msgspec said byte 9 (the byte after the first token of the trailing text) and, for
+    # an unfinished literal, the byte after it: the report names where it goes wrong.
+    (b'{"type":"help"} junk', "at byte 16: extra data (near 'junk')"),
+    (b'{"type":"hello","name":"x","client":tru}', "at byte 36: expecting value (near 'tru}')"),
+    (b'{"type":"hello" "name":"x"}', "at byte 16: expecting ',' delimiter"),
+    (b'{"type":"hello","name":"\xc3\xa9" x}', "at byte 28:"),  # bytes, not characters
+    (b'{"type":"hello","name":"x', "at byte 23: unterminated string"),
+    (b'{"type":"hello"', "at the end of the line"),
+])
+def test_bad_json_names_where_the_json_goes_wrong(line: bytes, words: str) -> None:
+    error = _error(line)
+    assert error.code is ErrorCode.BAD_JSON
+    assert words in error.message, error.message

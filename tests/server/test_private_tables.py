@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import trio
 from jackal.server.config import ServerConfig
+from jackal.server.tokens import normalize_invite
 from support.client import SEATS, RawClient, greeted
 from support.server import QUIET, ServerProcess, running_server
 
@@ -66,6 +67,13 @@ async def test_only_the_seats_own_code_opens_it() -> None:
         joined = await other.request(type="join", table=table,
                                      invite=f"  {codes['W'].upper()} ")
         assert joined["type"] == "joined" and joined["seat"] == "W", joined
+        # Read out and typed back with spaces, dots or none (issue 32): still the code.
+        groups = codes["S"].upper().split("-")
+        for typed in (" ".join(groups), ". ".join(groups), "".join(groups)):
+            assert normalize_invite(typed) == codes["S"]
+        spaced = await greeted(port, "spaced")
+        joined = await spaced.request(type="join", table=table, invite=" ".join(groups))
+        assert joined["type"] == "joined" and joined["seat"] == "S", joined
         # A code opens its seat only: taken now, so a second holder is told so.
         third = await greeted(port, "third")
         await refused(third, "seat_taken", type="join", table=table, invite=codes["N"])

@@ -118,7 +118,7 @@ def test_symbols_reach_the_log_and_panels_wrap_by_word() -> None:
     state.add_log("A very long line " + "with many words " * 12 + "unbroken")
     state.show(Overlay.LOG)
     lines = _text(render_overlay(state)).splitlines()
-    assert len(lines) > 1 and all(len(line) <= 72 for line in lines)  # 80 columns - 8
+    assert len(lines) > 1 and all(len(line) <= 77 for line in lines)  # 80 - frame - 1
     assert all(not line.endswith("wi") for line in lines)  # no word cut in two
     assert "unbroken" in lines[-1]
 

@@ -59,7 +59,7 @@ def test_x_asks_once_per_turn_and_shows_the_card_and_the_words() -> None:
     assert state.overlay is Overlay.HINT
     assert state.sorted_hand()[state.cursor] == Card.parse("9C")
     assert "9C" in state.notice
-    panel = text(render_overlay(state))
+    panel = " ".join(text(render_overlay(state)).split())  # wherever the words wrap
     assert "The expert bot would play 9C" in panel and "honest signal here" in panel
     assert "three queens" in panel
     # Any key closes the panel; x again on the same turn shows it without asking.

@@ -261,13 +261,16 @@ def test_the_deal_summary_and_the_evening_fit_the_smallest_screen() -> None:
         apply(state, ended)
         lines = drive(state, lambda _pipe, _app: None, rows=23, columns=66).splitlines()
         assert max(len(line) for line in lines) <= 66
-        # Each seat's 13 dealt cards, a kept one followed by '*', then its best five.
+        # Each seat's 13 dealt cards, the five kept first in brackets (a mark after each
+        # kept card read as stuck to the next, "AS*2S"), two blanks, its best five.
         for seat in (Seat.N, Seat.E, Seat.S, Seat.W):
             kept = set(deal.kept(seat))
-            hand = "".join(f"{card}{'*' if card in kept else ' '}"
-                           for card in deal.dealt_hand(seat))
+            dealt = deal.dealt_hand(seat)
+            hand = "[" + " ".join(str(c) for c in dealt if c in kept) + "] " \
+                + " ".join(str(c) for c in dealt if c not in kept) + "  "
             line = next(line for line in lines if line.startswith(f" {seat} "))
-            assert hand.rstrip() in line, (line, hand)
+            assert hand in line, (line, hand)
+            assert line.index("[") == 10 and line.index(hand) + len(hand) == 52, line
         cost = {}
         for team in ("NS", "EW"):
             first, second = (Seat(team[0]), Seat(team[1]))
@@ -276,13 +279,13 @@ def test_the_deal_summary_and_the_evening_fit_the_smallest_screen() -> None:
             # force; here the subject is where the screen puts it.
             best = best_keep(deal.dealt_hand(first), deal.dealt_hand(second)).penalty
             cost[team] = penalty(kept_cards) - best
-            assert (f" {team} {penalty(kept_cards)}, best {best}: information cost "
-                    f"{cost[team]}, expert pair ...") in lines
+            assert (f" {team} penalty {penalty(kept_cards)}, best {best}: info cost "
+                    f"{cost[team]}, expert pair's ...") in lines
         costs.append(cost)
         expert = {Team.NS: 3 * number, Team.EW: 5 + number}
         apply(state, m.ExpertCost(deal=number, information_cost=expert))
         shown = drive(state, lambda _pipe, _app: None, rows=23, columns=66)
-        assert f"expert pair {3 * number}" in shown and f"expert pair {5 + number}" in shown
+        assert f"expert pair's {3 * number}" in shown and f"expert pair's {5 + number}" in shown
     # h: every deal's information cost, and the evening's mean beside the expert pair's.
     state.show(Overlay.HISTORY)
     lines = drive(state, lambda _pipe, _app: None, rows=23, columns=66).splitlines()
@@ -293,6 +296,8 @@ def test_the_deal_summary_and_the_evening_fit_the_smallest_screen() -> None:
     mean_ns = (costs[0]["NS"] + costs[1]["NS"]) / 2
     mean_ew = (costs[0]["EW"] + costs[1]["EW"]) / 2
     assert "Information cost, mean of 2 deals:" in text_
+    words = " ".join(text_.replace("│", " ").split())  # the legend wraps by word
+    assert "info: information cost" in words and "expert: the information cost" in words
     assert f"NS {mean_ns:5.1f}    expert pair on the same deals   4.5" in text_
     assert f"EW {mean_ew:5.1f}    expert pair on the same deals   6.5" in text_
     # During the next deal the panel lists the deals without the means.

@@ -10,17 +10,31 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
 import trio
+import trio.testing
 from jackal.game.seats import TEAMS
 from jackal.server.config import ServerConfig
 from jackal.server.deal_summary import ExpertJob
 from jackal.server.net.listener import serve
 from support import ROOT
+from support.server import BotClock
 from support.tmux import Tmux
 
 RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]
+
+
+class CliAnswer(NamedTuple):
+    """What a command called in this process (``call_jackal``) answered."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+CallJackal = Callable[..., CliAnswer]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -42,6 +56,21 @@ def private_state_dir(tmp_path_factory: pytest.TempPathFactory,
 
 
 @pytest.fixture
+def bot_clock(monkeypatch: pytest.MonkeyPatch) -> trio.testing.MockClock:
+    """Virtual time for a test whose subject is time, with server bots thinking in
+    threads (see :class:`support.server.BotClock`); asking for it makes it the test's
+    trio clock. Every ``trio.to_thread.run_sync`` of the test goes through the clock."""
+    clock = BotClock()
+    run_sync = trio.to_thread.run_sync
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        return await clock.in_thread(run_sync, *args, **kwargs)
+
+    monkeypatch.setattr(trio.to_thread, "run_sync", counted)
+    return clock.clock
+
+
+@pytest.fixture
 def run_jackal() -> RunJackal:
     """Run the real ``jackal`` CLI in a subprocess: ``run_jackal("score", "...")``.
 
@@ -60,6 +89,27 @@ def run_jackal() -> RunJackal:
         )
 
     return run
+
+
+@pytest.fixture
+def call_jackal(capsys: pytest.CaptureFixture[str]) -> CallJackal:
+    """The ``jackal`` CLI called in this process (``jackal.cli.main.main``), answering as
+    :func:`run_jackal` does: ``call_jackal("score", "...")`` gives a :class:`CliAnswer`
+    with the exit status and what was written to stdout and stderr. For a command whose
+    subject is what it computes; keep one subprocess test of each command (the process is
+    what a user runs) and test the rest of its answers here, without a Python start each."""
+    from jackal.cli.main import main
+
+    def call(*args: str) -> CliAnswer:
+        capsys.readouterr()  # what the test printed before is not the command's
+        try:
+            status = main(list(args))
+        except SystemExit as exc:  # argparse's refusals and --help
+            status = exc.code if isinstance(exc.code, int) else 1
+        out, err = capsys.readouterr()
+        return CliAnswer(status, out, err)
+
+    return call
 
 
 @pytest.fixture

@@ -12,9 +12,7 @@ import trio
 import trio.testing
 from jackal.server.config import ServerConfig
 from support.client import Msg, RawClient, sit
-from support.server import QUIET, make_bot_clock, running_server
-
-bot_clock = pytest.fixture(make_bot_clock)
+from support.server import QUIET, running_server
 
 CLOCK = 30.0
 

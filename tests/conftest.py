@@ -37,11 +37,36 @@ class CliAnswer(NamedTuple):
 CallJackal = Callable[..., CliAnswer]
 
 
+#: Workers of a run of the whole suite (pytest-xdist): most slow tests wait on processes,
+#: sockets and terminals rather than compute, so twice CI's two cores pays.
+WORKERS = 4
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``pytest`` and ``pytest -m "not slow"`` (the suite from pyproject's testpaths) run on
+    :data:`WORKERS` workers; a run of named files or tests stays in one process, as do
+    ``-n 0``, ``-p no:xdist`` and ``--pdb``. ``-n N`` always wins. Set here rather than in
+    pyproject's addopts, where ``-n`` would break ``-p no:xdist``."""
+    if (config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput")
+            and config.option.numprocesses is None and not config.option.usepdb
+            and config.args_source is pytest.Config.ArgsSource.TESTPATHS):
+        config.option.numprocesses = WORKERS
+    if (config.pluginmanager.hasplugin("xdist") and config.option.numprocesses
+            and config.option.dist == "no"):
+        # xdist_group marks hold tests that share something on one worker.
+        config.option.dist = "loadgroup"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that starts a process is slow as well (``pytest -m "not slow"`` skips it)."""
+    """A test that starts a process is slow as well (``pytest -m "not slow"`` skips it).
+
+    Slow tests go first (a stable sort, the same on every worker): a worker that draws a
+    minute-long test near the end of a parallel run would keep the others waiting."""
     for item in items:
         if item.get_closest_marker("subprocess") is not None:
             item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture(autouse=True)

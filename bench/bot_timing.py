@@ -18,12 +18,9 @@ import threading
 import time
 from pathlib import Path
 
-# The measurement and the server launcher come from the tests' support library (tests/
-# on the path), as the test takes them: one home, and no bench imports a test module.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from support.bot_timing import STAGGER, Sample, correlation, watch
-from support.server import ServerProcess
+# The measurement is the one tests/server/test_bot_timing.py takes, from bench/benchkit.
+from benchkit.bot_timing import STAGGER, Sample, correlation, watch
+from benchkit.server import ServerProcess
 
 
 def main() -> int:

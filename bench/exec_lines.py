@@ -24,12 +24,8 @@ from collections import Counter
 from pathlib import Path
 
 import msgspec
-
-# The server launcher is the tests' own (tests/ on the path).
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
+from benchkit.server import JACKAL, ServerProcess
 from jackal.game.conventions import builtin_card
-from support.server import JACKAL, ServerProcess
 
 # Notes "type bytes" for each line; answers each your_turn with its first card.
 RECORDER = """

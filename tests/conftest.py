@@ -10,24 +10,63 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
 import trio
+import trio.testing
 from jackal.game.seats import TEAMS
 from jackal.server.config import ServerConfig
 from jackal.server.deal_summary import ExpertJob
 from jackal.server.net.listener import serve
 from support import ROOT
+from support.server import BotClock
 from support.tmux import Tmux
 
 RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
+class CliAnswer(NamedTuple):
+    """What a command called in this process (``call_jackal``) answered."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+CallJackal = Callable[..., CliAnswer]
+
+
+#: Workers of a run of the whole suite (pytest-xdist): most slow tests wait on processes,
+#: sockets and terminals rather than compute, so twice CI's two cores pays.
+WORKERS = 4
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``pytest`` and ``pytest -m "not slow"`` (the suite from pyproject's testpaths) run on
+    :data:`WORKERS` workers; a run of named files or tests stays in one process, as do
+    ``-n 0``, ``-p no:xdist`` and ``--pdb``. ``-n N`` always wins. Set here rather than in
+    pyproject's addopts, where ``-n`` would break ``-p no:xdist``."""
+    if (config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput")
+            and config.option.numprocesses is None and not config.option.usepdb
+            and config.args_source is pytest.Config.ArgsSource.TESTPATHS):
+        config.option.numprocesses = WORKERS
+    if (config.pluginmanager.hasplugin("xdist") and config.option.numprocesses
+            and config.option.dist == "no"):
+        # xdist_group marks hold tests that share something on one worker.
+        config.option.dist = "loadgroup"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that starts a process is slow as well (``pytest -m "not slow"`` skips it)."""
+    """A test that starts a process is slow as well (``pytest -m "not slow"`` skips it).
+
+    Slow tests go first (a stable sort, the same on every worker): a worker that draws a
+    minute-long test near the end of a parallel run would keep the others waiting."""
     for item in items:
         if item.get_closest_marker("subprocess") is not None:
             item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture(autouse=True)
@@ -39,6 +78,21 @@ def private_state_dir(tmp_path_factory: pytest.TempPathFactory,
     folder = tmp_path_factory.mktemp("state")
     monkeypatch.setenv("XDG_STATE_HOME", str(folder))
     return folder
+
+
+@pytest.fixture
+def bot_clock(monkeypatch: pytest.MonkeyPatch) -> trio.testing.MockClock:
+    """Virtual time for a test whose subject is time, with server bots thinking in
+    threads (see :class:`support.server.BotClock`); asking for it makes it the test's
+    trio clock. Every ``trio.to_thread.run_sync`` of the test goes through the clock."""
+    clock = BotClock()
+    run_sync = trio.to_thread.run_sync
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        return await clock.in_thread(run_sync, *args, **kwargs)
+
+    monkeypatch.setattr(trio.to_thread, "run_sync", counted)
+    return clock.clock
 
 
 @pytest.fixture
@@ -60,6 +114,27 @@ def run_jackal() -> RunJackal:
         )
 
     return run
+
+
+@pytest.fixture
+def call_jackal(capsys: pytest.CaptureFixture[str]) -> CallJackal:
+    """The ``jackal`` CLI called in this process (``jackal.cli.main.main``), answering as
+    :func:`run_jackal` does: ``call_jackal("score", "...")`` gives a :class:`CliAnswer`
+    with the exit status and what was written to stdout and stderr. For a command whose
+    subject is what it computes; keep one subprocess test of each command (the process is
+    what a user runs) and test the rest of its answers here, without a Python start each."""
+    from jackal.cli.main import main
+
+    def call(*args: str) -> CliAnswer:
+        capsys.readouterr()  # what the test printed before is not the command's
+        try:
+            status = main(list(args))
+        except SystemExit as exc:  # argparse's refusals and --help
+            status = exc.code if isinstance(exc.code, int) else 1
+        out, err = capsys.readouterr()
+        return CliAnswer(status, out, err)
+
+    return call
 
 
 @pytest.fixture

@@ -338,3 +338,35 @@ def test_the_architecture_map_names_only_modules_that_exist() -> None:
     assert any(path.count("/") > 1 for path in named)  # the nested ones are read too
     assert sorted(path for path in named if not (TOP / path).exists()) == []
     assert all(f"`{package}/`" in doc for package in PACKAGES)
+
+
+def _bench_imports(source: str) -> set[str]:
+    """The top-level names a bench file imports, and "tests" if it reaches into tests/
+    through a path (``sys.path.insert(..., "tests")``, as the benches once did)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module is not None and not node.level:
+            names.add(node.module.partition(".")[0])
+        elif isinstance(node, ast.Constant) and node.value == "tests":
+            names.add("tests")
+    return names
+
+
+def test_bench_never_imports_the_tests_support_library() -> None:
+    """bench/ measures the package as a user runs it: what a bench shares with a test
+    lives in bench/benchkit/ (which the test imports), never in tests/support/."""
+    files = sorted((TOP / "bench").rglob("*.py"))
+    assert len(files) > 5 and any(path.parent.name == "benchkit" for path in files)
+    wrong = {str(path.relative_to(TOP)): found for path in files
+             if (found := _bench_imports(path.read_text()) & {"support", "tests", "conftest"})}
+    assert wrong == {}
+
+
+@pytest.mark.parametrize("source", [
+    "from support.server import ServerProcess\n", "import support.bot_timing\n",
+    "import sys\nsys.path.insert(0, str(HERE / 'tests'))\n",
+])
+def test_a_bench_reaching_into_tests_is_seen(source: str) -> None:
+    assert _bench_imports(source) & {"support", "tests"}, source

@@ -1,5 +1,7 @@
-"""The engine's command-line faces, run as real subprocesses: ``jackal score``,
-``jackal demo`` and the engine benchmark ``bench/engine.py``."""
+"""The engine's command-line faces: ``jackal score``, ``jackal demo`` and the engine
+benchmark ``bench/engine.py``. One test of each command runs it as a real subprocess (what
+a user runs); the rest of their answers are pure functions of the arguments, called in
+this process through the same ``main``."""
 
 from __future__ import annotations
 
@@ -8,15 +10,15 @@ import subprocess
 import sys
 
 import pytest
-from conftest import RunJackal
+from conftest import CallJackal, RunJackal
 from support import ROOT
 
 A = "AS AH AD 7C 7D 9H 9S KC KD KH"  # trips A, pair 7, pair 9, trips K: 50
 B = "2C 3C 4C 5C 6C 8C 9C TC JC QC"  # ten singles: 270
 
 
-@pytest.mark.subprocess
 class TestScore:
+    @pytest.mark.subprocess
     def test_two_hands_human(self, run_jackal: RunJackal) -> None:
         proc = run_jackal("score", A, B)
         assert proc.returncode == 0, proc.stderr
@@ -33,8 +35,8 @@ class TestScore:
         assert penalties == ["50", "270"]
         assert out.rstrip().endswith("A wins: 20 + (270 - 50) = 240 victory points.")
 
-    def test_two_hands_json(self, run_jackal: RunJackal) -> None:
-        proc = run_jackal("score", B, A, "--json")
+    def test_two_hands_json(self, call_jackal: CallJackal) -> None:
+        proc = call_jackal("score", B, A, "--json")
         assert proc.returncode == 0, proc.stderr
         data = json.loads(proc.stdout)
         assert data["penalty"] == [270, 50]
@@ -46,24 +48,24 @@ class TestScore:
         assert groups["K"]["points"] == 0 and groups["K"]["count"] == 3
         assert sum(g["points"] for g in data["hands"][0]["groups"]) == 270
 
-    def test_tie_and_zero_bonus_json(self, run_jackal: RunJackal) -> None:
-        tie = run_jackal("score", "--json", "AS AH 7S 7H 9S 9H 2S 2H 2D 2C",
+    def test_tie_and_zero_bonus_json(self, call_jackal: CallJackal) -> None:
+        tie = call_jackal("score", "--json", "AS AH 7S 7H 9S 9H 2S 2H 2D 2C",
                          "ad,ac,7d,7c,9d,9c,3s,3h,3d,3c")
         assert tie.returncode == 0, tie.stderr
         assert json.loads(tie.stdout)["winner"] is None
         assert json.loads(tie.stdout)["points"] == 0
-        clean = run_jackal("score", "--json", "A♠ A♥ A♦ 5S 5H 5D 5C KS KH KD", A.replace(
+        clean = call_jackal("score", "--json", "A♠ A♥ A♦ 5S 5H 5D 5C KS KH KD", A.replace(
             "AS AH AD", "2S 2H 2D").replace("KC KD KH", "QC QD QH"))
         data = json.loads(clean.stdout)
         assert data["penalty"] == [0, 50]
         assert (data["winner"], data["points"]) == ("A", 100)
 
-    def test_one_hand(self, run_jackal: RunJackal) -> None:
-        proc = run_jackal("score", "10s js qs ks 4s 5s 6s 7s 8s 9s")
+    def test_one_hand(self, call_jackal: CallJackal) -> None:
+        proc = call_jackal("score", "10s js qs ks 4s 5s 6s 7s 8s 9s")
         assert proc.returncode == 0, proc.stderr
         assert "penalty" in proc.stdout and "285" in proc.stdout
         assert "wins" not in proc.stdout
-        data = json.loads(run_jackal("score", "--json", A).stdout)
+        data = json.loads(call_jackal("score", "--json", A).stdout)
         assert data["penalty"] == [50]
         assert [g["rank"] for g in data["hands"][0]["groups"]] == ["A", "7", "9", "K"]
 
@@ -79,22 +81,23 @@ class TestScore:
             ((A, B, B), "one or two hands"),
         ],
     )
-    def test_bad_input(self, run_jackal: RunJackal, hands: tuple[str, ...],
+    def test_bad_input(self, call_jackal: CallJackal, hands: tuple[str, ...],
                        problem: str) -> None:
         for extra in ((), ("--json",)):
-            proc = run_jackal("score", *hands, *extra)
+            proc = call_jackal("score", *hands, *extra)
             assert proc.returncode == 2
             assert proc.stdout == ""
             assert problem in proc.stderr
             assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
-@pytest.mark.subprocess
 class TestDemo:
-    def test_demo_is_deterministic_and_complete(self, run_jackal: RunJackal) -> None:
+    @pytest.mark.subprocess
+    def test_demo_is_deterministic_and_complete(self, run_jackal: RunJackal,
+                                                call_jackal: CallJackal) -> None:
         first = run_jackal("demo", "--seed", "7")
         assert first.returncode == 0, first.stderr
-        again = run_jackal("demo", "--seed", "7")
+        again = call_jackal("demo", "--seed", "7")  # another process, the same deal
         assert again.stdout == first.stdout
         out = first.stdout.splitlines()
         assert out[1].startswith("Dealer W; N plays first")  # seed 7: dealer W (golden)
@@ -116,9 +119,9 @@ class TestDemo:
             assert verdict.startswith(f"{winner} wins:")
             assert f"= {20 + high - low + bonus} victory points." in verdict
 
-    def test_seed_changes_the_deal(self, run_jackal: RunJackal) -> None:
-        assert run_jackal("demo", "--seed", "1").stdout != run_jackal("demo", "--seed",
-                                                                       "2").stdout
+    def test_seed_changes_the_deal(self, call_jackal: CallJackal) -> None:
+        assert call_jackal("demo", "--seed", "1").stdout != call_jackal("demo", "--seed",
+                                                                         "2").stdout
 
 
 @pytest.mark.subprocess

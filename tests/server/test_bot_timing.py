@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support.bot_timing import STAGGER, Sample, correlation, watch
+from benchkit.bot_timing import STAGGER, Sample, correlation, watch
 from support.server import ServerProcess
 
 pytestmark = pytest.mark.subprocess

@@ -25,9 +25,7 @@ from jackal.server.bots import BotPool
 from jackal.server.config import ServerConfig
 from jackal.server.net.threadslots import ThreadSlots
 from support.client import Msg, RawClient, open_table
-from support.server import make_bot_clock, running_server
-
-bot_clock = pytest.fixture(make_bot_clock)
+from support.server import running_server
 
 TABLE_SEED = 4242
 #: Every seed below this is tried (the old counter gave 1, 2, 3, ...).

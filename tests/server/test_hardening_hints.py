@@ -66,9 +66,6 @@ class _Seat:
 def _flood(port: int, stop: Any, flooding: Any, hints: Any, asking: Any) -> None:
     """Twelve tables of four people, who ask and play while ``flooding`` is set.
     ``hints``: the hints answered so far; ``asking``: the hints asked and not answered."""
-    # The flooding client's own CPU is the test's, not the server's: on a machine whose
-    # cores are busy it would slow the measured table by itself, so it yields to others.
-    os.nice(10)
     people: list[_Seat] = []
     for number in range(FLOOD_TABLES):
         source = f"127.0.3.{number + 1}"
@@ -83,6 +80,11 @@ def _flood(port: int, stop: Any, flooding: Any, hints: Any, asking: Any) -> None
                 person.wait_for(person.send({"type": "hello", "name": f"{seat}{number}"}))
             person.wait_for(person.send({"type": "join", "table": table, "seat": seat}))
             people.append(person)
+    # The flooding client's own CPU is the test's, not the server's: on a machine whose
+    # cores are busy it would slow the measured table by itself, so it yields to others,
+    # but only once its 48 people are seated: niced before, on cores busy with other
+    # tests' work it took over the test's 30 s to seat them ("no flood").
+    os.nice(10)
     for person in people:
         person.send({"type": "ready"})
         person.sock.setblocking(False)

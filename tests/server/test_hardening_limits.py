@@ -15,9 +15,7 @@ from jackal.protocol.framing import LineBuffer
 from jackal.protocol.help import help_reply
 from jackal.server.config import ServerConfig
 from support.client import Msg, RawClient, connect_from
-from support.server import QUIET, make_bot_clock, running_server
-
-bot_clock = pytest.fixture(make_bot_clock)
+from support.server import QUIET, running_server
 
 
 async def first_message(client: RawClient) -> Msg:

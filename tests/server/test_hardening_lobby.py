@@ -23,9 +23,7 @@ import trio
 import trio.testing
 from jackal.server.config import ServerConfig
 from support.client import RawClient, connect_from
-from support.server import QUIET, ServerProcess, make_bot_clock, running_server
-
-bot_clock = pytest.fixture(make_bot_clock)
+from support.server import QUIET, ServerProcess, running_server
 
 
 async def greeted_from(port: int, source: str, name: str) -> RawClient:

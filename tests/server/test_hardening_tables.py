@@ -24,10 +24,7 @@ from support.client import (
     seat_four,
     start_deal,
 )
-from support.server import QUIET, make_bot_clock, running_server
-
-bot_clock = pytest.fixture(make_bot_clock)
-
+from support.server import QUIET, running_server
 
 
 def ended(msg: Msg) -> bool:

@@ -13,9 +13,7 @@ import trio.testing
 from jackal.server.config import ServerConfig
 from jackal.server.pause import GRID_SECONDS
 from support.client import Msg, RawClient, sit
-from support.server import QUIET, make_bot_clock, running_server
-
-bot_clock = pytest.fixture(make_bot_clock)
+from support.server import QUIET, running_server
 
 CLOCK = 30.0
 

@@ -25,9 +25,7 @@ from support.client import (
     sit,
     start_deal,
 )
-from support.server import QUIET, make_bot_clock, running_server
-
-bot_clock = pytest.fixture(make_bot_clock)
+from support.server import QUIET, running_server
 
 
 async def test_match_starts_only_when_every_human_is_ready() -> None:

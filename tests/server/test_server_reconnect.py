@@ -20,9 +20,7 @@ from support.client import (
     sit,
     start_deal,
 )
-from support.server import QUIET, make_bot_clock, running_server
-
-bot_clock = pytest.fixture(make_bot_clock)
+from support.server import QUIET, running_server
 
 
 async def _four(port: int, table: str) -> list[RawClient]:

@@ -9,8 +9,10 @@ tests/conftest.py lives there; fixtures are in conftest.py). One of each:
 - fake_server.py: a fake server for the client library's tests;
 - proxy.py (a cuttable TCP proxy), records.py (recorded matches), leaks.py (the hidden
   card checker), tables.py, tui.py, bots.py, tournament.py, pipes.py, yardstick.py,
-  views.py and cards.py: helpers shared by several test modules; bot_timing.py: the
-  bot-timing measurement, shared with bench/bot_timing.py.
+  views.py and cards.py: helpers shared by several test modules.
+
+bench/ never imports this library (tests/test_import_graph.py); what a test shares with a
+bench lives in bench/benchkit/, on the tests' path through pyproject's ``pythonpath``.
 """
 
 from pathlib import Path

@@ -5,16 +5,17 @@ free port (:func:`running_server`)."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import trio
 import trio.testing
@@ -26,6 +27,7 @@ from support import ROOT
 #: Seconds any one wait in these tests may take before it fails with the screen shown.
 TIMEOUT = 30.0
 JACKAL = [sys.executable, "-m", "jackal.cli.main"]
+T = TypeVar("T")
 
 
 class ServerProcess:
@@ -109,15 +111,38 @@ QUIET: dict[str, Any] = dict(ping_interval=10_000.0, ping_timeout=10_000.0,
                              hello_timeout=10_000.0)
 
 
-def make_bot_clock() -> trio.testing.MockClock:
-    """An autojump clock that waits for real idleness before jumping.
+class BotClock:
+    """An autojump :attr:`clock` that stands still while a worker thread works.
 
-    Server-side bots think in worker threads; a clock that jumps the instant every task
-    waits would skip virtual seconds while a thread works (hitting the bot time cap and
-    the tests' own timeouts). A small real-time threshold lets the thread finish first.
-    Use it as a fixture: ``bot_clock = pytest.fixture(make_bot_clock)`` in a test module.
+    Server-side bots think (and the hub plays each deal through) in worker threads, which
+    the run loop sees only as tasks waiting. A plain autojump clock jumps once every task
+    has waited its threshold in real time, and on two busy cores a thread's few
+    milliseconds of thought can last longer than any threshold: the clock then skipped
+    virtual seconds mid-thought and hit the bot time cap and the tests' own timeouts.
+    This one counts the threads in flight (tests/conftest.py's ``bot_clock`` routes
+    ``trio.to_thread.run_sync`` through :meth:`in_thread`) and never jumps while one runs,
+    however slowly; between threads it jumps after :data:`IDLE` real seconds of quiet.
     """
-    return trio.testing.MockClock(autojump_threshold=0.02)
+
+    #: Real seconds of quiet before a jump when no thread works: long enough for bytes
+    #: sent over loopback in this process to be seen as readable first.
+    IDLE = 0.02
+
+    def __init__(self) -> None:
+        self.clock = trio.testing.MockClock(autojump_threshold=self.IDLE)
+        self.threads = 0
+
+    async def in_thread(self, run_sync: Callable[..., Awaitable[T]], *args: Any,
+                        **kwargs: Any) -> T:
+        """``await run_sync(*args, **kwargs)`` with the clock held still meanwhile."""
+        self.threads += 1
+        self.clock.autojump_threshold = math.inf
+        try:
+            return await run_sync(*args, **kwargs)
+        finally:
+            self.threads -= 1
+            if not self.threads:
+                self.clock.autojump_threshold = self.IDLE
 
 
 @asynccontextmanager

@@ -1,20 +1,20 @@
-"""The bot-timing measurement, shared by tests/server/test_bot_timing.py and
-bench/bot_timing.py: spectators that time each bot move of a four-expert table against
-the number of distinct ranks the moving bot held."""
+"""The bot-timing measurement, shared by bench/bot_timing.py and
+tests/server/test_bot_timing.py: spectators that time each bot move of a four-expert
+table against the number of distinct ranks the moving bot held."""
 
 from __future__ import annotations
 
 import json
 import math
+import socket
 import threading
 import time
+from typing import Any
 
 from jackal.game.cards import Card, parse_card
 from jackal.game.deal import Deal
 from jackal.game.match import deal_seed
 from jackal.game.seats import Seat
-
-from support.client import LineClient
 
 __all__ = ["STAGGER", "Sample", "correlation", "watch"]
 
@@ -25,6 +25,34 @@ STAGGER = 1.0
 
 #: (distinct ranks the moving bot held, its ``turn`` -> ``played`` seconds)
 Sample = tuple[int, float]
+
+
+class LineClient:
+    """A blocking line-protocol client: greets, then sends requests and reads lines."""
+
+    def __init__(self, port: int, name: str) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30.0)
+        self.reader = self.sock.makefile("rb")
+        self.ids = 0
+        self.reader.readline()  # welcome
+        self.request({"type": "hello", "name": name})
+
+    def request(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """Send ``msg`` with a fresh id; return its reply (raise on an error reply)."""
+        self.ids += 1
+        self.sock.sendall(json.dumps({**msg, "id": self.ids}).encode() + b"\n")
+        while True:
+            reply: dict[str, Any] = json.loads(self.reader.readline())
+            if reply.get("type") == "ping":
+                self.sock.sendall(b'{"type":"pong"}\n')
+            elif reply.get("id") == self.ids:
+                if reply["type"] == "error":
+                    raise RuntimeError(f"{msg['type']} refused: {reply}")
+                return reply
+
+    def close(self) -> None:
+        self.reader.close()
+        self.sock.close()
 
 
 def watch(port: int, seed: int, samples: list[Sample], wanted: int,

@@ -59,6 +59,10 @@ def _watch_parent(parent: int) -> None:
 def _worker_start(parent: int) -> None:
     # Ctrl-C reaches the whole process group; the server stops its workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The figure is extra: a worker runs on CPU time nothing else wants, never taking a
+    # core from the event loop (or from anything else on the machine) when it is busy.
+    with contextlib.suppress(OSError):
+        os.nice(19)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
                      name="parent-watch").start()
 
@@ -77,7 +81,9 @@ class ExpertPool:
     of a figure stay bounded at any load. ``workers=0`` runs each job in a thread of this
     process instead (for small setups and tests that replace the play-through).
 
-    The processes are started with ``spawn`` (a fork of a process with trio's threads
+    The processes run at the lowest priority (nice 19), so on a busy machine they take
+    only what is left over and the backlog bound does the rest. They are started with
+    ``spawn`` (a fork of a process with trio's threads
     running is unsafe), lazily on the first job, and stopped by :meth:`close`; a worker
     ends by itself if the server dies without it (see :func:`_watch_parent`).
     """
@@ -91,6 +97,7 @@ class ExpertPool:
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
         #: Serving tasks waiting for a job: a job they take at once never waits.
         self._idle = 0
+        self._closed = False
         self.delivered = 0
         self.unavailable = 0
 
@@ -126,6 +133,8 @@ class ExpertPool:
             try:
                 cost = await self._work(job)
             except Exception:
+                if self._closed:
+                    return  # the server stops: its workers were stopped under this job
                 log.exception("the expert play-through of deal %d failed", job.deal)
                 self._give(owner, job, None, FAILED)
             else:
@@ -133,7 +142,7 @@ class ExpertPool:
 
     def start(self) -> concurrent.futures.ProcessPoolExecutor | None:
         """Start the worker processes now (else the first job does), and the executor."""
-        if self.workers == 0:
+        if self.workers == 0 or self._closed:
             return None
         if self._executor is None:
             self._executor = concurrent.futures.ProcessPoolExecutor(
@@ -151,6 +160,8 @@ class ExpertPool:
 
     async def _work(self, job: ExpertJob) -> dict[Team, int]:
         executor = self.start()
+        if self._closed:
+            raise RuntimeError("the expert pool is closed")
         if executor is None:
             return await trio.to_thread.run_sync(job.run, abandon_on_cancel=True)
         future = executor.submit(_run, job)
@@ -181,6 +192,7 @@ class ExpertPool:
     async def close(self) -> None:
         """Stop the workers (a running play-through is abandoned) and wait for them to
         exit, so no process outlives the server."""
+        self._closed = True
         self._waiting.clear()
         executor, self._executor = self._executor, None
         if executor is None:

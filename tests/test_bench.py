@@ -4,6 +4,7 @@ imports a test module; code a bench shares with a test lives in tests/support/."
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -39,3 +40,14 @@ def test_every_bench_script_starts(script: Path) -> None:
     done = subprocess.run([sys.executable, str(script), "--help"], capture_output=True,
                           text=True, timeout=60, cwd=ROOT, check=False)
     assert done.returncode == 0 and "usage" in done.stdout, done.stderr[-2000:]
+
+
+@pytest.mark.subprocess
+def test_the_expert_speed_bench_runs_on_a_small_size() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "expert_speed.py"),
+                           "--deals", "1"], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["deals"] == 1 and report["decisions"] > 20
+    assert report["decisions_per_second"] > 0

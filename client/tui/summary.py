@@ -81,7 +81,7 @@ def render_dealt(mirror: TableMirror, symbols: bool = False) -> StyleAndTextTupl
 
 def _team_line(ended: DealEnded, team: Team, expert: dict[Team, int] | str | None) -> str:
     assert ended.best is not None and ended.information_cost is not None
-    there = ("..." if expert is None else "not available (server busy)"
+    there = ("..." if expert is None else "n/a (busy)"
              if isinstance(expert, str) else str(expert[team]))
     return (f" {team} {ended.penalty[team]}, best {ended.best[team].penalty}: "
             f"information cost {ended.information_cost[team]}, expert pair {there}")

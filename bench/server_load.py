@@ -162,6 +162,11 @@ class WorkerResult:
     end: float = 0.0
     done_tables: int = 0
     generator_lags: list[float] = field(default_factory=list)
+    #: Deals ended, and the deal summary's expert figures delivered or declared
+    #: unavailable (``expert_cost``), as the first seat of each table saw them.
+    deals: int = 0
+    expert_delivered: int = 0
+    expert_unavailable: int = 0
 
 
 class Conn:
@@ -305,8 +310,14 @@ class JackalTable:
                 self.error(seat, "deal_started without my hand")
             self.hands[seat] = list(dealt)
         elif kind == "deal_ended":
+            self.result.deals += seat == 0
             if max(msg["scores"].values()) < self.target:
                 conn.send(b'{"type":"ready"}\n')
+        elif kind == "expert_cost" and seat == 0:
+            if "unavailable" in msg:
+                self.result.expert_unavailable += 1
+            else:
+                self.result.expert_delivered += 1
         elif kind == "match_ended":
             self.finished += 1
             if self.done:
@@ -496,6 +507,8 @@ class RunStats:
     latencies: list[float]
     errors: list[str]
     done: int
+    #: Deals ended, expert figures delivered, declared unavailable (see WorkerResult).
+    expert: tuple[int, int, int] = (0, 0, 0)
 
     @property
     def plays_per_s(self) -> float:
@@ -538,7 +551,13 @@ def run_clients(kind: str, port: int, groups: int, procs: int,
         latencies=[x for r in results for x in r.latencies],
         errors=[e for r in results for e in r.errors],
         done=sum(r.done_tables for r in results),
+        expert=_expert_counts(results),
     )
+
+
+def _expert_counts(results: Sequence[WorkerResult]) -> tuple[int, int, int]:
+    return (sum(r.deals for r in results), sum(r.expert_delivered for r in results),
+            sum(r.expert_unavailable for r in results))
 
 
 # --------------------------------------------------------------------------- paced mode
@@ -803,9 +822,21 @@ def run_paced_clients(kind: str, server: ServerProcess, groups: int, procs: int,
                          options["duration"])
     start_at.value = window.start
     go.set()
-    time.sleep(max(0.0, window.measure_from - time.monotonic()))
+    # The server's memory every ``--rss-every`` seconds from the start: flat or growing?
+    rss: list[tuple[float, int]] = []
+    every = options.get("rss_every") or math.inf
+
+    def sleep_until(when: float) -> None:
+        while (now := time.monotonic()) < when:
+            due = window.start + len(rss) * every
+            if due <= now:
+                rss.append((round(now - window.start, 1), server.status_kib("VmRSS")))
+                continue
+            time.sleep(min(when, due) - now)
+
+    sleep_until(window.measure_from)
     cpu_from = server.cpu_seconds()
-    time.sleep(max(0.0, window.stop - time.monotonic()))
+    sleep_until(window.stop)
     cpu = server.cpu_seconds() - cpu_from
     steady_kib = server.status_kib("VmRSS")
     results = [results_q.get(timeout=options["timeout"] * 2 + 30) for _ in workers]
@@ -830,6 +861,10 @@ def run_paced_clients(kind: str, server: ServerProcess, groups: int, procs: int,
         "server_steady_kib": steady_kib,
         "server_kib_per_connection": round((max(seated_kib, steady_kib) - idle_kib)
                                            / connections, 1),
+        "server_rss_kib_over_time": rss,
+        "deals": sum(r.deals for r in results),
+        "expert_delivered": sum(r.expert_delivered for r in results),
+        "expert_unavailable": sum(r.expert_unavailable for r in results),
         # The load generator's own timer accuracy: if this is large, the figures above
         # measure the clients, not the server.
         "generator_lag_p99_ms": round(lags[min(len(lags) - 1, math.ceil(0.99 * len(lags)) - 1)]
@@ -840,7 +875,8 @@ def run_paced_clients(kind: str, server: ServerProcess, groups: int, procs: int,
 def measure_paced(args: argparse.Namespace) -> dict[str, Any]:
     """The paced mode: Jackal and then the bare relay on the same timelines."""
     options: dict[str, Any] = {"seed": args.seed, "timeout": args.timeout, "rate": args.rate,
-                               "warmup": args.warmup, "duration": args.duration}
+                               "warmup": args.warmup, "duration": args.duration,
+                               "rss_every": args.rss_every}
     server = ServerProcess(jackal_argv([*server_capacity_args(args.tables), *args.server_arg],
                                        args.profile))
     try:
@@ -868,6 +904,8 @@ def measure_paced(args: argparse.Namespace) -> dict[str, Any]:
     finally:
         baseline_server.stop()
     report["baseline_errors"] = len(baseline.pop("errors"))
+    for key in ("server_rss_kib_over_time", "deals", "expert_delivered", "expert_unavailable"):
+        baseline.pop(key)
     for key in ("plays", "p50_ms", "p99_ms", "p999_ms", "max_ms", "server_cpu_us_per_play",
                 "server_kib_per_connection", "generator_lag_p99_ms"):
         report[f"baseline_{key}"] = baseline[key]
@@ -981,6 +1019,10 @@ def measure_round(args: argparse.Namespace) -> dict[str, Any]:
         "server_cpu_s": round(server_cpu, 2),
         "server_cpu_us_per_play": round(server_cpu / jackal.plays * 1e6, 1)
         if jackal.plays else None,
+        # The deal summary's expert figure: deals ended, figures delivered, declared
+        # unavailable (the rest came after the clients left, or never).
+        "deals": jackal.expert[0], "expert_delivered": jackal.expert[1],
+        "expert_unavailable": jackal.expert[2],
     }
     if args.no_baseline:
         report["baseline_ratio"] = None
@@ -1064,6 +1106,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="paced mode: seconds measured (default 30)")
     parser.add_argument("--warmup", type=float, default=5.0,
                         help="paced mode: seconds played before measuring (default 5)")
+    parser.add_argument("--rss-every", type=float, default=10.0, metavar="SECONDS",
+                        help="paced mode: read the server's memory this often (default 10)")
     args = parser.parse_args(argv)
     _raise_fd_limit()
     report = measure_paced(args) if args.rate else measure(args)

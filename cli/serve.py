@@ -50,6 +50,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(flag, dest=field, type=type(default), default=default,
                             metavar=flag[2:].upper().replace("-", "_"),
                             help=f"{text} (default {shown})")
+    parser.add_argument("--expert-workers", type=int, default=None, metavar="N",
+                        help="worker processes for the deal summary's expert play-throughs "
+                             "(default: one per spare core, at least one; 0: a thread of "
+                             "the server's process)")
     parser.add_argument("--rate", type=float, default=defaults.rate_per_second,
                         help=f"messages per second allowed per connection, with bursts "
                              f"of one second's worth (default {defaults.rate_per_second:g}); "
@@ -108,6 +112,9 @@ _PLAIN: tuple[tuple[str, str, str], ...] = (
     ("--unattended-seconds", "unattended_seconds",
      "stop a table where no person plays and nobody watches after this long"),
     ("--max-line", "max_line", "longest accepted line in bytes"),
+    ("--expert-backlog", "expert_backlog",
+     "deal summaries that may wait for the expert pair's play-through; past it the "
+     "oldest waiting deal's figure is declared unavailable"),
 )
 
 
@@ -145,8 +152,10 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         turn_seconds=args.turn_seconds if args.turn_seconds and args.turn_seconds > 0
         else None,
         hints=args.hints,
-        # A process of its own: tune the collector for thousands of connections.
-        tune_gc=True,
+        expert_workers=args.expert_workers,
+        # A process of its own: tune the collector for thousands of connections, and
+        # start the expert workers now, so the first deal's figure does not wait for them.
+        tune_gc=True, expert_eager=True,
     )
 
 

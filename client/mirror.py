@@ -312,9 +312,12 @@ class TableMirror:
                 for info in self.seats.values():
                     if info.kind == "human":
                         info.ready = False
-            case ExpertCost(deal=deal, information_cost=cost):
-                # The expert pair's figure, worked out after the deal: beside its entry.
-                self.deals = [msgspec.structs.replace(done, expert_cost=_teams(cost))
+            case ExpertCost(deal=deal, information_cost=cost, unavailable=why):
+                # The expert pair's figure, worked out after the deal: beside its entry
+                # (or why it will not come: the server was too busy).
+                self.deals = [(msgspec.structs.replace(done, expert_cost=_teams(cost))
+                               if cost is not None else msgspec.structs.replace(
+                                   done, expert_unavailable=why or "unavailable"))
                               if done.deal == deal else done for done in self.deals]
             case MatchEnded(winner=winner, scores=scores):
                 self.knowledge = replace(known, scores=_teams(scores))

@@ -207,6 +207,8 @@ class DealSummary(msgspec.Struct, omit_defaults=True):
     #: (``deal_summary``) The same for the expert pair on the same hands, once the server
     #: has worked it out (``expert_cost``); absent before, and at tables of bots alone.
     expert_cost: dict[Team, int] | None = None
+    #: (``deal_summary``) Why the expert pair's figure will not come (``server_busy``).
+    expert_unavailable: str | None = None
 
 
 class OpenQuestion(msgspec.Struct, omit_defaults=True):
@@ -397,10 +399,12 @@ class DealEnded(_Server, tag="deal_ended"):
 class ExpertCost(_Server, tag="expert_cost"):
     """Server, to everyone at the table, a while after ``deal_ended`` (``deal_summary``):
     each partnership's information cost when the expert pair plays the same dealt hands
-    under the same convention cards (expert bots at all four seats)."""
+    under the same convention cards (expert bots at all four seats); or, with
+    ``unavailable`` (why, e.g. ``server_busy``) and no figure, that it will not come."""
 
     deal: int
-    information_cost: dict[Team, int]
+    information_cost: dict[Team, int] | None = None
+    unavailable: str | None = None
 
 
 class MatchEnded(_Server, tag="match_ended"):

@@ -115,6 +115,15 @@ class ServerConfig:
     bot_floor_seconds: float = 0.0
     #: Bot decisions running at once in worker threads.
     bot_threads: int = 2
+    #: Worker processes for the deal summary's expert play-throughs (None: one per spare
+    #: core, at least one; 0: a thread of the server's own process instead).
+    expert_workers: int | None = None
+    #: Play-throughs that may wait for a worker; past it the oldest waiting deal's figure
+    #: is declared unavailable (``expert_cost`` with ``unavailable``).
+    expert_backlog: int = 16
+    #: Start those workers with the server rather than at the first finished deal
+    #: (``jackal serve`` does; tests' servers mostly finish no deal).
+    expert_eager: bool = False
     #: The substitute: the strategy that plays a seat whose hold ran out (or whose player
     #: left mid-match), and one card for a player whose clock ran out. It reads the
     #: partnership's declared convention card, so partner is not misled. None: the one

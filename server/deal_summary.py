@@ -23,9 +23,9 @@ __all__ = ["DealSummaries", "ExpertJob"]
 class ExpertJob:
     """One deal to play through with the expert pair (see :mod:`jackal.bots.expert_pair`).
 
-    A quarter of a second of CPU, so the hub runs it in a thread of its own, one job at a
-    time, giving way to every move at a table with people (:meth:`Hub._expert_work`); it
-    takes no bot slot. Everything in it is public once the deal is over.
+    Too slow for the event loop, so the hub's :class:`~jackal.server.expert_pool.ExpertPool`
+    runs it in a worker process (it is pickled there). Everything in it is public once the
+    deal is over.
     """
 
     match_seed: int
@@ -47,13 +47,15 @@ class DealSummaries:
     keeps are worked out on the event loop (under a millisecond a partnership) and kept
     by deal seed, so a long match's history is not worked out again for every snapshot."""
 
-    __slots__ = ("_best", "due", "expert", "match_seed")
+    __slots__ = ("_best", "due", "expert", "match_seed", "unavailable")
 
     def __init__(self, match_seed: int) -> None:
         self.match_seed = match_seed
         self._best: dict[int, dict[Team, BestKeep]] = {}
         #: The expert pair's information cost, by deal number, once worked out.
         self.expert: dict[int, dict[Team, int]] = {}
+        #: Why the figure of a deal will not come (the server was busy), by deal number.
+        self.unavailable: dict[int, str] = {}
         #: Play-throughs the hub has not started yet.
         self.due: list[ExpertJob] = []
 
@@ -84,10 +86,15 @@ class DealSummaries:
         due, self.due = self.due, []
         return due
 
-    def expert_done(self, job: ExpertJob, cost: Mapping[Team, int]) -> bool:
-        """Keep a finished play-through's figure; False when it belongs to another match
-        (a rematch started meanwhile) and is dropped."""
+    def expert_done(self, job: ExpertJob, cost: Mapping[Team, int] | None,
+                    unavailable: str | None = None) -> bool:
+        """Keep a finished play-through's figure (or, without one, why it is unavailable);
+        False when it belongs to another match (a rematch started meanwhile) and is
+        dropped."""
         if job.match_seed != self.match_seed:
             return False
-        self.expert[job.deal] = dict(cost)
+        if cost is None:
+            self.unavailable[job.deal] = unavailable or "unavailable"
+        else:
+            self.expert[job.deal] = dict(cost)
         return True

@@ -5,9 +5,9 @@ docs/PROTOCOL.md's."""
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
+from collections.abc import Mapping
 
 import trio
 
@@ -59,6 +59,7 @@ from .config import ServerConfig
 from .deal_scope import check_chat_open, check_lobby_open, listing
 from .deal_summary import ExpertJob
 from .disclosure import resolve_conventions
+from .expert_pool import ExpertPool, default_workers
 from .hello import Greeter
 from .hints import HintDesk
 from .lobby import Lobby
@@ -66,7 +67,6 @@ from .names import NameBook
 from .net.keepalive import Keepalive
 from .net.ratelimit import AddressLimits, address_group, rate_limited, refilled
 from .net.session import Session
-from .net.threadslots import run_behind_moves
 from .net.transport import Flusher
 from .records.desk import RecordDesk, records_unavailable
 from .records.restore import restore_tables
@@ -86,8 +86,10 @@ class Hub:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.lobby = Lobby()
-        #: The expert pair's play-throughs: one thread, apart from the bots' slots.
-        self._background = trio.CapacityLimiter(1)
+        #: The expert pair's play-throughs: worker processes with a bounded backlog.
+        self.experts = ExpertPool(default_workers() if config.expert_workers is None
+                                  else config.expert_workers, config.expert_backlog,
+                                  self._expert_done)
         self.bots = BotPool(config.bot_threads, config.bot_think_seconds,
                             config.bot_floor_seconds)
         self.hints = HintDesk(self.bots)
@@ -131,6 +133,9 @@ class Hub:
         self._nursery = nursery
         nursery.start_soon(self.flusher.run)
         nursery.start_soon(self.keepalive.run)
+        nursery.start_soon(self.experts.run)
+        if self.config.expert_eager:
+            self.experts.start()
         if self.config.records_dir is None:
             return
         self.records.start(nursery)
@@ -176,7 +181,7 @@ class Hub:
         if table is not None:
             if table.summaries.due and self._nursery is not None:
                 for job in table.summaries.take_due():
-                    self._nursery.start_soon(self._expert_work, table, job)
+                    self.experts.submit(table, job)
             self.tasks.wake(table)
 
     # ------------------------------------------------------------------ connections
@@ -220,6 +225,7 @@ class Hub:
                 await self._all_gone.wait()
         left = len(self.sessions)
         await self.records.close_all()
+        await self.experts.close()
         log.info("server stopped (%d connections told%s)", told,
                  f", {left} not finished in time" if left else "")
 
@@ -419,22 +425,11 @@ class Hub:
     async def _hint_work(self, table: Table, seat: Seat) -> None:
         self.send(await self.hints.work(table, seat))
 
-    async def _expert_work(self, table: Table, job: ExpertJob) -> None:
-        """The expert pair's play-through of a finished deal, in a worker thread of its own
-        (one at a time) that takes none of the bots' slots and gives way to every people's
-        move for as long as it thinks (:func:`run_behind_moves`), then told to the table.
-        A failure costs the table that one figure, nothing else."""
-        try:
-            cost = await trio.to_thread.run_sync(
-                functools.partial(run_behind_moves, self.bots.slots.no_moves, job.run,
-                                  most=math.inf), limiter=self._background,
-                abandon_on_cancel=True)
-        except Exception:
-            log.exception("table %s: the expert play-through of deal %d failed", table.id,
-                          job.deal)
-            return
-        if self.lobby.tables.get(table.id) is table:  # not closed meanwhile
-            self.send(table.expert_done(job, cost))
+    def _expert_done(self, table: Table, job: ExpertJob, cost: Mapping[Team, int] | None,
+                     reason: str | None) -> None:
+        """A play-through's figure (or why there is none), told to its table if still open."""
+        if self.lobby.tables.get(table.id) is table:
+            self.send(table.expert_done(job, cost, reason))
 
     def _chat(self, session: Session, msg: Chat, now: float) -> None:
         """A chat line: to the sender's table (the table says who reads it), or to every

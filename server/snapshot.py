@@ -71,7 +71,8 @@ def table_snapshot(table: SnapshotTable, full: bool = True) -> views.TableSnapsh
                    for number, result in enumerate(results, 1)]
     return dataclasses.replace(
         _lobby_line(table), history=views.history(results, first_dealer(table.match.seed),
-                                                  information, summaries.expert),
+                                                  information, summaries.expert,
+                                                  summaries.unavailable),
         last_ended=last_ended, next_deal_in=_next_deal_in(table),
         questions=table.disclosure.open_questions(),
         clock_stopped=table.clock.stopped is not None)

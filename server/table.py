@@ -126,12 +126,16 @@ class Table:
             self._summaries = DealSummaries(self.match.seed)
         return self._summaries
 
-    def expert_done(self, job: ExpertJob, cost: Mapping[Team, int]) -> Outbox:
+    def expert_done(self, job: ExpertJob, cost: Mapping[Team, int] | None,
+                    unavailable: str | None = None) -> Outbox:
         """A play-through the hub ran is done: record it and tell everyone at the table
         (nothing if a rematch has started since). Not recorded once the match is over:
-        ``match_end`` is a finished record's last line (restore reads only that line)."""
-        if not self.summaries.expert_done(job, cost):
+        ``match_end`` is a finished record's last line (restore reads only that line).
+        Without ``cost`` the figure is unavailable for the reason given (not recorded)."""
+        if not self.summaries.expert_done(job, cost, unavailable):
             return []
+        if cost is None:
+            return self.seating.broadcast(ExpertCost(deal=job.deal, unavailable=unavailable))
         if self.status != "over":
             self.recording.write(ExpertEvent(deal=job.deal, information_cost=dict(cost)))
         return self.seating.broadcast(ExpertCost(deal=job.deal, information_cost=dict(cost)))

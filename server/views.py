@@ -256,11 +256,12 @@ def deal_ended(deal: Deal, number: int, result: DealResult,
 
 def history(results: Sequence[DealResult], first_dealer: Seat,
             information: Sequence[Mapping[Team, int]] = (),
-            expert: Mapping[int, Mapping[Team, int]] | None = None
-            ) -> tuple[DealSummary, ...]:
+            expert: Mapping[int, Mapping[Team, int]] | None = None,
+            unavailable: Mapping[int, str] | None = None) -> tuple[DealSummary, ...]:
     """The match so far from its results (public: scores and who won, no cards); the
     deal passes clockwise from ``first_dealer``. ``information``: each deal's information
-    cost (in order), ``expert``: the expert pair's, by deal number, where known."""
+    cost (in order), ``expert``: the expert pair's, by deal number, where known, and
+    ``unavailable``: why it will not come, by deal number, where the server was busy."""
     out: list[DealSummary] = []
     scores = {team: 0 for team in TEAMS}
     dealer = first_dealer
@@ -274,7 +275,9 @@ def history(results: Sequence[DealResult], first_dealer: Seat,
                                information_cost=dict(information[number - 1])
                                if number <= len(information) else None,
                                expert_cost=dict(expert[number])
-                               if expert is not None and number in expert else None))
+                               if expert is not None and number in expert else None,
+                               expert_unavailable=unavailable.get(number)
+                               if unavailable is not None else None))
         dealer = dealer.next
     return tuple(out)
 

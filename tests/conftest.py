@@ -16,6 +16,7 @@ import pytest
 import trio
 import trio.testing
 from jackal.game.seats import TEAMS
+from jackal.server import hub as hub_module
 from jackal.server.config import ServerConfig
 from jackal.server.deal_summary import ExpertJob
 from jackal.server.net.listener import serve
@@ -183,6 +184,8 @@ def quick_expert_pair(monkeypatch: pytest.MonkeyPatch) -> None:
 
     The real one is a quarter of a second of CPU a deal in a thread of the test's process:
     it took a third of the leak audit's CPU over its 1,000 deals. Everything else stays:
-    the hub still starts a job a deal in its thread, and each ``expert_cost`` line it makes
-    reaches the table like any other line."""
+    the hub's expert pool still queues a job a deal (run in a thread of this process,
+    where the replacement is seen, instead of a worker process), and each ``expert_cost``
+    line it makes reaches the table like any other line."""
     monkeypatch.setattr(ExpertJob, "run", lambda _job: dict.fromkeys(TEAMS, 0))
+    monkeypatch.setattr(hub_module, "default_workers", lambda: 0)

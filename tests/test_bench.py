@@ -30,6 +30,7 @@ SMALL: dict[str, list[str]] = {
     "deal_summary.py": ["--deals", "4", "--expert-deals", "1"],
     "engine.py": ["--deals", "50", "--repeat", "1"],
     "exec_lines.py": ["--target", "1"],
+    "expert_speed.py": ["--deals", "1"],
     "server_load.py": ["--tables", "2", "--target", "1", "--procs", "1", "--timeout", "60",
                        "--json"],
     "tournament_hang.py": ["--boards", "1", "--jobs", "1", "--", "--move-seconds", "0.05",
@@ -83,6 +84,10 @@ def test_every_bench_script_runs_on_a_small_size(name: str) -> None:
         # The bare relay (baseline_server.py), both ways, ran under the same clients.
         assert report["baseline_errors"] == 0 and report["baseline_ratio"] > 0, report
         assert report["stock_relay_errors"] == 0, report
+    elif name == "expert_speed.py":
+        report = _last_json(done.stdout)
+        assert report["deals"] == 1 and report["decisions"] > 20, report
+        assert report["decisions_per_second"] > 0, report
     elif name == "abuse.py":
         report = _last_json(done.stdout)
         assert report["lobby_lockout"]["another_address_creates"] is True, report

@@ -10,6 +10,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ...game.explain import describe_card
 from ...game.seats import TEAMS, Team
+from ...protocol.messages import DealSummary
 from ...protocol.text import escape_text
 from .fit import drawn, log_text, panel_height, panel_width, wrap_fragments
 from .state import Mode, Overlay, TuiState, ordinal
@@ -104,13 +105,18 @@ def _render_history(state: TuiState) -> StyleAndTextTuples:
         out.append(("", f" {done.deal:>4} {done.dealer:^3} {_pair(done.penalty)} "
                         f"{done.winner or 'tie':^3} {done.victory_points:>3} "
                         f"{_pair(done.scores)} {_pair(done.information_cost)} "
-                        f"{_pair(done.expert_cost)}\n"))
+                        f"{_expert_pair(done)}\n"))
     out.append(("class:dim", "\n Each column NS-EW. penalty: the kept cards' penalty; info: "
                              "information cost, the penalty above the best keep the "
                              "side's dealt hands allowed; expert: the information cost the "
                              "expert pair has on the same hands (- while it is worked "
-                             "out).\n"))
+                             "out, n/a when the server was too busy).\n"))
     return out
+
+
+def _expert_pair(done: DealSummary) -> str:
+    """The expert pair's figures, or "n/a" when the server was too busy to work them out."""
+    return "  n/a  " if done.expert_unavailable is not None else _pair(done.expert_cost)
 
 
 def _pair(values: Mapping[Team, int] | None) -> str:

@@ -42,14 +42,19 @@ def shows_dealt(mirror: TableMirror) -> bool:
             and mirror.status in ("between_deals", "over"))
 
 
-def _expert(deals: Sequence[DealSummary], deal: int) -> dict[Team, int] | None:
-    return next((done.expert_cost for done in deals if done.deal == deal), None)
+def _expert(deals: Sequence[DealSummary], deal: int) -> dict[Team, int] | str | None:
+    """Deal ``deal``'s expert figure; why it will not come (a string); or None meanwhile."""
+    done = next((done for done in deals if done.deal == deal), None)
+    if done is None:
+        return None
+    return done.expert_cost or done.expert_unavailable
 
 
 def render_dealt(mirror: TableMirror, symbols: bool = False) -> StyleAndTextTuples:
     """Seven lines for the rows' place: each seat's 13 dealt cards, the five it kept first
     in brackets, then its part of its side's best keep; then per side its penalty, the
-    best, the information cost and the expert pair's (``...`` while it is worked out)."""
+    best, the information cost and the expert pair's (``...`` while it is worked out,
+    "n/a (busy)" when the server was too busy to work it out)."""
     ended = mirror.last_deal
     assert ended is not None and ended.dealt is not None and ended.best is not None
     # Brackets rather than a mark after each kept card, which read as stuck to the next
@@ -93,10 +98,11 @@ def render_dealt(mirror: TableMirror, symbols: bool = False) -> StyleAndTextTupl
     return out
 
 
-def _team_line(ended: DealEnded, team: Team, expert: dict[Team, int] | None) -> str:
+def _team_line(ended: DealEnded, team: Team, expert: dict[Team, int] | str | None) -> str:
     """Labelled so the expert pair's figure reads as its information cost, not a penalty."""
     assert ended.best is not None and ended.information_cost is not None
-    there = "..." if expert is None else str(expert[team])
+    there = ("..." if expert is None else "n/a (busy)"
+             if isinstance(expert, str) else str(expert[team]))
     return (f" {team} penalty {ended.penalty[team]}, best {ended.best[team].penalty}: "
             f"info cost {ended.information_cost[team]}, expert pair's {there}")
 
@@ -119,8 +125,8 @@ def evening_means(deals: Sequence[DealSummary]) -> EveningMeans | None:
     count = waiting = 0
     for done in deals:
         info, theirs = done.information_cost, done.expert_cost
-        if info is None:
-            continue  # an older server's deal
+        if info is None or done.expert_unavailable is not None:
+            continue  # an older server's deal, or one the server was too busy for
         if theirs is None:
             waiting += 1
             continue

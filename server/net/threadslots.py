@@ -125,10 +125,9 @@ def run_behind_moves(no_moves: threading.Event, work: Callable[..., T], *args: A
     move that comes while it runs, so a hint thread runs under this and stops at its next
     Python call while an attended move runs (:attr:`ThreadSlots.no_moves`). A flood of
     hints then slows people's tables by little more than the event loop's own work for it
-    (tests/server/test_hardening_hints.py measures it). Work nobody waits for (the expert
-    pair's play-through of a finished deal, ``deal_summary.py``, which the hub runs) takes
-    no slot: it runs in a thread of its own under this with no limit (``most=math.inf``),
-    so it never delays a move or holds a hint's slot.
+    (tests/server/test_hardening_hints.py measures it). The expert pair's play-through of
+    a finished deal does not run here at all, but in worker processes
+    (:mod:`jackal.server.expert_pool`), so it shares no interpreter lock with the server.
 
     A trace function is the one hook Python offers into another thread's running code;
     ``sys.settrace`` sets it for this thread alone, and it asks for no line events, so it

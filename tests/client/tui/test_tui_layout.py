@@ -304,3 +304,22 @@ def test_the_deal_summary_and_the_evening_fit_the_smallest_screen() -> None:
     apply(state, m.DealStarted(deal=3, dealer=Seat.E, first=Seat.S, hand=list(parse_hand(
         "2C 5H 7D 9C TS JH QS QH QD KC AD 3H 4S"))))
     assert "mean" not in drive(state, lambda _pipe, _app: None, rows=23, columns=66)
+
+
+def test_an_expert_figure_the_server_was_too_busy_for_reads_not_available() -> None:
+    state = seated(status="between_deals", name="Pat")
+    match = Match(5, 10_000)
+    for number in (1, 2):
+        _deal, ended = _played_deal(match)
+        apply(state, ended)
+        if number == 1:
+            apply(state, m.ExpertCost(deal=1, information_cost={Team.NS: 4, Team.EW: 6}))
+    apply(state, m.ExpertCost(deal=2, unavailable="server_busy"))
+    shown = drive(state, lambda _pipe, _app: None, rows=23, columns=66)
+    assert shown.count("expert pair n/a (busy)") == 2  # one a side
+    # h: deal 2 says n/a; the means count deal 1 alone and wait for nothing more.
+    state.show(Overlay.HISTORY)
+    text_ = drive(state, lambda _pipe, _app: None, rows=23, columns=66)
+    assert "  4-6  " in text_ and "  n/a  " in text_
+    assert "Information cost, mean of 1 deal:" in text_
+    assert "to come" not in text_

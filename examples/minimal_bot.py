@@ -60,7 +60,13 @@ def main() -> int:
     parser.add_argument("--seat", choices="NESW", help="seat to take (default: any free)")
     parser.add_argument("--target", type=int, default=300, help="target for a new table")
     parser.add_argument("--invite", help="the seat's invitation code at a private table")
+    parser.add_argument("--invite-fd", type=int,
+                        help="read the invitation code (one line) from this descriptor, "
+                             "as jackal tournament passes it")
     args = parser.parse_args()
+    if args.invite_fd is not None:
+        with open(args.invite_fd, encoding="ascii", closefd=True) as channel:
+            args.invite = channel.readline().strip()
     link = Link(args.host, args.port)
     link.wait_for("welcome")
     link.send(type="hello", name="minimal-bot", client="minimal_bot.py")

@@ -61,7 +61,8 @@ for line in sys.stdin:
 #: A full protocol client that takes its seat, says ready and then never plays.
 HANGING_CLIENT = """\
 import json, socket, sys, time
-host, port, table, seat, invite = sys.argv[1:6]
+host, port, table, seat, invite_fd = sys.argv[1:6]
+invite = open(int(invite_fd)).readline().strip()
 link = socket.create_connection((host, int(port)))
 def send(**message):
     link.sendall((json.dumps(message) + "\\n").encode())
@@ -139,8 +140,8 @@ def test_cmd_entries_get_their_seat_and_a_hanging_one_is_substituted(
     done = run_jackal(
         "tournament",
         "--entry", f"mini=cmd:{PY} {minimal} --host {{host}} --port {{port}} "
-                   "--table {table} --seat {seat} --invite {invite}",
-        "--entry", f"hang=cmd:{PY} {hanging} {{host}} {{port}} {{table}} {{seat}} {{invite}}",
+                   "--table {table} --seat {seat} --invite-fd {invite_fd}",
+        "--entry", f"hang=cmd:{PY} {hanging} {{host}} {{port}} {{table}} {{seat}} {{invite_fd}}",
         "--entry", f"absent=cmd:{PY} -c 'import time; time.sleep(60)'",
         "--boards", "1", "--seed", "3", "--jobs", "4", "--move-seconds", "2",
         # Faults, not bot timing, are under test: no floor under the substitutes' cards.

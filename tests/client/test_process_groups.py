@@ -82,7 +82,7 @@ def test_jackal_tournament_leaves_no_process_of_its_programs(
         "--entry", f"ex=exec:{sys.executable} {spawner} {tag} "
                    f"{ROOT / 'examples' / 'stdin_bot.py'}",
         "--entry", f"cm=cmd:{sys.executable} {spawner} {tag} {minimal} --host {{host}} "
-                   "--port {port} --table {table} --seat {seat} --invite {invite}",
+                   "--port {port} --table {table} --seat {seat} --invite-fd {invite_fd}",
         "--boards", "1", "-q", timeout=170)
     assert done.returncode == 0, done.stderr
     assert _none_left(tag) == [], "a program's background sleep outlived jackal tournament"

@@ -9,7 +9,7 @@ import errno
 import functools
 import os
 import tempfile
-from typing import IO
+from typing import IO, Any
 
 __all__ = ["REFUSED_CALLS", "REFUSED_FCNTL", "filter_file", "seccomp_problem"]
 
@@ -49,7 +49,7 @@ def seccomp_problem() -> str | None:
     return None
 
 
-def _build():  # type: ignore[no-untyped-def]  # pyseccomp has no type hints
+def _build() -> Any:  # pyseccomp's SyscallFilter (it has no type hints)
     import pyseccomp as seccomp  # type: ignore[import-untyped,unused-ignore]
 
     refuse = seccomp.ERRNO(errno.EPERM)

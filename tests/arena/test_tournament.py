@@ -247,7 +247,9 @@ def test_an_exec_entry_opted_in_to_events_hears_each_tables_end(
     assert standings["ev"]["faults"] == standings["py"]["faults"] == 0
     # Both tables (one each way round), two copies each: every copy heard the match end.
     assert done.stderr.count("deal 1: we play none, they play none") == 4
-    assert len(re.findall(r"^match over: we won \d+ of \d+ deals", done.stderr, re.M)) == 4
+    # Each line labelled with its copy's entry, table and seat.
+    assert len(re.findall(r"^\[ev t\d [NESW]\] match over: we won \d+ of \d+ deals",
+                          done.stderr, re.M)) == 4
     for bad in (["--exec-events", "py=loud"], ["--exec-events", "nobody=all"]):
         refused = run_jackal("tournament", "--entry", "py=exec:true", "--entry", "g=greedy",
                              *bad)

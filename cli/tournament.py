@@ -52,7 +52,8 @@ entries (NAME=SPEC; each entry plays both seats of its partnership):
                          invitation code; the command may use
                          {" ".join(PLACEHOLDERS)}
                          (also in JACKAL_HOST, JACKAL_PORT, JACKAL_TABLE, JACKAL_SEAT,
-                         JACKAL_NAME, JACKAL_PASSWORD, JACKAL_INVITE); they are put
+                         JACKAL_NAME, JACKAL_PASSWORD, JACKAL_INVITE_FD: the code is
+                         one line to read from that descriptor); they are put
                          into the words after the command is split, never given to a
                          shell, so do not wrap them in sh -c
 
@@ -89,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write the standings and every table as one JSON object")
     parser.add_argument("--records", type=Path, metavar="DIR",
                         help="the embedded server writes its match records here (one "
-                             "file per table)")
+                             "file per table; the folder is made with mode 0700)")
     parser.add_argument("--jobs", type=int, default=2, metavar="J",
                         help="boards played at once (default 2); the two tables of a board "
                              "and pair always follow each other")
@@ -107,11 +108,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"({', '.join(STRATEGIES)}; default random: a failing entry "
                              "should not score better than it plays)")
     parser.add_argument("--sandbox", choices=("auto", "on", "off"), default="auto",
-                        help="run each copy of an exec: program under bubblewrap (bwrap): "
-                             "no network, its own /tmp, the files read-only, the records "
-                             "hidden; on: refuse to start without it; auto (default): use "
-                             "it where it works, else say so once; off: never. Every copy "
-                             "gets its own empty HOME and TMPDIR either way")
+                        help="run each copy of an exec: program under bubblewrap (bwrap) "
+                             "and a seccomp filter: a user namespace without capabilities, "
+                             "no network, only the files it needs (read-only), its own "
+                             "/tmp and /proc, no file locks; on: refuse to start without "
+                             "it; auto (default): use it where it works, else say once "
+                             "why not; off: never. Every program gets its own empty HOME "
+                             "and TMPDIR and a clean environment either way")
     parser.add_argument("--bot-floor", type=float, default=BOT_FLOOR_SECONDS,
                         metavar="SECONDS",
                         help="the embedded server's floor for a bot's move (jackal serve "
@@ -120,8 +123,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print the results JSON instead of the table")
     parser.add_argument("--program-output", action="store_true",
-                        help="let cmd: programs write to this terminal (default: silenced; "
-                             "exec: programs' stderr always passes through)")
+                        help="show cmd: programs' stdout and stderr here (default: kept "
+                             "only in the --results folder); every line is escaped and "
+                             "labelled with entry, table and seat, as exec: programs' "
+                             "stderr always is")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no progress line per table, warnings only")
 

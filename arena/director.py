@@ -274,7 +274,7 @@ async def _seat_entry(nursery: trio.Nursery, watch: _Watch, seat: Seat, invite: 
                          f"{entry.name} {table} {seat.value}", options.program_output)
     try:
         slot.process = await launch_cmd(entry.spec, values, invite, slot.sandbox.root,
-                                        stderr, options.program_output)
+                                        options.sandbox, stderr, options.program_output)
     except OSError as exc:
         log.warning("table %s seat %s: cannot run %r: %s", table, seat, entry.spec, exc)
         await watch.gone(seat)

@@ -7,6 +7,7 @@ programs of the same user can read in /proc."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 import socket
@@ -36,8 +37,11 @@ def output_pipe(nursery: trio.Nursery, output: ProgramOutput | None, entry: str,
 
 
 async def launch_cmd(command: str, values: Mapping[str, str], invite: str, root: Path,
-                     stderr: int | None, show_stdout: bool) -> trio.Process:
-    """Start a ``cmd:`` program under the launcher (:mod:`jackal.client.reaper`) with
+                     plan: SandboxPlan, stderr: int | None, show_stdout: bool
+                     ) -> trio.Process:
+    """Start a ``cmd:`` program under bubblewrap as ``plan`` says (its own process list,
+    so it sees no other program), else under the launcher
+    (:mod:`jackal.client.reaper`), with
     ``values`` in its ``{placeholders}`` and ``JACKAL_*`` variables, its own HOME and
     TMPDIR under ``root``, and ``invite`` (one line) readable on the descriptor named by
     ``{invite_fd}`` and ``JACKAL_INVITE_FD``: one end of a socket pair, which unlike a pipe
@@ -46,7 +50,7 @@ async def launch_cmd(command: str, values: Mapping[str, str], invite: str, root:
     try:
         fd = theirs.fileno()
         named = {**values, "invite_fd": str(fd)}
-        sandbox = Sandbox(root, SandboxPlan(),
+        sandbox = Sandbox(root, dataclasses.replace(plan, client=True),
                           {f"JACKAL_{key.upper()}": value for key, value in named.items()})
         ours.sendall(invite.encode() + b"\n")
         ours.shutdown(socket.SHUT_WR)

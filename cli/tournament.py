@@ -263,15 +263,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _sandbox(args: argparse.Namespace, entries: list[Entry]) -> SandboxPlan | None:
-    """How exec: programs run; None when ``--sandbox on`` cannot be had."""
-    if args.sandbox == "off" or not any(entry.kind == "exec" for entry in entries):
+    """How programs run (exec: fully sandboxed, cmd: in their own user and process
+    namespaces); None when ``--sandbox on`` cannot be had."""
+    if args.sandbox == "off" or all(entry.kind == "builtin" for entry in entries):
         return SandboxPlan()
     bwrap = find_bwrap()
     if bwrap is None:
         if args.sandbox == "on":
             return None
-        print(escape_text(f"jackal tournament: {sandbox_problem()}; so exec: programs "
-                          "run with only their own empty HOME and TMPDIR and a clean "
+        print(escape_text(f"jackal tournament: {sandbox_problem()}; so programs run "
+                          "with only their own empty HOME and TMPDIR and a clean "
                           "environment: they can reach the network, any file you can "
                           "and each other (file locks, /proc); --sandbox off silences "
                           "this"), file=sys.stderr)

@@ -116,6 +116,30 @@ def _bwrap_prefix(bwrap: str, hide: Sequence[Path] = (), argv: Sequence[str] = (
     return [*prefix, "--"]
 
 
+def _client_prefix(bwrap: str, hide: Sequence[Path], argv: Sequence[str]) -> list[str]:
+    """The bwrap command line for a ``cmd:`` client, which needs the network: a user
+    namespace without capabilities and its own process list (so no other program's
+    ``/proc`` entries, arguments or memory), the files read-only, a private ``/tmp``."""
+    prefix = [bwrap, "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid",
+              "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL",
+              "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for name in _PROC_HIDDEN:
+        if os.path.exists(f"/proc/{name}"):
+            prefix += ["--ro-bind", "/dev/null", f"/proc/{name}"]
+    prefix += ["--tmpfs", "/tmp", "--dir", "/tmp/home", "--dir", "/tmp/tmp"]
+    cwd = Path.cwd()
+    if cwd.is_relative_to("/tmp"):
+        prefix += ["--dir", str(cwd)]
+    # The private /tmp would hide a program kept there, and a Python run from there.
+    for path in _allowed_paths(argv):
+        if path.is_relative_to("/tmp"):
+            prefix += ["--ro-bind", str(path), str(path)]
+    for path in hide:
+        if path.is_dir():
+            prefix += ["--tmpfs", str(path)]
+    return [*prefix, "--chdir", str(cwd), "--"]
+
+
 @functools.cache
 def _own_environment() -> tuple[Path, ...]:
     """The folders this Python and the jackal package are read from."""
@@ -190,6 +214,9 @@ class SandboxPlan:
 
     bwrap: str | None = None
     hide: tuple[Path, ...] = ()
+    #: For ``cmd:`` clients: the network stays, the files stay readable, and no seccomp
+    #: filter (copies that share the network need no lock to talk).
+    client: bool = False
 
     def new(self) -> Sandbox:
         """A fresh sandbox for one copy of a program (its folder exists from now on)."""
@@ -222,6 +249,8 @@ class Sandbox:
         passed to the start and :meth:`started` called after it."""
         if self.plan.bwrap is None:
             return launcher_argv(argv)
+        if self.plan.client:
+            return [*_client_prefix(self.plan.bwrap, self.plan.hide, argv), *argv]
         self.started()
         self._bpf = filter_file()
         return [*_bwrap_prefix(self.plan.bwrap, self.plan.hide, argv, self._bpf.fileno()),

@@ -8,9 +8,9 @@ the substitute play every move a program does not (docs/BOTS.md says what counts
 from __future__ import annotations
 
 import logging
+import os
 import re
 import secrets
-import subprocess
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +26,7 @@ from ..client.exec_host import (
     MOVE_SECONDS,
     START_SECONDS,
     ExecProgram,
-    kill_group,
+    end_tree,
     play_exec_match,
 )
 from ..client.mirror import TableMirror
@@ -47,7 +47,9 @@ from ..protocol.messages import (
     Turn,
 )
 from ..protocol.requests import AddBot, CreateTable, Hello, Spectate
-from .tournament import Entry, TableJob, TableResult, command_argv
+from .launch import launch_cmd, output_pipe, stop_launched
+from .program_output import ProgramOutput
+from .tournament import Entry, TableJob, TableResult
 
 __all__ = ["TableFailed", "TableOptions", "play_table", "play_tables", "safe_server_value"]
 
@@ -96,6 +98,9 @@ class TableOptions:
     program_output: bool = False
     #: How each copy of a program is sandboxed (a fresh sandbox per copy and table).
     sandbox: SandboxPlan = field(default_factory=SandboxPlan)
+    #: Where the programs' stderr lines go (escaped, labelled, kept per entry); None:
+    #: exec: programs write to ours as they are (jackal bot's way).
+    output: ProgramOutput | None = None
 
 
 def card_spec(entry: Entry) -> str | ConventionCard:
@@ -259,26 +264,27 @@ async def _seat_entry(nursery: trio.Nursery, watch: _Watch, seat: Seat, invite: 
         return
     slot.sandbox = options.sandbox.new()
     if entry.kind == "exec":
-        nursery.start_soon(_host_exec, watch, seat, invite, slot.sandbox, exec_faults)
+        nursery.start_soon(_host_exec, watch, seat, invite, slot.sandbox, exec_faults,
+                           output_pipe(nursery, options.output, entry.name,
+                                       f"{entry.name} {table} {seat.value}", True))
         return
     values = {"host": options.host, "port": str(options.port), "table": table,
-              "seat": seat.value, "name": entry.name, "password": options.password or "",
-              "invite": invite}
-    # A cmd: client needs the network, so it gets only its own HOME and TMPDIR.
-    sandbox = Sandbox(slot.sandbox.root, SandboxPlan(),
-                      {f"JACKAL_{key.upper()}": value for key, value in values.items()})
-    output = None if options.program_output else subprocess.DEVNULL
+              "seat": seat.value, "name": entry.name, "password": options.password or ""}
+    stderr = output_pipe(nursery, options.output, entry.name,
+                         f"{entry.name} {table} {seat.value}", options.program_output)
     try:
-        slot.process = await trio.lowlevel.open_process(
-            command_argv(entry.spec, values), env=sandbox.env(), stdin=subprocess.DEVNULL,
-            stdout=output, stderr=output, start_new_session=True)
+        slot.process = await launch_cmd(entry.spec, values, invite, slot.sandbox.root,
+                                        options.sandbox, stderr, options.program_output)
     except OSError as exc:
         log.warning("table %s seat %s: cannot run %r: %s", table, seat, entry.spec, exc)
         await watch.gone(seat)
+    finally:
+        if stderr is not None:
+            os.close(stderr)
 
 
 async def _host_exec(watch: _Watch, seat: Seat, invite: str, sandbox: Sandbox,
-                     exec_faults: dict[Seat, Counter[str]]) -> None:
+                     exec_faults: dict[Seat, Counter[str]], stderr: int | None) -> None:
     """One seat of an ``exec:`` entry, as ``jackal bot --exec`` plays it
     (:func:`jackal.client.exec_host.play_exec_match`): one copy of the program per seat,
     in a sandbox of its own (:mod:`jackal.client.sandbox`), but with the tournament's
@@ -288,6 +294,17 @@ async def _host_exec(watch: _Watch, seat: Seat, invite: str, sandbox: Sandbox,
     # Named in its log lines: many copies of many programs log side by side here.
     program = ExecProgram(entry.spec, startup_seconds=options.start_seconds, sandbox=sandbox,
                           where=f"table {table} seat {seat.value} ({entry.name}): ")
+    program.stderr = stderr
+    try:
+        await _play_hosted(watch, seat, invite, program, exec_faults)
+    finally:
+        if stderr is not None:
+            os.close(stderr)
+
+
+async def _play_hosted(watch: _Watch, seat: Seat, invite: str, program: ExecProgram,
+                       exec_faults: dict[Seat, Counter[str]]) -> None:
+    options, table, entry = watch.options, watch.table, watch.seats[seat].entry
     try:
         await program.start()
     except OSError as exc:
@@ -321,8 +338,7 @@ async def _stop_processes(seats: Mapping[Seat, _Seat]) -> None:
                 await slot.process.wait()
     for slot in seats.values():
         if slot.process is not None:
-            kill_group(slot.process)
-            await slot.process.wait()
+            await end_tree(slot.process, launched=True)
         if slot.sandbox is not None:
             slot.sandbox.remove()
 
@@ -451,8 +467,8 @@ class _Watch:
                         self.options.move_seconds)
             self.move_deadline = self._watched = None
             slot.cause = "timeout"
-            if slot.process is not None and slot.process.returncode is None:
-                kill_group(slot.process)
+            if slot.process is not None:
+                stop_launched(slot.process)
         if self.start_deadline is not None and now >= self.start_deadline:
             self.start_deadline = None
             for seat, slot in self.seats.items():
@@ -465,7 +481,7 @@ class _Watch:
                             self.options.seat_seconds)
                 slot.cause = "no_show"
                 if slot.process is not None and slot.process.returncode is None:
-                    kill_group(slot.process)  # when its hold ends, player_left seats one
+                    stop_launched(slot.process)  # when its hold ends, player_left seats one
                 if info.kind == "empty":
                     await self._sit_in(seat, "no_show")
 

@@ -187,6 +187,8 @@ class TournamentSettings(_Report):
     server: str | None
     records: str | None
     elapsed_s: float
+    #: Each program entry's stderr file (escaped, labelled lines), beside the results.
+    program_logs: dict[str, str] = {}
 
 
 class TournamentReport(_Report):

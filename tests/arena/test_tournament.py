@@ -61,7 +61,8 @@ for line in sys.stdin:
 #: A full protocol client that takes its seat, says ready and then never plays.
 HANGING_CLIENT = """\
 import json, socket, sys, time
-host, port, table, seat, invite = sys.argv[1:6]
+host, port, table, seat, invite_fd = sys.argv[1:6]
+invite = open(int(invite_fd)).readline().strip()
 link = socket.create_connection((host, int(port)))
 def send(**message):
     link.sendall((json.dumps(message) + "\\n").encode())
@@ -139,8 +140,8 @@ def test_cmd_entries_get_their_seat_and_a_hanging_one_is_substituted(
     done = run_jackal(
         "tournament",
         "--entry", f"mini=cmd:{PY} {minimal} --host {{host}} --port {{port}} "
-                   "--table {table} --seat {seat} --invite {invite}",
-        "--entry", f"hang=cmd:{PY} {hanging} {{host}} {{port}} {{table}} {{seat}} {{invite}}",
+                   "--table {table} --seat {seat} --invite-fd {invite_fd}",
+        "--entry", f"hang=cmd:{PY} {hanging} {{host}} {{port}} {{table}} {{seat}} {{invite_fd}}",
         "--entry", f"absent=cmd:{PY} -c 'import time; time.sleep(60)'",
         "--boards", "1", "--seed", "3", "--jobs", "4", "--move-seconds", "2",
         # Faults, not bot timing, are under test: no floor under the substitutes' cards.
@@ -246,7 +247,9 @@ def test_an_exec_entry_opted_in_to_events_hears_each_tables_end(
     assert standings["ev"]["faults"] == standings["py"]["faults"] == 0
     # Both tables (one each way round), two copies each: every copy heard the match end.
     assert done.stderr.count("deal 1: we play none, they play none") == 4
-    assert len(re.findall(r"^match over: we won \d+ of \d+ deals", done.stderr, re.M)) == 4
+    # Each line labelled with its copy's entry, table and seat.
+    assert len(re.findall(r"^\[ev t\d [NESW]\] match over: we won \d+ of \d+ deals",
+                          done.stderr, re.M)) == 4
     for bad in (["--exec-events", "py=loud"], ["--exec-events", "nobody=all"]):
         refused = run_jackal("tournament", "--entry", "py=exec:true", "--entry", "g=greedy",
                              *bad)

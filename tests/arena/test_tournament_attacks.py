@@ -179,7 +179,7 @@ def test_a_cmd_entry_cannot_take_other_tables_seats(
     done = run_jackal(
         "tournament", "--entry",
         f"thief=cmd:{PY} -I -S {thief} --host {{host}} --port {{port}} --table {{table}} "
-        "--seat {seat} --invite {invite}",
+        "--seat {seat} --invite-fd {invite_fd}",
         "--entry", "r=random", "--entry", "g=greedy", "--boards", "1", "--jobs", "3",
         "--move-seconds", "3", "--seat-seconds", "8", "--program-output",
         "--bot-floor", "0",  # the seats and the watching, not bot timing

@@ -29,6 +29,15 @@ os.execv(sys.executable, [sys.executable, *sys.argv[2:]])
 """
 
 
+#: Starts a process in a session of its own (setsid, as a daemon would) that sleeps
+#: TAG seconds, then becomes the command in the rest of its arguments.
+SETSID_SPAWNER = """\
+import os, subprocess, sys
+subprocess.Popen(["sleep", sys.argv[1]], stdin=subprocess.DEVNULL, start_new_session=True)
+os.execv(sys.executable, [sys.executable, *sys.argv[2:]])
+"""
+
+
 def _tag() -> str:
     """A sleep length nobody else uses, to find our sleeps among all processes."""
     return f"97.{secrets.randbelow(10**6):06d}"
@@ -82,7 +91,7 @@ def test_jackal_tournament_leaves_no_process_of_its_programs(
         "--entry", f"ex=exec:{sys.executable} {spawner} {tag} "
                    f"{ROOT / 'examples' / 'stdin_bot.py'}",
         "--entry", f"cm=cmd:{sys.executable} {spawner} {tag} {minimal} --host {{host}} "
-                   "--port {port} --table {table} --seat {seat} --invite {invite}",
+                   "--port {port} --table {table} --seat {seat} --invite-fd {invite_fd}",
         "--boards", "1", "-q", timeout=170)
     assert done.returncode == 0, done.stderr
     assert _none_left(tag) == [], "a program's background sleep outlived jackal tournament"
@@ -114,3 +123,21 @@ async def test_a_signal_to_jackal_bot_ends_its_program_too(server_port: int, tmp
     said = await bot.stderr.receive_some(1 << 16)
     assert signal.Signals(signum).name.encode() in said
     assert _none_left(tag) == [], "the program outlived jackal bot"
+
+
+def test_a_setsid_child_does_not_outlive_the_tournament(
+        tmp_path: Path, run_jackal: RunJackal) -> None:
+    """Without bubblewrap, a process that left the program's group and session (setsid)
+    still ends with the table: the launcher is its subreaper."""
+    spawner = tmp_path / "spawner.py"
+    spawner.write_text(SETSID_SPAWNER)
+    tag = _tag()
+    minimal = ROOT / "examples" / "minimal_bot.py"
+    done = run_jackal(
+        "tournament", "--sandbox", "off",
+        "--entry", f"ex=exec:{sys.executable} {spawner} {tag} {ROOT / 'examples' / 'stdin_bot.py'}",
+        "--entry", f"cm=cmd:{sys.executable} {spawner} {tag} {minimal} --host {{host}} "
+                   "--port {port} --table {table} --seat {seat} --invite-fd {invite_fd}",
+        "--boards", "1", "--bot-floor", "0", "-q", timeout=170)
+    assert done.returncode == 0, done.stderr
+    assert _none_left(tag) == [], "a setsid child outlived jackal tournament"

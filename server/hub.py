@@ -389,7 +389,7 @@ class Hub:
         see the change at the table anyway (seat changes mid-deal are the table's rules)."""
         if self.config.lobby_closed_in_deals:
             check_lobby_open((table for table in self.lobby.tables.values()
-                              if table is not at), host_of(session.address), what)
+                              if table is not at), address_group(session.address), what)
 
     def _join(self, session: Session, msg: Join) -> None:
         at = self.lobby.get(msg.table)
@@ -483,7 +483,7 @@ class Hub:
 
 def _peer_host(peer: Peer) -> str | None:
     """The address group of a connection (None for what is not one)."""
-    return host_of(peer.address) if isinstance(peer, Session) else None
+    return address_group(peer.address) if isinstance(peer, Session) else None
 
 
 def _clock(asked: float | None, default: float | None, least: float) -> float | None:

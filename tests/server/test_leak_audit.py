@@ -143,7 +143,8 @@ def check_partner_channel(seed: int, streams: list[Stream], typed: Typed,
         for line in lines:
             if MARK not in line:  # every marker holds it, so no marker is in this line
                 continue
-            leaked = [mark for mark in forbidden if mark in line]
+            during = _without_review(line)
+            leaked = [mark for mark in forbidden if mark in during]
             if leaked:
                 audit.partner_leaks.append(f"seed {seed}: {seat or 'spectator'} got "
                                            f"{leaked[0]!r} in {line[:300]!r}")
@@ -151,6 +152,18 @@ def check_partner_channel(seed: int, streams: list[Stream], typed: Typed,
         if seat is not None:
             audit.partner_leaks += [f"seed {seed}: {breach}"
                                     for breach in seat_timed_events(lines, seat.value)]
+
+
+def _without_review(line: bytes) -> bytes:
+    """``line`` less a finished deal's questions and answers (``deal_ended.questions``,
+    also inside a snapshot's ``last_deal``): everyone at the table reads them once the deal
+    is over, as its review, when they can tell nobody anything about a hand in play."""
+    msg = msgspec.json.decode(line)
+    ended = msg if msg["type"] == "deal_ended" else msg.get("last_deal")
+    if not isinstance(ended, dict) or "questions" not in ended:
+        return line
+    del ended["questions"]
+    return msgspec.json.encode(msg)
 
 
 def check_match(seed: int, streams: list[Stream], audit: Audit, typed: Typed) -> None:

@@ -498,11 +498,11 @@ async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
     check_partner_channel(seed, [(seat, south if seat is Seat.S else lines)
                                  for seat, lines in streams], typed, caught)
     assert len(caught.partner_leaks) == 1 and "S got" in caught.partner_leaks[0]
-    # And the timing check: N's drop told to S in the middle of a turn that is not N's.
-    played = next(i for i, line in enumerate(by_seat[Seat.S]) if b'"played"' in line
-                  and b'"seat":"N"' not in line)
+    # And the timing check: N's drop told to S in the middle of S's own turn.
+    turn = next(i for i, line in enumerate(by_seat[Seat.S])
+                if line.startswith(b'{"type":"turn","seat":"S"'))
     south = list(by_seat[Seat.S])
-    south.insert(played + 1, b'{"type":"player_gone","seat":"N","seconds":120.0}')
+    south.insert(turn + 1, b'{"type":"player_gone","seat":"N","seconds":120.0}')
     caught = Audit()
     check_partner_channel(seed, [(seat, south if seat is Seat.S else lines)
                                  for seat, lines in streams], typed, caught)

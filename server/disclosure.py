@@ -16,7 +16,7 @@ from ..game.deal import Deal
 from ..game.errors import MalformedInput
 from ..game.explain import explain_play
 from ..game.match import Match
-from ..game.seats import Seat, Team
+from ..game.seats import SEATS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
     AnsweredInfo,
@@ -237,6 +237,10 @@ class Disclosure:
         recipient for ``table_state``)."""
         return tuple(OpenQuestion(question=qid, seat=q.target, asker=q.asker, index=q.index,
                                   text=q.text) for qid, q in self.questions.items())
+
+    def questions_left(self) -> dict[Seat, int]:
+        """The questions each seat may still ask this deal."""
+        return {seat: MAX_QUESTIONS - self.asked.get(seat, 0) for seat in SEATS}
 
     def waiting(self, seat: Seat) -> bool:
         """``seat`` waits for an answer to a question it asked a person."""

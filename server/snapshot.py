@@ -74,6 +74,8 @@ def table_snapshot(table: SnapshotTable, full: bool = True) -> views.TableSnapsh
                                                   information, summaries.expert),
         last_ended=last_ended, next_deal_in=_next_deal_in(table),
         questions=table.disclosure.open_questions(),
+        asked=tuple(table.disclosure.asked_log.values()),
+        questions_left=table.disclosure.questions_left(),
         clock_stopped=table.clock.stopped is not None)
 
 

@@ -268,6 +268,11 @@ class TableState(_Reply, tag="table_state"):
     next_deal_in: float | None = None
     #: Open questions this recipient may know of (see ``OpenQuestion``); spectators none.
     questions: list[OpenQuestion] | None = None
+    #: During a deal: this deal's answered questions the recipient asked or was asked
+    #: (never its partner's), so a client restarted mid-deal shows them again.
+    answered: list[AnsweredInfo] | None = None
+    #: During a deal: questions the recipient may still ask in it (seated only).
+    questions_left: int | None = None
     #: The clock of the seat to play is stopped: it waits for an answer to its own
     #: question (``turn_left`` is what it will have when the clock runs again).
     clock_stopped: bool | None = None
@@ -358,7 +363,7 @@ class BestKeepInfo(msgspec.Struct):
     penalty: int
 
 
-class AnsweredInfo(msgspec.Struct):
+class AnsweredInfo(msgspec.Struct, omit_defaults=True):
     """One question of a finished deal, told to everyone at the table in ``deal_ended``:
     during the deal only the asker and the asked seat knew of it."""
 

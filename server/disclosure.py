@@ -6,6 +6,7 @@ plays, and a bot's answer is its card's explanation, never its hand (docs/PROTOC
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -16,7 +17,7 @@ from ..game.deal import Deal
 from ..game.errors import MalformedInput
 from ..game.explain import explain_play
 from ..game.match import Match
-from ..game.seats import Seat, Team
+from ..game.seats import SEATS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
     AnsweredInfo,
@@ -237,6 +238,28 @@ class Disclosure:
         recipient for ``table_state``)."""
         return tuple(OpenQuestion(question=qid, seat=q.target, asker=q.asker, index=q.index,
                                   text=q.text) for qid, q in self.questions.items())
+
+    def restore(self, asked: Iterable[QuestionEvent], answers: Mapping[str, AnswerEvent],
+                last_number: int) -> None:
+        """After a restart, the deal in play's questions as its record has them: the
+        answered ones (for the snapshot and the deal's end), those still open (to answer
+        now) and each seat's count; new ids go on after ``last_number``."""
+        for event in asked:
+            answer = answers.get(event.question)
+            text = event.text if event.text is not None else "(text not kept)"
+            self.asked[event.asker] = self.asked.get(event.asker, 0) + 1
+            self.asked_log[event.question] = AnsweredInfo(
+                question=event.question, asker=event.asker, seat=event.seat, text=text,
+                index=event.index, answer=None if answer is None else
+                answer.text if answer.text is not None else "(text not kept)")
+            if answer is None:
+                self.questions[event.question] = PendingQuestion(
+                    asker=event.asker, target=event.seat, text=text, index=event.index)
+        self._question_ids = itertools.count(last_number + 1)
+
+    def questions_left(self) -> dict[Seat, int]:
+        """The questions each seat may still ask this deal."""
+        return {seat: MAX_QUESTIONS - self.asked.get(seat, 0) for seat in SEATS}
 
     def waiting(self, seat: Seat) -> bool:
         """``seat`` waits for an answer to a question it asked a person."""

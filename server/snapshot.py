@@ -75,6 +75,8 @@ def table_snapshot(table: SnapshotTable, full: bool = True) -> views.TableSnapsh
                                                   summaries.unavailable),
         last_ended=last_ended, next_deal_in=_next_deal_in(table),
         questions=table.disclosure.open_questions(),
+        asked=tuple(table.disclosure.asked_log.values()),
+        questions_left=table.disclosure.questions_left(),
         clock_stopped=table.clock.stopped is not None)
 
 

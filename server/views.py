@@ -111,6 +111,10 @@ class TableSnapshot:
     questions: tuple[OpenQuestion, ...] = ()
     #: The clock of the seat to play waits for an answer to its question.
     clock_stopped: bool = False
+    #: This deal's questions, answered or not, with their text (cut per recipient).
+    asked: tuple[AnsweredInfo, ...] = ()
+    #: Questions each seat may still ask this deal.
+    questions_left: Mapping[Seat, int] | None = None
 
 
 def questions_for(questions: tuple[OpenQuestion, ...], you: Seat | None
@@ -182,6 +186,10 @@ def table_state(snap: TableSnapshot, you: Seat | None, *,
         last_deal=snap.last_ended,
         next_deal_in=snap.next_deal_in,
         questions=questions_for(snap.questions, you) or None,
+        answered=[q for q in snap.asked if q.answer is not None and you in (q.asker, q.seat)]
+        or None if you is not None and facts.live else None,
+        questions_left=snap.questions_left.get(you) if snap.questions_left is not None
+        and you is not None and facts.live else None,
         clock_stopped=snap.clock_stopped or None,
     )
 

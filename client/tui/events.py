@@ -166,6 +166,19 @@ def _apply_snapshot(state: TuiState, snapshot: m.TableState) -> None:
                 state.add_log(f"{q.asker} asks you{about}: {q.text}  (r to reply)",
                              "answer")
                 state.say(f"{q.asker} asks you a question: press r to reply.")
+    if announce and you is not None:
+        # Back mid-deal (a restarted client): this deal's answers, as they came.
+        for qa in snapshot.answered or ():
+            about = f" about {'your' if qa.seat is you else 'their'} {ordinal(qa.index)} " \
+                    f"card" if qa.index else ""
+            if qa.asker is you:
+                state.add_log(f"You asked {qa.seat}{about}: {qa.text} - {qa.answer}", "answer")
+            else:
+                state.add_log(f"{qa.asker} asked you{about}: {qa.text} - you said: "
+                              f"{qa.answer}")
+        if snapshot.questions_left is not None:
+            state.add_log(f"You may ask {snapshot.questions_left} more question(s) this "
+                          f"deal.")
     if announce:
         where = standing(state)
         state.add_log((f"You took your seat back at {you}: {where}." if you is not None

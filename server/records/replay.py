@@ -20,6 +20,7 @@ from ...game.scoring import DealResult
 from ...game.seats import SEATS, TEAMS, Seat, Team
 from ...protocol.messages import ChatLine
 from .events import (
+    AnswerEvent,
     ChatEvent,
     Closed,
     ConventionsEvent,
@@ -29,6 +30,7 @@ from .events import (
     MatchEnd,
     MatchStart,
     PlayEvent,
+    QuestionEvent,
     RecordError,
     RecordEvent,
     RematchEvent,
@@ -77,6 +79,12 @@ class MatchReplay:
     chat: list[ChatLine] = field(default_factory=list)
     #: The current match's expert-pair figures (``expert`` lines), by deal number.
     expert: dict[int, dict[Team, int]] = field(default_factory=dict)
+    #: The deal in play's questions and their answers (by question id), so a restart
+    #: keeps what was asked, what is still open and how many each seat has asked.
+    questions: list[QuestionEvent] = field(default_factory=list)
+    answers: dict[str, AnswerEvent] = field(default_factory=dict)
+    #: The highest question number (``q<n>``) of the table so far: ids go on from it.
+    question_number: int = 0
 
     @classmethod
     def begin(cls, header: TableEvent) -> MatchReplay:
@@ -144,7 +152,17 @@ class MatchReplay:
             case ChatEvent():
                 self.chat.append(ChatLine(channel=event.channel, name=event.name,
                                           text=event.text, seat=event.seat))
+            case QuestionEvent(question=qid):
+                self.questions.append(event)
+                self._number(qid)
+            case AnswerEvent(question=qid):
+                self.answers[qid] = event
         return step
+
+    def _number(self, qid: str) -> None:
+        """Note question id ``qid``'s number (``q7``: 7), so new ones go on after it."""
+        if qid.startswith("q") and qid[1:].isdigit():
+            self.question_number = max(self.question_number, int(qid[1:]))
 
     def _deal(self, event: DealEvent) -> None:
         if not self.started or self.finished:
@@ -157,6 +175,7 @@ class MatchReplay:
             raise RecordError(f"deal {event.number}: {exc}") from None
         if deal.seed != event.seed or deal.dealer is not event.dealer:
             raise RecordError(f"deal {event.number} does not match the match seed")
+        self.questions, self.answers = [], {}  # each deal asks anew
 
     def _play(self, event: PlayEvent) -> None:
         deal = self.match.deal

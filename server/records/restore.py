@@ -91,6 +91,14 @@ def _resumed(table_id: str, state: MatchReplay, now: float, hold_seconds: float,
         table.status = "between_deals"
         table.between_deadline = now + table.options.between_deals_seconds
     table.chat.restore(state.chat)
+    if table.status == "playing":
+        table.disclosure.restore(state.questions, state.answers, state.question_number)
+        deal = match.deal
+        if deal is not None and deal.turn is not None:
+            # The seat to play still waits for an answer: its clock stays stopped.
+            table.clock.stop_for_question(table, deal.turn)
+    else:
+        table.disclosure.restore([], {}, state.question_number)
     table.summaries.expert.update(state.expert)
     return table
 

@@ -75,18 +75,24 @@ def test_the_substitute_of_a_player_who_is_away_is_shown_and_gives_the_seat_back
     deliver_all(table.disconnect(peers[away], now=1.0))
     deliver_all(table.tick(6.0))
     assert table.bot_turn() is away
-    # Everyone sees who plays the seat now (and a substitute has no clock).
-    info = {i.seat: i for i in views.table_state(table_snapshot(table), None).seats}
-    assert info[away].substitute == "expert" and info[away].kind == "human"
+    # A substitute has no clock; everyone sees who plays the seat once its turn ends
+    # (a seat's presence is told at its turn boundaries, times it does not choose).
     assert table.clock.deadline is None
     deliver_all(table.bot_play(away, min(table.bot_view(away).hand), 7.0))
+    info = {i.seat: i for i in views.table_state(table_snapshot(table), None).seats}
+    assert info[away].substitute == "expert" and info[away].kind == "human"
     assert records[-1].by == "substitute"
     assert [m for m in peers[away.partner].got if isinstance(m, Played)][-1].by == \
         "substitute"
-    # The player comes back: the seat is theirs again, nobody substitutes.
+    # The player comes back: the seat is theirs again, nobody substitutes; the others
+    # are told when its turn comes.
     deliver_all(table.reclaim(peers[away], away, now=8.0))
+    assert views.table_state(table_snapshot(table), away).seats[
+        SEATS.index(away)].substitute is None
+    while _turn_seat(table) is not away:
+        _play_lowest(table, peers, 9.0)
     info = {i.seat: i for i in views.table_state(table_snapshot(table), None).seats}
-    assert info[away].substitute is None
+    assert info[away].substitute is None and info[away].connected
 
 
 def test_cards_are_explained_under_the_card_they_were_played_under() -> None:
@@ -143,9 +149,11 @@ def test_an_answer_during_a_pause_lets_the_clock_run_on_after_the_pause() -> Non
     # The mover asks for a pause, everyone else agrees.
     for seat in (first, *(seat for seat in SEATS if seat is not first)):
         deliver_all(table.pause(peers[seat], now=3.0))
+    deliver_all(table.tick(4.0))  # the votes take effect at the next whole 2 s
     assert table.pausing.paused and table.next_deadline() is None
     deliver_all(table.tick(1000.0))  # a long break: nothing runs out
     deliver_all(table.answer(peers[first.next], qid, "because", now=1001.0))
     assert table.clock.deadline is None and table.clock.turn_left(table) == limit - 2
     deliver_all(table.end_pause(peers[first], now=1002.0))
-    assert table.clock.deadline == 1002.0 + limit - 2
+    deliver_all(table.tick(1004.0))
+    assert table.clock.deadline == 1004.0 + limit - 2

@@ -20,6 +20,7 @@ from jackal.protocol.codec import encode
 from jackal.protocol.errors import ProtocolError
 from jackal.protocol.messages import ServerMessage
 from jackal.server import views
+from jackal.server.pause import GRID_SECONDS
 from jackal.server.snapshot import table_snapshot
 from jackal.server.table import Table
 from jackal.server.table_options import TableOptions
@@ -153,10 +154,14 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
                 out = table.chat.say(table, peer, peer.name, "hello", rid)
                 # A seat never talks during a deal (partners talk only through cards).
                 assert table.seating.seat_of(peer) is None or table.status != "playing"
-            elif action == "pause":
-                out = table.pause(peer, now, rid)
-            elif action == "resume":
-                out = table.end_pause(peer, now, rid)
+            elif action in ("pause", "resume"):
+                vote = table.pause if action == "pause" else table.end_pause
+                out = vote(peer, now, rid)
+                # A vote takes effect (and is answered) at the next grid time: go there.
+                due = table.pausing.due_at
+                assert due is not None and now < due <= now + GRID_SECONDS
+                now = due
+                out += table.tick(now)
             elif action == "tick":
                 now += 10.0
                 out = table.tick(now)

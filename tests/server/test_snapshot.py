@@ -189,3 +189,32 @@ async def test_a_server_killed_mid_turn_runs_the_clock_again_and_the_substitute_
     finally:
         server.stop()
 
+
+
+async def test_this_deals_answers_reach_a_restarted_client_and_not_its_partner() -> None:
+    """Issue 32 item 6: a client restarted mid-deal gets the answers to its questions
+    (and the questions it answered) back in the snapshot, with how many it may still
+    ask; its partner's snapshot holds none of it."""
+    async with running_server(ServerConfig(**QUIET)) as port:
+        people, _watcher, _table = await _four(port, seed=5)
+        first = (await people["N"].wait_type("turn"))["seat"]
+        asked_seat = SEATS[(SEATS.index(first) + 1) % 4]
+        partner_seat = SEATS[(SEATS.index(first) + 2) % 4]
+        asker = people[first]
+        qid = (await asker.request(type="ask", seat=asked_seat, text="why?"))["question"]
+        await people[asked_seat].wait_type("question")
+        reply = await people[asked_seat].request(type="answer", question=qid, text="because")
+        assert reply["type"] == "ok", reply
+        await asker.wait_type("answer")
+        await asker.aclose()
+        back = await RawClient.connect(port, "back")
+        await back.request(type="hello", name="back", token=asker.token)
+        state = await back.wait_type("table_state")
+        assert state["answered"] == [{"question": qid, "asker": first, "seat": asked_seat,
+                                      "text": "why?", "answer": "because"}]
+        assert state["questions_left"] == 2
+        answered = (await people[asked_seat].request(type="sync"))["answered"]
+        assert [q["answer"] for q in answered] == ["because"]
+        partner = await people[partner_seat].request(type="sync")
+        assert "answered" not in partner and "because" not in str(partner)
+        assert partner["questions_left"] == 3

@@ -502,3 +502,25 @@ def test_the_deal_end_shows_the_questions_partner_asked_during_it() -> None:
     assert any("asked E" in line and "2nd card" in line and "what is it?" in line
                and "a pair of 9s" in line for line in lines), lines
     assert not any("mine" in line for line in lines)  # our own: seen as it came
+
+
+def test_a_restarted_client_shows_this_deals_answers_again() -> None:
+    """Issue 32 item 6: the snapshot carries this deal's answered questions (those we
+    asked or were asked) and how many we may still ask; a seat taken back shows them."""
+    state = seated()
+    state.taking_back = True
+    ours = m.AnsweredInfo(question="q1", asker=Seat.S, seat=Seat.W, text="why the 9?",
+                          index=1, answer="no pair")
+    theirs = m.AnsweredInfo(question="q2", asker=Seat.E, seat=Seat.S, text="and you?",
+                            answer="nothing")
+    snapshot = m.TableState(
+        table="t1", name="test", target=300, status="playing", seats=[], conventions={},
+        scores={Team.NS: 0, Team.EW: 0}, deal=1, dealer=Seat.N, first=Seat.E, turn=Seat.E,
+        rows={}, you=Seat.S, hand=parse_hand(HAND), answered=[ours, theirs],
+        questions_left=2)
+    state.log.clear()
+    apply(state, snapshot)
+    lines = [line.text for line in state.log]
+    assert "You asked W about their 1st card: why the 9? - no pair" in lines
+    assert "E asked you: and you? - you said: nothing" in lines
+    assert "You may ask 2 more question(s) this deal." in lines

@@ -112,12 +112,12 @@ async def test_a_busy_server_says_the_figure_is_unavailable(
         async with running_server(config) as port:
             _lobby, human, _table = await alone_with_bots(port, "N", "pat", seed=3,
                                                           target=1000)
-            ended = 0
+            ended: list[int] = []
 
             def second_ended(msg: dict[str, Any]) -> bool:
-                nonlocal ended
-                ended += msg["type"] == "deal_ended"
-                return ended == 2
+                if msg["type"] == "deal_ended":
+                    ended.append(msg["deal"])
+                return len(ended) == 2
 
             await play_out(human, second_ended)
             busy = await human.wait_type("expert_cost", timeout=30)

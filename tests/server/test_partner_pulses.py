@@ -8,15 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-import pytest
 import trio
 import trio.testing
 from jackal.server.config import ServerConfig
 from support.client import Msg, RawClient, greeted, open_table, seat_four, sit, start_deal
 from support.leaks import decoded_bits
-from support.server import QUIET, make_bot_clock, running_server
-
-bot_clock = pytest.fixture(make_bot_clock)
+from support.server import QUIET, running_server
 
 #: What S can send per deal: that many pulses (0 to 3, within every cap).
 SYMBOLS = (0, 1, 2, 3)

@@ -94,6 +94,8 @@ class Prompt:
     text: str = ""
     max_len: int = 200
     hint: str = ""
+    #: Checks the text as it is typed: what is wrong with it, or "" (shown as ``hint``).
+    check: Callable[[str], str] | None = None
 
 
 @dataclass
@@ -315,6 +317,9 @@ class TuiState:
         self.awaiting_play = None
         self.say(f"Server: {message} [{code}]", "error")
         self.add_log(f"Server refused: {message} [{code}]", "error")
+        if self.prompt is None:
+            # A refused new table: its dialog again, every answer kept.
+            self.lobby.create_refused(message)
 
     def set_status(self, status: str, detail: str = "", retry_in: float | None = None) -> None:
         """Connection status from the network task (connected / reconnecting / lost);
@@ -350,9 +355,12 @@ class TuiState:
         self.wake()
 
     def open_prompt(self, label: str, on_submit: Callable[[str], str | None], *,
-                    max_len: int = 200) -> None:
-        """Open a one-line text entry; ``on_submit`` gets the text (see :class:`Prompt`)."""
-        self.prompt = Prompt(label, on_submit, max_len=max_len)
+                    max_len: int = 200, text: str = "",
+                    check: Callable[[str], str] | None = None, hint: str = "") -> None:
+        """Open a one-line text entry; ``on_submit`` gets the text (see :class:`Prompt`);
+        ``text`` is there already, ``check`` judges each key typed, ``hint`` is shown."""
+        self.prompt = Prompt(label, on_submit, text=text, max_len=max_len, check=check,
+                             hint=hint)
 
     def clamp_cursor(self) -> None:
         self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
@@ -531,10 +539,18 @@ class TuiState:
         if self.prompt is not None and len(self.prompt.text) < self.prompt.max_len \
                 and char.isprintable():
             self.prompt.text += char
+            self._prompt_checked()
 
     def prompt_backspace(self) -> None:
         if self.prompt is not None:
             self.prompt.text = self.prompt.text[:-1]
+            self._prompt_checked()
+
+    def _prompt_checked(self) -> None:
+        """Judge the prompt's text as it is typed, when it has a check."""
+        prompt = self.prompt
+        if prompt is not None and prompt.check is not None:
+            prompt.hint = prompt.check(prompt.text)
 
     def prompt_submit(self) -> None:
         """Enter in a prompt: hand the text over; keep the prompt open if it is refused."""

@@ -143,10 +143,10 @@ class LobbyState:
     cursor: int = 0
     #: A table we just created: selected as soon as the list shows it ("Enter joins it").
     select_when_listed: str | None = None
-    #: The create-table dialog's answers, kept until the table is made (a refusal keeps
-    #: them for the next try); ``create_pending``: its ``create_table`` awaits an answer.
+    #: The create-table dialog's answers so far (kept if it is left with Esc), and those
+    #: of the ``create_table`` awaiting the server's answer (back in the dialog if refused).
     create_answers: dict[str, str] = field(default_factory=dict)
-    create_pending: bool = False
+    create_pending: dict[str, str] | None = None
 
     #: Tables on the server (the list holds the first page of them).
     tables_total: int = 0
@@ -170,8 +170,7 @@ class LobbyState:
     def created(self, msg: m.TableCreated) -> None:
         """Our ``create_table`` succeeded: select the table once listed, keep its codes."""
         self.select_when_listed = msg.table
-        self.create_pending = False
-        self.create_answers.clear()
+        self.create_pending = None
         if msg.invitations:
             self.remember(msg.table, msg.name, dict(msg.invitations))
             self.say(f"Private table {msg.name} created: pass each seat's code on (shown "
@@ -293,19 +292,19 @@ class LobbyState:
                 if not last:
                     ask(step + 1)
                     return None
-                self.create_pending = True
+                # Sent: the next dialog starts afresh, unless the server refuses this.
+                sent = self.create_pending = dict(answers)
+                answers.clear()
                 self.send(requests.CreateTable(
-                    name=answers.get("name") or None,
-                    target=int(answers["target"]) if answers.get("target") else 300,
-                    conventions_ns=(answers.get("ns") or "beginner").lower(),
-                    conventions_ew=(answers.get("ew") or "beginner").lower(),
-                    hints=None if not answers.get("hints") else _yes(answers["hints"]),
-                    turn_seconds=_clock_value(answers["clock"]) if answers.get("clock")
-                    else None,
-                    private=_yes(answers.get("private", "")),
-                    allow_spectators=_yes(answers["spectators"])
-                    if answers.get("spectators") and _yes(answers.get("private", ""))
-                    else None))
+                    name=sent.get("name") or None,
+                    target=int(sent["target"]) if sent.get("target") else 300,
+                    conventions_ns=(sent.get("ns") or "beginner").lower(),
+                    conventions_ew=(sent.get("ew") or "beginner").lower(),
+                    hints=None if not sent.get("hints") else _yes(sent["hints"]),
+                    turn_seconds=_clock_value(sent["clock"]) if sent.get("clock") else None,
+                    private=_yes(sent.get("private", "")),
+                    allow_spectators=_yes(sent["spectators"])
+                    if sent.get("spectators") and _yes(sent.get("private", "")) else None))
                 self.send(requests.ListTables())
                 return None
 
@@ -318,9 +317,10 @@ class LobbyState:
     def create_refused(self, message: str) -> bool:
         """The server refused our ``create_table``: open the dialog again at the answer it
         names, every answer kept. False when no create was waiting for its answer."""
-        if not self.create_pending:
+        if self.create_pending is None:
             return False
-        self.create_pending = False
+        self.create_answers.update(self.create_pending)
+        self.create_pending = None
         named = re.search(r"field '(\w+)'", message)
         self.create(_FIELD_STEP.get(named.group(1), "name") if named else "name",
                     f"Server: {message}")

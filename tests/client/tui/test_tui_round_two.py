@@ -94,8 +94,8 @@ def test_the_log_opens_at_its_newest_line_and_scrolls_without_closing(
     top = _panel(drive(_long_log(), keys("l", PGUP, HOME), rows=rows, columns=columns))
     assert top[0] == "line 01"
     # The panel spans the screen: nothing of the screen under it shows beside it.
-    shown = drive(_long_log(), keys("l"), rows=rows, columns=columns).splitlines()
-    framed = [line for line in shown[2:-1]]
+    drawn = drive(_long_log(), keys("l"), rows=rows, columns=columns).splitlines()
+    framed = drawn[2:-1]
     assert all(line.startswith(("┌", "│", "└")) for line in framed), framed
 
 
@@ -149,12 +149,11 @@ def test_the_header_shows_the_clock_and_offers_hints_to_players_only(
 def test_a_card_typed_while_paused_is_not_sent() -> None:
     """The server refused it; the client now says the table is paused and sends nothing."""
     state = seated()
-    sent: list[object] = []
-    state.send = sent.append  # type: ignore[method-assign]
+    sent = state.outbox
     apply(state, m.PauseState(seat=Seat.S, paused=True, asked_by=Seat.S,
                               agreed=[Seat.S, Seat.N]))
     state.play(Card.parse("QS"))
-    assert sent == [] and "paused" in state.notice, state.notice
+    assert not sent and "paused" in state.notice, state.notice
     apply(state, m.PauseState(seat=Seat.S, paused=False))
     state.play(Card.parse("QS"))
     assert [type(msg).__name__ for msg in sent] == ["Play"]

@@ -80,5 +80,6 @@ def reply_question(state: TuiState) -> None:
         return None
 
     asked = question.text if len(question.text) <= 60 else question.text[:57] + "..."
-    state.open_prompt(f"{question.asker or '?'} asks: {asked}  Your answer: ", send,
-                     max_len=1000)
+    # What it asks for, first: a long question wrapped to a bare ":" at the line's start.
+    state.open_prompt(f"Your answer to {question.asker or '?'}'s question \"{asked}\": ",
+                      send, max_len=1000)

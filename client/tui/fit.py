@@ -39,6 +39,9 @@ def wrap_fragments(fragments: StyleAndTextTuples, width: int) -> StyleAndTextTup
     column = 0
     for fragment in fragments:
         style, text = fragment[0], fragment[1]
+        if not text:  # a marker such as "[SetCursorPosition]": it must stay
+            out.append((style, text))
+            continue
         for k, line in enumerate(text.split("\n")):
             if k:
                 out.append(("", "\n"))

@@ -295,7 +295,8 @@ def render_message(state: TuiState) -> StyleAndTextTuples:
                                    ("[SetCursorPosition]", ""), ("class:cursor", " ")]
         if prompt.hint:
             out.append(("class:notice.error", "  " + prompt.hint))
-        return out
+        # By word, as the message line: what the prompt asks and its hint stay whole.
+        return wrap_fragments(out, screen_width() - 1)
     out = []
     if state.mode is Mode.TABLE and state.you is not None:
         out.append(("class:prompt", f" Card> {state.typed:<3} "))

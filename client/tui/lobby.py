@@ -5,10 +5,12 @@ two intents the network task turns into several messages (:class:`JoinSeat`,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ...game.conventions import BUILTIN_CARDS
 from ...game.errors import MalformedInput
 from ...game.seats import Seat
 from ...protocol import messages as m
@@ -43,10 +45,55 @@ class OpenPrompt(Protocol):
     show (the prompt stays open) or None (it closes)."""
 
     def __call__(self, label: str, on_submit: Callable[[str], str | None], *,
-                 max_len: int = 200) -> None: ...
+                 max_len: int = 200, text: str = "",
+                 check: Callable[[str], str] | None = None, hint: str = "") -> None: ...
 
 
 _YES_NO_STEPS = ("hints", "private", "spectators")
+_CARDS = ", ".join(BUILTIN_CARDS)
+_CREATE_STEPS = [
+    ("name", "New table name (Enter = default): "),
+    ("target", "Target in victory points (Enter = 300): "),
+    ("ns", f"NS convention card ({_CARDS}; Enter = beginner): "),
+    ("ew", f"EW convention card ({_CARDS}; Enter = beginner): "),
+    ("hints", "Allow hints, y/n (Enter = the server's default): "),
+    ("clock", "Clock, seconds per card, 5 or more (0 = none, Enter = the server's "
+              "default): "),
+    ("private", "Private, seats by invitation code only, y/n (Enter = no): "),
+    ("spectators", "Allow spectators at the private table, y/n (Enter = no): ")]
+#: The create_table field a server's refusal names, and the dialog's step that asks it.
+_FIELD_STEP = {"name": "name", "target": "target", "conventions_ns": "ns",
+               "conventions_ew": "ew", "hints": "hints", "turn_seconds": "clock",
+               "private": "private", "allow_spectators": "spectators"}
+
+
+def create_problem(key: str, text: str, *, partial: bool = False) -> str:
+    """What is wrong with ``text`` as the answer to the create dialog's ``key`` ("" when
+    nothing); ``partial``: it is still being typed, so a beginning of an answer is fine."""
+    if not text:
+        return ""
+    if key == "target" and (not text.isdigit() or int(text) < 1):
+        return "The target is a positive whole number."
+    if key in ("ns", "ew"):
+        name = text.lower()
+        if name in BUILTIN_CARDS:
+            return ""
+        starting = [card for card in BUILTIN_CARDS if card.startswith(name)]
+        if partial and starting:
+            return ""
+        return f"No card is called {text[:20]!r}: {_CARDS}."
+    if key in _YES_NO_STEPS:
+        words = ("y", "yes", "n", "no")
+        if text.lower() in words or (partial and any(w.startswith(text.lower())
+                                                     for w in words)):
+            return ""
+        return "Answer y or n (or Enter for the default)."
+    if key == "clock":
+        if partial and (text.replace(".", "", 1).isdigit()):
+            return ""  # "1" may become "15"
+        if _clock_value(text) is None:
+            return "The clock is 0 (none) or a number of seconds, at least 5."
+    return ""
 
 
 def _yes(text: str) -> bool:
@@ -96,6 +143,10 @@ class LobbyState:
     cursor: int = 0
     #: A table we just created: selected as soon as the list shows it ("Enter joins it").
     select_when_listed: str | None = None
+    #: The create-table dialog's answers so far (kept if it is left with Esc), and those
+    #: of the ``create_table`` awaiting the server's answer (back in the dialog if refused).
+    create_answers: dict[str, str] = field(default_factory=dict)
+    create_pending: dict[str, str] | None = None
 
     #: Tables on the server (the list holds the first page of them).
     tables_total: int = 0
@@ -119,6 +170,7 @@ class LobbyState:
     def created(self, msg: m.TableCreated) -> None:
         """Our ``create_table`` succeeded: select the table once listed, keep its codes."""
         self.select_when_listed = msg.table
+        self.create_pending = None
         if msg.invitations:
             self.remember(msg.table, msg.name, dict(msg.invitations))
             self.say(f"Private table {msg.name} created: pass each seat's code on (shown "
@@ -217,53 +269,62 @@ class LobbyState:
         self.send(SpectateTable(info.table))
         self.say(f"Watching {info.name}...", "info")
 
-    def create(self) -> None:
+    def create(self, start: str = "name", why: str = "") -> None:
         """c in the lobby: name, target, the two convention cards, hints, the clock,
-        privacy and (for a private table) spectators, one prompt each."""
-        answers: dict[str, str] = {}
-        steps = [("name", "New table name (Enter = default): "),
-                 ("target", "Target in victory points (Enter = 300): "),
-                 ("ns", "NS convention card (Enter = beginner): "),
-                 ("ew", "EW convention card (Enter = beginner): "),
-                 ("hints", "Allow hints, y/n (Enter = the server's default): "),
-                 ("clock", "Clock, seconds per card, 5 or more (0 = none, Enter = the "
-                           "server's default): "),
-                 ("private", "Private, seats by invitation code only, y/n (Enter = no): "),
-                 ("spectators", "Allow spectators at the private table, y/n (Enter = no): ")]
+        privacy and (for a private table) spectators, one prompt each. Each answer is
+        checked as it is typed and the choices are listed; the answers are kept, so after
+        a server's refusal the dialog opens again at the answer it refused (``start``,
+        with the server's words ``why``) and nothing typed is lost."""
+        answers = self.create_answers
+        keys = [key for key, _label in _CREATE_STEPS]
 
         def ask(step: int) -> None:
-            key, label = steps[step]
+            key, label = _CREATE_STEPS[step]
 
             def take(text: str) -> str | None:
                 text = text.strip()
-                if key == "target" and text and (not text.isdigit() or int(text) < 1):
-                    return "The target is a positive whole number."
-                if key in _YES_NO_STEPS and text.lower() not in ("", "y", "yes", "n", "no"):
-                    return "Answer y or n (or Enter for the default)."
-                if key == "clock" and text and _clock_value(text) is None:
-                    return "The clock is 0 (none) or a number of seconds, at least 5."
+                problem = create_problem(key, text)
+                if problem:
+                    return problem
                 answers[key] = text
                 # The spectators question is for a private table only.
-                last = step + 1 == len(steps) or (key == "private" and not _yes(text))
+                last = step + 1 == len(_CREATE_STEPS) or (key == "private" and not _yes(text))
                 if not last:
                     ask(step + 1)
                     return None
+                # Sent: the next dialog starts afresh, unless the server refuses this.
+                sent = self.create_pending = dict(answers)
+                answers.clear()
                 self.send(requests.CreateTable(
-                    name=answers["name"] or None,
-                    target=int(answers["target"]) if answers["target"] else 300,
-                    conventions_ns=answers["ns"] or "beginner",
-                    conventions_ew=answers["ew"] or "beginner",
-                    hints=None if not answers["hints"] else _yes(answers["hints"]),
-                    turn_seconds=_clock_value(answers["clock"]) if answers["clock"] else None,
-                    private=_yes(answers["private"]),
-                    allow_spectators=_yes(answers["spectators"])
-                    if answers.get("spectators") else None))
+                    name=sent.get("name") or None,
+                    target=int(sent["target"]) if sent.get("target") else 300,
+                    conventions_ns=(sent.get("ns") or "beginner").lower(),
+                    conventions_ew=(sent.get("ew") or "beginner").lower(),
+                    hints=None if not sent.get("hints") else _yes(sent["hints"]),
+                    turn_seconds=_clock_value(sent["clock"]) if sent.get("clock") else None,
+                    private=_yes(sent.get("private", "")),
+                    allow_spectators=_yes(sent["spectators"])
+                    if sent.get("spectators") and _yes(sent.get("private", "")) else None))
                 self.send(requests.ListTables())
                 return None
 
-            self.open_prompt(label, take, max_len=64)
+            self.open_prompt(label, take, max_len=64, text=answers.get(key, ""),
+                             check=lambda typed: create_problem(key, typed.strip(), partial=True),
+                             hint=why if key == start else "")
 
-        ask(0)
+        ask(keys.index(start) if start in keys else 0)
+
+    def create_refused(self, message: str) -> bool:
+        """The server refused our ``create_table``: open the dialog again at the answer it
+        names, every answer kept. False when no create was waiting for its answer."""
+        if self.create_pending is None:
+            return False
+        self.create_answers.update(self.create_pending)
+        self.create_pending = None
+        named = re.search(r"field '(\w+)'", message)
+        self.create(_FIELD_STEP.get(named.group(1), "name") if named else "name",
+                    f"Server: {message}")
+        return True
 
     def add_bot(self) -> None:
         """b in the lobby: put a server-side bot in a free seat of the selected table."""

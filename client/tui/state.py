@@ -94,6 +94,13 @@ class Prompt:
     text: str = ""
     max_len: int = 200
     hint: str = ""
+    #: Checks the text as it is typed: what is wrong with it, or "" (shown as ``hint``).
+    check: Callable[[str], str] | None = None
+
+    def edit(self, text: str) -> None:
+        """Change the text (to at most ``max_len``), judged by ``check`` if it has one."""
+        self.text = text[:self.max_len]
+        self.hint = self.hint if self.check is None else self.check(self.text)
 
 
 @dataclass
@@ -315,6 +322,8 @@ class TuiState:
         self.awaiting_play = None
         self.say(f"Server: {message} [{code}]", "error")
         self.add_log(f"Server refused: {message} [{code}]", "error")
+        if self.prompt is None:  # a refused new table: its dialog again, answers kept
+            self.lobby.create_refused(message)
 
     def set_status(self, status: str, detail: str = "", retry_in: float | None = None) -> None:
         """Connection status from the network task (connected / reconnecting / lost);
@@ -350,9 +359,10 @@ class TuiState:
         self.wake()
 
     def open_prompt(self, label: str, on_submit: Callable[[str], str | None], *,
-                    max_len: int = 200) -> None:
-        """Open a one-line text entry; ``on_submit`` gets the text (see :class:`Prompt`)."""
-        self.prompt = Prompt(label, on_submit, max_len=max_len)
+                    max_len: int = 200, text: str = "",
+                    check: Callable[[str], str] | None = None, hint: str = "") -> None:
+        """Open a one-line text entry (see :class:`Prompt`) that holds ``text`` already."""
+        self.prompt = Prompt(label, on_submit, text, max_len, hint, check)
 
     def clamp_cursor(self) -> None:
         self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
@@ -528,13 +538,12 @@ class TuiState:
     # ---------------------------------------------------------------- prompts and panels
 
     def prompt_char(self, char: str) -> None:
-        if self.prompt is not None and len(self.prompt.text) < self.prompt.max_len \
-                and char.isprintable():
-            self.prompt.text += char
+        if self.prompt is not None and char.isprintable():
+            self.prompt.edit(self.prompt.text + char)
 
     def prompt_backspace(self) -> None:
         if self.prompt is not None:
-            self.prompt.text = self.prompt.text[:-1]
+            self.prompt.edit(self.prompt.text[:-1])
 
     def prompt_submit(self) -> None:
         """Enter in a prompt: hand the text over; keep the prompt open if it is refused."""

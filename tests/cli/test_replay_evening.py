@@ -121,14 +121,14 @@ def test_replay_shows_clock_substitute_questions_kept_cards_and_the_restart(
     # Review marks the same cards in their rows (issue 32) and says what ~ means.
     from jackal.cli.review_model import ExpertCache, load_review, point_lines, text_of
     review = load_review(path)
-    deal = review.deals[0]
-    bots = [number for number, by in enumerate(deal.by, start=1)
+    first = review.deals[0]
+    bots = [number for number, by in enumerate(first.by, start=1)
             if by in ("clock", "substitute")]
     assert len(bots) >= 2
     experts = ExpertCache()
-    shown = text_of(point_lines(review, deal, bots[-1], experts, 80))
+    shown = text_of(point_lines(review, first, bots[-1], experts, 80))
     assert "~ played by the clock or the substitute" in shown
     for number in bots:
-        seat, card, _ = deal.play(number)
+        seat, card, _ = first.play(number)
         (row,) = [line for line in shown.splitlines() if line.startswith(f" {seat} ")]
         assert re.search(rf"\b{card}[!*]*~", row), row

@@ -11,12 +11,13 @@ from support.tmux import Tmux
 
 
 def open_client(terminals: list[Tmux], tmp: Path, name: str, server: str,
-                *extra: str) -> Tmux:
-    """``jackal play --server`` in a terminal of its own. Each player has a state folder
-    of their own, as on their own laptop."""
+                *extra: str, width: int = 80, height: int = 24) -> Tmux:
+    """``jackal play --server`` in a terminal of its own (``width`` x ``height``). Each
+    player has a state folder of their own, as on their own laptop."""
     terminal = Tmux([*JACKAL, "play", "--server", server, "--name", name, "--no-bell",
                      *extra], tmp, name=name,
-                    env={"XDG_STATE_HOME": str(tmp / f"state-{name}")})
+                    env={"XDG_STATE_HOME": str(tmp / f"state-{name}")},
+                    width=width, height=height)
     terminals.append(terminal)
     return terminal
 

@@ -153,7 +153,8 @@ def test_a_client_killed_and_started_again_shows_the_evening_as_before(
         assert re.search(r"\s1\s+[NESW]\s+\d+-\d+\s", history), history
         again.keys("Escape")
         again.keys("r")
-        again.wait(shows(f"asks: {Opponent.QUESTION}"), "the answer prompt")
+        prompt = again.wait(shows(f"question \"{Opponent.QUESTION}\":"), "the answer prompt")
+        assert "Your answer to E" in prompt, prompt  # it says what it asks for
     finally:
         if opponent is not None:
             opponent.stop.set()

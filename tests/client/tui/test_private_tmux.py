@@ -38,7 +38,15 @@ def test_the_create_dialog_makes_a_private_table_and_an_invited_friend_sits_down
         ada.keys("c")
         answer(ada, "New table name", "friends")
         answer(ada, "Target in victory points", "")
-        answer(ada, "NS convention card", "")
+        # A card name is checked as it is typed, against the choices the prompt lists
+        # (issue 32: the server refused it after the last prompt, losing every answer).
+        ada.wait(shows("NS convention card (advanced, beginner, none; Enter = beginner)"),
+                 "the cards listed")
+        ada.keys("-l", "begx")
+        ada.wait(shows("card is called 'begx'"), "the unknown card named at once")
+        ada.keys("BSpace")
+        ada.keys("-l", "inner")
+        answer(ada, "beginner", "")
         answer(ada, "EW convention card", "")
         answer(ada, "Allow hints", "")
         answer(ada, "Clock, seconds per card", "2")  # under the minimum: refused
@@ -69,13 +77,15 @@ def test_the_create_dialog_makes_a_private_table_and_an_invited_friend_sits_down
         bob = open_client(terminals, tmp_path, "bob", address, "--table", table,
                           "--invite", codes["W"])
         bob.wait(shows("W bob (you)"), "bob at W")
-        # From the lobby: no watching, and Enter asks for a code, which picks the seat.
-        eve = open_client(terminals, tmp_path, "eve", address)
+        # From the lobby: no watching, and Enter asks for a code, which picks the seat;
+        # read out and typed back with spaces, in capitals, on the smallest screen.
+        eve = open_client(terminals, tmp_path, "eve", address, width=66, height=23)
         eve.wait(shows("PRIVATE: seats by invitation code"), "the private table listed")
         eve.keys("s")
         eve.wait(shows("friends allows no spectators"), "watching refused")
         eve.keys("Enter")
-        answer(eve, "friends is private. Invitation code:", codes["E"])
+        answer(eve, "friends is private. Invitation code:",
+               codes["E"].upper().replace("-", " "))
         eve.wait(shows("E eve (you)"), "eve at E")
         # The creator's own Enter uses its own code for the seat it picks.
         ada.keys("Enter")

@@ -1,6 +1,7 @@
 """Issue 32's screen items, drawn in-process at the two supported sizes (80x24, the
 smallest 66x23): the clock's cards marked for everyone, the log panel's scrolling,
-panels that cover the screen under them, and messages wrapped by word."""
+panels that cover the screen under them, messages wrapped by word, and the
+create-table dialog."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from jackal.client.tui.state import Mode, Overlay, TuiState
 from jackal.game.cards import Card
 from jackal.game.seats import Seat
 from jackal.protocol import messages as m
+from jackal.protocol import requests
 from prompt_toolkit.application import Application
 from prompt_toolkit.input import PipeInput
-from support.tui import drive, seated
+from support.tui import drive, lobby_state, seated
 
 SIZES = [(24, 80), (23, 66)]
 PGUP, PGDN, HOME, END = "\x1b[5~", "\x1b[6~", "\x1b[H", "\x1b[F"
@@ -92,8 +94,8 @@ def test_the_log_opens_at_its_newest_line_and_scrolls_without_closing(
     top = _panel(drive(_long_log(), keys("l", PGUP, HOME), rows=rows, columns=columns))
     assert top[0] == "line 01"
     # The panel spans the screen: nothing of the screen under it shows beside it.
-    shown = drive(_long_log(), keys("l"), rows=rows, columns=columns).splitlines()
-    framed = [line for line in shown[2:-1]]
+    drawn = drive(_long_log(), keys("l"), rows=rows, columns=columns).splitlines()
+    framed = drawn[2:-1]
     assert all(line.startswith(("┌", "│", "└")) for line in framed), framed
 
 
@@ -147,12 +149,55 @@ def test_the_header_shows_the_clock_and_offers_hints_to_players_only(
 def test_a_card_typed_while_paused_is_not_sent() -> None:
     """The server refused it; the client now says the table is paused and sends nothing."""
     state = seated()
-    sent: list[object] = []
-    state.send = sent.append  # type: ignore[method-assign]
+    sent = state.outbox
     apply(state, m.PauseState(seat=Seat.S, paused=True, asked_by=Seat.S,
                               agreed=[Seat.S, Seat.N]))
     state.play(Card.parse("QS"))
-    assert sent == [] and "paused" in state.notice, state.notice
+    assert not sent and "paused" in state.notice, state.notice
     apply(state, m.PauseState(seat=Seat.S, paused=False))
     state.play(Card.parse("QS"))
     assert [type(msg).__name__ for msg in sent] == ["Play"]
+
+
+@pytest.mark.parametrize(("rows", "columns"), SIZES)
+def test_the_create_dialog_checks_as_typed_lists_cards_and_keeps_answers_when_refused(
+        rows: int, columns: int) -> None:
+    """It took a card name that does not exist, and only the server's refusal after the
+    last prompt told, losing every answer."""
+    state = lobby_state()
+    sent = state.outbox  # what the network task would send
+
+    def screen(*typed: str) -> str:
+        shown = drive(state, keys(*typed), rows=rows, columns=columns)
+        assert all(len(line) <= columns for line in shown.splitlines())
+        return " ".join(shown.split())
+
+    shown = screen("c", "Friday\r", "\r")
+    assert "NS convention card (advanced, beginner, none; Enter = beginner):" in shown
+    shown = screen("begx")  # checked at each key, before Enter
+    assert "No card is called 'begx': advanced, beginner, none." in shown
+    assert state.prompt is not None and "begx" in state.prompt.text
+    shown = screen("\x7f")  # Backspace: "beg" may still become "beginner"
+    assert "No card is called" not in shown
+    screen("inner\r", "\r", "\r", "3")
+    assert state.prompt is not None and state.prompt.hint == ""  # "3" may become "30"
+    screen("\r")
+    assert state.prompt is not None and "at least 5" in state.prompt.hint
+    screen("\x7f", "45\r", "\r")
+    assert state.prompt is None and sent, sent
+    created = next(iter(sent))
+    assert isinstance(created, requests.CreateTable)
+    assert (created.name, created.conventions_ns, created.turn_seconds) == (
+        "Friday", "beginner", 45.0)
+    # The server refuses one answer: the dialog opens at it, the rest still there.
+    sent.clear()
+    apply(state, m.Error(code="bad_conventions",
+                         message="field 'conventions_ew': no card 'beginner' here"))
+    shown = screen()
+    assert state.prompt is not None and state.prompt.label.startswith("EW convention card")
+    assert "Server: field 'conventions_ew'" in shown
+    screen("none\r", "\r", "\r", "\r")
+    again = next(iter(sent))
+    assert isinstance(again, requests.CreateTable)
+    assert (again.name, again.conventions_ns, again.conventions_ew, again.turn_seconds) == (
+        "Friday", "beginner", "none", 45.0)

@@ -34,6 +34,11 @@ FAILED = "failed"
 #: What the pool tells its owner: the job, and the figure or the reason there is none.
 Done = Callable[[Any, ExpertJob, "Mapping[Team, int] | None", "str | None"], None]
 
+#: The workers' niceness: against a busy process of normal priority a worker gets about
+#: a tenth of a core (19 would starve it: a test's single figure then took tens of
+#: seconds on a loaded machine).
+WORKER_NICE = 10
+
 #: How often a worker looks whether the server that started it is still there.
 _PARENT_POLL_SECONDS = 0.5
 
@@ -59,10 +64,10 @@ def _watch_parent(parent: int) -> None:
 def _worker_start(parent: int) -> None:
     # Ctrl-C reaches the whole process group; the server stops its workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # The figure is extra: a worker runs on CPU time nothing else wants, never taking a
-    # core from the event loop (or from anything else on the machine) when it is busy.
+    # The figure is extra: a worker runs mostly on CPU time nothing else wants, and takes
+    # little from the event loop (or anything else on the machine) when it is busy.
     with contextlib.suppress(OSError):
-        os.nice(19)
+        os.nice(WORKER_NICE)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
                      name="parent-watch").start()
 
@@ -81,11 +86,11 @@ class ExpertPool:
     of a figure stay bounded at any load. ``workers=0`` runs each job in a thread of this
     process instead (for small setups and tests that replace the play-through).
 
-    The processes run at the lowest priority (nice 19), so on a busy machine they take
-    only what is left over and the backlog bound does the rest. They are started with
-    ``spawn`` (a fork of a process with trio's threads
-    running is unsafe), lazily on the first job, and stopped by :meth:`close`; a worker
-    ends by itself if the server dies without it (see :func:`_watch_parent`).
+    The processes run at a low priority (:data:`WORKER_NICE`), so on a busy machine they
+    take little more than what is left over, and the backlog bound does the rest. They
+    are started with ``spawn`` (a fork of a process with trio's threads running is
+    unsafe), lazily on the first job, and stopped by :meth:`close`; a worker ends by
+    itself if the server dies without it (see :func:`_watch_parent`).
     """
 
     def __init__(self, workers: int, backlog: int, done: Done) -> None:

@@ -154,7 +154,7 @@ async def test_transcript_in_protocol_doc_matches_a_real_server() -> None:
     assert any('"match_ended"' in text for _, _, text in steps)
     async with trio.open_nursery() as nursery:
         # The expert figure from a thread of this process: a worker process starts at
-        # the lowest priority, and on a busy machine its first figure can take longer
+        # a low priority, and on a busy machine its first figure can take longer
         # than a line's timeout (tests/server/test_expert_pool.py covers the processes).
         port = await nursery.start(serve, ServerConfig(host="127.0.0.1", port=0,
                                                        expert_workers=0))

@@ -299,7 +299,11 @@ class ServerThread:
         self._token = trio.lowlevel.current_trio_token()
         with trio.CancelScope() as self._scope:
             async with trio.open_nursery() as nursery:
-                self.port = await nursery.start(serve, ServerConfig(port=0))
+                # The expert figure from a thread: a worker process at a low
+                # priority may be slower than these waits on a busy machine (the
+                # processes are tests/server/test_expert_pool.py's subject).
+                self.port = await nursery.start(serve, ServerConfig(port=0,
+                                                                    expert_workers=0))
                 self._ready.set()
 
     def __enter__(self) -> ServerThread:

@@ -39,7 +39,8 @@ boundaries, its questions never; North's mid-deal reclaim is such an event.
 Tables with an odd seed allow hints: there North asks for one on its first turn and plays
 the card it names, so the private ``hint`` (cards and reasons in words) and the public
 ``hint_taken`` go through the same audit; elsewhere the request must be refused. Time:
-the server and all clients share one process; about 45 s on a 2-core machine. There is
+the server and all clients share one process; about 45 s on a 2-core machine, in PARTS
+parts with seeds of their own that a parallel run spreads over its workers. There is
 no deadline for the whole audit (a loaded machine is slow, not stuck); a watchdog fails it
 when no connection receives anything but keepalive for STALL_SECONDS.
 """
@@ -64,6 +65,10 @@ from support.client import Msg, RawClient
 from support.leaks import cards_named, seat_timed_events
 
 DEALS_WANTED = 1000
+#: The audit's parts, each DEALS_WANTED // PARTS deals from seeds of its own (SEEDS_PER_PART
+#: apart): one minute-long test held the end of a parallel run, four run side by side.
+PARTS = 4
+SEEDS_PER_PART = 2500
 #: The hang guard: the audit fails when no connection receives a line for this long.
 STALL_SECONDS = 30.0
 PARALLEL_TABLES = 8
@@ -441,7 +446,9 @@ async def watchdog(progress: Callable[[], int], stall_seconds: float) -> None:
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("quick_expert_pair")
-async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
+@pytest.mark.parametrize("part", range(PARTS))
+async def test_no_seat_ever_sees_another_seats_unplayed_cards(part: int) -> None:
+    wanted = DEALS_WANTED // PARTS
     audit = Audit()
     config = ServerConfig(host="127.0.0.1", port=0, rate_per_second=1000.0, rate_burst=1000.0)
     AuditClient.received = 0
@@ -450,10 +457,10 @@ async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
         # Instead of a deadline for the whole audit, which a busy machine can miss:
         # the traffic must keep moving.
         server.start_soon(watchdog, lambda: AuditClient.received, STALL_SECONDS)
-        seeds = iter(range(1, 10_000))
+        seeds = iter(range(1 + part * SEEDS_PER_PART, (part + 1) * SEEDS_PER_PART))
 
         async def worker() -> None:
-            while audit.deals < DEALS_WANTED:
+            while audit.deals < wanted:
                 seed = next(seeds)
                 # Every third table has two server-side bots (a seat each side).
                 bots = (Seat.E, Seat.S) if seed % 3 == 0 else ()
@@ -467,7 +474,7 @@ async def test_no_seat_ever_sees_another_seats_unplayed_cards() -> None:
     assert not audit.partner_leaks, "\n".join(audit.partner_leaks[:10])
     # The cheats were made: each human seat's question of every deal reached its target.
     assert audit.typed_seen >= audit.deals * 2
-    assert audit.deals >= DEALS_WANTED
+    assert audit.deals >= wanted
     # The audit really looked at traffic: tens of lines per deal and connection.
     assert audit.lines > audit.deals * 4 * 32
     # Mid-deal snapshots were audited too: a late spectator and a reclaimed seat per table.

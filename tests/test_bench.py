@@ -39,3 +39,12 @@ def test_every_bench_script_starts(script: Path) -> None:
     done = subprocess.run([sys.executable, str(script), "--help"], capture_output=True,
                           text=True, timeout=60, cwd=ROOT, check=False)
     assert done.returncode == 0 and "usage" in done.stdout, done.stderr[-2000:]
+
+
+@pytest.mark.subprocess
+def test_the_tournament_floor_bench_runs_small() -> None:
+    done = subprocess.run([sys.executable, "bench/tournament_floor.py", "--boards", "1",
+                           "--floor", "0.02"], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "3 entries, 1 boards (6 tables): floor 0.02 s" in done.stdout, done.stdout

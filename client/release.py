@@ -1,7 +1,8 @@
 """When a hosted program's card may leave: on a fixed schedule counted from its turn, so the
 time its partner sees the card says nothing about when the program answered (the server's
 bot floor, ``server/bots.py``, does the same for server-side bots). Used by the exec host
-when ``jackal tournament`` hosts ``exec:`` programs; docs/BOTS.md, "Fair play timing"."""
+when ``jackal tournament`` hosts ``exec:`` programs (docs/BOTS.md, the tournament's
+"Timing")."""
 
 from __future__ import annotations
 

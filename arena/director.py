@@ -7,6 +7,7 @@ the substitute play every move a program does not (docs/BOTS.md says what counts
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -101,6 +102,12 @@ class TableOptions:
     #: Where the programs' stderr lines go (escaped, labelled, kept per entry); None:
     #: exec: programs write to ours as they are (jackal bot's way).
     output: ProgramOutput | None = None
+    #: Every ``exec:`` program's card leaves a whole number of these after its turn
+    #: (:mod:`jackal.client.release`), as the server's bot floor holds its bots' cards.
+    floor_seconds: float = 0.0
+    #: Bounds the ``exec:`` programs thinking at once, over all tables (``--jobs``); set
+    #: by :func:`play_tables`.
+    thinking: trio.CapacityLimiter | None = field(default=None, compare=False)
 
 
 def card_spec(entry: Entry) -> str | ConventionCard:
@@ -126,15 +133,24 @@ class _Seat:
 
 async def play_tables(options: TableOptions, jobs: Sequence[TableJob], entries: Sequence[Entry],
                       concurrency: int,
-                      progress: Callable[[TableResult], None] | None = None
+                      progress: Callable[[TableResult], None] | None = None,
+                      tables_at_once: int | None = None
                       ) -> tuple[list[TableResult], list[str]]:
-    """Play every table of ``jobs``, ``concurrency`` boards at once: the results in
-    schedule order, and a line for each table that could not be finished (one broken
-    table does not end the tournament). ``progress`` is called as each table ends."""
+    """Play every table of ``jobs``: the results in schedule order, and a line for each
+    table that could not be finished (one broken table does not end the tournament).
+    ``progress`` is called as each table ends.
+
+    ``concurrency`` (``--jobs``) bounds the CPU work: the ``exec:`` programs thinking at
+    once. ``tables_at_once`` bounds the tables in play (default ``concurrency``), which
+    may be many more, since a table under a release floor mostly waits
+    (:func:`~jackal.arena.tournament.tables_in_play`); the two tables of one board and
+    pair never overlap.
+    """
     by_name = {entry.name: entry for entry in entries}
     results: list[TableResult] = []
     failures: list[str] = []
-    slots = trio.Semaphore(concurrency)
+    options = dataclasses.replace(options, thinking=trio.CapacityLimiter(concurrency))
+    slots = trio.Semaphore(tables_at_once or concurrency)
 
     async def one(unit: list[TableJob]) -> None:
         try:
@@ -190,11 +206,14 @@ async def play_table(options: TableOptions, job: TableJob,
 
     Raises :class:`TableFailed` (or a ``ClientError``) when the table cannot finish.
     """
+    started = trio.current_time()
     conn = await Connection.open(options.host, options.port)
     try:
-        return await _direct(conn, options, job, entries)
+        result = await _direct(conn, options, job, entries)
     finally:
         await conn.aclose()
+    result.started, result.ended = started, trio.current_time()
+    return result
 
 
 async def _direct(conn: Connection, options: TableOptions, job: TableJob,
@@ -320,7 +339,9 @@ async def _play_hosted(watch: _Watch, seat: Seat, invite: str, program: ExecProg
         async with trio.open_nursery() as nursery:
             await nursery.start(session.run)
             result = await play_exec_match(session, program, move_seconds=options.move_seconds,
-                                           events=entry.events, substitute=substitute)
+                                           events=entry.events, substitute=substitute,
+                                           floor_seconds=options.floor_seconds,
+                                           thinking=options.thinking)
             exec_faults[seat] = result.deal_faults.get(1, Counter())  # deal 1 is scored
             nursery.cancel_scope.cancel()
     except ClientError as exc:

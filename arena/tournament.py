@@ -30,6 +30,8 @@ from .run import wilson_interval
 
 __all__ = [
     "PLACEHOLDERS",
+    "WAITING_TABLES",
+    "WAITING_TABLES_REMOTE",
     "Entry",
     "Standing",
     "TableJob",
@@ -40,6 +42,7 @@ __all__ = [
     "ranks",
     "schedule",
     "standings",
+    "tables_in_play",
 ]
 
 EntryKind = Literal["builtin", "exec", "cmd"]
@@ -194,6 +197,10 @@ class TableResult:
     faults: dict[Seat, Counter[str]] = field(default_factory=dict)
     #: The server's record file of this table, when known.
     record: str | None = None
+    #: When the director began and ended the table (trio's clock): what shows that
+    #: tables overlapped, and that a board's two tables did not.
+    started: float = 0.0
+    ended: float = 0.0
 
     def team_of(self, name: str) -> Team:
         return Team.NS if self.job.ns == name else Team.EW
@@ -343,3 +350,19 @@ def ranks(ranked: Sequence[Standing]) -> list[int]:
         tied = index > 0 and _merit(standing) == _merit(ranked[index - 1])
         out.append(out[-1] if tied else index + 1)
     return out
+
+
+#: Tables in play at once under a release floor, per ``jackal tournament`` run: enough
+#: that 12 boards of three entries (36 board-and-pair units) mostly wait side by side.
+WAITING_TABLES = 40
+#: The same against a ``--server``, whose per-address limits (50 connections, 20 tables
+#: by default) a table's director and four seats must fit in.
+WAITING_TABLES_REMOTE = 8
+
+
+def tables_in_play(jobs: int, floor: float, remote: bool) -> int:
+    """How many tables to play at once: ``jobs`` when nothing waits on a floor (every
+    table is CPU work then), else enough for the waits to overlap."""
+    if floor <= 0:
+        return jobs
+    return max(jobs, WAITING_TABLES_REMOTE if remote else WAITING_TABLES)

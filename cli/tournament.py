@@ -20,6 +20,8 @@ from ..arena.program_output import ProgramOutput
 from ..arena.reports import TournamentReport, TournamentSettings, encode
 from ..arena.tournament import (
     PLACEHOLDERS,
+    WAITING_TABLES,
+    WAITING_TABLES_REMOTE,
     Entry,
     Standing,
     TableJob,
@@ -28,6 +30,7 @@ from ..arena.tournament import (
     ranks,
     schedule,
     standings,
+    tables_in_play,
 )
 from ..bots.registry import STRATEGIES
 from ..client.sandbox import SandboxPlan, find_bwrap, sandbox_problem
@@ -92,8 +95,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the embedded server writes its match records here (one "
                              "file per table; the folder is made with mode 0700)")
     parser.add_argument("--jobs", type=int, default=2, metavar="J",
-                        help="boards played at once (default 2); the two tables of a board "
-                             "and pair always follow each other")
+                        help="CPU work at once (default 2): programs thinking at once, the "
+                             "embedded server's bot threads, and the tables in play when "
+                             "there is no floor")
+    parser.add_argument("--tables-at-once", type=int, default=None, metavar="T",
+                        help="tables in play at once (default: --jobs without a floor, "
+                             f"else {WAITING_TABLES}, or {WAITING_TABLES_REMOTE} on a "
+                             "--server); waiting tables cost no CPU, and the two tables of "
+                             "a board and pair always follow each other")
     parser.add_argument("--server", metavar="HOST:PORT",
                         help="play on this server instead of one started here")
     parser.add_argument("--password", help="the --server's password, if it has one")
@@ -117,9 +126,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "and TMPDIR and a clean environment either way")
     parser.add_argument("--bot-floor", type=float, default=BOT_FLOOR_SECONDS,
                         metavar="SECONDS",
-                        help="the embedded server's floor for a bot's move (jackal serve "
-                             f"--bot-floor; default {BOT_FLOOR_SECONDS:g}; none when every "
-                             "entry is a built-in strategy)")
+                        help="the fixed time a move's card waits for, in whole floors, "
+                             "whoever chose it: the embedded server's bots (jackal serve "
+                             "--bot-floor) and every exec: program's copy (default "
+                             f"{BOT_FLOOR_SECONDS:g}; none when every entry is a built-in "
+                             "strategy)")
     parser.add_argument("--json", action="store_true",
                         help="print the results JSON instead of the table")
     parser.add_argument("--program-output", action="store_true",
@@ -209,6 +220,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"--sandbox on: no program can be sandboxed here: {sandbox_problem()}")
     if args.jobs < 1:
         return _fail("--jobs must be at least 1")
+    if args.tables_at_once is not None and args.tables_at_once < 1:
+        return _fail("--tables-at-once must be at least 1")
     if args.move_seconds <= 0 or args.seat_seconds <= 0:
         return _fail("--move-seconds and --seat-seconds must be positive")
     if args.start_seconds < 0:
@@ -331,16 +344,18 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
     from ..server.config import ServerConfig
     from ..server.net.listener import serve
 
+    floor = _floor(args, entries)
     limits = TableOptions("", 0, move_seconds=args.move_seconds,
                           start_seconds=args.start_seconds, seat_seconds=args.seat_seconds,
                           substitute=args.substitute, program_output=args.program_output,
-                          sandbox=sandbox, output=output)
+                          sandbox=sandbox, output=output, floor_seconds=floor)
+    at_once: int = args.tables_at_once or tables_in_play(args.jobs, floor, address is not None)
 
     async def main() -> tuple[list[TableResult], list[str]]:
         if address is not None:
             options = dataclasses.replace(limits, host=address[0], port=address[1],
                                           password=args.password)
-            return await play_tables(options, jobs, entries, args.jobs, progress)
+            return await play_tables(options, jobs, entries, args.jobs, progress, at_once)
         async with trio.open_nursery() as server:
             # On 127.0.0.1, a free port. Seats of stopped programs go to the substitute
             # after a second (nobody here comes back to a seat); between deals (only
@@ -351,11 +366,14 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
                                   hold_seconds=1.0, between_deals_seconds=1.0,
                                   lobby_closed_in_deals=False,
                                   takeover_strategy=args.substitute,
-                                  bot_floor_seconds=_floor(args, entries))
+                                  bot_floor_seconds=floor, bot_threads=args.jobs,
+                                  # The director's connection and four seats a table.
+                                  max_tables_per_address=at_once + 2,
+                                  max_per_address=5 * at_once + 10)
             port: int = await server.start(serve, config)
             options = dataclasses.replace(limits, host="127.0.0.1", port=port,
                                           hold_seconds=1.0, records=args.records)
-            played = await play_tables(options, jobs, entries, args.jobs, progress)
+            played = await play_tables(options, jobs, entries, args.jobs, progress, at_once)
             server.cancel_scope.cancel()
         return played
 

@@ -28,6 +28,7 @@ from ..game.seats import Team
 from ..protocol.codec import encode
 from ..protocol.messages import DealStarted, ServerMessage, YourTurn
 from .botrunner import BotResult, choose_card, play_match
+from .release import ReleaseClock
 from .sandbox import Sandbox
 from .session import SeatSession
 
@@ -296,7 +297,8 @@ class ExecResult:
 async def play_exec_match(session: SeatSession, program: ExecProgram, *,
                           move_seconds: float = MOVE_SECONDS,
                           events: ExecEvents = "your_turn",
-                          substitute: Strategy | None = None) -> ExecResult:
+                          substitute: Strategy | None = None, floor_seconds: float = 0.0,
+                          thinking: trio.CapacityLimiter | None = None) -> ExecResult:
     """Play every turn of ``session``'s seat with ``program`` until the match ends.
 
     ``session.run`` must already be running (and seated); ``program`` already started.
@@ -305,7 +307,13 @@ async def play_exec_match(session: SeatSession, program: ExecProgram, *,
     and a :class:`ConventionCards` line once a deal. A move the program fails is played
     by ``substitute`` when given, else by the fallback card. Raises
     :class:`~jackal.client.session.SessionLost` if the seat is lost for good.
+
+    With ``floor_seconds``, every card (the program's, the substitute's or the fallback)
+    leaves on the fixed schedule of :class:`~jackal.client.release.ReleaseClock`, counted
+    from when the turn reached the host. ``thinking`` bounds how many programs think at
+    once (``jackal tournament --jobs``); the wait for it is not the program's move time.
     """
+    clock = ReleaseClock(floor_seconds, program.where)
     faults: Counter[str] = Counter()
     deal_faults: dict[int, Counter[str]] = {}
     # (deal, program start) the cards were last told for: a new deal or a restarted
@@ -336,6 +344,16 @@ async def play_exec_match(session: SeatSession, program: ExecProgram, *,
             told(deal)
 
     async def choose(turn: YourTurn) -> tuple[Card, str]:
+        started = trio.current_time()
+        if thinking is None:
+            chosen = await decide(turn)
+        else:
+            async with thinking:
+                chosen = await decide(turn)
+        await clock.hold(started)
+        return chosen
+
+    async def decide(turn: YourTurn) -> tuple[Card, str]:
         hand = tuple(turn.hand)
         # A program that is not running is started by ask(): a new process, to be told.
         starts = program.starts + (0 if program.running else 1)

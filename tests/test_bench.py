@@ -31,6 +31,7 @@ SMALL: dict[str, list[str]] = {
     "engine.py": ["--deals", "50", "--repeat", "1"],
     "exec_lines.py": ["--target", "1"],
     "expert_speed.py": ["--deals", "1"],
+    "tournament_floor.py": ["--boards", "1", "--floor", "0.02"],
     "server_load.py": ["--tables", "2", "--target", "1", "--procs", "1", "--timeout", "60",
                        "--json"],
     "tournament_hang.py": ["--boards", "1", "--jobs", "1", "--", "--move-seconds", "0.05",
@@ -88,6 +89,8 @@ def test_every_bench_script_runs_on_a_small_size(name: str) -> None:
         report = _last_json(done.stdout)
         assert report["deals"] == 1 and report["decisions"] > 20, report
         assert report["decisions_per_second"] > 0, report
+    elif name == "tournament_floor.py":
+        assert "3 entries, 1 boards (6 tables): floor 0.02 s" in done.stdout, done.stdout
     elif name == "abuse.py":
         report = _last_json(done.stdout)
         assert report["lobby_lockout"]["another_address_creates"] is True, report

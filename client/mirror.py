@@ -395,9 +395,12 @@ class TableMirror:
                 if state.table == self.table else []
         self.questions = list(state.questions or ())
         self.next_deal_in = state.next_deal_in
-        if state.table != self.table or state.deal != self.deal:
-            # The snapshot does not say who played a card: what we saw of this deal stays.
-            self.played_by = {}
+        if state.bot_cards is not None or state.table != self.table \
+                or state.deal != self.deal:
+            # An older server's snapshot does not say who played a card: then what we saw
+            # of this deal stays.
+            self.played_by = {(card.seat, card.index): card.by
+                              for card in state.bot_cards or ()}
         self.table = state.table
         self.name = state.name
         self.status = state.status

@@ -273,6 +273,9 @@ class TableState(_Reply, tag="table_state"):
     answered: list[AnsweredInfo] | None = None
     #: During a deal: questions the recipient may still ask in it (seated only).
     questions_left: int | None = None
+    #: The cards of the rows (this deal's, between deals the last one's) that a bot
+    #: played for a human's seat (absent: none).
+    bot_cards: list[BotCard] | None = None
     #: The clock of the seat to play is stopped: it waits for an answer to its own
     #: question (``turn_left`` is what it will have when the clock runs again).
     clock_stopped: bool | None = None
@@ -335,14 +338,27 @@ class YourTurn(_Server, tag="your_turn"):
     deadline: float | None = None
 
 
+#: Who played a human's seat for them: the ``substitute`` (the player is away) or the
+#: substitute's one card when the player's ``clock`` ran out.
+BotPlayedBy = Literal["substitute", "clock"]
+
+
 class Played(_Reply, tag="played"):
-    """Server: a card was played. ``by`` is set when a bot played a human's seat:
-    ``substitute`` (the player is away) or ``clock`` (the player's time ran out)."""
+    """Server: a card was played. ``by`` is set when a bot played a human's seat."""
 
     seat: Seat
     card: Card
     index: int
-    by: Literal["substitute", "clock"] | None = None
+    by: BotPlayedBy | None = None
+
+
+class BotCard(msgspec.Struct):
+    """In ``table_state``: a card of the rows that a bot played for a human's seat, so a
+    client that starts again marks it as one that never left would."""
+
+    seat: Seat
+    index: int
+    by: BotPlayedBy
 
 
 class GroupInfo(msgspec.Struct):

@@ -10,7 +10,8 @@ from typing import Protocol
 from ..game.conventions import ConventionCard
 from ..game.deal import Deal
 from ..game.match import first_dealer
-from ..game.seats import Team
+from ..game.seats import Seat, Team
+from ..protocol.messages import BotCard, BotPlayedBy
 from . import views
 from .chat import TableChat
 from .deal_summary import DealSummaries
@@ -28,6 +29,7 @@ class SnapshotTable(ClockedTable, Protocol):
     name: str
     clock: TurnClock
     last_deal: Deal | None
+    bot_cards: dict[tuple[Seat, int], BotPlayedBy]
     between_deadline: float | None
     deal_conventions: dict[Team, ConventionCard]
     spectators: dict[Peer, None]
@@ -77,6 +79,8 @@ def table_snapshot(table: SnapshotTable, full: bool = True) -> views.TableSnapsh
         questions=table.disclosure.open_questions(),
         asked=tuple(table.disclosure.asked_log.values()),
         questions_left=table.disclosure.questions_left(),
+        bot_cards=tuple(BotCard(seat=seat, index=index, by=by)
+                        for (seat, index), by in sorted(table.bot_cards.items())),
         clock_stopped=table.clock.stopped is not None)
 
 

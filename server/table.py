@@ -18,6 +18,7 @@ from ..game.rng import derive_seed
 from ..game.seats import TEAMS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
+    BotPlayedBy,
     BotTakeover,
     Error,
     ExpertCost,
@@ -81,6 +82,10 @@ class Table:
         self.deal_conventions: dict[Team, ConventionCard] = dict(cards)
         self.status: Status = "waiting"
         self.last_deal: Deal | None = None
+        #: The cards of the rows in play (between deals, the last deal's) that a bot
+        #: played for a human's seat, by seat and place in its row: every snapshot marks
+        #: them, as the ``played`` events did.
+        self.bot_cards: dict[tuple[Seat, int], BotPlayedBy] = {}
         self.between_deadline: float | None = None
         #: What the table writes to its record (see :mod:`.records.recording`).
         self.recording = Recording(recorder)
@@ -324,6 +329,7 @@ class Table:
         self.recording.rematch(seed)
         self.match = Match(seed, self.options.target)
         self.last_deal, self.hint_told = None, None
+        self.bot_cards = {}
         self.disclosure.expire_questions()
         self.seating.new_match()
         self.status = "waiting"
@@ -406,6 +412,7 @@ class Table:
     def _start_deal(self) -> Outbox:
         self.between_deadline = None
         deal = self.match.start_deal()
+        self.bot_cards = {}
         self.disclosure.asked.clear()  # each deal's questions are counted afresh
         self.holds.new_deal()  # and its reclaims
         self.deal_conventions = dict(self.conventions)
@@ -450,10 +457,12 @@ class Table:
         by = self._played_by(seat, player)
         self.clock.due = None
         self.recording.play(seat, card, index, by)
+        bot_by: BotPlayedBy | None = ("clock" if by == "clock" else
+                                      "substitute" if by == "substitute" else None)
+        if bot_by is not None:
+            self.bot_cards[seat, index] = bot_by
         # One shared message for everyone but the player, whose copy carries the id.
-        public = Played(seat=seat, card=card, index=index,
-                        by="clock" if by == "clock" else "substitute" if by == "substitute"
-                        else None)
+        public = Played(seat=seat, card=card, index=index, by=bot_by)
         own = Played(id=req_id, seat=seat, card=card, index=index)
         audience = self.seating.audience()
         out: Outbox = [(peer, own if peer is player else public) for peer, _ in audience]

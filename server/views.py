@@ -32,6 +32,7 @@ from ..game.seats import SEATS, TEAMS, Seat, Team
 from ..protocol.messages import (
     AnsweredInfo,
     BestKeepInfo,
+    BotCard,
     DealEnded,
     DealStarted,
     DealSummary,
@@ -115,6 +116,8 @@ class TableSnapshot:
     asked: tuple[AnsweredInfo, ...] = ()
     #: Questions each seat may still ask this deal.
     questions_left: Mapping[Seat, int] | None = None
+    #: The rows' cards a bot played for a human's seat (public, as ``played`` said).
+    bot_cards: tuple[BotCard, ...] = ()
 
 
 def questions_for(questions: tuple[OpenQuestion, ...], you: Seat | None
@@ -190,6 +193,7 @@ def table_state(snap: TableSnapshot, you: Seat | None, *,
         or None if you is not None and facts.live else None,
         questions_left=snap.questions_left.get(you) if snap.questions_left is not None
         and you is not None and facts.live else None,
+        bot_cards=list(snap.bot_cards) or None,
         clock_stopped=snap.clock_stopped or None,
     )
 

@@ -18,7 +18,7 @@ from ...game.errors import JackalError
 from ...game.match import Match
 from ...game.scoring import DealResult
 from ...game.seats import SEATS, TEAMS, Seat, Team
-from ...protocol.messages import ChatLine
+from ...protocol.messages import BotPlayedBy, ChatLine
 from .events import (
     AnswerEvent,
     ChatEvent,
@@ -67,6 +67,10 @@ class MatchReplay:
     seats: dict[Seat, SeatEvent]
     started: bool = False
     last_deal: Deal | None = None
+    #: The cards of the rows in play (or the last deal's) a bot played for a human's
+    #: seat, by seat and place in its row (``play`` lines with ``by`` clock/substitute).
+    bot_cards: dict[tuple[Seat, int], BotPlayedBy] = field(
+        default_factory=dict)
     ended: MatchEnd | None = None
     closed: Closed | None = None
     restarts: int = 0
@@ -176,6 +180,7 @@ class MatchReplay:
         if deal.seed != event.seed or deal.dealer is not event.dealer:
             raise RecordError(f"deal {event.number} does not match the match seed")
         self.questions, self.answers = [], {}  # each deal asks anew
+        self.bot_cards = {}
 
     def _play(self, event: PlayEvent) -> None:
         deal = self.match.deal
@@ -188,6 +193,8 @@ class MatchReplay:
         if index != event.index:
             raise RecordError(f"play {event.seat} {event.card}: recorded as card {event.index} "
                               f"of the row, but it is card {index}")
+        if event.by == "clock" or event.by == "substitute":
+            self.bot_cards[event.seat, index] = event.by
 
     def _hint(self, event: HintEvent) -> None:
         """A hint changes nothing, but it is only ever given to the seat on turn."""
@@ -224,6 +231,7 @@ class MatchReplay:
             raise RecordError("a 'rematch' before the match ended")
         self.match = Match(seed, self.header.target)
         self.started, self.last_deal, self.ended, self.hint_told = False, None, None, None
+        self.bot_cards = {}
         self.expert = {}
         self.rematches += 1
 

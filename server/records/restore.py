@@ -72,6 +72,7 @@ def _resumed(table_id: str, state: MatchReplay, now: float, hold_seconds: float,
     table = Table(table_id, _options(state), dict(state.conventions), record)
     match = table.match = state.match
     table.last_deal, table.hint_told = state.last_deal, state.hint_told
+    table.bot_cards = dict(state.bot_cards)
     for seat, event in state.seats.items():
         slot = table.seats[seat]
         slot.kind, slot.name = event.kind, event.name

@@ -101,7 +101,8 @@ async def test_a_whole_match_leaves_no_cycles() -> None:
     async with trio.open_nursery() as nursery:
         from jackal.server.net.listener import serve
 
-        port: int = await nursery.start(serve, ServerConfig(**QUIET))
+        # Port 0: the default port may be any other server's on this machine.
+        port: int = await nursery.start(serve, ServerConfig(port=0, **QUIET))
         with cyclic_garbage() as found:
             lobby, human, _table = await alone_with_bots(port, "N", "solo", target=30)
             await play_out(human, lambda msg: msg["type"] == "match_ended", timeout=120)

@@ -316,7 +316,7 @@ def test_an_expert_figure_the_server_was_too_busy_for_reads_not_available() -> N
             apply(state, m.ExpertCost(deal=1, information_cost={Team.NS: 4, Team.EW: 6}))
     apply(state, m.ExpertCost(deal=2, unavailable="server_busy"))
     shown = drive(state, lambda _pipe, _app: None, rows=23, columns=66)
-    assert shown.count("expert pair n/a (busy)") == 2  # one a side
+    assert shown.count("expert pair's n/a (busy)") == 2  # one a side
     # h: deal 2 says n/a; the means count deal 1 alone and wait for nothing more.
     state.show(Overlay.HISTORY)
     text_ = drive(state, lambda _pipe, _app: None, rows=23, columns=66)

@@ -41,6 +41,7 @@ from ..protocol.messages import (
     DealEnded,
     DealStarted,
     MatchEnded,
+    Played,
     PlayerBack,
     PlayerLeft,
     ServerMessage,
@@ -458,6 +459,11 @@ class _Watch:
             case _ if change.play is not None:
                 seat = change.play.seat
                 slot = self.seats[seat]
+                if isinstance(event, Played) and event.by == "substitute" \
+                        and slot.substitute is None:
+                    # The server's takeover bot plays the seat: its bot_takeover comes
+                    # only at the end of this turn (seat news waits for the seat's turn).
+                    slot.substitute = slot.cause
                 if mirror.deal == 1 and slot.substitute is not None:
                     slot.faults[slot.substitute] += 1
                 if seat is self._watched:

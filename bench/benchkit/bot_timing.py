@@ -28,10 +28,11 @@ Sample = tuple[int, float]
 
 
 class LineClient:
-    """A blocking line-protocol client: greets, then sends requests and reads lines."""
+    """A blocking line-protocol client: greets, then sends requests and reads lines (the
+    tests set tables up with it too)."""
 
-    def __init__(self, port: int, name: str) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30.0)
+    def __init__(self, port: int, name: str = "host", timeout: float = 30.0) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         self.reader = self.sock.makefile("rb")
         self.ids = 0
         self.reader.readline()  # welcome

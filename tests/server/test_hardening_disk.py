@@ -10,16 +10,14 @@ Mounting needs root (CI runs as root on its own machine); elsewhere the test is 
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
 import socket
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.disk import fill, tiny_tmpfs
 from support.server import TIMEOUT, ServerProcess
 
 pytestmark = pytest.mark.subprocess
@@ -27,31 +25,6 @@ pytestmark = pytest.mark.subprocess
 SEATS = ("N", "E", "S", "W")
 
 
-@contextlib.contextmanager
-def tiny_tmpfs(folder: Path) -> Iterator[Path]:
-    folder.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(folder)],
-                             capture_output=True, text=True, check=False)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], capture_output=True, check=False)
-
-
-def fill(folder: Path) -> Path:
-    """Fill the file system of ``folder`` to the last byte."""
-    filler = folder / "filler"
-    with filler.open("wb", buffering=0) as out:
-        for size in (65536, 4096, 1):
-            while True:
-                try:
-                    out.write(b"\0" * size)
-                except OSError as exc:
-                    assert exc.errno == errno.ENOSPC
-                    break
-    return filler
 
 
 class Player:

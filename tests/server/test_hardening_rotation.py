@@ -8,11 +8,7 @@ Real server in-process, real sockets on port 0; the full disk is a tiny tmpfs (r
 from __future__ import annotations
 
 import argparse
-import contextlib
-import errno
 import os
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +16,7 @@ import trio
 from jackal.cli.serve import add_arguments, config_from_args
 from jackal.server.config import ServerConfig
 from support.client import RawClient, connect_from, greeted, new_table
+from support.disk import fill, tiny_tmpfs
 from support.server import QUIET, running_server
 
 SEATS = ("N", "E", "S", "W")
@@ -91,31 +88,6 @@ async def test_one_address_holds_a_quota_of_the_folder_in_open_records(tmp_path:
 # --------------------------------------------------------------------------- a full disk
 
 
-@contextlib.contextmanager
-def tiny_tmpfs(folder: Path) -> Iterator[Path]:
-    folder.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(folder)],
-                             capture_output=True, text=True, check=False)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], capture_output=True, check=False)
-
-
-def fill(folder: Path) -> Path:
-    """Fill the file system of ``folder`` to the last byte."""
-    filler = folder / "filler"
-    with filler.open("wb", buffering=0) as out:
-        for size in (65536, 4096, 1):
-            while True:
-                try:
-                    out.write(b"\0" * size)
-                except OSError as exc:
-                    assert exc.errno == errno.ENOSPC
-                    break
-    return filler
 
 
 async def play_until(client: RawClient, code: str, limit: int = 5000) -> list[str]:

@@ -14,8 +14,7 @@ from typing import Any, Self
 import msgspec
 import trio
 import trio.testing
-
-from support.server import TIMEOUT
+from benchkit.bot_timing import LineClient
 
 Msg = dict[str, Any]
 SEATS = ("N", "E", "S", "W")
@@ -223,34 +222,6 @@ async def play_out(client: RawClient, until: Callable[[Msg], bool],
                 await client.send(type="ready")
             if until(msg):
                 return
-
-
-class LineClient:
-    """A blocking line-protocol client for setting tables up from a test."""
-
-    def __init__(self, port: int, name: str = "host") -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
-        self.reader = self.sock.makefile("rb")
-        self.ids = 0
-        self.reader.readline()  # welcome
-        self.request({"type": "hello", "name": name})
-
-    def request(self, msg: dict[str, Any]) -> dict[str, Any]:
-        """Send ``msg`` with a fresh id; return its reply (raise on an error reply)."""
-        self.ids += 1
-        self.sock.sendall(json.dumps({**msg, "id": self.ids}).encode() + b"\n")
-        while True:
-            reply: dict[str, Any] = json.loads(self.reader.readline())
-            if reply.get("type") == "ping":
-                self.sock.sendall(b'{"type":"pong"}\n')
-            elif reply.get("id") == self.ids:
-                if reply["type"] == "error":
-                    raise AssertionError(f"{msg['type']} refused: {reply}")
-                return reply
-
-    def close(self) -> None:
-        self.reader.close()
-        self.sock.close()
 
 
 def create_table(port: int, bots: dict[str, str], **options: Any) -> str:

@@ -202,3 +202,18 @@ async def test_a_ready_between_deals_survives_a_restart(tmp_path: Path) -> None:
             "N": True, "E": True, "S": False, "W": True}
         assert (await back[1].request(type="ready"))["type"] == "ok"
         assert (await back[0].wait_type("deal_started"))["deal"] == 2
+
+
+async def test_a_player_gone_after_the_match_is_held_then_the_seat_is_free() -> None:
+    """A connection lost after the end: the others are told (player_gone); once its hold
+    runs out the seat is empty (player_left), and a bot there lets the rematch start."""
+    async with running_server(ServerConfig(**{**FAST, "hold_seconds": 0.5})) as port:
+        _lobby, table, north, south = await finished(port, seed=4)
+        await south.aclose()
+        gone = await north.wait_type("player_gone")
+        assert (gone["seat"], gone["seconds"]) == ("S", 0.5)
+        assert (await north.wait_type("player_left"))["seat"] == "S"
+        assert (await north.request(type="rematch"))["type"] == "ok"
+        ok = await north.request(type="add_bot", table=table, seat="S", strategy="random")
+        assert ok["type"] == "ok"
+        await north.wait_type("rematch_started")

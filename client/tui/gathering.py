@@ -5,19 +5,44 @@ that tells a player whose ready the server lost to press n again."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from ...game.conventions import BUILTIN_CARDS
 from ...game.seats import SEATS, Seat
 from ...protocol import messages as m
 from ...protocol import requests
-
-if TYPE_CHECKING:
-    from .state import TuiState
+from ..mirror import TableMirror
 
 __all__ = ["ask_rematch", "bots_only", "check_ready_kept", "rematch_options",
            "rematch_wanted", "said_ready", "waiting_line"]
+
+
+class TuiState(Protocol):
+    """What this module reads and calls of the client's state (:mod:`.state` imports
+    this module, so it names no class of that one)."""
+
+    mirror: TableMirror
+    can_rematch: bool
+    rematch_target: int | None
+    ready_for: int | None
+
+    @property
+    def you(self) -> Seat | None: ...
+
+    @property
+    def after_match_keys(self) -> str: ...
+
+    def say(self, text: str, style: str = "info") -> None: ...
+
+    def send(self, msg: Any) -> None: ...
+
+    def add_log(self, text: str, style: str = "") -> None: ...
+
+    def seat_label(self, seat: Seat) -> str: ...
+
+    def open_prompt(self, label: str, on_submit: Callable[[str], str | None], *,
+                    max_len: int = 200) -> None: ...
 
 
 def bots_only(seats: Mapping[Seat, str], you: Seat | None) -> bool:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from jackal.client.embedded import BETWEEN_DEALS_SECONDS
-from jackal.client.tui.asking import ask_question, askable, move_ask, open_ask, reply_question
 from jackal.client.tui import gathering
+from jackal.client.tui.asking import ask_question, askable, move_ask, open_ask, reply_question
 from jackal.client.tui.clock import between_deals_text, clock_left, clock_text
 from jackal.client.tui.events import apply
 from jackal.client.tui.lobby import JoinSeat

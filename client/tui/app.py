@@ -289,11 +289,9 @@ class TuiApp:
                 if session.seated_status == "waiting" and bots_only(session.seated_with,
                                                                     session.seat):
                     # Alone with bots there is nobody to greet: sitting down is being
-                    # ready. With people, each says ready (n) when they are; a seat
-                    # taken back between deals keeps n the player's too.
+                    # ready. With people, each says ready (n) when they are (the table
+                    # line says so); a seat taken back between deals keeps n theirs too.
                     await self._request(session.request, requests.Ready())
-                elif session.seated_status == "waiting":
-                    state.say("Press n when ready: the match starts when everyone has.")
 
                 async def pump() -> None:
                     try:

@@ -48,6 +48,15 @@ def human_turns(players: list[Tmux], until: Callable[[], bool], what: str,
         time.sleep(0.15)
 
 
+def both_ready(*players: Tmux) -> None:
+    """Each player, seated at a table waiting for its first deal, presses n (sitting down
+    is not being ready)."""
+    for player in players:
+        player.wait(shows("you (n)"), "the table waiting for its players")
+    for player in players:
+        player.keys("n")
+
+
 def pause_agreed(north: Tmux, south: Tmux) -> tuple[Tmux, Tmux, str]:
     """The one whose turn it is asks for a pause (during a deal one asks on one's own
     turn) and the other agrees: (the one who asked, the other, the asker's seat)."""

@@ -230,7 +230,8 @@ def test_nobody_is_ready_by_sitting_and_a_rematch_fills_a_seat_left_with_a_bot(
         ann.keys("n")
         screen = ann.wait(shows("Rematch asked for: S left (b: bot)"),
                           "ann told the seat is free for a bot")
-        assert "waiting for S" not in screen and "Rematch to 1: S left (b: bot)." in screen
+        assert "waiting for S" not in screen, screen
+        assert "Rematch to 1: S left (b: bot)." in screen, screen
         assert not any(e["event"] == "rematch" for e in server.record_events())
         ann.keys("b")
         ann.wait(shows("free: S"), "the bot prompt")

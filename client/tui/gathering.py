@@ -112,7 +112,8 @@ def ask_rematch(state: TuiState, target: int | None = None) -> None:
              f"{' '.join(gone)} gone" if gone else "",
              f"waiting for {' '.join(slow)}" if slow else ""]
     said = "; ".join(n for n in needs if n) or "waiting for the server"
-    state.say(f"Rematch asked for: {said}. o: target, card; g: back to the lobby.")
+    # The key bar lists o (target, card) and g (lobby): the line keeps to what is new.
+    state.say(f"Rematch asked for: {said}.")
 
 
 def rematch_options(state: TuiState) -> None:
@@ -155,11 +156,11 @@ def rematch_wanted(state: TuiState, msg: m.RematchWanted) -> None:
                                                     or state.mirror.target)
     if msg.target is not None:
         state.rematch_target = msg.target
-    state.add_log(f"{who} asked for a rematch to {msg.target or state.mirror.target} "
-                  "points.", "warn" if new else "info")
+    target = msg.target or state.mirror.target
+    points = f"{target} point{'' if target == 1 else 's'}"
+    state.add_log(f"{who} asked for a rematch to {points}.", "warn" if new else "info")
     if new and msg.seat is not state.you and state.you is not None:
-        state.say(f"{msg.seat} asks a rematch to {msg.target} points: n agrees, "
-                  "g: back to the lobby.")
+        state.say(f"{msg.seat} asks a rematch to {points}: n agrees, g: lobby.")
 
 
 def check_ready_kept(state: TuiState) -> None:

@@ -1,6 +1,7 @@
-"""A rematch at the same table: every human seat asks, a new match starts there with the
-same seats (bots stay), the record starts a new match, and a restart restores that new
-match, not the finished one. A real server on port 0, real sockets, real record files."""
+"""A rematch at the same table: every human seat asks, a new match starts there (bots stay;
+a seat left takes a newcomer or a bot; a new target makes the others ask again), the record
+starts a new match, and a restart restores it, and a ready between deals. A real server on
+port 0, real sockets, real record files."""
 
 from __future__ import annotations
 

@@ -106,7 +106,8 @@ def _step_lines(step: Step) -> list[str]:
         case MatchEnd(winner=winner, scores=scores):
             lines += ["", f"Match over: {winner} wins, NS {scores[Team.NS]} EW {scores[Team.EW]}"]
         case RematchEvent():
-            lines += ["", f"Rematch: match {state.rematches + 1} at this table, same seats"]
+            lines += ["", f"Rematch: match {state.rematches + 1} at this table, to "
+                          f"{state.match.target} points"]
         case PlayEvent(seat=seat, card=card, by=by) if by in ("clock", "substitute"):
             why = ("by the clock: the player's time ran out" if by == "clock"
                    else "by the substitute: the player was away")

@@ -250,6 +250,8 @@ class SeatSession:
         #: The table's status in the snapshot that came with the seat ("waiting": the
         #: match has not started; "between_deals": a seat taken back after a deal).
         self.seated_status: str | None = None
+        #: Who sat in each seat ("empty", "human", "bot") in that snapshot.
+        self.seated_with: dict[Seat, str] = {}
         self.conn: Connection | None = None
         self._on_retry = on_retry
         #: ``welcome.features`` this client relies on; checked on every connection.
@@ -469,6 +471,7 @@ class SeatSession:
         snapshot = await self._pump_until(conn, lambda msg: isinstance(msg, TableState))
         if isinstance(snapshot, TableState):
             self.seated_status = snapshot.status
+            self.seated_with = {info.seat: info.kind for info in snapshot.seats}
 
     async def _pump_until(self, conn: Connection,
                           stop: Callable[[ServerMessage], bool]) -> ServerMessage:

@@ -49,9 +49,9 @@ HELP_ENTRIES: tuple[HelpEntry, ...] = (
               '{"type":"leave"}'),
     _entry("ready", "say you are ready; play starts when every human seat is ready",
               '{"type":"ready"}'),
-    _entry("rematch", "after match_ended: play again at this table with the same seats "
-                         "(starts when every human seat asks)",
-              '{"type":"rematch"}'),
+    _entry("rematch", "after match_ended: play again here, once all have asked; "
+                         "\"target\" proposes a new one",
+              '{"type":"rematch","target":100}'),
     _entry("play", "play a card from your hand when it is your turn",
               '{"type":"play","card":"7H"}'),
     _entry("conventions", "declare your partnership's card: a built-in name or a whole "

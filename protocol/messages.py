@@ -448,9 +448,10 @@ class PlayerReady(_Server, tag="player_ready"):
 
 
 class RematchWanted(_Server, tag="rematch_wanted"):
-    """A seat asked to play again at this table (``rematch``)."""
+    """A seat asked to play again at this table (``rematch``), to ``target`` points."""
 
     seat: Seat
+    target: int | None = None
 
 
 class RematchStarted(_Server, tag="rematch_started"):

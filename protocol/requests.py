@@ -109,6 +109,10 @@ class Rematch(_Client, tag="rematch"):
     """Client, seated, after ``match_ended``: play again at this table with the same seats;
     a new match starts there when every human seat has asked (answered with ``ok``)."""
 
+    #: Another target for the new match (absent: the one last asked for, at first the
+    #: last match's); a new one withdraws the others' asks.
+    target: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] | None = None
+
 
 class Play(_Client, tag="play"):
     """Client, on its turn: plays a card; answered with ``played`` (also sent to everyone)."""

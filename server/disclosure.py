@@ -112,10 +112,10 @@ class Disclosure:
                         req_id: MessageId | None = None) -> Outbox:
         """The sender declares its partnership's convention card."""
         slot = table.seating.require_seat(peer)
-        if table.status not in ("waiting", "between_deals"):
+        if table.status == "playing":  # after a match: for the rematch
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
-                                "conventions may change only before the first deal or "
-                                "between deals")
+                                "conventions may change only before the first deal, "
+                                "between deals or after the match")
         card = resolve_conventions(spec)
         team = slot.seat.team
         ok: Outbox = [(peer, Ok(id=req_id, request="conventions"))]

@@ -125,12 +125,13 @@ class SeatHolds:
         before = slot.presence
         slot.peer = None
         table.version += 1
-        if table.status == "over":
-            # After the end there is nothing to come back for (the player saw it): the
-            # seat is not held, so no ``player_gone``, whose ``seconds`` promise a hold.
-            slot.held_until = None
-            return []
         hold = table.options.hold_seconds
+        if table.status == "over":
+            # After the end: held a while (a client starting again asks for the rematch),
+            # then free for a bot or a newcomer, so a rematch never waits for someone
+            # gone for good (see :meth:`expire`).
+            slot.held_until = now + hold
+            return table.seating.broadcast(PlayerGone(seat=seat, seconds=hold))
         slot.held_until = now + hold
         if table.status == "waiting":
             slot.ready = False
@@ -177,21 +178,19 @@ class SeatHolds:
         return out + self._news(table, slot, before, msgs, skip=peer)
 
     def expire(self, table: HoldingTable, now: float) -> Outbox:
-        """Every hold that has run out by ``now``: before the match the seat is free
-        again, during it the substitute plays it (or, at a table without substitutes, it
-        is held for good: the table waits), after it the seat is simply not held."""
+        """Every hold that has run out by ``now``: before and after the match the seat is
+        free again, during it the substitute plays it (or, at a table without substitutes,
+        it is held for good: the table waits)."""
         out: Outbox = []
         for slot in table.seats.values():
             if slot.held_until is None or slot.takeover or slot.held_until > now:
                 continue
-            if table.status == "waiting":
+            if table.status in ("waiting", "over"):
                 seat = slot.seat
                 slot.clear()
                 table.version += 1
                 table.recording.seat(slot)
                 out += table.seating.broadcast(PlayerLeft(seat=seat))
-            elif table.status == "over":
-                slot.held_until = None
             elif table.options.bot_takeover:
                 before = slot.presence
                 slot.takeover = True

@@ -287,7 +287,7 @@ class Hub:
                 self.send(table.ready(session, msg.id, now), table)
             case Rematch():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.rematch(session, msg.id, now), table)
+                self.send(table.rematch(session, msg.id, now, msg.target), table)
             case Conventions():
                 table, _seat = self.lobby.seated(session)
                 self.send(table.disclosure.set_conventions(table, session, msg.card, msg.id), table)

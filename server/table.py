@@ -111,6 +111,8 @@ class Table:
         #: Seats held for players whose connection dropped (see :mod:`.holds`).
         self.holds = SeatHolds()
         self._summaries = DealSummaries(self.match.seed)
+        #: The target of the next rematch (the last match's until a player asks another).
+        self.rematch_target = self.match.target
 
     # ------------------------------------------------------------------ helpers
 
@@ -193,8 +195,8 @@ class Table:
              host: str | None = None) -> tuple[str, Outbox]:
         """Seat ``peer`` (connected from address ``host``); returns its new secret token
         and the messages."""
-        if self.status == "over":
-            raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the match at table {self.id} is over")
+        # After a match an empty seat is taken as before the first (its new player then
+        # asks for the rematch like the others): nothing of the finished match is secret.
         slot = self.seating.choose(peer, seat, invite, host, self.in_match)
         token = self.seating.sit(slot, peer, name, host, in_match=self.in_match,
                                  playing=self.status == "playing")
@@ -256,7 +258,8 @@ class Table:
         """Put a server-side bot in an empty seat (see :func:`.table_bots.seat_bot`); it
         may fill the last seat and start the match."""
         self._tick_clock(now)
-        return seat_bot(self, requester, seat, strategy, req_id, invite) + self._maybe_start()
+        out = seat_bot(self, requester, seat, strategy, req_id, invite)
+        return out + self._maybe_start() + self._maybe_rematch()
 
     def leave(self, peer: Peer, req_id: MessageId | None = None,
               now: float | None = None) -> Outbox:
@@ -296,6 +299,7 @@ class Table:
         out: Outbox = [(peer, Ok(id=req_id, request="ready"))]
         if self.status in ("waiting", "between_deals") and not slot.ready:
             slot.ready = True
+            self.recording.ready(slot.seat)  # kept over a restart until the next deal
             out += self.seating.broadcast(PlayerReady(seat=slot.seat))
         if self.status == "waiting":
             out += self._maybe_start()
@@ -304,18 +308,31 @@ class Table:
         return out
 
     def rematch(self, peer: Peer, req_id: MessageId | None = None,
-                now: float | None = None) -> Outbox:
-        """After the end: the sender's seat asks to play again at this table; the new
-        match starts when every human seat is connected and has asked."""
+                now: float | None = None, target: int | None = None) -> Outbox:
+        """After the end: the sender's seat asks to play again at this table (to
+        ``target`` points, if given); the new match starts when every seat is filled and
+        every human seat is connected and has asked for the same target."""
         self._tick_clock(now)
         slot = self.seating.require_seat(peer)
         if self.status != "over":
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
                                 "a rematch can be asked for once the match is over")
         out: Outbox = [(peer, Ok(id=req_id, request="rematch"))]
+        if target is not None and target != self.rematch_target:
+            # New terms: the others asked for the old ones, so they must ask again.
+            self.rematch_target = target
+            for other in self.seating.humans:
+                other.ready = other is slot
+            self.version += 1
+            snap = table_snapshot(self)
+            out += [(each, views.table_state(snap, seat))
+                    for each, seat in self.seating.audience()]
+            return out + self.seating.broadcast(RematchWanted(
+                seat=slot.seat, target=target)) + self._maybe_rematch()
         if not slot.ready:
             slot.ready = True
-            out += self.seating.broadcast(RematchWanted(seat=slot.seat))
+            out += self.seating.broadcast(RematchWanted(seat=slot.seat,
+                                                        target=self.rematch_target))
         return out + self._maybe_rematch()
 
     def _maybe_rematch(self) -> Outbox:
@@ -326,8 +343,10 @@ class Table:
         # Derived from the last match's seed: as secret as it was, and a seeded table's
         # rematches are as reproducible as its first match.
         seed = derive_seed(self.match.seed, 2) & (2**63 - 1)
-        self.recording.rematch(seed)
-        self.match = Match(seed, self.options.target)
+        target = self.rematch_target
+        self.recording.rematch(seed, None if target == self.options.target else target)
+        self.match = Match(seed, target)
+        self.disclosure.changes.clear()  # a new match: its card changes are counted anew
         self.last_deal, self.hint_told = None, None
         self.bot_cards = {}
         self.disclosure.expire_questions()
@@ -508,6 +527,7 @@ class Table:
         out += self.seating.broadcast(ended)
         if winner is not None:
             self.status = "over"
+            self.rematch_target = self.match.target
             self.pausing = PauseVote()  # nothing left to pause; a new match asks anew
             self.recording.match_end(winner, self.match.scores)
             for slot in self.seats.values():

@@ -60,11 +60,10 @@ def seat_bot(table: BotSeatTable, requester: Peer, seat: Seat, strategy: str | N
         known = ", ".join(sorted(STRATEGIES))
         raise ProtocolError(ErrorCode.UNKNOWN_STRATEGY,
                             f"field 'strategy': unknown strategy {strategy!r} (known: {known})")
-    if table.status == "over":
-        raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the match at table {table.id} is over")
     slot = table.seats[seat]
     if slot.kind != "empty":
         raise ProtocolError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
+    # A bot is always ready (after a match: for the rematch, whose empty seat it fills).
     slot.kind, slot.name, slot.strategy, slot.ready = "bot", f"{strategy} bot", strategy, True
     table.version += 1
     table.recording.seat(slot)

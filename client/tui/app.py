@@ -28,6 +28,7 @@ from ..seat_store import SavedSeat, SeatStore, server_key
 from ..session import Backoff, SeatSession, SessionLost, Status
 from .clock import clock_warning
 from .events import apply, on_message
+from .gathering import bots_only
 from .keys import create_key_bindings
 from .layout import build_layout
 from .lobby import JoinSeat, SpectateTable
@@ -285,10 +286,11 @@ class TuiApp:
                 state.can_rematch = session.stays_for_rematch
                 state.mode = Mode.TABLE
                 self._redraw()
-                if session.seated_status == "waiting":
-                    # Sitting down before the match is being ready for it. A seat taken
-                    # back between deals (the client started again) keeps n the
-                    # player's: the deal summary is what they came back to.
+                if session.seated_status == "waiting" and bots_only(session.seated_with,
+                                                                    session.seat):
+                    # Alone with bots there is nobody to greet: sitting down is being
+                    # ready. With people, each says ready (n) when they are (the table
+                    # line says so); a seat taken back between deals keeps n theirs too.
                     await self._request(session.request, requests.Ready())
 
                 async def pump() -> None:

@@ -11,6 +11,7 @@ from ...game.seats import Seat, Team
 from ...protocol import messages as m
 from ..chat_log import line_of
 from ..mirror import Change
+from . import gathering
 from .hint import notice_text
 from .state import Mode, Overlay, TuiState, article, deal_result_text
 
@@ -43,6 +44,7 @@ def on_message(state: TuiState, msg: m.ServerMessage, changed: Change = NOTHING)
                 state.clock, state.clock_stopped = None, (Seat(turn), left)
             _set_next_deal(state, state.mirror.next_deal_in)
             _apply_snapshot(state, msg)
+            gathering.check_ready_kept(state)
         case m.DealStarted(deal=deal, dealer=dealer, first=first):
             state.awaiting_play = None
             state.confirming = None
@@ -71,11 +73,11 @@ def on_message(state: TuiState, msg: m.ServerMessage, changed: Change = NOTHING)
             state.add_log(f"Match over: {side} wins, {scores.get(Team.NS, 0)}-"
                          f"{scores.get(Team.EW, 0)} (NS-EW).", "good")
             state.say(f"Match over. {state.after_match_keys}, Ctrl-Q: quit.")
-        case m.RematchWanted(seat=seat):
-            who = "You" if seat is state.you else state.seat_label(seat)
-            state.add_log(f"{who} asked for a rematch at this table.")
+        case m.RematchWanted():
+            gathering.rematch_wanted(state, msg)
         case m.RematchStarted():
-            state.add_log("Rematch: a new match at this table, same seats.", "good")
+            state.add_log("Rematch: a new match at this table.", "good")
+            state.rematch_target = None
             state.say("")
         case m.PlayerJoined(seat=seat, name=name):
             state.add_log(f"{name} sits at {seat}.")

@@ -8,6 +8,7 @@ from __future__ import annotations
 from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from . import gathering
 from .asking import ask_question, move_ask, open_ask, reply_question
 from .fit import panel_height
 from .hint import HINT_KEY
@@ -227,7 +228,7 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
 
     @kb.add("b", filter=table)
     def table_bot(event: KeyPressEvent) -> None:
-        """Put a bot in a free seat while the table waits for players."""
+        """Put a bot in a free seat before the first deal or after the match."""
         state.table_add_bot()
 
     @kb.add("h", filter=table & nothing_typed)
@@ -254,6 +255,11 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
     def ready(event: KeyPressEvent) -> None:
         """Ready / next deal / play again."""
         state.ready()
+
+    @kb.add("o", filter=table)
+    def rematch_options(event: KeyPressEvent) -> None:
+        """After the match: the rematch's target and our side's card."""
+        gathering.rematch_options(state)
 
     @kb.add("g", filter=table)
     def to_lobby(event: KeyPressEvent) -> None:

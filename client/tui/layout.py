@@ -23,7 +23,7 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.widgets import Frame
 
 from ...game.cards import rank_name
-from ...game.seats import SEATS, Team
+from ...game.seats import Team
 from ...protocol.text import display_width, fit_width
 from .clock import between_deals_text, clock_text, clock_warning, retry_text
 from .fit import (
@@ -36,6 +36,7 @@ from .fit import (
     wrap_fragments,
     wrap_words,
 )
+from .gathering import waiting_line
 from .lobby_screen import render_lobby
 from .meaning import short_meaning
 from .overlays import overlay_title, render_overlay, render_quit
@@ -198,18 +199,8 @@ def render_turn(state: TuiState) -> StyleAndTextTuples:
     mirror = state.mirror
     if mirror.table is None:
         return [("class:dim", " Connecting to the table...")]
-    if mirror.status == "waiting":
-        empty = [s.value for s in SEATS if mirror.seats[s].kind == "empty"]
-        waiting = [s.value for s in SEATS if mirror.seats[s].kind == "human"
-                   and not mirror.seats[s].ready]
-        if empty:
-            return [("", f" Waiting for players at {' '.join(empty)}.")]
-        return [("", f" Waiting for {' '.join(waiting) or 'the deal'} to be ready"
-                     f"{' (n: ready)' if state.you is not None else ''}.")]
-    if mirror.status == "over":
-        winner = mirror.winner.value if mirror.winner else "?"
-        again = state.after_match_keys
-        return [("class:turn", f" Match over: {winner} win. {again}, Ctrl-Q: quit.")]
+    if mirror.status in ("waiting", "over"):
+        return [("class:turn" if mirror.status == "over" else "", waiting_line(state))]
     if mirror.status == "between_deals":
         between = between_deals_text(state)
         keys = "n: ready" if state.you is not None else ""
@@ -416,10 +407,10 @@ def _table_keys(state: TuiState) -> list[str]:
         keys.append("p resume")
     if status == "waiting":
         keys += ["n ready", "b bot"]
+    elif status == "over" and state.can_rematch:
+        keys += ["n rematch", "b bot", "o target/card", "g lobby"]
     elif status == "between_deals":
         keys.append("n next deal")
-    elif status == "over" and state.can_rematch:
-        keys += ["n rematch", "g lobby"]
     elif status == "over":
         keys.append("n lobby" if state.on_server else "n play again")
     if status != "playing" and state.on_server:

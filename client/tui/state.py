@@ -20,6 +20,7 @@ from ...protocol import messages as m
 from ...protocol import requests
 from ...protocol.text import escape_text
 from ..mirror import TableMirror
+from . import gathering
 from .hint import hint_is_current, why_no_hint
 from .lobby import JoinSeat, LobbyState, SpectateTable
 from .meaning import explain_card
@@ -127,6 +128,10 @@ class TuiState:
     #: Our seat's session stays after the match (the server has ``rematch``): "n" then
     #: asks for a rematch at this table and "g" leaves for the lobby.
     can_rematch: bool = False
+    #: The target the rematch is asked for (None: the finished match's), and the deal
+    #: our last ready was for (a snapshot without it says it was lost: :mod:`.gathering`).
+    rematch_target: int | None = None
+    ready_for: int | None = None
     #: Ask "Play 7H?" and wait for a second Enter before a card is sent (``--confirm``).
     confirm: bool = False
     #: The card waiting for that second Enter.
@@ -516,21 +521,14 @@ class TuiState:
                 self.send(PlayAgain())
                 self.say("Back to the lobby...")
         elif self.table_status == "over" and self.can_rematch:
-            info = self.mirror.seats.get(self.you)
-            if info is None or not info.ready:
-                self.send(requests.Rematch())
-            waiting = [s.value for s in SEATS if s is not self.you
-                       and self.mirror.seats[s].kind != "bot" and not self.mirror.seats[s].ready]
-            self.say(f"Rematch asked for; waiting for {' '.join(waiting) or 'the server'}. "
-                     "g: back to the lobby.")
+            gathering.ask_rematch(self)
         elif self.table_status == "over":
             self.send(PlayAgain())
             self.say("Back to the lobby..." if self.on_server else "Setting up a new match...")
         elif self.table_status == "playing":
             self.say("The deal is under way.", "error")
         else:
-            self.send(requests.Ready())
-            self.say("Ready; waiting for the others.")
+            gathering.said_ready(self)
 
     # ---------------------------------------------------------------- asking about a card
 
@@ -582,8 +580,9 @@ class TuiState:
 
     def table_add_bot(self) -> None:
         """b at a table that is still waiting for players: fill a free seat with a bot."""
-        if self.table is None or self.table_status != "waiting":
-            self.say("Bots can be added only while the table waits for players.", "error")
+        if self.table is None or self.table_status not in ("waiting", "over"):
+            self.say("Bots can be added only before the first deal or after the match.",
+                     "error")
             return
         free = [s.value for s in SEATS if self.mirror.seats[s].kind == "empty"]
         self.lobby.bot_prompt(self.table, free, refresh=False)

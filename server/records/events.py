@@ -44,6 +44,7 @@ __all__ = [
     "MatchStart",
     "PlayEvent",
     "QuestionEvent",
+    "ReadyEvent",
     "RecordError",
     "RecordEvent",
     "RecordRead",
@@ -226,11 +227,20 @@ class MatchEnd(_Event, tag="match_end"):
     scores: dict[Team, Points]
 
 
+class ReadyEvent(_Event, tag="ready"):
+    """A person said ``ready`` before the match or between deals (kept over a restart
+    until the next deal, the match's start, or a new player at that seat)."""
+
+    seat: Seat
+
+
 class RematchEvent(_Event, tag="rematch"):
     """Every human seat asked to play again: a new match at this table, same seats, dealt
-    from ``seed`` (derived from the last match's, so as secret as it was)."""
+    from ``seed`` (derived from the last match's, so as secret as it was), to ``target``
+    (None: the table's first target)."""
 
     seed: MatchSeed
+    target: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] | None = None
 
 
 class Restored(_Event, tag="restored"):
@@ -251,7 +261,7 @@ class Closed(_Event, tag="closed"):
 
 RecordEvent = (TableEvent | ConventionsEvent | SeatEvent | MatchStart | DealEvent | PlayEvent
                | HintEvent | ResultEvent | MatchEnd | RematchEvent | Restored | Closed | ChatEvent
-               | QuestionEvent | AnswerEvent | ExpertEvent)
+               | QuestionEvent | AnswerEvent | ExpertEvent | ReadyEvent)
 
 _decoder = msgspec.json.Decoder(RecordEvent)
 _encoder = msgspec.json.Encoder()

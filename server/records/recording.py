@@ -22,6 +22,7 @@ from .events import (
     MatchEnd,
     MatchStart,
     PlayEvent,
+    ReadyEvent,
     RecordEvent,
     RematchEvent,
     SeatEvent,
@@ -79,8 +80,12 @@ class Recording:
     def match_end(self, winner: Team, scores: dict[Team, int]) -> None:
         self.write(MatchEnd(winner=winner, scores=dict(scores)))
 
-    def rematch(self, seed: int) -> None:
-        self.write(RematchEvent(seed=seed))
+    def rematch(self, seed: int, target: int | None = None) -> None:
+        self.write(RematchEvent(seed=seed, target=target))
+
+    def ready(self, seat: Seat) -> None:
+        """A person said ready: a restart before the next deal keeps it."""
+        self.write(ReadyEvent(seat=seat))
 
     def chat(self, channel: Literal["table", "spectators"], line: ChatLine) -> None:
         self.write(ChatEvent(channel=channel, name=line.name, text=line.text, seat=line.seat))

@@ -31,6 +31,7 @@ from .events import (
     MatchStart,
     PlayEvent,
     QuestionEvent,
+    ReadyEvent,
     RecordError,
     RecordEvent,
     RematchEvent,
@@ -89,6 +90,8 @@ class MatchReplay:
     answers: dict[str, AnswerEvent] = field(default_factory=dict)
     #: The highest question number (``q<n>``) of the table so far: ids go on from it.
     question_number: int = 0
+    #: The seats whose person said ``ready`` for the next deal (or the match's start).
+    ready: set[Seat] = field(default_factory=set)
 
     @classmethod
     def begin(cls, header: TableEvent) -> MatchReplay:
@@ -125,6 +128,11 @@ class MatchReplay:
             case SeatEvent():
                 _check_seat(event)
                 self.seats[event.seat] = event
+                self.ready.discard(event.seat)  # whoever sits there now has not said it
+            case ReadyEvent(seat=seat):
+                if self.match.deal is not None or self.seats[seat].kind != "human":
+                    raise RecordError(f"{seat} ready during a deal, or not a person's seat")
+                self.ready.add(seat)
             case MatchStart():
                 if self.started:
                     raise RecordError("a second 'match_start'")
@@ -133,6 +141,7 @@ class MatchReplay:
                 self.started = True
             case DealEvent():
                 self._deal(event)
+                self.ready.clear()  # each deal is asked for afresh
             case PlayEvent():
                 self._play(event)
             case HintEvent():
@@ -141,8 +150,8 @@ class MatchReplay:
                 step.deal, step.result = self._result(event)
             case MatchEnd():
                 self._end(event)
-            case RematchEvent(seed=seed):
-                self._rematch(seed)
+            case RematchEvent(seed=seed, target=target):
+                self._rematch(seed, target)
             case Restored(table=table):
                 self.restarts += 1
                 if table is not None:
@@ -225,11 +234,11 @@ class MatchReplay:
             raise RecordError("'match_end' does not agree with the scores")
         self.ended = event
 
-    def _rematch(self, seed: int) -> None:
+    def _rematch(self, seed: int, target: int | None) -> None:
         """A new match at the same table: what follows is that match's."""
         if self.ended is None or self.closed is not None:
             raise RecordError("a 'rematch' before the match ended")
-        self.match = Match(seed, self.header.target)
+        self.match = Match(seed, self.header.target if target is None else target)
         self.started, self.last_deal, self.ended, self.hint_told = False, None, None, None
         self.bot_cards = {}
         self.expert = {}

@@ -77,7 +77,8 @@ def _resumed(table_id: str, state: MatchReplay, now: float, hold_seconds: float,
         slot = table.seats[seat]
         slot.kind, slot.name = event.kind, event.name
         slot.token_hash, slot.strategy = event.token_hash, event.strategy
-        slot.ready = slot.kind == "bot"
+        # A person's ready flag is kept when the record says it (until the next deal).
+        slot.ready = slot.kind == "bot" or (seat in state.ready and not match.is_over)
         if slot.kind == "human":
             slot.held_until = now + hold_seconds
     table.now = now

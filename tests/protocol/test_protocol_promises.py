@@ -69,7 +69,7 @@ async def test_ready_after_match_ended_does_nothing() -> None:
         tables = (await lobby.request(type="list_tables"))["tables"]
         assert [t["status"] for t in tables if t["table"] == table] == ["over"]
         refused = await lobby.request(type="add_bot", table=table, seat="S")
-        assert refused["code"] == "not_allowed"  # its creator, but the match is over
+        assert refused["code"] == "seat_taken"  # the match is over, but S is still seated
 
 
 async def _fake_server(stream: trio.SocketStream) -> None:

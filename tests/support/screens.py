@@ -15,9 +15,8 @@ def open_client(terminals: list[Tmux], tmp: Path, name: str, server: str,
     """``jackal play --server`` in a terminal of its own (``width`` x ``height``). Each
     player has a state folder of their own, as on their own laptop."""
     terminal = Tmux([*JACKAL, "play", "--server", server, "--name", name, "--no-bell",
-                     *extra], tmp, name=name,
-                    env={"XDG_STATE_HOME": str(tmp / f"state-{name}")},
-                    width=width, height=height)
+                     *extra], tmp, name=name, width=width, height=height,
+                    env={"XDG_STATE_HOME": str(tmp / f"state-{name}")})
     terminals.append(terminal)
     return terminal
 
@@ -34,19 +33,28 @@ def header(screen: str) -> str:
 def human_turns(players: list[Tmux], until: Callable[[], bool], what: str,
                 timeout: float = 3 * TIMEOUT) -> None:
     """Play like a patient human: Enter (the lowest card) whenever a screen says it is
-    that player's turn, n after a deal; until ``until()``."""
+    that player's turn, n before the first deal and after each; until ``until()``."""
     deadline = time.monotonic() + timeout
     while not until():
         for player in players:
             screen = player.screen()
             if "Your turn" in screen:
                 player.keys("Enter")
-            elif "Press n when ready" in screen:
+            elif "Press n when ready" in screen or "you (n)" in screen:
                 player.keys("n")
         if time.monotonic() > deadline:
             shown = "\n\n".join(p.screen() for p in players)
             raise AssertionError(f"timed out waiting for {what}; screens:\n{shown}")
         time.sleep(0.15)
+
+
+def both_ready(*players: Tmux) -> None:
+    """Each player, seated at a table waiting for its first deal, presses n (sitting down
+    is not being ready)."""
+    for player in players:
+        player.wait(shows("you (n)"), "the table waiting for its players")
+    for player in players:
+        player.keys("n")
 
 
 def pause_agreed(north: Tmux, south: Tmux) -> tuple[Tmux, Tmux, str]:

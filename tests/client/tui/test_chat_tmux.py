@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from support.client import create_table
-from support.screens import open_client, pause_agreed, shows
+from support.screens import both_ready, open_client, pause_agreed, shows
 from support.server import TIMEOUT, ServerProcess
 from support.tmux import TMUX, Tmux
 
@@ -46,6 +46,13 @@ def test_chat_in_the_lobby_and_at_the_table_but_not_during_a_deal(
         kim, lou = (open_client(terminals, tmp_path, name, address, "--table", table,
                                 "--seat", seat)
                     for name, seat in (("kim", "N"), ("lou", "S")))
+        # Sitting down is not being ready: a moment to greet each other first.
+        for player in (kim, lou):
+            player.wait(shows("you (n)"), "the table waiting for its players")
+        say(kim, "hi lou")
+        lou.wait(shows("kim (N): hi lou"), "kim's greeting")
+        for player in (kim, lou):
+            player.keys("n")
         for player in (kim, lou):
             player.wait(shows("Deal 1"), "the deal")
         kim.keys("m")
@@ -59,7 +66,8 @@ def test_chat_in_the_lobby_and_at_the_table_but_not_during_a_deal(
         # The lobby does not hear the table.
         assert "well played" not in bob.screen()
         chat_lines = [e for e in server.record_events() if e["event"] == "chat"]
-        assert [(e["name"], e["text"]) for e in chat_lines] == [("kim", "well played, lou")]
+        assert [(e["name"], e["text"]) for e in chat_lines] == [
+            ("kim", "hi lou"), ("kim", "well played, lou")]
     finally:
         server.stop()
 
@@ -92,6 +100,7 @@ def test_a_pause_stops_the_clock_until_someone_resumes(
         kim, lou = (open_client(terminals, tmp_path, name, address, "--table", table,
                                 "--seat", seat)
                     for name, seat in (("kim", "N"), ("lou", "S")))
+        both_ready(kim, lou)
         mover, other, asker = pause_agreed(kim, lou)
         for player in (kim, lou):
             player.wait(shows(f"PAUSED by {asker}"), "PAUSED in the header")

@@ -199,36 +199,54 @@ def test_the_quit_question_shows_at_60x18_with_a_server(tmp_path: Path,
         server.stop()
 
 
-def test_a_rematch_at_the_same_table_when_both_players_ask(tmp_path: Path,
-                                                           terminals: list[Tmux]) -> None:
+def test_nobody_is_ready_by_sitting_and_a_rematch_fills_a_seat_left_with_a_bot(
+        tmp_path: Path, terminals: list[Tmux]) -> None:
+    """ann (80x24) and sam (66x23) sit: the match waits for each one's n. After it sam
+    asks for the rematch and goes back to the lobby; ann's screen says S left (not
+    "waiting for S"), and a bot there starts the rematch."""
     server = ServerProcess(tmp_path, "--between-deals", "1", "--bot-pause", "0")
     try:
         table = create_table(server.port, {"E": "greedy", "W": "greedy"}, target=1, seed=3)
         address = f"127.0.0.1:{server.port}"
-        players = [open_client(terminals, tmp_path, name, address, "--table", table,
-                               "--seat", seat)
-                   for name, seat in zip(("ann", "sam"), HUMAN_SEATS, strict=True)]
+        ann = open_client(terminals, tmp_path, "ann", address, "--table", table,
+                          "--seat", "N")
+        sam = open_client(terminals, tmp_path, "sam", address, "--table", table,
+                          "--seat", "S", width=66, height=23)
+        players = [ann, sam]
+        ann.wait(shows("waiting for S, you (n)"), "ann told the table waits for both")
+        sam.wait(shows("waiting for N, you (n)"), "sam told the table waits for both")
+        ann.keys("n")
+        ann.wait(shows("Before the first deal: waiting for S."), "ann ready, sam not yet")
+        # Everyone is seated and one has said ready: still no match.
+        assert not any(e["event"] == "match_start" for e in server.record_events())
         human_turns(players, lambda: match_over(server), "the end of the match")
-        ann, sam = players
         for player in players:
             player.wait(shows("n rematch"), "the rematch key after the end")
-        ann.keys("n")
-        ann.wait(shows("waiting for S"), "ann waiting for sam")
-        sam.wait(shows("N ann asked for a rematch"), "sam told that ann asked")
-        assert not any(e["event"] == "rematch" for e in server.record_events())
         sam.keys("n")
-        for player in players:
-            player.wait(shows("Rematch: a new match at this table"), "the rematch")
-        # The new match is played at the same table, by the same people, from deal 1.
+        ann.wait(shows("S sam asked for a rematch"), "ann told that sam asked")
+        sam.keys("g")
+        sam.wait(shows("table(s) on the server"), "sam in the lobby")
+        ann.wait(shows("S left the table"), "ann told that sam left")
+        ann.keys("n")
+        # Once the server has ann's ask, the table waits for nothing but a player at S.
+        screen = ann.wait(lambda s: "Rematch asked for: S left (b: bot)" in s
+                          and "Rematch to 1: S left (b: bot)." in s,
+                          "ann told the seat is free for a bot")
+        assert "waiting for S" not in screen, screen
+        assert not any(e["event"] == "rematch" for e in server.record_events())
+        ann.keys("b")
+        ann.wait(shows("free: S"), "the bot prompt")
+        ann.keys("S", "Enter")
+        ann.wait(shows("Rematch: a new match at this table"), "the rematch")
+
         def since_rematch() -> list[dict[str, Any]]:
             events = server.record_events()
             kinds = [e["event"] for e in events]
             assert kinds.count("rematch") == 1
             return [e for e in events[kinds.index("rematch"):] if e["event"] == "play"
-                    and e["seat"] in HUMAN_SEATS]
+                    and e["seat"] == "N"]
 
-        human_turns(players, lambda: {p["seat"] for p in since_rematch()} == set(HUMAN_SEATS),
-                    "a play by each human in the new match")
+        human_turns([ann], lambda: bool(since_rematch()), "a play by ann in the new match")
         assert {p["by"] for p in since_rematch()} == {"player"}
         screen = ann.screen()
         assert "deal 1" in header(screen) and "N ann (you)" in screen

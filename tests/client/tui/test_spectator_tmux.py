@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from support.client import create_table
-from support.screens import open_client, pause_agreed, shows
+from support.screens import both_ready, open_client, pause_agreed, shows
 from support.server import ServerProcess
 from support.tmux import TMUX, Tmux
 
@@ -36,6 +36,7 @@ def test_a_spectator_is_told_once_and_not_offered_the_players_keys(
         assert screen.count("Watching table oak") == 1, screen
         lou = open_client(terminals, tmp_path, "lou", address, "--table", table,
                           "--seat", "S")
+        both_ready(kim, lou)
         _, _, asker = pause_agreed(kim, lou)
         screen = eve.wait(shows(f"PAUSED by {asker}"), "PAUSED on the spectator's screen")
         # Only the players resume: the spectator is not told to press p.

@@ -359,7 +359,7 @@ def test_the_lobby_creates_fills_and_joins_a_table() -> None:
             pipe.send_text("s\r")
             await until(lambda: app.state.mode is Mode.TABLE and app.state.you is Seat.S,
                         "seated")
-            await drawn(app, "Waiting for players at E W")
+            await drawn(app, "E W free (b: bot)")
             for seat in "EW":  # ...and from the table while it waits
                 await answer_bot_prompt(app, pipe, f"{seat} random")
 
@@ -367,6 +367,10 @@ def test_the_lobby_creates_fills_and_joins_a_table() -> None:
                     return app.state.mirror.seats[Seat(s)].kind == "bot"
 
                 await until(bot_seated, f"a bot at {seat}")
+            # Sitting down is not being ready, even when bots fill the table later.
+            await drawn(app, "waiting for you (n)")
+            assert app.state.mirror.status == "waiting"
+            pipe.send_text("n")
             await my_turn(app)
             # The screen is redrawn a moment after the state changes: wait for it.
             assert "E random bot" in await drawn(app, "W random bot")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from jackal.client.embedded import BETWEEN_DEALS_SECONDS
+from jackal.client.tui import gathering
 from jackal.client.tui.asking import ask_question, askable, move_ask, open_ask, reply_question
 from jackal.client.tui.clock import between_deals_text, clock_left, clock_text
 from jackal.client.tui.events import apply
@@ -312,7 +313,7 @@ def test_hand_parsing_helper_agrees() -> None:
     assert len(set(parse_hand(HAND))) == 13
 
 
-def test_bots_can_be_added_at_a_waiting_table_only() -> None:
+def test_bots_can_be_added_before_the_first_deal_and_after_the_match() -> None:
     state = seated(status="waiting", turn=Seat.S)
     state.mirror.seats[Seat.E].kind = "empty"
     state.mirror.seats[Seat.E].name = None
@@ -327,7 +328,53 @@ def test_bots_can_be_added_at_a_waiting_table_only() -> None:
     assert state.seat_label(Seat.E) == "E greedy bot"
     playing = seated()
     playing.table_add_bot()
-    assert playing.prompt is None and "only while the table waits" in playing.notice
+    assert playing.prompt is None and "only before the first deal" in playing.notice
+    over = seated(status="over")
+    over.can_rematch = True
+    apply(over, m.PlayerLeft(seat=Seat.N))
+    over.table_add_bot()
+    assert over.prompt is not None and "free: N" in over.prompt.label
+
+
+def test_after_the_match_the_line_says_who_left_who_is_gone_and_who_must_ask() -> None:
+    state = seated(status="over")
+    state.can_rematch = True
+    apply(state, m.PlayerJoined(seat=Seat.E, name="eve", kind="human"))
+    apply(state, m.PlayerLeft(seat=Seat.N))
+    apply(state, m.PlayerJoined(seat=Seat.W, name="walt", kind="human"))
+    apply(state, m.PlayerGone(seat=Seat.W, seconds=30))
+    line = gathering.waiting_line(state)
+    # S (ours) asked at the end; E sat down since and has not.
+    assert line == " Rematch to 300: N left (b: bot); W gone; waiting for E."
+    assert "waiting for N" not in line and len(line) <= 66
+    # A new target from E: we must ask again; o proposes ours (and our side's card).
+    apply(state, m.RematchWanted(seat=Seat.E, target=500))
+    assert "rematch to 500 points: n agrees" in state.notice
+    state.mirror.seats[Seat.S].ready = False
+    assert "waiting for E, you (n)" not in gathering.waiting_line(state)
+    assert gathering.waiting_line(state).startswith(" Rematch to 500:")
+    state.outbox.clear()
+    gathering.rematch_options(state)
+    submit(state, "7 advanced")
+    assert list(state.outbox) == [requests.Conventions(card="advanced"),
+                                  requests.Rematch(target=7)]
+
+
+def test_a_ready_the_server_lost_is_told_plainly() -> None:
+    state = seated(status="between_deals")
+    state.mirror.seats[Seat.S].ready = False
+    state.ready()
+    assert list(state.outbox) == [requests.Ready()] and state.ready_for == 1
+    # A snapshot after a restart has us not ready for that same deal.
+    apply(state, m.TableState(
+        table="t1", name="test", target=300, status="between_deals",
+        seats=[m.SeatInfo(seat=Seat(s), name="me" if s == "S" else f"bot{s}",
+                          kind="human" if s == "S" else "bot", connected=True,
+                          ready=s != "S") for s in "NESW"],
+        conventions={}, scores={Team.NS: 10, Team.EW: 20}, deal=1, dealer=Seat.E,
+        first=Seat.S, turn=None, rows={}, you=Seat.S))
+    assert "press n again" in state.notice
+    assert any("Your ready was lost" in line.text for line in state.log)
 
 
 def test_questions_answers_and_errors_from_a_server_show_escaped() -> None:

@@ -41,6 +41,7 @@ from ..protocol.messages import (
     DealStarted,
     MatchEnded,
     PlayerBack,
+    PlayerJoined,
     PlayerLeft,
     ServerMessage,
     TableCreated,
@@ -49,11 +50,17 @@ from ..protocol.messages import (
 from ..protocol.requests import AddBot, CreateTable, Hello, Spectate
 from .launch import launch_cmd, output_pipe, stop_launched
 from .program_output import ProgramOutput
+from .relay import JoinLog, SeatRelay
 from .tournament import Entry, TableJob, TableResult
 
 __all__ = ["TableFailed", "TableOptions", "play_table", "play_tables", "safe_server_value"]
 
 log = logging.getLogger("jackal.tournament")
+
+#: How long a seat's ``joined`` may take to reach the director through the seat's own
+#: connection after the table says the seat is taken (milliseconds, unless the machine
+#: is very busy); past it, someone else holds the seat.
+CLAIM_SECONDS = 10.0
 
 #: What a value from the server (a table id, an invitation code) must look like before a
 #: program's command line or environment gets it: letters, digits, ``_ . -``, not
@@ -122,6 +129,14 @@ class _Seat:
     process: trio.Process | None = None
     sandbox: Sandbox | None = None
     faults: Counter[str] = field(default_factory=Counter)
+    #: The seats the connections we made for this seat's program were given (``joined``).
+    joins: JoinLog = field(default_factory=JoinLog)
+    #: A ``cmd:`` program's relay to the server (:mod:`jackal.arena.relay`).
+    relay: SeatRelay | None = None
+    #: How often the table said a person took this seat (``player_joined``).
+    claims: int = 0
+    #: Whether the director asked for a bot in this seat (the substitute's).
+    bot_asked: bool = False
 
 
 async def play_tables(options: TableOptions, jobs: Sequence[TableJob], entries: Sequence[Entry],
@@ -220,11 +235,13 @@ async def _direct(conn: Connection, options: TableOptions, job: TableJob,
     try:
         with trio.CancelScope() as scope:
             async with trio.open_nursery() as nursery:
+                watch.nursery = nursery  # for the seat checks (_Watch._claimed)
                 for seat in SEATS:
                     await _seat_entry(nursery, watch, seat, codes[seat], exec_faults)
                 nursery.start_soon(watch.watch_exits)
                 await watch.run()
                 watch.exits.cancel()
+                _close_relays(watch.seats)
                 # The exec hosts end by themselves after match_ended, once their program
                 # has had its grace to exit; past that they are cut short.
                 scope.deadline = trio.current_time() + 2 * EXIT_GRACE + 1
@@ -268,7 +285,9 @@ async def _seat_entry(nursery: trio.Nursery, watch: _Watch, seat: Seat, invite: 
                            output_pipe(nursery, options.output, entry.name,
                                        f"{entry.name} {table} {seat.value}", True))
         return
-    values = {"host": options.host, "port": str(options.port), "table": table,
+    relay = slot.relay = SeatRelay(options.host, options.port, slot.joins)
+    await nursery.start(relay.serve)
+    values = {"host": "127.0.0.1", "port": str(relay.port), "table": table,
               "seat": seat.value, "name": entry.name, "password": options.password or ""}
     stderr = output_pipe(nursery, options.output, entry.name,
                          f"{entry.name} {table} {seat.value}", options.program_output)
@@ -319,14 +338,24 @@ async def _play_hosted(watch: _Watch, seat: Seat, invite: str, program: ExecProg
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(session.run)
+            if session.seat is not None:  # the seat this connection of ours was given
+                watch.seats[seat].joins.joined(session.seat)
             result = await play_exec_match(session, program, move_seconds=options.move_seconds,
                                            events=entry.events, substitute=substitute)
             exec_faults[seat] = result.deal_faults.get(1, Counter())  # deal 1 is scored
             nursery.cancel_scope.cancel()
     except ClientError as exc:
+        watch.seats[seat].joins.refuse()  # no join of ours is coming any more
         log.warning("table %s seat %s: %s", table, seat, exc)
     finally:
         await program.kill()
+
+
+def _close_relays(seats: Mapping[Seat, _Seat]) -> None:
+    """End the ``cmd:`` programs' relays (the match is over, or the table failed)."""
+    for slot in seats.values():
+        if slot.relay is not None:
+            slot.relay.close()
 
 
 async def _stop_processes(seats: Mapping[Seat, _Seat]) -> None:
@@ -388,6 +417,8 @@ class _Watch:
         self.stall_limit = (options.seat_seconds + options.start_seconds
                             + options.hold_seconds + 4 * options.move_seconds + 30.0)
         self.last_news = now
+        #: Where the seat checks run (set by the caller before any seat is taken).
+        self.nursery: trio.Nursery | None = None
 
     async def run(self) -> None:
         while True:
@@ -429,6 +460,8 @@ class _Watch:
                                 self.options.substitute)
             case PlayerBack(seat=seat):
                 self.seats[seat].substitute = None
+            case PlayerJoined(seat=seat, kind=kind):
+                self._claimed(seat, kind)
             case DealStarted():
                 self.start_deadline = None
                 self.exits.cancel()
@@ -510,6 +543,7 @@ class _Watch:
 
     async def _sit_in(self, seat: Seat, why: str) -> None:
         """Seat the substitute in an empty seat for good; its moves are ``why`` faults."""
+        self.seats[seat].bot_asked = True
         try:
             await self.conn.request(AddBot(table=self.table, seat=seat,
                                            strategy=self.options.substitute))
@@ -517,3 +551,37 @@ class _Watch:
             log.warning("table %s seat %s: no substitute: %s", self.table, seat, exc)
             return
         self.seats[seat].substitute = why
+
+    def _claimed(self, seat: Seat, kind: str) -> None:
+        """Someone took ``seat``: a program's seat must be held by a connection the
+        director made for it (a ``cmd:`` program's relay, an ``exec:`` host's session),
+        which :meth:`_check_claim` waits to hear from; a bot only by the director's ask.
+        A built-in entry's seat the director filled itself before anyone else could."""
+        slot = self.seats[seat]
+        if slot.entry.kind == "builtin":
+            return
+        if kind == "bot":
+            if not slot.bot_asked:
+                self._stolen(seat, "by a bot the tournament did not ask for")
+            return
+        slot.claims += 1
+        assert self.nursery is not None
+        self.nursery.start_soon(self._check_claim, seat, slot.claims)
+
+    async def _check_claim(self, seat: Seat, times: int) -> None:
+        """The table said ``seat`` was taken for the ``times``-th time: our own
+        connection for it must have been told ``joined`` that often."""
+        if await self.seats[seat].joins.wait_for(seat, times, CLAIM_SECONDS):
+            return
+        through = [f"{other.value} ({slot.entry.name})" for other, slot in self.seats.items()
+                   if other is not seat and slot.joins.count(seat)]
+        self._stolen(seat, "through the connection of seat " + ", ".join(through)
+                     if through else "by a connection the tournament did not make for it")
+
+    def _stolen(self, seat: Seat, how: str) -> None:
+        """A seat is held by someone else than its entry: none of the table's play can be
+        scored as the entry's, so the table fails (it goes into ``failures``)."""
+        name = self.seats[seat].entry.name
+        log.warning("table %s seat %s (%s): taken %s", self.table, seat, name, how)
+        raise TableFailed(f"seat {seat.value} ({name}) was taken {how}; its invitation "
+                          "code reached someone else, so the table is not scored")

@@ -1,0 +1,147 @@
+"""The seat relays of a tournament: a ``cmd:`` program connects to a loopback port the
+director owns (:class:`SeatRelay`), which pipes the bytes both ways to the real server
+and notes each ``joined`` reply on the way back (:class:`JoinLog`), unaltered. So the
+director knows which server connections are its program's, whatever name they give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+
+import msgspec
+import trio
+
+from ..game.seats import Seat
+
+__all__ = ["JoinLog", "SeatRelay"]
+
+#: Read size of each direction; the server's lines are far shorter.
+_CHUNK = 65536
+#: A partial line longer than this is not scanned further (the server never sends one).
+_MAX_LINE = 1 << 20
+
+
+class _Seen(msgspec.Struct):
+    """The fields of a server line the relay cares about (the rest is ignored)."""
+
+    type: str = ""
+    seat: str | None = None
+    code: str | None = None
+
+
+_decode = msgspec.json.Decoder(_Seen).decode
+
+
+class JoinLog:
+    """The seats that the director's own connections for one seat were told they sit at
+    (``joined``), in order, and whether such a join was refused as ``seat_taken``."""
+
+    def __init__(self) -> None:
+        self.seats: list[Seat] = []
+        self.refused = False
+        self._changed = trio.Event()
+
+    def joined(self, seat: Seat) -> None:
+        self.seats.append(seat)
+        self._wake()
+
+    def refuse(self) -> None:
+        self.refused = True
+        self._wake()
+
+    def count(self, seat: Seat) -> int:
+        return self.seats.count(seat)
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def wait_for(self, seat: Seat, times: int, grace: float) -> bool:
+        """Whether ``seat`` was joined ``times`` times here, waiting up to ``grace``
+        seconds (the reply may still be on its way) unless a join was refused."""
+        with trio.move_on_after(grace):
+            while self.count(seat) < times and not self.refused:
+                await self._changed.wait()
+        return self.count(seat) >= times
+
+
+class SeatRelay:
+    """A loopback listener for one seat's program: each connection it accepts is piped
+    to ``host``:``port``; :meth:`close` ends them all (once the table is over)."""
+
+    def __init__(self, host: str, port: int, log: JoinLog) -> None:
+        self.host, self.server_port, self.log = host, port, log
+        self.port = 0
+        self._scope = trio.CancelScope()
+
+    async def serve(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                    ) -> None:
+        """Listen on 127.0.0.1 (:attr:`port` once started) until :meth:`close`."""
+        with self._scope:
+            listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+            self.port = listeners[0].socket.getsockname()[1]
+            task_status.started()
+            await trio.serve_listeners(self._pipe, listeners)
+
+    def close(self) -> None:
+        self._scope.cancel()
+
+    async def _pipe(self, client: trio.SocketStream) -> None:
+        async with client:
+            try:
+                server = await trio.open_tcp_stream(self.host, self.server_port)
+            except OSError:
+                return  # the program sees its connection closed, as the server's refusal
+            # Either side's end ends both at once, as a direct connection's would: the
+            # server must see a killed program gone now, not half-open.
+            async with server, trio.open_nursery() as nursery:
+                nursery.start_soon(_then_cancel, _upstream(client, server), nursery)
+                await self._downstream(server, client)
+                nursery.cancel_scope.cancel()
+
+    async def _downstream(self, server: trio.SocketStream, client: trio.SocketStream) -> None:
+        """Server to program: each chunk is scanned before it is passed on, so whatever
+        the program does after reading a ``joined`` comes after the log has it."""
+        partial = b""
+        try:
+            while chunk := await server.receive_some(_CHUNK):
+                data = partial + chunk if partial else chunk
+                if b'"joined"' in data or b'"seat_taken"' in data:
+                    self._scan(data)
+                end = data.rfind(b"\n")
+                partial = data[end + 1:]
+                if len(partial) > _MAX_LINE:
+                    partial = b""
+                await client.send_all(chunk)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+
+    def _scan(self, data: bytes) -> None:
+        lines = data.split(b"\n")
+        for line in lines[:-1]:  # the last is partial (or empty): scanned when complete
+            if b'"joined"' not in line and b'"seat_taken"' not in line:
+                continue
+            try:
+                seen = _decode(line)
+                seat = Seat(seen.seat or "") if seen.type == "joined" else None
+            except (msgspec.DecodeError, ValueError):
+                continue  # not a line of the protocol: the server's, not ours to judge
+            if seat is not None:
+                self.log.joined(seat)
+            elif seen.type == "error" and seen.code == "seat_taken":
+                self.log.refuse()
+
+
+async def _upstream(client: trio.SocketStream, server: trio.SocketStream) -> None:
+    """Program to server, as it is."""
+    try:
+        while chunk := await client.receive_some(_CHUNK):
+            await server.send_all(chunk)
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        pass
+
+
+async def _then_cancel(work: Awaitable[None], nursery: trio.Nursery) -> None:
+    await work
+    nursery.cancel_scope.cancel()
+

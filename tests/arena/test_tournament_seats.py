@@ -1,0 +1,131 @@
+"""Each seat of a tournament table is held by the connection the director made for it
+(issue 30, item 2): a ``cmd:`` program that got another entry's invitation code (leaked
+here on purpose, through a folder both can write) and took that seat first fails the
+table, whichever way it connected; honest ``cmd:`` and ``exec:`` entries never do.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import RunJackal
+from support import ROOT
+from support.server import ServerProcess
+
+pytestmark = pytest.mark.subprocess
+
+PY = f"{sys.executable} -I -S"
+MINIMAL = ROOT / "examples" / "minimal_bot.py"
+
+#: The victim: the level 4 example, but first it leaves its code in the leak folder
+#: (argv[1]) and gives the thief a few seconds to use it.
+LEAKY = """\
+import os, runpy, socket, sys, time
+leak, fd = sys.argv[1], int(sys.argv[sys.argv.index("--invite-fd") + 1])
+table, seat = (sys.argv[sys.argv.index(flag) + 1] for flag in ("--table", "--seat"))
+code = socket.socket(fileno=fd).makefile().readline().strip()
+path = os.path.join(leak, f"{table}-{seat}")
+with open(path + ".tmp", "w") as out:
+    out.write(code)
+os.rename(path + ".tmp", path)
+for _ in range(250):
+    if os.path.exists(path + ".taken"):
+        break
+    time.sleep(0.02)
+argv = [a for a in sys.argv[2:] if a != "--invite-fd" and a != str(fd)]
+sys.argv = [sys.argv[0], *argv, "--invite", code]
+runpy.run_path(MINIMAL, run_name="__main__")
+"""
+
+#: The thief: it takes the seat after its own (an opponent's) with the leaked code, over
+#: a connection to argv[2]:argv[3], says ready and holds on.
+THIEF = """\
+import json, os, socket, sys, time
+leak, host, port, table, seat = sys.argv[1:6]
+victim = "NESW"["NESW".index(seat) - 3]
+path = os.path.join(leak, f"{table}-{victim}")
+while not os.path.exists(path):
+    time.sleep(0.02)
+code = open(path).read()
+link = socket.create_connection((host, int(port)))
+reader = link.makefile("rb")
+def send(**message):
+    link.sendall((json.dumps(message) + "\\n").encode())
+send(type="hello", name="victim", id=1)
+send(type="join", table=table, seat=victim, invite=code, id=2)
+for raw in reader:
+    reply = json.loads(raw)
+    if reply.get("id") == 2:
+        break
+print(f"THIEF {table} {victim} {reply['type']}", file=sys.stderr, flush=True)
+open(path + ".taken", "w").close()
+send(type="ready")
+while link.recv(65536):
+    pass
+"""
+
+
+@pytest.mark.parametrize("way", ["its own relay", "the server directly"])
+def test_a_seat_taken_with_a_leaked_code_fails_the_table(
+        way: str, tmp_path: Path, run_jackal: RunJackal) -> None:
+    leak = tmp_path / "leak"
+    leak.mkdir()
+    leaky, thief = tmp_path / "leaky.py", tmp_path / "thief.py"
+    leaky.write_text(LEAKY.replace("MINIMAL", repr(str(MINIMAL))))
+    thief.write_text(THIEF)
+    server = ServerProcess(tmp_path, "--quiet") if way == "the server directly" else None
+    try:
+        # The thief reaches the server through the relay it was given, or straight.
+        where = ("{host} {port}" if server is None else f"127.0.0.1 {server.port}")
+        results = tmp_path / "results.json"
+        done = run_jackal(
+            "tournament",
+            "--entry", f"victim=cmd:{PY} {leaky} {leak} --host {{host}} --port {{port}} "
+                       "--table {table} --seat {seat} --invite-fd {invite_fd}",
+            "--entry", f"thief=cmd:{PY} {thief} {leak} {where} {{table}} {{seat}}",
+            *(() if server is None else ("--server", f"127.0.0.1:{server.port}")),
+            # The leak folder is the test's stand-in for a leak: no sandbox hides it.
+            "--sandbox", "off", "--boards", "1", "--seat-seconds", "8", "--bot-floor", "0",
+            "--program-output", "--results", str(results), "-q", timeout=120)
+    finally:
+        if server is not None:
+            server.stop()
+    # The leak worked at each table (the table fails at once, maybe before the second).
+    took = re.findall(r"THIEF (t\d+) [NESW] joined", done.stderr)
+    assert len(set(took)) == 2, done.stderr
+    report = json.loads(results.read_text())
+    how = (r"through the connection of seat [NESW] \(thief\)" if server is None
+           else "by a connection the tournament did not make for it")
+    assert len(report["failures"]) == 2, report["failures"]
+    for line in report["failures"]:
+        assert re.search(rf"seat [NESW] \(victim\) was taken {how}", line), line
+    # Nothing the thief played counts as the victim's.
+    assert report["tables"] == []
+    assert {row["name"]: row["tables"] for row in report["standings"]} == {
+        "victim": 0, "thief": 0}
+    assert done.returncode == 1
+
+
+def test_honest_cmd_and_exec_entries_hold_their_own_seats(
+        tmp_path: Path, run_jackal: RunJackal) -> None:
+    first = tmp_path / "first.py"
+    first.write_text("import json, sys\nfor line in sys.stdin:\n"
+                     "    print(json.loads(line)['hand'][0], flush=True)\n")
+    results = tmp_path / "results.json"
+    done = run_jackal(
+        "tournament",
+        "--entry", f"mini=cmd:{PY} {MINIMAL} --host {{host}} --port {{port}} "
+                   "--table {table} --seat {seat} --invite-fd {invite_fd}",
+        "--entry", f"first=exec:{PY} {first}",
+        "--boards", "1", "--bot-floor", "0", "--results", str(results), "-q", timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(results.read_text())
+    assert report["failures"] == []
+    assert len(report["tables"]) == 2
+    assert "was taken" not in done.stderr
+    assert {row["name"]: row["faults"] for row in report["standings"]} == {
+        "mini": 0, "first": 0}

@@ -9,14 +9,16 @@ from __future__ import annotations
 import json
 import re
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
+import trio
 from conftest import RunJackal
+from jackal.arena.relay import JoinLog, SeatRelay
+from jackal.game.seats import Seat
 from support import ROOT
 from support.server import ServerProcess
-
-pytestmark = pytest.mark.subprocess
 
 PY = f"{sys.executable} -I -S"
 MINIMAL = ROOT / "examples" / "minimal_bot.py"
@@ -69,6 +71,7 @@ while link.recv(65536):
 """
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("way", ["its own relay", "the server directly"])
 def test_a_seat_taken_with_a_leaked_code_fails_the_table(
         way: str, tmp_path: Path, run_jackal: RunJackal) -> None:
@@ -110,6 +113,7 @@ def test_a_seat_taken_with_a_leaked_code_fails_the_table(
     assert done.returncode == 1
 
 
+@pytest.mark.subprocess
 def test_honest_cmd_and_exec_entries_hold_their_own_seats(
         tmp_path: Path, run_jackal: RunJackal) -> None:
     first = tmp_path / "first.py"
@@ -129,3 +133,39 @@ def test_honest_cmd_and_exec_entries_hold_their_own_seats(
     assert "was taken" not in done.stderr
     assert {row["name"]: row["faults"] for row in report["standings"]} == {
         "mini": 0, "first": 0}
+
+
+async def test_the_relay_passes_bytes_unchanged_and_notes_joined_lines_split_anyhow() -> None:
+    """In-process, real sockets: a server that sends ``joined`` cut mid-line, then a
+    ``seat_taken`` refusal; the program reads every byte as sent, the log has both."""
+    sent = [b'{"type":"welcome"}\n{"type":"joi', b'ned","table":"t1","seat":"E","token":"x"}',
+            b'\n{"type":"error","code":"seat_taken","message":"seat N is taken"}\n']
+    heard = trio.Event()
+    got: list[bytes] = []
+
+    async def server(stream: trio.SocketStream) -> None:
+        got.append(await stream.receive_some(100))  # the program's line, through the relay
+        heard.set()
+        for chunk in sent:
+            await stream.send_all(chunk)
+            await trio.sleep(0.01)  # separate chunks, as a slow network would cut them
+
+    log = JoinLog()
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(partial(trio.serve_tcp, server, 0, host="127.0.0.1"))
+        port = listeners[0].socket.getsockname()[1]
+        relay = SeatRelay("127.0.0.1", port, log)
+        await nursery.start(relay.serve)
+        program = await trio.open_tcp_stream("127.0.0.1", relay.port)
+        await program.send_all(b'{"type":"hello","name":"p"}\n')
+        await heard.wait()
+        received = b""
+        while received.count(b"\n") < 3:
+            received += await program.receive_some(1000)
+        assert await log.wait_for(Seat.E, 1, 5.0)
+        await program.aclose()
+        relay.close()
+        nursery.cancel_scope.cancel()
+    assert got == [b'{"type":"hello","name":"p"}\n']
+    assert received == b"".join(sent)
+    assert log.seats == [Seat.E] and log.refused

@@ -50,17 +50,12 @@ from ..protocol.messages import (
 from ..protocol.requests import AddBot, CreateTable, Hello, Spectate
 from .launch import launch_cmd, output_pipe, stop_launched
 from .program_output import ProgramOutput
-from .relay import JoinLog, SeatRelay
+from .relay import JoinLog, SeatRelay, taken_how
 from .tournament import Entry, TableJob, TableResult
 
 __all__ = ["TableFailed", "TableOptions", "play_table", "play_tables", "safe_server_value"]
 
 log = logging.getLogger("jackal.tournament")
-
-#: How long a seat's ``joined`` may take to reach the director through the seat's own
-#: connection after the table says the seat is taken (milliseconds, unless the machine
-#: is very busy); past it, someone else holds the seat.
-CLAIM_SECONDS = 10.0
 
 #: What a value from the server (a table id, an invitation code) must look like before a
 #: program's command line or environment gets it: letters, digits, ``_ . -``, not
@@ -235,12 +230,13 @@ async def _direct(conn: Connection, options: TableOptions, job: TableJob,
     try:
         with trio.CancelScope() as scope:
             async with trio.open_nursery() as nursery:
-                watch.nursery = nursery  # for the seat checks (_Watch._claimed)
+                await nursery.start(watch.run_checks)
                 for seat in SEATS:
                     await _seat_entry(nursery, watch, seat, codes[seat], exec_faults)
                 nursery.start_soon(watch.watch_exits)
                 await watch.run()
                 watch.exits.cancel()
+                watch.checks.cancel()
                 _close_relays(watch.seats)
                 # The exec hosts end by themselves after match_ended, once their program
                 # has had its grace to exit; past that they are cut short.
@@ -345,7 +341,8 @@ async def _play_hosted(watch: _Watch, seat: Seat, invite: str, program: ExecProg
             exec_faults[seat] = result.deal_faults.get(1, Counter())  # deal 1 is scored
             nursery.cancel_scope.cancel()
     except ClientError as exc:
-        watch.seats[seat].joins.refuse()  # no join of ours is coming any more
+        if not watch.seats[seat].joins.seats:
+            watch.seats[seat].joins.refuse()  # no join of ours is coming any more
         log.warning("table %s seat %s: %s", table, seat, exc)
     finally:
         await program.kill()
@@ -417,8 +414,9 @@ class _Watch:
         self.stall_limit = (options.seat_seconds + options.start_seconds
                             + options.hold_seconds + 4 * options.move_seconds + 30.0)
         self.last_news = now
-        #: Where the seat checks run (set by the caller before any seat is taken).
+        #: Where the seat checks run (:meth:`run_checks`), until :attr:`checks` ends them.
         self.nursery: trio.Nursery | None = None
+        self.checks = trio.CancelScope()
 
     async def run(self) -> None:
         while True:
@@ -552,6 +550,13 @@ class _Watch:
             return
         self.seats[seat].substitute = why
 
+    async def run_checks(self, *, task_status: trio.TaskStatus[None]) -> None:
+        with self.checks:
+            async with trio.open_nursery() as nursery:
+                self.nursery = nursery
+                task_status.started()
+                await trio.sleep_forever()
+
     def _claimed(self, seat: Seat, kind: str) -> None:
         """Someone took ``seat``: a program's seat must be held by a connection the
         director made for it (a ``cmd:`` program's relay, an ``exec:`` host's session),
@@ -569,14 +574,10 @@ class _Watch:
         self.nursery.start_soon(self._check_claim, seat, slot.claims)
 
     async def _check_claim(self, seat: Seat, times: int) -> None:
-        """The table said ``seat`` was taken for the ``times``-th time: our own
-        connection for it must have been told ``joined`` that often."""
-        if await self.seats[seat].joins.wait_for(seat, times, CLAIM_SECONDS):
-            return
-        through = [f"{other.value} ({slot.entry.name})" for other, slot in self.seats.items()
-                   if other is not seat and slot.joins.count(seat)]
-        self._stolen(seat, "through the connection of seat " + ", ".join(through)
-                     if through else "by a connection the tournament did not make for it")
+        how = await taken_how(seat, times, {each: slot.joins for each, slot in self.seats.items()},
+                              {each: slot.entry.name for each, slot in self.seats.items()})
+        if how is not None:
+            self._stolen(seat, how)
 
     def _stolen(self, seat: Seat, how: str) -> None:
         """A seat is held by someone else than its entry: none of the table's play can be

@@ -6,14 +6,19 @@ director knows which server connections are its program's, whatever name they gi
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 
 import msgspec
 import trio
 
 from ..game.seats import Seat
 
-__all__ = ["JoinLog", "SeatRelay"]
+__all__ = ["CLAIM_SECONDS", "JoinLog", "SeatRelay", "taken_how"]
+
+#: How long a seat's ``joined`` may take to reach the director through the seat's own
+#: connection after the table says the seat is taken (milliseconds, unless the machine
+#: is very busy); past it, someone else holds the seat.
+CLAIM_SECONDS = 10.0
 
 #: Read size of each direction; the server's lines are far shorter.
 _CHUNK = 65536
@@ -39,6 +44,13 @@ class JoinLog:
     def __init__(self) -> None:
         self.seats: list[Seat] = []
         self.refused = False
+        #: How many connections that came this way and were told ``joined`` are open.
+        self.holders = 0
+        #: Set when a join is refused as ``seat_taken`` while such a connection is open:
+        #: two connections that came this way wanted the seat, only one is the program.
+        #: (A program that lost its connection and joins again is refused too, but then
+        #: nobody holds it through here.)
+        self.contested = trio.Event()
         self._changed = trio.Event()
 
     def joined(self, seat: Seat) -> None:
@@ -47,6 +59,8 @@ class JoinLog:
 
     def refuse(self) -> None:
         self.refused = True
+        if self.holders:
+            self.contested.set()
         self._wake()
 
     def count(self, seat: Seat) -> int:
@@ -63,6 +77,25 @@ class JoinLog:
             while self.count(seat) < times and not self.refused:
                 await self._changed.wait()
         return self.count(seat) >= times
+
+
+async def taken_how(seat: Seat, times: int, logs: Mapping[Seat, JoinLog],
+                    names: Mapping[Seat, str], grace: float = CLAIM_SECONDS) -> str | None:
+    """The table said ``seat`` was taken for the ``times``-th time: None if our own
+    connection for it was told ``joined`` that often (after the first, this waits on,
+    for a second connection through the same relay to be refused the seat), else how it
+    was taken, for the fault."""
+    joins = logs[seat]
+    if await joins.wait_for(seat, times, grace):
+        if times > 1:
+            return None
+        await joins.contested.wait()
+        return ("through its own relay by another connection than its program's (whose "
+                "join was refused: seat taken)")
+    through = [f"{other.value} ({names[other]})" for other, log in logs.items()
+               if other is not seat and log.count(seat)]
+    return ("through the connection of seat " + ", ".join(through) if through
+            else "by a connection the tournament did not make for it")
 
 
 class SeatRelay:
@@ -94,12 +127,17 @@ class SeatRelay:
                 return  # the program sees its connection closed, as the server's refusal
             # Either side's end ends both at once, as a direct connection's would: the
             # server must see a killed program gone now, not half-open.
-            async with server, trio.open_nursery() as nursery:
-                nursery.start_soon(_then_cancel, _upstream(client, server), nursery)
-                await self._downstream(server, client)
-                nursery.cancel_scope.cancel()
+            held = [False]  # whether this connection was told joined
+            try:
+                async with server, trio.open_nursery() as nursery:
+                    nursery.start_soon(_then_cancel, _upstream(client, server), nursery)
+                    await self._downstream(server, client, held)
+                    nursery.cancel_scope.cancel()
+            finally:
+                self.log.holders -= held[0]
 
-    async def _downstream(self, server: trio.SocketStream, client: trio.SocketStream) -> None:
+    async def _downstream(self, server: trio.SocketStream, client: trio.SocketStream,
+                          held: list[bool]) -> None:
         """Server to program: each chunk is scanned before it is passed on, so whatever
         the program does after reading a ``joined`` comes after the log has it."""
         partial = b""
@@ -107,7 +145,7 @@ class SeatRelay:
             while chunk := await server.receive_some(_CHUNK):
                 data = partial + chunk if partial else chunk
                 if b'"joined"' in data or b'"seat_taken"' in data:
-                    self._scan(data)
+                    self._scan(data, held)
                 end = data.rfind(b"\n")
                 partial = data[end + 1:]
                 if len(partial) > _MAX_LINE:
@@ -116,7 +154,7 @@ class SeatRelay:
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
 
-    def _scan(self, data: bytes) -> None:
+    def _scan(self, data: bytes, held: list[bool]) -> None:
         lines = data.split(b"\n")
         for line in lines[:-1]:  # the last is partial (or empty): scanned when complete
             if b'"joined"' not in line and b'"seat_taken"' not in line:
@@ -127,6 +165,8 @@ class SeatRelay:
             except (msgspec.DecodeError, ValueError):
                 continue  # not a line of the protocol: the server's, not ours to judge
             if seat is not None:
+                self.log.holders += not held[0]
+                held[0] = True
                 self.log.joined(seat)
             elif seen.type == "error" and seen.code == "seat_taken":
                 self.log.refuse()

@@ -23,8 +23,8 @@ from support.server import ServerProcess
 PY = f"{sys.executable} -I -S"
 MINIMAL = ROOT / "examples" / "minimal_bot.py"
 
-#: The victim: the level 4 example, but first it leaves its code in the leak folder
-#: (argv[1]) and gives the thief a few seconds to use it.
+#: The victim: the level 4 example, but first it leaves its code and the port it was
+#: given in the leak folder (argv[1]) and gives the thief a few seconds to use them.
 LEAKY = """\
 import os, runpy, socket, sys, time
 leak, fd = sys.argv[1], int(sys.argv[sys.argv.index("--invite-fd") + 1])
@@ -32,7 +32,7 @@ table, seat = (sys.argv[sys.argv.index(flag) + 1] for flag in ("--table", "--sea
 code = socket.socket(fileno=fd).makefile().readline().strip()
 path = os.path.join(leak, f"{table}-{seat}")
 with open(path + ".tmp", "w") as out:
-    out.write(code)
+    out.write(f"{code} {sys.argv[sys.argv.index('--port') + 1]}")
 os.rename(path + ".tmp", path)
 for _ in range(250):
     if os.path.exists(path + ".taken"):
@@ -44,7 +44,8 @@ runpy.run_path(MINIMAL, run_name="__main__")
 """
 
 #: The thief: it takes the seat after its own (an opponent's) with the leaked code, over
-#: a connection to argv[2]:argv[3], says ready and holds on.
+#: a connection to argv[2]:argv[3] (the victim's port for "victim"), says ready and
+#: holds on.
 THIEF = """\
 import json, os, socket, sys, time
 leak, host, port, table, seat = sys.argv[1:6]
@@ -52,7 +53,8 @@ victim = "NESW"["NESW".index(seat) - 3]
 path = os.path.join(leak, f"{table}-{victim}")
 while not os.path.exists(path):
     time.sleep(0.02)
-code = open(path).read()
+code, victim_port = open(path).read().split()
+port = victim_port if port == "victim" else port
 link = socket.create_connection((host, int(port)))
 reader = link.makefile("rb")
 def send(**message):
@@ -72,7 +74,7 @@ while link.recv(65536):
 
 
 @pytest.mark.subprocess
-@pytest.mark.parametrize("way", ["its own relay", "the server directly"])
+@pytest.mark.parametrize("way", ["its own relay", "the victim's relay", "the server directly"])
 def test_a_seat_taken_with_a_leaked_code_fails_the_table(
         way: str, tmp_path: Path, run_jackal: RunJackal) -> None:
     leak = tmp_path / "leak"
@@ -83,7 +85,8 @@ def test_a_seat_taken_with_a_leaked_code_fails_the_table(
     server = ServerProcess(tmp_path, "--quiet") if way == "the server directly" else None
     try:
         # The thief reaches the server through the relay it was given, or straight.
-        where = ("{host} {port}" if server is None else f"127.0.0.1 {server.port}")
+        where = {"its own relay": "{host} {port}", "the victim's relay": "{host} victim",
+                 "the server directly": f"127.0.0.1 {server and server.port}"}[way]
         results = tmp_path / "results.json"
         done = run_jackal(
             "tournament",
@@ -101,8 +104,9 @@ def test_a_seat_taken_with_a_leaked_code_fails_the_table(
     took = re.findall(r"THIEF (t\d+) [NESW] joined", done.stderr)
     assert len(set(took)) == 2, done.stderr
     report = json.loads(results.read_text())
-    how = (r"through the connection of seat [NESW] \(thief\)" if server is None
-           else "by a connection the tournament did not make for it")
+    how = {"its own relay": r"through the connection of seat [NESW] \(thief\)",
+           "the victim's relay": r"through its own relay by another connection",
+           "the server directly": "by a connection the tournament did not make for it"}[way]
     assert len(report["failures"]) == 2, report["failures"]
     for line in report["failures"]:
         assert re.search(rf"seat [NESW] \(victim\) was taken {how}", line), line

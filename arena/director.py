@@ -50,7 +50,7 @@ from ..protocol.messages import (
 from ..protocol.requests import AddBot, CreateTable, Hello, Spectate
 from .launch import launch_cmd, output_pipe, stop_launched
 from .program_output import ProgramOutput
-from .relay import JoinLog, SeatRelay, taken_how
+from .relay import SeatGuard, SeatRelay
 from .tournament import Entry, TableJob, TableResult
 
 __all__ = ["TableFailed", "TableOptions", "play_table", "play_tables", "safe_server_value"]
@@ -124,14 +124,8 @@ class _Seat:
     process: trio.Process | None = None
     sandbox: Sandbox | None = None
     faults: Counter[str] = field(default_factory=Counter)
-    #: The seats the connections we made for this seat's program were given (``joined``).
-    joins: JoinLog = field(default_factory=JoinLog)
     #: A ``cmd:`` program's relay to the server (:mod:`jackal.arena.relay`).
     relay: SeatRelay | None = None
-    #: How often the table said a person took this seat (``player_joined``).
-    claims: int = 0
-    #: Whether the director asked for a bot in this seat (the substitute's).
-    bot_asked: bool = False
 
 
 async def play_tables(options: TableOptions, jobs: Sequence[TableJob], entries: Sequence[Entry],
@@ -230,13 +224,13 @@ async def _direct(conn: Connection, options: TableOptions, job: TableJob,
     try:
         with trio.CancelScope() as scope:
             async with trio.open_nursery() as nursery:
-                await nursery.start(watch.run_checks)
+                await nursery.start(watch.guard.run)
                 for seat in SEATS:
                     await _seat_entry(nursery, watch, seat, codes[seat], exec_faults)
                 nursery.start_soon(watch.watch_exits)
                 await watch.run()
                 watch.exits.cancel()
-                watch.checks.cancel()
+                watch.guard.stop()
                 _close_relays(watch.seats)
                 # The exec hosts end by themselves after match_ended, once their program
                 # has had its grace to exit; past that they are cut short.
@@ -281,7 +275,7 @@ async def _seat_entry(nursery: trio.Nursery, watch: _Watch, seat: Seat, invite: 
                            output_pipe(nursery, options.output, entry.name,
                                        f"{entry.name} {table} {seat.value}", True))
         return
-    relay = slot.relay = SeatRelay(options.host, options.port, slot.joins)
+    relay = slot.relay = SeatRelay(options.host, options.port, watch.guard.logs[seat])
     await nursery.start(relay.serve)
     values = {"host": "127.0.0.1", "port": str(relay.port), "table": table,
               "seat": seat.value, "name": entry.name, "password": options.password or ""}
@@ -335,14 +329,14 @@ async def _play_hosted(watch: _Watch, seat: Seat, invite: str, program: ExecProg
         async with trio.open_nursery() as nursery:
             await nursery.start(session.run)
             if session.seat is not None:  # the seat this connection of ours was given
-                watch.seats[seat].joins.joined(session.seat)
+                watch.guard.logs[seat].joined(session.seat)
             result = await play_exec_match(session, program, move_seconds=options.move_seconds,
                                            events=entry.events, substitute=substitute)
             exec_faults[seat] = result.deal_faults.get(1, Counter())  # deal 1 is scored
             nursery.cancel_scope.cancel()
     except ClientError as exc:
-        if not watch.seats[seat].joins.seats:
-            watch.seats[seat].joins.refuse()  # no join of ours is coming any more
+        if not watch.guard.logs[seat].seats:
+            watch.guard.logs[seat].refuse()  # no join of ours is coming any more
         log.warning("table %s seat %s: %s", table, seat, exc)
     finally:
         await program.kill()
@@ -414,9 +408,8 @@ class _Watch:
         self.stall_limit = (options.seat_seconds + options.start_seconds
                             + options.hold_seconds + 4 * options.move_seconds + 30.0)
         self.last_news = now
-        #: Where the seat checks run (:meth:`run_checks`), until :attr:`checks` ends them.
-        self.nursery: trio.Nursery | None = None
-        self.checks = trio.CancelScope()
+        self.guard = SeatGuard(table, {seat: slot.entry.name for seat, slot in seats.items()
+                                       if slot.entry.kind != "builtin"})
 
     async def run(self) -> None:
         while True:
@@ -459,7 +452,7 @@ class _Watch:
             case PlayerBack(seat=seat):
                 self.seats[seat].substitute = None
             case PlayerJoined(seat=seat, kind=kind):
-                self._claimed(seat, kind)
+                self.guard.claimed(seat, kind)
             case DealStarted():
                 self.start_deadline = None
                 self.exits.cancel()
@@ -541,7 +534,7 @@ class _Watch:
 
     async def _sit_in(self, seat: Seat, why: str) -> None:
         """Seat the substitute in an empty seat for good; its moves are ``why`` faults."""
-        self.seats[seat].bot_asked = True
+        self.guard.bots_asked.add(seat)
         try:
             await self.conn.request(AddBot(table=self.table, seat=seat,
                                            strategy=self.options.substitute))
@@ -550,39 +543,3 @@ class _Watch:
             return
         self.seats[seat].substitute = why
 
-    async def run_checks(self, *, task_status: trio.TaskStatus[None]) -> None:
-        with self.checks:
-            async with trio.open_nursery() as nursery:
-                self.nursery = nursery
-                task_status.started()
-                await trio.sleep_forever()
-
-    def _claimed(self, seat: Seat, kind: str) -> None:
-        """Someone took ``seat``: a program's seat must be held by a connection the
-        director made for it (a ``cmd:`` program's relay, an ``exec:`` host's session),
-        which :meth:`_check_claim` waits to hear from; a bot only by the director's ask.
-        A built-in entry's seat the director filled itself before anyone else could."""
-        slot = self.seats[seat]
-        if slot.entry.kind == "builtin":
-            return
-        if kind == "bot":
-            if not slot.bot_asked:
-                self._stolen(seat, "by a bot the tournament did not ask for")
-            return
-        slot.claims += 1
-        assert self.nursery is not None
-        self.nursery.start_soon(self._check_claim, seat, slot.claims)
-
-    async def _check_claim(self, seat: Seat, times: int) -> None:
-        how = await taken_how(seat, times, {each: slot.joins for each, slot in self.seats.items()},
-                              {each: slot.entry.name for each, slot in self.seats.items()})
-        if how is not None:
-            self._stolen(seat, how)
-
-    def _stolen(self, seat: Seat, how: str) -> None:
-        """A seat is held by someone else than its entry: none of the table's play can be
-        scored as the entry's, so the table fails (it goes into ``failures``)."""
-        name = self.seats[seat].entry.name
-        log.warning("table %s seat %s (%s): taken %s", self.table, seat, name, how)
-        raise TableFailed(f"seat {seat.value} ({name}) was taken {how}; its invitation "
-                          "code reached someone else, so the table is not scored")

@@ -1,19 +1,23 @@
-"""The seat relays of a tournament: a ``cmd:`` program connects to a loopback port the
+"""Who holds a tournament seat: a ``cmd:`` program connects to a loopback port the
 director owns (:class:`SeatRelay`), which pipes the bytes both ways to the real server
-and notes each ``joined`` reply on the way back (:class:`JoinLog`), unaltered. So the
-director knows which server connections are its program's, whatever name they give.
+and notes each ``joined`` reply on the way back (:class:`JoinLog`), unaltered; the
+director's :class:`SeatGuard` matches the table's ``player_joined`` against these logs,
+so it knows which connections are its programs', whatever name they give.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Mapping
 
 import msgspec
 import trio
 
-from ..game.seats import Seat
+from ..game.seats import SEATS, Seat
 
-__all__ = ["CLAIM_SECONDS", "JoinLog", "SeatRelay", "taken_how"]
+log = logging.getLogger("jackal.tournament")
+
+__all__ = ["CLAIM_SECONDS", "JoinLog", "SeatGuard", "SeatRelay", "SeatTaken", "taken_how"]
 
 #: How long a seat's ``joined`` may take to reach the director through the seat's own
 #: connection after the table says the seat is taken (milliseconds, unless the machine
@@ -96,6 +100,59 @@ async def taken_how(seat: Seat, times: int, logs: Mapping[Seat, JoinLog],
                if other is not seat and log.count(seat)]
     return ("through the connection of seat " + ", ".join(through) if through
             else "by a connection the tournament did not make for it")
+
+
+class SeatTaken(Exception):
+    """A program's seat is held by someone else than its program: the table fails."""
+
+
+class SeatGuard:
+    """The director's check of one table's program seats (``names``: their entries):
+    each ``player_joined`` of a person must be matched by a ``joined`` in that seat's
+    :class:`JoinLog` (:func:`taken_how`); a bot only where the director asked for one."""
+
+    def __init__(self, table: str, names: Mapping[Seat, str]) -> None:
+        self.table, self.names = table, dict(names)
+        self.logs = {seat: JoinLog() for seat in SEATS}
+        self.bots_asked: set[Seat] = set()
+        self._claims = dict.fromkeys(SEATS, 0)
+        self._nursery: trio.Nursery | None = None
+        self._scope = trio.CancelScope()
+
+    async def run(self, *, task_status: trio.TaskStatus[None]) -> None:
+        """Where the checks wait, until :meth:`stop`."""
+        with self._scope:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                task_status.started()
+                await trio.sleep_forever()
+
+    def stop(self) -> None:
+        self._scope.cancel()
+
+    def claimed(self, seat: Seat, kind: str) -> None:
+        """The table says someone (a ``human`` or a ``bot``) took ``seat``."""
+        if seat not in self.names:
+            return  # a built-in entry's seat: the director filled it before anyone could
+        if kind == "bot":
+            if seat not in self.bots_asked:
+                self._stolen(seat, "by a bot the tournament did not ask for")
+            return
+        self._claims[seat] += 1
+        assert self._nursery is not None, "run() first"
+        self._nursery.start_soon(self._check, seat, self._claims[seat])
+
+    async def _check(self, seat: Seat, times: int) -> None:
+        names = {each: self.names.get(each, "built-in") for each in SEATS}
+        how = await taken_how(seat, times, self.logs, names)
+        if how is not None:
+            self._stolen(seat, how)
+
+    def _stolen(self, seat: Seat, how: str) -> None:
+        name = self.names[seat]
+        log.warning("table %s seat %s (%s): taken %s", self.table, seat, name, how)
+        raise SeatTaken(f"seat {seat.value} ({name}) was taken {how}; its invitation code "
+                        "reached someone else, so the table is not scored")
 
 
 class SeatRelay:

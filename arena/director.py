@@ -43,6 +43,7 @@ from ..protocol.messages import (
     MatchEnded,
     Played,
     PlayerBack,
+    PlayerJoined,
     PlayerLeft,
     ServerMessage,
     TableCreated,
@@ -51,6 +52,7 @@ from ..protocol.messages import (
 from ..protocol.requests import AddBot, CreateTable, Hello, Spectate
 from .launch import launch_cmd, output_pipe, stop_launched
 from .program_output import ProgramOutput
+from .relay import SeatGuard, SeatRelay
 from .tournament import Entry, TableJob, TableResult
 
 __all__ = ["TableFailed", "TableOptions", "play_table", "play_tables", "safe_server_value"]
@@ -130,6 +132,8 @@ class _Seat:
     process: trio.Process | None = None
     sandbox: Sandbox | None = None
     faults: Counter[str] = field(default_factory=Counter)
+    #: A ``cmd:`` program's relay to the server (:mod:`jackal.arena.relay`).
+    relay: SeatRelay | None = None
 
 
 async def play_tables(options: TableOptions, jobs: Sequence[TableJob], entries: Sequence[Entry],
@@ -240,11 +244,14 @@ async def _direct(conn: Connection, options: TableOptions, job: TableJob,
     try:
         with trio.CancelScope() as scope:
             async with trio.open_nursery() as nursery:
+                await nursery.start(watch.guard.run)
                 for seat in SEATS:
                     await _seat_entry(nursery, watch, seat, codes[seat], exec_faults)
                 nursery.start_soon(watch.watch_exits)
                 await watch.run()
                 watch.exits.cancel()
+                watch.guard.stop()
+                _close_relays(watch.seats)
                 # The exec hosts end by themselves after match_ended, once their program
                 # has had its grace to exit; past that they are cut short.
                 scope.deadline = trio.current_time() + 2 * EXIT_GRACE + 1
@@ -288,7 +295,9 @@ async def _seat_entry(nursery: trio.Nursery, watch: _Watch, seat: Seat, invite: 
                            output_pipe(nursery, options.output, entry.name,
                                        f"{entry.name} {table} {seat.value}", True))
         return
-    values = {"host": options.host, "port": str(options.port), "table": table,
+    relay = slot.relay = SeatRelay(options.host, options.port, watch.guard.logs[seat])
+    await nursery.start(relay.serve)
+    values = {"host": "127.0.0.1", "port": str(relay.port), "table": table,
               "seat": seat.value, "name": entry.name, "password": options.password or ""}
     stderr = output_pipe(nursery, options.output, entry.name,
                          f"{entry.name} {table} {seat.value}", options.program_output)
@@ -339,6 +348,8 @@ async def _play_hosted(watch: _Watch, seat: Seat, invite: str, program: ExecProg
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(session.run)
+            if session.seat is not None:  # the seat this connection of ours was given
+                watch.guard.logs[seat].joined(session.seat)
             result = await play_exec_match(session, program, move_seconds=options.move_seconds,
                                            events=entry.events, substitute=substitute,
                                            floor_seconds=options.floor_seconds,
@@ -346,9 +357,18 @@ async def _play_hosted(watch: _Watch, seat: Seat, invite: str, program: ExecProg
             exec_faults[seat] = result.deal_faults.get(1, Counter())  # deal 1 is scored
             nursery.cancel_scope.cancel()
     except ClientError as exc:
+        if not watch.guard.logs[seat].seats:
+            watch.guard.logs[seat].refuse()  # no join of ours is coming any more
         log.warning("table %s seat %s: %s", table, seat, exc)
     finally:
         await program.kill()
+
+
+def _close_relays(seats: Mapping[Seat, _Seat]) -> None:
+    """End the ``cmd:`` programs' relays (the match is over, or the table failed)."""
+    for slot in seats.values():
+        if slot.relay is not None:
+            slot.relay.close()
 
 
 async def _stop_processes(seats: Mapping[Seat, _Seat]) -> None:
@@ -410,6 +430,8 @@ class _Watch:
         self.stall_limit = (options.seat_seconds + options.start_seconds
                             + options.hold_seconds + 4 * options.move_seconds + 30.0)
         self.last_news = now
+        self.guard = SeatGuard(table, {seat: slot.entry.name for seat, slot in seats.items()
+                                       if slot.entry.kind != "builtin"})
 
     async def run(self) -> None:
         while True:
@@ -451,6 +473,8 @@ class _Watch:
                                 self.options.substitute)
             case PlayerBack(seat=seat):
                 self.seats[seat].substitute = None
+            case PlayerJoined(seat=seat, kind=kind):
+                self.guard.claimed(seat, kind)
             case DealStarted():
                 self.start_deadline = None
                 self.exits.cancel()
@@ -537,6 +561,7 @@ class _Watch:
 
     async def _sit_in(self, seat: Seat, why: str) -> None:
         """Seat the substitute in an empty seat for good; its moves are ``why`` faults."""
+        self.guard.bots_asked.add(seat)
         try:
             await self.conn.request(AddBot(table=self.table, seat=seat,
                                            strategy=self.options.substitute))
@@ -544,3 +569,4 @@ class _Watch:
             log.warning("table %s seat %s: no substitute: %s", self.table, seat, exc)
             return
         self.seats[seat].substitute = why
+

@@ -58,7 +58,9 @@ entries (NAME=SPEC; each entry plays both seats of its partnership):
                          JACKAL_NAME, JACKAL_PASSWORD, JACKAL_INVITE_FD: the code is
                          one line to read from that descriptor); they are put
                          into the words after the command is split, never given to a
-                         shell, so do not wrap them in sh -c
+                         shell, so do not wrap them in sh -c; {{host}}:{{port}} is a
+                         loopback relay of the seat's own, not the server: a seat
+                         taken by any other connection fails its table
 
 examples:
   jackal tournament --entry ex=expert --entry be=beginner \\

@@ -31,6 +31,7 @@ SMALL: dict[str, list[str]] = {
     "engine.py": ["--deals", "50", "--repeat", "1"],
     "exec_lines.py": ["--target", "1"],
     "expert_speed.py": ["--deals", "1"],
+    "seat_relay.py": ["--lines", "50", "--rounds", "1"],
     "tournament_floor.py": ["--boards", "1", "--floor", "0.02"],
     "server_load.py": ["--tables", "2", "--target", "1", "--procs", "1", "--timeout", "60",
                        "--json"],

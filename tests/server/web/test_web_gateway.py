@@ -1,0 +1,133 @@
+"""jackal serve --web: the page's files with their security headers, and the protocol over
+a real WebSocket (/ws, wsproto on trio, port 0): a whole deal against three bots, the same
+errors and limits as TCP, and an Origin check. All in-process; each test takes a second."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import h11
+import pytest
+import trio
+from jackal.server.config import ServerConfig
+from jackal.server.net.listener import serve
+from support.client import RawClient, greeted, play_out
+from support.leaks import check_no_leaks
+from support.wsclient import Refused, WsLines, ws_client
+from wsproto.events import BytesMessage, TextMessage
+
+
+@asynccontextmanager
+async def web_server(**settings: object) -> AsyncIterator[tuple[int, int]]:
+    """A real server with its web port, both on free ports: ``(tcp, web)``."""
+    config = ServerConfig(port=0, web_port=0, **settings)  # type: ignore[arg-type]
+    bound: list[int] = []
+    async with trio.open_nursery() as nursery:
+        port: int = await nursery.start(lambda task_status: serve(
+            config, task_status=task_status, web_started=bound.append))
+        yield port, bound[0]
+        nursery.cancel_scope.cancel()
+
+
+async def http_get(port: int, target: str, method: str = "GET"
+                   ) -> tuple[int, dict[bytes, bytes], bytes]:
+    """One request over a fresh connection: status, headers (lower-case names), body."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    conn = h11.Connection(h11.CLIENT)
+    await stream.send_all(conn.send(h11.Request(method=method, target=target, headers=[
+        (b"host", f"127.0.0.1:{port}".encode())])) + (conn.send(h11.EndOfMessage()) or b""))
+    status, headers, body = 0, {}, b""
+    with trio.fail_after(10):
+        while True:
+            event = conn.next_event()
+            if event is h11.NEED_DATA:
+                conn.receive_data(await stream.receive_some(65536))
+            elif isinstance(event, h11.Response):
+                status, headers = event.status_code, dict(event.headers)
+            elif isinstance(event, h11.Data):
+                body += event.data
+            elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
+                break
+    await stream.aclose()
+    return status, headers, body
+
+
+async def test_the_page_is_served_with_a_strict_policy() -> None:
+    async with web_server() as (_, web):
+        status, headers, page = await http_get(web, "/")
+        assert status == 200 and headers[b"content-type"].startswith(b"text/html")
+        policy = headers[b"content-security-policy"].decode()
+        assert "default-src 'self'" in policy and "connect-src 'self'" in policy
+        assert "unsafe-inline" not in policy and b"set-cookie" not in headers
+        assert headers[b"x-content-type-options"] == b"nosniff"
+        # The page's code comes from its own files: no inline script, nothing from elsewhere.
+        assert b'<script type="module" src="/app.js"></script>' in page
+        assert page.count(b"<script") == 1 and b"http" not in page.replace(b"http-equiv", b"")
+        status, headers, script = await http_get(web, "/app.js")
+        assert status == 200 and headers[b"content-type"].startswith(b"text/javascript")
+        assert script and b"innerHTML" not in script
+        assert (await http_get(web, "/../pyproject.toml"))[0] == 404
+        assert (await http_get(web, "/nothing"))[0] == 404
+        assert (await http_get(web, "/", "POST"))[0] == 405
+        assert (await http_get(web, "/ws"))[0] == 426  # not an upgrade
+
+
+async def test_a_whole_deal_through_the_websocket() -> None:
+    async with web_server(bot_floor_seconds=0.0, bot_pause_seconds=0.0) as (_, web):
+        player = await ws_client(web, "wendy")
+        await player.hello()
+        table = (await player.request(type="create_table", name="web", target=1, seed=7)
+                 )["table"]
+        await player.join(table, "S")
+        for seat in "NEW":
+            assert (await player.request(type="add_bot", table=table, seat=seat)
+                    )["type"] == "ok"
+        await player.request(type="ready")
+        await play_out(player, lambda m: m["type"] == "deal_ended")
+        plays = [m for m in player.log if m["type"] == "played"]
+        assert len(plays) == 32 and {m["seat"] for m in plays} == set("NESW")
+        # The browser's seat sees what a TCP seat sees: nothing of another hand.
+        seed = next(m for m in player.log if m["type"] == "table_created").get("seed", 7)
+        assert check_no_leaks(player.log, "S", seed) > 32
+
+
+async def test_bad_input_gets_the_errors_tcp_gets_and_hurts_nobody_else() -> None:
+    async with web_server(max_line=4096) as (tcp, web):
+        bystander = await greeted(tcp, "tessa")
+        lines = await WsLines.open(web)
+        client = RawClient(lines, "wes")  # type: ignore[arg-type]
+        await client.expect("welcome")
+        await lines.send_event(TextMessage(data='{"type": "hello", '))
+        assert (await client.expect("error"))["code"] == "bad_json"
+        # A newline inside a frame is whitespace in JSON, as over TCP: still one message.
+        await lines.send_event(TextMessage(data='{"type":\n"ping","id":1}'))
+        assert (await client.expect("pong"))["id"] == 1
+        await lines.send_event(BytesMessage(data=b'{"type":"ping"}'))
+        assert (await client.expect("error"))["code"] == "bad_json"  # text frames only
+        await lines.send_event(TextMessage(data=json.dumps(
+            {"type": "hello", "name": "x" * 8000})))
+        assert (await client.expect("error"))["code"] == "line_too_long"
+        await client.eof()
+        assert lines.close_code == 1000
+        assert (await bystander.request(type="ping"))["type"] == "pong"
+
+
+async def test_the_websocket_takes_only_the_page_s_origin() -> None:
+    async with web_server() as (_, web):
+        for origin in ("http://evil.example", f"http://localhost:{web}", None):
+            with pytest.raises(Refused) as refused:
+                await WsLines.open(web, origin)
+            assert refused.value.status == 403
+        assert (await (await ws_client(web)).request(type="ping"))["type"] == "pong"
+
+
+async def test_websockets_count_with_tcp_in_the_address_s_share() -> None:
+    async with web_server(max_per_address=2) as (tcp, web):
+        held = [await greeted(tcp, "t"), await ws_client(web)]
+        third = await WsLines.open(web)
+        refused = RawClient(third, "w3")  # type: ignore[arg-type]
+        assert (await refused.expect("error"))["code"] == "server_full"
+        await refused.eof()
+        assert (await held[1].request(type="ping"))["type"] == "pong"

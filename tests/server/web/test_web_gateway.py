@@ -13,6 +13,7 @@ import pytest
 import trio
 from jackal.server.config import ServerConfig
 from jackal.server.net.listener import serve
+from jackal.server.web import gateway
 from support.client import RawClient, greeted, play_out
 from support.leaks import check_no_leaks
 from support.wsclient import Refused, WsLines, ws_client
@@ -131,3 +132,54 @@ async def test_websockets_count_with_tcp_in_the_address_s_share() -> None:
         assert (await refused.expect("error"))["code"] == "server_full"
         await refused.eof()
         assert (await held[1].request(type="ping"))["type"] == "pong"
+
+
+async def test_a_dropped_websocket_reclaims_its_seat_with_its_token() -> None:
+    async with web_server(bot_floor_seconds=0.0, bot_pause_seconds=0.0) as (_, web):
+        player = await ws_client(web, "rita")
+        await player.hello()
+        table = (await player.request(type="create_table", name="back"))["table"]
+        await player.join(table, "S")
+        token = player.token
+        await player.aclose()  # the phone lost its network
+        again = await ws_client(web, "rita")
+        reply = await again.request(type="hello", name="rita", token=token)
+        assert (reply["type"], reply.get("table"), reply.get("seat")) == ("hello_ok", table, "S")
+        assert (await again.wait_type("table_state"))["you"] == "S"
+
+
+async def test_a_stopping_server_says_goodbye_over_the_websocket() -> None:
+    config = ServerConfig(port=0, web_port=0)
+    bound: list[int] = []
+    async with trio.open_nursery() as nursery:
+        await nursery.start(lambda task_status: serve(
+            config, task_status=task_status, web_started=bound.append))
+        lines = await WsLines.open(bound[0])
+        client = RawClient(lines, "s")  # type: ignore[arg-type]
+        await client.expect("welcome")
+        nursery.cancel_scope.cancel()
+    with trio.fail_after(10):
+        got = await client.eof()
+    assert [m["type"] for m in got] == ["server_shutdown"] and lines.close_code == 1000
+
+
+async def test_requests_held_open_are_capped_per_address() -> None:
+    async with web_server() as (_, web):
+        idle = [await trio.open_tcp_stream("127.0.0.1", web)
+                for _ in range(gateway.MAX_PENDING_PER_GROUP)]
+        for stream in idle:
+            await stream.send_all(b"GET / HTTP/1.1\r\n")  # and never the rest
+        extra = await trio.open_tcp_stream("127.0.0.1", web)
+        with trio.fail_after(10):
+            assert await extra.receive_some(100) == b""  # closed at once, nothing read
+        for stream in idle:
+            await stream.aclose()
+        # Served again once the server has seen them go (it may take a moment to).
+        with trio.fail_after(10):
+            while True:
+                try:
+                    if (await http_get(web, "/style.css"))[0] == 200:
+                        break
+                except (trio.BrokenResourceError, h11.RemoteProtocolError):
+                    pass
+                await trio.sleep(0.01)

@@ -5,8 +5,12 @@ errors and limits as TCP, and an Origin check. All in-process; each test takes a
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
 
 import h11
 import pytest
@@ -14,10 +18,14 @@ import trio
 from jackal.server.config import ServerConfig
 from jackal.server.net.listener import serve
 from jackal.server.web import gateway
+from wsproto.events import BytesMessage, TextMessage
+
 from support.client import RawClient, greeted, play_out
 from support.leaks import check_no_leaks
 from support.wsclient import Refused, WsLines, ws_client
-from wsproto.events import BytesMessage, TextMessage
+
+#: Runs the page's script in Node against a server (test_the_page_plays_a_deal...).
+HARNESS = Path(__file__).with_name("page_harness.mjs")
 
 
 @asynccontextmanager
@@ -183,3 +191,32 @@ async def test_requests_held_open_are_capped_per_address() -> None:
                 except (trio.BrokenResourceError, h11.RemoteProtocolError):
                     pass
                 await trio.sleep(0.01)
+
+
+def _node_with_websocket() -> str | None:
+    node = shutil.which("node")
+    if node is None:
+        return None
+    probe = subprocess.run([node, "--experimental-websocket", "-e",
+                            "process.exit(typeof WebSocket === 'function' ? 0 : 1)"],
+                           capture_output=True, check=False)
+    return node if probe.returncode == 0 else None
+
+
+@pytest.mark.subprocess
+async def test_the_page_plays_a_deal_against_three_bots() -> None:
+    # The page's own script, run by Node with a stand-in for the DOM (not a browser: the
+    # layout and the real DOM are for the browser tests to come), against a real server.
+    node = _node_with_websocket()
+    if node is None:
+        pytest.skip("needs Node with a WebSocket (20.10+)")
+    app = resources.files("jackal.server.web").joinpath("static", "app.js")
+    async with web_server(bot_floor_seconds=0.0, bot_pause_seconds=0.0) as (_, web):
+        with trio.fail_after(60):
+            done = await trio.run_process(
+                [node, "--experimental-websocket", "--no-warnings", str(HARNESS), str(app),
+                 str(web), "pia"], capture_stdout=True, capture_stderr=True, check=False)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    result = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    assert result["rows"] == [8, 8, 8, 8] and result["taps"] >= 8 and result["token"]
+    assert "Deal 1" in result["summary"] and "Penalty NS" in result["summary"]

@@ -18,11 +18,10 @@ import trio
 from jackal.server.config import ServerConfig
 from jackal.server.net.listener import serve
 from jackal.server.web import gateway
-from wsproto.events import BytesMessage, TextMessage
-
 from support.client import RawClient, greeted, play_out
 from support.leaks import check_no_leaks
 from support.wsclient import Refused, WsLines, ws_client
+from wsproto.events import BytesMessage, TextMessage
 
 #: Runs the page's script in Node against a server (test_the_page_plays_a_deal...).
 HARNESS = Path(__file__).with_name("page_harness.mjs")

@@ -5,6 +5,7 @@ errors and limits as TCP, and an Origin check. All in-process; each test takes a
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import AsyncIterator
@@ -20,6 +21,7 @@ from jackal.server.net.listener import serve
 from jackal.server.web import gateway
 from support.client import RawClient, greeted, play_out
 from support.leaks import check_no_leaks
+from support.server import ServerProcess
 from support.wsclient import Refused, WsLines, ws_client
 from wsproto.events import BytesMessage, TextMessage
 
@@ -219,3 +221,17 @@ async def test_the_page_plays_a_deal_against_three_bots() -> None:
     result = json.loads(done.stdout.decode().strip().splitlines()[-1])
     assert result["rows"] == [8, 8, 8, 8] and result["taps"] >= 8 and result["token"]
     assert "Deal 1" in result["summary"] and "Penalty NS" in result["summary"]
+
+
+@pytest.mark.subprocess
+async def test_jackal_serve_web_logs_the_page_s_address(tmp_path: Path) -> None:
+    server = ServerProcess(tmp_path, "--web", "0", "--quiet", records=False)
+    try:
+        with trio.fail_after(30):
+            while not (found := re.search(r"web page on http://127\.0\.0\.1:(\d+)/",
+                                          server.log())):
+                await trio.sleep(0.05)
+        status, headers, _ = await http_get(int(found[1]), "/")
+        assert status == 200 and b"content-security-policy" in headers
+    finally:
+        assert server.stop() == 0

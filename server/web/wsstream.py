@@ -89,9 +89,11 @@ class WebSocketStream(trio.abc.Stream):
         lines = bytes(data).split(b"\n")
         if lines[-1] == b"":
             lines.pop()
-        if self._ws.state is not ConnectionState.OPEN:
-            raise trio.ClosedResourceError("the WebSocket is closing")
         async with self._send_lock:
+            # Checked under the lock: the peer's close may have been read while we waited,
+            # and after it a WebSocket sends no more messages (the replies are dropped).
+            if self._ws.state is not ConnectionState.OPEN:
+                raise trio.ClosedResourceError("the WebSocket is closing")
             frames = b"".join(self._ws.send(TextMessage(data=line.decode(errors="replace")))
                               for line in lines)
             await self._sock.send_all(frames)

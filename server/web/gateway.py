@@ -71,6 +71,10 @@ class Gateway:
         self._pending[group] = held + 1
         try:
             websocket = await self._request(sock, address)
+        except Exception:
+            # A bug in answering one request must not take the server down.
+            log.exception("web %s: the request failed", address)
+            websocket = None
         finally:
             left = self._pending[group] - 1
             if left:

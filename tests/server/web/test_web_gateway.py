@@ -235,3 +235,25 @@ async def test_jackal_serve_web_logs_the_page_s_address(tmp_path: Path) -> None:
         assert status == 200 and b"content-security-policy" in headers
     finally:
         assert server.stop() == 0
+
+
+async def _raw_status(port: int, request: bytes) -> bytes:
+    """The status line the web port answers ``request`` (raw bytes) with."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    await stream.send_all(request)
+    answer = b""
+    with trio.fail_after(10):
+        while b"\r\n" not in answer and (data := await stream.receive_some(4096)):
+            answer += data
+    await stream.aclose()
+    return answer.partition(b"\r\n")[0]
+
+
+async def test_broken_requests_get_400_and_the_port_serves_on() -> None:
+    async with web_server() as (_, web):
+        host = f"127.0.0.1:{web}".encode()
+        no_key = (b"GET /ws HTTP/1.1\r\nHost: " + host + b"\r\nUpgrade: websocket\r\n"
+                  b"Connection: Upgrade\r\nOrigin: http://" + host + b"\r\n\r\n")
+        assert await _raw_status(web, no_key) == b"HTTP/1.1 400 "
+        assert await _raw_status(web, b"NOT HTTP AT ALL\r\n\r\n") == b"HTTP/1.1 400 "
+        assert (await http_get(web, "/"))[0] == 200

@@ -302,6 +302,10 @@ function lobby() {
       item.append(el("button", { type: "button", onclick: () => joinSeat(t.table, free[0]) },
                      `Sit at ${free[0]}`));
     }
+    if (t.allow_spectators !== false) {
+      item.append(el("button", { type: "button", onclick: () =>
+        request({ type: "spectate", table: t.table }) }, "Watch"));
+    }
     list.append(item);
   }
   box.append(list);

@@ -1,10 +1,12 @@
 // Runs the page's app.js in Node against a real server, with a small stand-in for the DOM
 // (only what app.js uses) and Node's own WebSocket: it enters a name, creates a table
 // with three bots and taps the first playable card on each turn until the deal ends.
-// Usage: node --experimental-websocket page_harness.mjs APP_JS WEB_PORT NAME
+// With "drop", the connection is cut once after the third tap: the page must reconnect and
+// reclaim its seat with its stored token to finish the deal.
+// Usage: node --experimental-websocket page_harness.mjs APP_JS WEB_PORT NAME [drop]
 import { pathToFileURL } from "node:url";
 
-const [appPath, port, name] = process.argv.slice(2);
+const [appPath, port, name, mode] = process.argv.slice(2);
 const host = `127.0.0.1:${port}`;
 
 class Node_ {
@@ -46,8 +48,9 @@ globalThis.localStorage = {
 globalThis.window = { addEventListener() {} };
 // A browser sends its page's origin; Node's WebSocket must be told to.
 const Native = globalThis.WebSocket;
+const sockets = [];
 globalThis.WebSocket = class extends Native {
-  constructor(url) { super(url, { headers: { origin: `http://${host}` } }); }
+  constructor(url) { super(url, { headers: { origin: `http://${host}` } }); sockets.push(this); }
 };
 
 await import(pathToFileURL(appPath).href);
@@ -63,11 +66,12 @@ const timer = setInterval(() => {
   }
   const card = find((n) => n.tag === "button" && n.className.startsWith("card"));
   if (card) { taps += 1; card.click(); }
+  if (mode === "drop" && taps === 3 && sockets.length === 1) sockets[0].close();
   if (find((n) => n.className === "summary")) {
     const rows = [...app.walk()].filter((n) => n.className === "played")
       .map((n) => n.children.length);
     const token = store.get("jackal.token");
-    console.log(JSON.stringify({ taps, rows, token: Boolean(token),
+    console.log(JSON.stringify({ taps, rows, token: Boolean(token), sockets: sockets.length,
                                  summary: find((n) => n.className === "summary").textContent }));
     clearInterval(timer);
     process.exit(0);

@@ -1,6 +1,7 @@
 """jackal serve --web: the page's files with their security headers, and the protocol over
 a real WebSocket (/ws, wsproto on trio, port 0): a whole deal against three bots, the same
-errors and limits as TCP, and an Origin check. All in-process; each test takes a second."""
+errors and limits as TCP, and an Origin check; the page's own script playing a deal (run
+by Node). The server runs in-process; each test takes a second or two."""
 
 from __future__ import annotations
 
@@ -205,7 +206,8 @@ def _node_with_websocket() -> str | None:
 
 
 @pytest.mark.subprocess
-async def test_the_page_plays_a_deal_against_three_bots() -> None:
+@pytest.mark.parametrize("mode", ["", "drop"])
+async def test_the_page_plays_a_deal_against_three_bots(mode: str) -> None:
     # The page's own script, run by Node with a stand-in for the DOM (not a browser: the
     # layout and the real DOM are for the browser tests to come), against a real server.
     node = _node_with_websocket()
@@ -216,11 +218,14 @@ async def test_the_page_plays_a_deal_against_three_bots() -> None:
         with trio.fail_after(60):
             done = await trio.run_process(
                 [node, "--experimental-websocket", "--no-warnings", str(HARNESS), str(app),
-                 str(web), "pia"], capture_stdout=True, capture_stderr=True, check=False)
+                 str(web), "pia", mode], capture_stdout=True, capture_stderr=True,
+                check=False)
     assert done.returncode == 0, (done.stdout, done.stderr)
     result = json.loads(done.stdout.decode().strip().splitlines()[-1])
     assert result["rows"] == [8, 8, 8, 8] and result["taps"] >= 8 and result["token"]
     assert "Deal 1" in result["summary"] and "Penalty NS" in result["summary"]
+    # After a drop the page came back on a second connection and reclaimed its seat.
+    assert result["sockets"] == (2 if mode == "drop" else 1)
 
 
 @pytest.mark.subprocess

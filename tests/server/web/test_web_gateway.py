@@ -262,3 +262,28 @@ async def test_broken_requests_get_400_and_the_port_serves_on() -> None:
         assert await _raw_status(web, no_key) == b"HTTP/1.1 400 "
         assert await _raw_status(web, b"NOT HTTP AT ALL\r\n\r\n") == b"HTTP/1.1 400 "
         assert (await http_get(web, "/"))[0] == 200
+
+
+async def test_a_browser_seat_and_a_terminal_seat_share_a_table() -> None:
+    # One person over TCP, one over the WebSocket, two bots: the same deal, the same
+    # public events in the same order, and neither sees a card of another hand.
+    async with web_server(bot_floor_seconds=0.0, bot_pause_seconds=0.0) as (tcp, web):
+        host = await greeted(tcp, "terry")
+        table = (await host.request(type="create_table", name="mixed", seed=11, target=1)
+                 )["table"]
+        await host.join(table, "N")
+        browser = await ws_client(web, "bea")
+        await browser.hello()
+        await browser.join(table, "S")
+        for seat in "EW":
+            await host.request(type="add_bot", table=table, seat=seat)
+        for player in (host, browser):
+            await player.request(type="ready")
+        async with trio.open_nursery() as nursery:
+            for player in (host, browser):
+                nursery.start_soon(play_out, player, lambda m: m["type"] == "deal_ended")
+
+        def public(log: list[dict[str, object]]) -> list[tuple[object, ...]]:
+            return [(m["seat"], m["card"]) for m in log if m["type"] == "played"]
+        assert len(public(browser.log)) == 32 and public(browser.log) == public(host.log)
+        assert check_no_leaks(host.log, "N", 11) and check_no_leaks(browser.log, "S", 11)

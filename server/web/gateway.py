@@ -7,6 +7,7 @@ as a stream of lines, to the same admission and session as a TCP connection.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 from collections.abc import Awaitable, Callable
@@ -71,6 +72,8 @@ class Gateway:
         self._pending[group] = held + 1
         try:
             websocket = await self._request(sock, address)
+            if websocket is None:
+                await _linger(sock)
         except Exception:
             # A bug in answering one request must not take the server down.
             log.exception("web %s: the request failed", address)
@@ -172,6 +175,18 @@ async def _send(sock: trio.SocketStream, conn: h11.Connection, status: int, body
             await sock.send_all(data)
     except (trio.BrokenResourceError, trio.ClosedResourceError):
         pass
+
+
+async def _linger(sock: trio.SocketStream) -> None:
+    """Close our side, then read (and drop) what the client still sends, a little while:
+    closing a socket with unread bytes resets it, and a reset can destroy the answer before
+    the client has read it (a request refused for being too big is one such)."""
+    with trio.move_on_after(1.0), contextlib.suppress(trio.BrokenResourceError,
+                                                      trio.ClosedResourceError, OSError):
+        await sock.send_eof()
+        for _ in range(8):
+            if not await sock.receive_some(_MAX_REQUEST):
+                break
 
 
 def _address(sock: trio.SocketStream) -> str:

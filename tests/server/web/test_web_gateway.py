@@ -261,6 +261,8 @@ async def test_broken_requests_get_400_and_the_port_serves_on() -> None:
                   b"Connection: Upgrade\r\nOrigin: http://" + host + b"\r\n\r\n")
         assert await _raw_status(web, no_key) == b"HTTP/1.1 400 "
         assert await _raw_status(web, b"NOT HTTP AT ALL\r\n\r\n") == b"HTTP/1.1 400 "
+        assert await _raw_status(web, b"GET / HTTP/1.1\r\n" + b"X: y\r\n" * 4000
+                                 ) == b"HTTP/1.1 400 "  # headers past 16 KiB
         assert (await http_get(web, "/"))[0] == 200
 
 

@@ -289,3 +289,15 @@ async def test_a_browser_seat_and_a_terminal_seat_share_a_table() -> None:
             return [(m["seat"], m["card"]) for m in log if m["type"] == "played"]
         assert len(public(browser.log)) == 32 and public(browser.log) == public(host.log)
         assert check_no_leaks(host.log, "N", 11) and check_no_leaks(browser.log, "S", 11)
+
+
+async def test_a_frame_that_breaks_the_websocket_protocol_closes_with_its_code() -> None:
+    async with web_server() as (_, web):
+        lines = await WsLines.open(web)
+        client = RawClient(lines, "u")  # type: ignore[arg-type]
+        await client.expect("welcome")
+        # A text frame whose payload is not UTF-8 (built by hand: wsproto would not send
+        # it): FIN and opcode 1, masked, two bytes, a zero mask.
+        await lines.sock.send_all(b"\x81\x82\x00\x00\x00\x00\xff\xfe")
+        await client.eof()
+        assert lines.close_code == 1007

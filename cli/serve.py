@@ -30,6 +30,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="address to listen on (default 127.0.0.1; 0.0.0.0 for a LAN)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT,
                         help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--web", type=int, default=None, metavar="PORT",
+                        help="also serve the browser's page and its WebSocket (/ws) on this "
+                             "port (0 picks a free one; off unless given); the log says "
+                             "which address to open, e.g. on a phone on the LAN with "
+                             "--host 0.0.0.0")
     kept = parser.add_mutually_exclusive_group()
     kept.add_argument("--records", type=Path, metavar="DIR",
                       help="write one JSON-lines record per match here and restore "
@@ -139,7 +144,8 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     defaults = ServerConfig()
     burst = max(args.rate, 10.0)
     return ServerConfig(
-        host=args.host, port=args.port, records_dir=_records(args), password=args.password,
+        host=args.host, port=args.port, web_port=args.web, records_dir=_records(args),
+        password=args.password,
         records_max_bytes=None if not args.records_max_mb
         else int(args.records_max_mb * 1_000_000),
         **{field: getattr(args, field) for _flag, field, _text in _PLAIN},
@@ -199,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
         logging.getLogger("jackal.server").setLevel(logging.INFO)
         logging.getLogger("jackal.server").addFilter(
             lambda record: record.levelno >= logging.WARNING or "listening on" in record.msg
+            or "web page on" in record.msg
             or "match records" in record.msg)
     config = config_from_args(args)
     if config.takeover_strategy is not None and config.takeover_strategy not in STRATEGIES:

@@ -26,6 +26,8 @@ class ServerConfig:
 
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
+    #: The web page and its WebSocket (``jackal serve --web``) listen here; None: off.
+    web_port: int | None = None
     #: One JSON-lines file per match goes here; unfinished matches are restored from it.
     records_dir: Path | None = None
     #: A match record stops at this many bytes and its table is closed (``table_closed``).

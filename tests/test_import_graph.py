@@ -183,10 +183,14 @@ ROOMS: dict[str, frozenset[str]] = {
     "client.tui": frozenset({"cli.play"}),
     # The network edge is the hub's: the hub and the greeter hand it lines, server bots
     # think behind its thread slots. No table, lobby or record touches a connection.
-    "server.net": frozenset({"server.hub", "server.hello", "server.bots"}),
+    "server.net": frozenset({"server.hub", "server.hello", "server.bots",
+                            "server.web.gateway"}),
     # Only what starts a server goes in by the listener: jackal serve, play (a local
     # table) and tournament, and the package's own `serve`.
     "server.net.listener": frozenset({"server", "cli.serve", "cli.play", "cli.tournament"}),
+    # The web port (the page and its WebSocket) is started by the listener alone, which
+    # hands it the admission that makes a session of each WebSocket.
+    "server.web": frozenset({"server.net.listener"}),
     # The tournament's table director (client connections, programs) is the engine of
     # jackal tournament alone: the arena in-process and the tournament on paper do no I/O.
     "arena.director": frozenset({"cli.tournament"}),
@@ -203,7 +207,10 @@ REACHES: dict[str, frozenset[str]] = {
     # The edge knows the server only by its settings...
     "server.net": frozenset({"server.config"}),
     # ...and the listener, which hands each accepted connection to the hub.
-    "server.net.listener": frozenset({"server.config", "server.hub", "server.net"}),
+    "server.net.listener": frozenset({"server.config", "server.hub", "server.net",
+                                      "server.web"}),
+    # The web port knows the edge's limits per address, never the hub or a table.
+    "server.web": frozenset({"server.net.ratelimit"}),
     # Records know the table they write and restore, never the network, the hub or the
     # lobby.
     "server.records": frozenset({"server.config", "server.names", "server.seating",
@@ -263,6 +270,10 @@ def test_rooms_reach_only_what_they_must() -> None:
     ("server.records.desk", "from ..net import session\n", "rooms"),
     # Nothing but what starts a server goes in by the listener, the hub included.
     ("server.hub", "from .net.listener import serve\n", "rooms"),
+    # Only the listener starts the web port; the web port reaches no hub or session.
+    ("server.hub", "from .web.gateway import Gateway\n", "rooms"),
+    ("server.web.gateway", "from ..hub import Hub\n", "reaches"),
+    ("server.web.gateway", "from ..net.session import Session\n", "reaches"),
     ("cli.replay", "from ..server.net.listener import serve\n", "rooms"),
     # The edge does not know the hub (but for the listener), nor any record.
     ("server.net.session", "from ..hub import Hub\n", "reaches"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable
 from functools import partial
 
 import trio
@@ -16,6 +17,7 @@ from ...protocol.codec import encode
 from ...protocol.errors import ErrorCode, ProtocolError
 from ..config import ServerConfig
 from ..hub import Hub
+from ..web.gateway import Gateway, page_urls
 from . import gctune
 from .ratelimit import address_group
 from .session import Session
@@ -37,7 +39,8 @@ def _address(stream: trio.SocketStream) -> str:
 
 
 async def serve(config: ServerConfig, *,
-                task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+                task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
+                web_started: Callable[[int], None] | None = None) -> None:
     """Run a Jackal server with ``config`` until cancelled.
 
     It restores unfinished matches from the records directory, listens, reports the bound
@@ -55,12 +58,18 @@ async def serve(config: ServerConfig, *,
     and tables run in their own nursery, shielded from the caller's cancellation, so they
     are still alive when the accepting part has been cancelled and the hub says goodbye;
     after that (or the grace) that nursery is cancelled too.
+
+    With ``config.web_port`` set it also serves the web page and its WebSocket
+    (:mod:`..web`), whose connections go through the same admission and sessions; the
+    bound web port is passed to ``web_started`` and logged as ``web page on URL``.
     """
     hub = Hub(config)
 
     async def handle(stream: trio.SocketStream) -> None:
+        await admit(stream, _address(stream))
+
+    async def admit(stream: trio.abc.Stream, address: str) -> None:
         number = hub.next_number()
-        address = _address(stream)
         if hub.closing:
             await stream.aclose()
             return
@@ -84,6 +93,8 @@ async def serve(config: ServerConfig, *,
     # Opened first, outside any nursery, so a busy port is a plain OSError for the caller.
     listeners = await trio.open_tcp_listeners(config.port, host=config.host)
     port = int(listeners[0].socket.getsockname()[1])
+    web_listeners = ([] if config.web_port is None
+                     else await trio.open_tcp_listeners(config.web_port, host=config.host))
     async with trio.open_nursery() as outer:
         # Connections and tables: cancelled only by us, once they have said goodbye.
         pool_scope = trio.CancelScope(shield=True)
@@ -98,6 +109,13 @@ async def serve(config: ServerConfig, *,
             await outer.start(partial(trio.serve_listeners, handle, listeners,
                                       handler_nursery=pool))
             log.info("listening on %s:%d", config.host, port)
+            if web_listeners:
+                web_port = int(web_listeners[0].socket.getsockname()[1])
+                await outer.start(partial(trio.serve_listeners, Gateway(admit).handle,
+                                          web_listeners, handler_nursery=pool))
+                log.info("web page on %s", " or ".join(page_urls(config.host, web_port)))
+                if web_started is not None:
+                    web_started(web_port)
             task_status.started(port)
             await trio.sleep_forever()
         finally:
@@ -121,7 +139,7 @@ _WHY = {
 }
 
 
-async def _refuse(stream: trio.SocketStream, why: str) -> None:
+async def _refuse(stream: trio.abc.Stream, why: str) -> None:
     """Tell a connection we will not serve it (``server_full``), and close it."""
     error = ProtocolError(ErrorCode.SERVER_FULL, why)
     with trio.move_on_after(1.0):

@@ -1,0 +1,123 @@
+"""A WebSocket seen as a byte stream of protocol lines, so a session cannot tell it from TCP.
+
+Each text message arriving is one line (a newline appended); each line the session writes
+goes out as one text frame. wsproto does the framing; this module only maps frames to lines
+and lines to frames, so every limit of the line protocol applies to the messages as is.
+"""
+
+from __future__ import annotations
+
+import trio
+from wsproto import WSConnection
+from wsproto.connection import ConnectionState
+from wsproto.events import BytesMessage, CloseConnection, Event, Ping, Request, TextMessage
+from wsproto.frame_protocol import CloseReason
+
+__all__ = ["WebSocketStream"]
+
+_READ_SIZE = 16384
+#: A binary frame's bytes reach the session after this byte, which no UTF-8 text holds:
+#: the session answers them ``bad_json``, as it answers bytes that are not text over TCP.
+_NOT_TEXT = b"\xff"
+
+
+class WebSocketStream(trio.abc.Stream):
+    """A server WebSocket (handshake done) over ``sock``, as lines in and lines out.
+
+    In: a text message's UTF-8 bytes, with a newline at its end; a newline inside it
+    becomes ``\\r`` (both are whitespace between JSON tokens and both are forbidden inside
+    a JSON string, so the message means the same and a bad one stays bad). Data is handed
+    on as frames arrive, never buffered whole, so an oversized message meets the
+    session's ``max_line`` (``line_too_long``) as a long TCP line does. Pings are
+    answered here; a close frame or a broken frame reads as the end of the stream.
+    Out: :meth:`send_all` gets whole lines (the session's writer never cuts one) and
+    sends each as a text frame.
+    """
+
+    def __init__(self, sock: trio.abc.Stream, ws: WSConnection) -> None:
+        self._sock = sock
+        self._ws = ws
+        #: Received bytes not yet handed on.
+        self._pending = bytearray()
+        self._eof = False
+        self._close_code: int = CloseReason.NORMAL_CLOSURE
+        #: One writer at a time on the socket: the session's lines and our pongs/close.
+        self._send_lock = trio.Lock()
+        #: Inside a binary message (its start has been marked).
+        self._in_binary = False
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        size = max_bytes or _READ_SIZE
+        while not self._pending and not self._eof:
+            await self._take_events()
+            if self._pending or self._eof:
+                break
+            data = await self._sock.receive_some(_READ_SIZE)
+            self._ws.receive_data(bytes(data) if data else None)
+        chunk = bytes(self._pending[:size])
+        del self._pending[:size]
+        return chunk
+
+    async def _take_events(self) -> None:
+        for event in self._ws.events():
+            if isinstance(event, TextMessage | BytesMessage):
+                self._message(event)
+            elif isinstance(event, Ping):
+                await self._send(event.response())
+            elif isinstance(event, CloseConnection):
+                self._eof = True
+                self._close_code = event.code
+            elif isinstance(event, Request):  # pragma: no cover - the handshake is done
+                self._eof = True
+
+    def _message(self, event: TextMessage | BytesMessage) -> None:
+        if isinstance(event, TextMessage):
+            data = event.data.encode()
+        else:
+            assert isinstance(event, BytesMessage)
+            data = bytes(event.data)
+            # Marked once, at the message's start: wsproto hands a message on in pieces.
+            if not self._in_binary:
+                data = _NOT_TEXT + data
+                self._in_binary = True
+        self._pending += data.replace(b"\n", b"\r")
+        if event.message_finished:
+            self._pending += b"\n"
+            self._in_binary = False
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        lines = bytes(data).split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()
+        async with self._send_lock:
+            # Checked under the lock: the peer's close may have been read while we waited,
+            # and after it a WebSocket sends no more messages (the replies are dropped).
+            if self._ws.state is not ConnectionState.OPEN:
+                raise trio.ClosedResourceError("the WebSocket is closing")
+            frames = b"".join(self._ws.send(TextMessage(data=line.decode(errors="replace")))
+                              for line in lines)
+            await self._sock.send_all(frames)
+
+    async def _send(self, event: Event) -> None:
+        async with self._send_lock:
+            if self._ws.state in (ConnectionState.OPEN, ConnectionState.REMOTE_CLOSING):
+                await self._sock.send_all(self._ws.send(event))
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self._sock.wait_send_all_might_not_block()
+
+    async def aclose(self) -> None:
+        """Say goodbye with a close frame (answering the peer's, if it sent one; saying
+        why, if its frames broke the protocol), then close the socket."""
+        try:
+            with trio.move_on_after(1.0):
+                state = self._ws.state
+                if state is ConnectionState.REMOTE_CLOSING:
+                    await self._send(CloseConnection(code=CloseReason.NORMAL_CLOSURE))
+                elif state is ConnectionState.OPEN:
+                    code = (self._close_code if self._eof else CloseReason.NORMAL_CLOSURE)
+                    await self._send(CloseConnection(code=code))
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass  # the peer is gone: nothing to say goodbye to
+        finally:
+            await self._sock.aclose()

@@ -13,7 +13,30 @@ from .counts import COST
 __all__ = ["keep_values"]
 
 _BIG = 1 << 20
-_COST = np.array(COST, dtype=np.int32)
+_SIZE = KEEP + 1
+Table = npt.NDArray[np.int32]
+
+
+def _start(samples: int) -> Table:
+    """Nothing kept yet: state (0, 0) costs nothing, every other state is unreachable."""
+    table = np.full((samples, _SIZE, _SIZE), _BIG, dtype=np.int32)
+    table[:, 0, 0] = 0
+    return table
+
+
+def _add_rank(table: Table, rank: int, mine: int, penalty: Table, top_y: int) -> Table:
+    """``table`` [S, 6, 6] after also deciding ``rank``: we hold ``mine`` of it, sample s
+    holds it where ``penalty[dy, s]`` is 0 (``_BIG`` where s holds fewer than dy)."""
+    if mine == 0 and top_y == 0:
+        return table
+    new = np.full_like(table, _BIG)
+    row = COST[rank]
+    for dx in range(min(mine, KEEP) + 1):
+        for dy in range(min(top_y, KEEP) + 1):
+            step = table[:, :_SIZE - dx, :_SIZE - dy] + (penalty[dy] + row[dx + dy])
+            target = new[:, dx:, dy:]
+            np.minimum(target, step, out=target)
+    return new
 
 
 def keep_values(mine: npt.NDArray[np.int64],
@@ -26,30 +49,40 @@ def keep_values(mine: npt.NDArray[np.int64],
     For a candidate discard, the value is the mean, over sampled partner hands, of the
     best team penalty the two of us could still reach if from now on each saw the
     other's hand: the same DP over ranks as :func:`counts.optimum_pair`, on a state of
-    (cards I keep, cards partner keeps), run for every candidate and every sample at once
-    as one array of shape [candidates, samples, 6, 6].
-    """
-    size = KEEP + 1
-    n_c, n_s = mine.shape[0], partner.shape[0]
-    table = np.full((n_c, n_s, size, size), _BIG, dtype=np.int32)
-    table[:, :, 0, 0] = 0
-    for rank in range(1, 14):
-        top_x = int(mine[:, rank].max())
-        top_y = int(partner[:, rank].max())
-        if top_x == 0 and top_y == 0:
-            continue
-        new = np.full_like(table, _BIG)
-        for dx in range(min(top_x, KEEP) + 1):
-            bad_x = mine[:, rank] < dx
-            for dy in range(min(top_y, KEEP) + 1):
-                bad_y = partner[:, rank] < dy
-                extra = int(_COST[rank, dx + dy])
-                step = table[:, :, :size - dx, :size - dy] + extra
-                if bad_x.any() or bad_y.any():
-                    bad = bad_x[:, None] | bad_y[None, :]
-                    step = step + (bad * _BIG)[:, :, None, None]
-                target = new[:, :, dx:, dy:]
-                np.minimum(target, step, out=target)
-        table = new
-    return table[:, :, KEEP, KEEP].astype(np.float64)
+    (cards I keep, cards partner keeps), run for every sample at once as [samples, 6, 6].
 
+    The candidates are one hand less one card, so they differ from the whole hand in one
+    rank: the DP over the ranks below it (a prefix) and the one over the ranks above it
+    (a suffix, run from rank 13 down) are shared by all candidates, and each candidate
+    costs one rank step and one sum over states. Exact, so equal to a DP per candidate;
+    a row that differs in more ranks gets its own DP.
+    """
+    n_c, n_s = mine.shape[0], partner.shape[0]
+    base = mine.max(axis=0)
+    # penalty[rank][dy, s, 0, 0]: _BIG where sample s holds fewer than dy cards of rank
+    penalty = [(partner[:, rank][None, :] < np.arange(_SIZE)[:, None]).astype(np.int32)
+               [:, :, None, None] * _BIG for rank in range(14)]
+    top = [int(partner[:, rank].max()) for rank in range(14)]
+    out = np.empty((n_c, n_s), dtype=np.float64)
+    changed = [np.flatnonzero(mine[c] != base) for c in range(n_c)]
+    single = {int(diff[0]) for diff in changed if len(diff) == 1}
+    prefix = [_start(n_s)]
+    for rank in range(1, max(single, default=1)):
+        prefix.append(_add_rank(prefix[-1], rank, int(base[rank]), penalty[rank], top[rank]))
+    suffix = {14: _start(n_s)}
+    for rank in range(13, min(single, default=13), -1):
+        suffix[rank] = _add_rank(suffix[rank + 1], rank, int(base[rank]), penalty[rank],
+                                 top[rank])
+    for c, diff in enumerate(changed):
+        if len(diff) == 1:
+            rank = int(diff[0])
+            table = _add_rank(prefix[rank - 1], rank, int(mine[c, rank]), penalty[rank],
+                              top[rank])
+            # suffix[i, j]: the ranks above keep exactly i and j, so pair it flipped
+            out[c] = (table + suffix[rank + 1][:, ::-1, ::-1]).min(axis=(1, 2))
+            continue
+        table = _start(n_s)
+        for rank in range(1, 14):
+            table = _add_rank(table, rank, int(mine[c, rank]), penalty[rank], top[rank])
+        out[c] = table[:, KEEP, KEEP]
+    return out

@@ -24,14 +24,20 @@ def _start(samples: int) -> Table:
     return table
 
 
-def _add_rank(table: Table, rank: int, mine: int, penalty: Table, top_y: int) -> Table:
+def _add_rank(table: Table, rank: int, mine: int, penalty: Table, top_y: int,
+              fewer: list[Table] | None = None) -> Table:
     """``table`` [S, 6, 6] after also deciding ``rank``: we hold ``mine`` of it, sample s
-    holds it where ``penalty[dy, s]`` is 0 (``_BIG`` where s holds fewer than dy)."""
+    holds it where ``penalty[dy, s]`` is 0 (``_BIG`` where s holds fewer than dy).
+
+    With ``fewer``, also appends the table for one card of ``rank`` less in our hand: the
+    same steps but the last, so a candidate discard costs nothing extra here."""
     if mine == 0 and top_y == 0:
         return table
     new = np.full_like(table, _BIG)
     row = COST[rank]
     for dx in range(min(mine, KEEP) + 1):
+        if fewer is not None and dx == mine:
+            fewer.append(new.copy())
         for dy in range(min(top_y, KEEP) + 1):
             step = table[:, :_SIZE - dx, :_SIZE - dy] + (penalty[dy] + row[dx + dy])
             target = new[:, dx:, dy:]
@@ -54,8 +60,8 @@ def keep_values(mine: npt.NDArray[np.int64],
     The candidates are one hand less one card, so they differ from the whole hand in one
     rank: the DP over the ranks below it (a prefix) and the one over the ranks above it
     (a suffix, run from rank 13 down) are shared by all candidates, and each candidate
-    costs one rank step and one sum over states. Exact, so equal to a DP per candidate;
-    a row that differs in more ranks gets its own DP.
+    costs one sum over states (its rank's step is part of the
+    prefix's). Exact, so equal to a DP per candidate; any other row gets its own DP.
     """
     n_c, n_s = mine.shape[0], partner.shape[0]
     base = mine.max(axis=0)
@@ -64,25 +70,30 @@ def keep_values(mine: npt.NDArray[np.int64],
                [:, :, None, None] * _BIG for rank in range(14)]
     top = [int(partner[:, rank].max()) for rank in range(14)]
     out = np.empty((n_c, n_s), dtype=np.float64)
+    # the rank a candidate has one card less of than the whole hand, or None
     changed = [np.flatnonzero(mine[c] != base) for c in range(n_c)]
-    single = {int(diff[0]) for diff in changed if len(diff) == 1}
-    prefix = [_start(n_s)]
-    for rank in range(1, max(single, default=1)):
-        prefix.append(_add_rank(prefix[-1], rank, int(base[rank]), penalty[rank], top[rank]))
+    one = [int(diff[0]) if len(diff) == 1 and mine[c, diff[0]] == base[diff[0]] - 1
+           else None for c, diff in enumerate(changed)]
+    single = {rank for rank in one if rank is not None}
+    prefix = _start(n_s)
+    less: dict[int, Table] = {}
+    for rank in range(1, max(single, default=0) + 1):
+        fewer: list[Table] | None = [] if rank in single else None
+        prefix = _add_rank(prefix, rank, int(base[rank]), penalty[rank], top[rank], fewer)
+        if fewer:
+            less[rank] = fewer[0]
     suffix = {14: _start(n_s)}
     for rank in range(13, min(single, default=13), -1):
         suffix[rank] = _add_rank(suffix[rank + 1], rank, int(base[rank]), penalty[rank],
                                  top[rank])
-    for c, diff in enumerate(changed):
-        if len(diff) == 1:
-            rank = int(diff[0])
-            table = _add_rank(prefix[rank - 1], rank, int(mine[c, rank]), penalty[rank],
-                              top[rank])
+    for c, rank in enumerate(one):
+        if rank is not None:
+            table = less[rank]
             # suffix[i, j]: the ranks above keep exactly i and j, so pair it flipped
             out[c] = (table + suffix[rank + 1][:, ::-1, ::-1]).min(axis=(1, 2))
             continue
         table = _start(n_s)
-        for rank in range(1, 14):
-            table = _add_rank(table, rank, int(mine[c, rank]), penalty[rank], top[rank])
+        for each in range(1, 14):
+            table = _add_rank(table, each, int(mine[c, each]), penalty[each], top[each])
         out[c] = table[:, KEEP, KEEP]
     return out

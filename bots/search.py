@@ -19,14 +19,14 @@ Table = npt.NDArray[np.int32]
 
 def _start(samples: int) -> Table:
     """Nothing kept yet: state (0, 0) costs nothing, every other state is unreachable."""
-    table = np.full((samples, _SIZE, _SIZE), _BIG, dtype=np.int32)
-    table[:, 0, 0] = 0
+    table = np.full((_SIZE, _SIZE, samples), _BIG, dtype=np.int32)
+    table[0, 0] = 0
     return table
 
 
 def _add_rank(table: Table, rank: int, mine: int, penalty: Table, top_y: int,
               fewer: list[Table] | None = None) -> Table:
-    """``table`` [S, 6, 6] after also deciding ``rank``: we hold ``mine`` of it, sample s
+    """``table`` [6, 6, S] after also deciding ``rank``: we hold ``mine`` of it, sample s
     holds it where ``penalty[dy, s]`` is 0 (``_BIG`` where s holds fewer than dy).
 
     With ``fewer``, also appends the table for one card of ``rank`` less in our hand: the
@@ -39,8 +39,8 @@ def _add_rank(table: Table, rank: int, mine: int, penalty: Table, top_y: int,
         if fewer is not None and dx == mine:
             fewer.append(new.copy())
         for dy in range(min(top_y, KEEP) + 1):
-            step = table[:, :_SIZE - dx, :_SIZE - dy] + (penalty[dy] + row[dx + dy])
-            target = new[:, dx:, dy:]
+            step = table[:_SIZE - dx, :_SIZE - dy] + (penalty[dy] + row[dx + dy])
+            target = new[dx:, dy:]
             np.minimum(target, step, out=target)
     return new
 
@@ -55,7 +55,8 @@ def keep_values(mine: npt.NDArray[np.int64],
     For a candidate discard, the value is the mean, over sampled partner hands, of the
     best team penalty the two of us could still reach if from now on each saw the
     other's hand: the same DP over ranks as :func:`counts.optimum_pair`, on a state of
-    (cards I keep, cards partner keeps), run for every sample at once as [samples, 6, 6].
+    (cards I keep, cards partner keeps), run for every sample at once as [6, 6, samples] (samples last, so that each
+    numpy step runs over contiguous memory).
 
     The candidates are one hand less one card, so they differ from the whole hand in one
     rank: the DP over the ranks below it (a prefix) and the one over the ranks above it
@@ -65,9 +66,9 @@ def keep_values(mine: npt.NDArray[np.int64],
     """
     n_c, n_s = mine.shape[0], partner.shape[0]
     base = mine.max(axis=0)
-    # penalty[rank][dy, s, 0, 0]: _BIG where sample s holds fewer than dy cards of rank
+    # penalty[rank][dy, s]: _BIG where sample s holds fewer than dy cards of rank
     penalty = [(partner[:, rank][None, :] < np.arange(_SIZE)[:, None]).astype(np.int32)
-               [:, :, None, None] * _BIG for rank in range(14)]
+               * _BIG for rank in range(14)]
     top = [int(partner[:, rank].max()) for rank in range(14)]
     out = np.empty((n_c, n_s), dtype=np.float64)
     # the rank a candidate has one card less of than the whole hand, or None
@@ -90,10 +91,10 @@ def keep_values(mine: npt.NDArray[np.int64],
         if rank is not None:
             table = less[rank]
             # suffix[i, j]: the ranks above keep exactly i and j, so pair it flipped
-            out[c] = (table + suffix[rank + 1][:, ::-1, ::-1]).min(axis=(1, 2))
+            out[c] = (table + suffix[rank + 1][::-1, ::-1]).min(axis=(0, 1))
             continue
         table = _start(n_s)
         for each in range(1, 14):
             table = _add_rank(table, each, int(mine[c, each]), penalty[each], top[each])
-        out[c] = table[:, KEEP, KEEP]
+        out[c] = table[KEEP, KEEP]
     return out

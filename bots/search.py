@@ -55,8 +55,8 @@ def keep_values(mine: npt.NDArray[np.int64],
     For a candidate discard, the value is the mean, over sampled partner hands, of the
     best team penalty the two of us could still reach if from now on each saw the
     other's hand: the same DP over ranks as :func:`counts.optimum_pair`, on a state of
-    (cards I keep, cards partner keeps), run for every sample at once as [6, 6, samples] (samples last, so that each
-    numpy step runs over contiguous memory).
+    (cards I keep, cards partner keeps), run for every sample at once as
+    [6, 6, samples] (samples last, so that each numpy step runs over contiguous memory).
 
     The candidates are one hand less one card, so they differ from the whole hand in one
     rank: the DP over the ranks below it (a prefix) and the one over the ranks above it

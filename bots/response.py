@@ -75,7 +75,7 @@ def _cheapest_keeps(cost: Float, held: Int, trace: bool) -> tuple[Float, Int | N
     table = np.full((size, *shape), _BIG)
     table[0] = 0.0
     by_rank = np.ascontiguousarray(np.moveaxis(cost, (-2, -1), (0, 1)))  # [14, x, ...]
-    choice = np.zeros((14, size, *shape), dtype=np.int64) if trace else None
+    choice = np.zeros((14, size, *shape), dtype=np.int8) if trace else None
     for rank in range(1, 14):
         have = held[..., rank]
         top = min(int(have.max()), KEEP)
@@ -90,7 +90,7 @@ def _cheapest_keeps(cost: Float, held: Int, trace: bool) -> tuple[Float, Int | N
                 np.minimum(target, step, out=target)
                 continue
             better = step < target
-            np.copyto(target, step, where=better)
+            np.minimum(target, step, out=target)
             np.copyto(choice[rank, x:], x, where=better)
         table = new
     total: Float = table[KEEP]
@@ -102,7 +102,7 @@ def _cheapest_keeps(cost: Float, held: Int, trace: bool) -> tuple[Float, Int | N
     kept = np.zeros((rows.size, 14), dtype=np.int64)
     left = np.full(rows.size, KEEP, dtype=np.int64)
     for rank in range(13, 0, -1):
-        taken = steps[rank, left, rows]
+        taken = steps[rank, left, rows].astype(np.int64)
         kept[:, rank] = taken
         left -= taken
     return total, kept.reshape(*shape, 14)

@@ -2,9 +2,9 @@
 
 Plays match deals of one seed with ``expert`` at all four seats under the beginner card,
 as the deal summary's play-through does (:func:`jackal.bots.expert_pair.expert_pair_cost`),
-and prints one JSON object: the decisions made (a seat's last card is no decision), the
-process CPU time, decisions per CPU second, CPU milliseconds per deal, and a digest of every
-figure, which stays the same as long as the expert's decisions do.
+and prints one JSON object on one line: the decisions made (a seat's last card is no
+decision), the process CPU time, decisions per CPU second, CPU milliseconds per deal, and a
+digest of every figure, which stays the same as long as the expert's decisions do.
 
     python bench/expert_speed.py --deals 20
 """
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         "decisions_per_second": round(decisions / spent, 1),
         "ms_per_deal": round(spent * 1000 / args.deals, 1),
         "digest": digest.hexdigest()[:16],
-    }, indent=2))
+    }))
     return 0
 
 

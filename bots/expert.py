@@ -23,6 +23,9 @@ from .signals import statements
 
 __all__ = ["ExpertParams", "ExpertStrategy", "deviation_threshold"]
 
+#: Base-5 digits: a hand's rank counts (0 to 4 each) as one number.
+_DIGITS = 5 ** np.arange(14, dtype=np.int64)
+
 
 def deviation_threshold(rate: float, scale: float = 0.8) -> float:
     """How much more (penalty points, as the expert values discards) the best honest card
@@ -239,7 +242,12 @@ class ExpertStrategy:
             mine[row, rank] -= 1
         if weights is None:
             weights = np.ones(samples.shape[0])
-        total = keep_values(mine, samples)
+        # A sample's values depend only on its counts, and a fifth or so of the draws
+        # repeat one: value each distinct hand once and copy its column to the repeats.
+        key = samples @ _DIGITS
+        _, first, again = np.unique(key, return_index=True, return_inverse=True)
+        distinct = samples[first]
+        total = keep_values(mine, distinct)
         share = self.params.response_weight
         if share > 0:
             history = tuple(view.history)
@@ -248,6 +256,6 @@ class ExpertStrategy:
                 told_counts(convention, (*history, (view.seat, by_rank[rank])), view.seat,
                             self.params.told_firm, self.params.told_ambiguous)
                 for rank in ranks])
-            total = (1 - share) * total + share * response_values(mine, samples, told)
-        means = total @ weights / weights.sum()
+            total = (1 - share) * total + share * response_values(mine, distinct, told)
+        means = total[:, again] @ weights / weights.sum()
         return {rank: float(means[row]) for row, rank in enumerate(ranks)}

@@ -51,19 +51,21 @@ class Belief:
         """``count`` draws of partner's counts, shape [count, 14] (column 0 unused)."""
         out = np.zeros((count, 14), dtype=np.int64)
         left = np.full(count, self.size, dtype=np.int64)
-        rows = np.arange(count)
+        # cumulative[r - 1, left, k]: the running sum over k of the weight of taking k of
+        # rank r with ``left`` cards still to place, factor[r, k] * tail[r + 1, left - k];
+        # one table for every rank and every ``left`` at once, then one lookup per rank
+        rest = np.arange(self.size + 1)[:, None] - np.arange(5)[None, :]
+        ahead = self.tail[2:15][:, np.clip(rest, 0, self.size)]
+        weights = np.where(rest >= 0, self.factor[1:14][:, None, :] * ahead, 0.0)
+        cumulative = np.cumsum(weights, axis=2)
+        # one uniform per sample and rank, drawn at once: the same stream, rank by rank
+        uniform = rng.random((13, count))
         for rank in range(1, 14):
-            # weight of taking k here: factor[r, k] * tail[r+1, left-k]
-            ks = np.arange(5)
-            rest = left[:, None] - ks[None, :]
-            ok = rest >= 0
-            weights = np.where(ok, self.factor[rank][None, :]
-                               * self.tail[rank + 1][np.clip(rest, 0, self.size)], 0.0)
-            cumulative = np.cumsum(weights, axis=1)
-            draw = rng.random(count) * cumulative[:, -1]
-            chosen = (cumulative <= draw[:, None]).sum(axis=1)
+            running = cumulative[rank - 1][left]
+            draw = uniform[rank - 1] * running[:, -1]
+            chosen = (running <= draw[:, None]).sum(axis=1)
             chosen = np.minimum(chosen, 4)
-            out[rows, rank] = chosen
+            out[:, rank] = chosen
             left = left - chosen
         return out
 

@@ -71,33 +71,41 @@ def _cheapest_keeps(cost: Float, held: Int, trace: bool) -> tuple[Float, Int | N
     """
     size = KEEP + 1
     shape = np.broadcast_shapes(cost.shape[:-2], held.shape[:-1])
-    table = np.full((*shape, size), _BIG)
-    table[..., 0] = 0.0
-    choice = np.zeros((14, *shape, size), dtype=np.int64) if trace else None
+    # the kept count and the rank lead, so that each numpy step runs over contiguous rows
+    table = np.full((size, *shape), _BIG)
+    table[0] = 0.0
+    by_rank = np.ascontiguousarray(np.moveaxis(cost, (-2, -1), (0, 1)))  # [14, x, ...]
+    choice = np.zeros((14, size, *shape), dtype=np.int8) if trace else None
     for rank in range(1, 14):
         have = held[..., rank]
+        top = min(int(have.max()), KEEP)
+        # past what is held a step costs _BIG more, so it never beats the _BIG a state
+        # starts with: the same as leaving it out, and every other sum stays as it was
         new = np.full_like(table, _BIG)
-        for x in range(min(int(have.max()), KEEP) + 1):
-            step = np.where((have < x)[..., None], _BIG,
-                            table[..., :size - x] + cost[..., rank, x][..., None])
-            target = new[..., x:]
+        for x in range(top + 1):
+            add = by_rank[rank, x] + (have < x) * _BIG if x else by_rank[rank, x]
+            step = table[:size - x] + add
+            target = new[x:]
             if choice is None:
                 np.minimum(target, step, out=target)
                 continue
             better = step < target
-            new[..., x:] = np.where(better, step, target)
-            choice[rank][..., x:] = np.where(better, x, choice[rank][..., x:])
+            np.minimum(target, step, out=target)
+            np.copyto(choice[rank, x:], x, where=better)
         table = new
-    total: Float = table[..., KEEP]
+    total: Float = table[KEEP]
     if choice is None:
         return total, None
-    kept = np.zeros((*shape, 14), dtype=np.int64)
-    left = np.full(shape, KEEP, dtype=np.int64)
+    # walk back from KEEP kept, on flat indices (cheaper than take_along_axis 13 times)
+    steps = choice.reshape(14, size, -1)
+    rows = np.arange(steps.shape[2])
+    kept = np.zeros((rows.size, 14), dtype=np.int64)
+    left = np.full(rows.size, KEEP, dtype=np.int64)
     for rank in range(13, 0, -1):
-        taken = np.take_along_axis(choice[rank], left[..., None], axis=-1)[..., 0]
-        kept[..., rank] = taken
+        taken = steps[rank, left, rows].astype(np.int64)
+        kept[:, rank] = taken
         left -= taken
-    return total, kept
+    return total, kept.reshape(*shape, 14)
 
 
 def partner_keeps(partner: Int, told: Float) -> Int:

@@ -67,3 +67,23 @@ def test_vectorised_keep_values_equal_the_exact_optimum() -> None:
     for i, first in enumerate(mine):
         for j, second in enumerate(partners):
             assert values[i, j] == optimum_pair(first, second)
+
+
+def test_keep_values_of_candidate_discards_equal_the_exact_optimum() -> None:
+    # The expert's rows: a hand less one card of each rank it holds, so the search shares
+    # its prefix and suffix tables; every value must still be the pair's exact optimum.
+    rng = random.Random(5)
+    for seed in range(20, 26):
+        deal = Deal.from_seed(seed)
+        hand = list(deal.dealt_hand(Seat.N))[:rng.randint(6, 13)]
+        counts = rank_counts(hand)
+        ranks = [rank for rank in range(1, 14) if counts[rank]]
+        mine = np.tile(np.array(counts), (len(ranks), 1))
+        for row, rank in enumerate(ranks):
+            mine[row, rank] -= 1
+        partners = [rank_counts(list(deal.dealt_hand(seat))[:rng.randint(5, 13)])
+                    for seat in (Seat.S, Seat.E, Seat.W)]
+        values = keep_values(mine, np.array(partners))
+        for i, row in enumerate(mine):
+            for j, second in enumerate(partners):
+                assert values[i, j] == optimum_pair(list(row), second)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +160,49 @@ def test_a_client_killed_and_started_again_shows_the_evening_as_before(
         if opponent is not None:
             opponent.stop.set()
             opponent.client.sock.shutdown(2)
+            opponent.join(5)
+            opponent.client.close()
+        server.stop()
+
+
+def test_a_server_killed_with_a_question_open_keeps_it_and_its_number(
+        tmp_path: Path, terminals: list[Tmux]) -> None:
+    """Issue 32 item 2, at 66x23: East's question to North is open when the server is
+    SIGKILLed; started again, North's r still shows it, the answer reaches the record,
+    and the question ids go on from the record instead of starting again at q1."""
+    server = ServerProcess(tmp_path, "--bot-pause", "0", "--between-deals", "1")
+    opponent: Opponent | None = None
+    try:
+        table = create_table(server.port, {"S": "greedy", "W": "greedy"}, target=100_000,
+                             seed=8, turn_seconds=120)
+        opponent = Opponent(server.port, table)
+        opponent.start()
+        ann = open_client(terminals, tmp_path, "ann", f"127.0.0.1:{server.port}",
+                          "--table", table, "--seat", "N", width=66, height=23)
+        human_turns([ann], opponent.asked.is_set, "deal 1 and East's question")
+        ann.wait(shows("asks you"), "the question on ann's screen")
+        server.kill()
+        ann.wait(lambda s: "RECONNECTING" in header(s), "RECONNECTING")
+        server.start()
+        ann.wait(lambda s: "connected" in header(s) and "Your turn" in s, "back, on her turn")
+        ann.keys("r")
+        prompt = ann.wait(shows("Your answer to E"), "the answer prompt after the restart")
+        assert "Nobody has asked you" not in prompt, prompt
+        ann.keys("just a low card", "Enter")
+        events: list[dict[str, Any]] = []
+        deadline = time.monotonic() + 60
+        while not any(e["event"] == "answer" for e in events):
+            assert time.monotonic() < deadline, f"no answer in the record: {events}"
+            time.sleep(0.1)
+            events = server.record_events()
+        asked = [e["question"] for e in events if e["event"] == "question"]
+        assert len(asked) == len(set(asked)), asked  # no question id twice
+        answer = next(e for e in events if e["event"] == "answer")
+        assert answer["question"] == asked[0] and answer["seat"] == "N", answer
+        assert events.index(answer) > [e["event"] for e in events].index("restored")
+    finally:
+        if opponent is not None:
+            opponent.stop.set()
             opponent.join(5)
             opponent.client.close()
         server.stop()

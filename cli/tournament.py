@@ -369,9 +369,12 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
                                   lobby_closed_in_deals=False,
                                   takeover_strategy=args.substitute,
                                   bot_floor_seconds=floor, bot_threads=args.jobs,
-                                  # The director's connection and four seats a table.
-                                  max_tables_per_address=at_once + 2,
-                                  max_per_address=5 * at_once + 10)
+                                  # Every seat connects from here, and a finished
+                                  # table stays open while its seats are held (a
+                                  # second): the per-address limits, there for
+                                  # strangers sharing a server, would only stop us.
+                                  max_tables_per_address=4 * at_once + 10,
+                                  max_per_address=20 * at_once + 50)
             port: int = await server.start(serve, config)
             options = dataclasses.replace(limits, host="127.0.0.1", port=port,
                                           hold_seconds=1.0, records=args.records)

@@ -26,7 +26,6 @@ from support.client import (
     ready_all,
     seat_four,
     sit,
-    start_deal,
 )
 from support.server import running_server
 
@@ -272,28 +271,3 @@ async def test_table_state_says_who_leads() -> None:
         state = await clients[0].request(type="sync")
     assert state["first"] == started["first"] == Seat(started["dealer"]).next.value
     assert set(SEATS) == set(state["rows"])
-
-
-async def test_no_player_gone_after_the_match_has_ended() -> None:
-    """A player who drops after match_ended is not held, so the table hears nothing of
-    it (a player_gone would promise a hold that is not there)."""
-    async with running_server(ServerConfig(port=0, between_deals_seconds=600)) as port:
-        lobby, table = await open_table(port, target=1, seed=4)
-        north, south = await sit(port, table, "N"), await sit(port, table, "S")
-        for seat in "EW":
-            await lobby.request(type="add_bot", table=table, seat=seat)
-        await start_deal([north, south])
-        async with trio.open_nursery() as nursery:
-            for player in (north, south):
-                nursery.start_soon(play_out, player, lambda m: m["type"] == "match_ended")
-        await north.aclose()
-        # Ask until the server shows the seat disconnected: the drop has been handled.
-        while True:
-            await south.send(type="sync")
-            state = await south.wait_type("table_state")
-            if not next(s for s in state["seats"] if s["seat"] == "N")["connected"]:
-                break
-        assert state["status"] == "over"
-        ended = max(i for i, m in enumerate(south.log) if m["type"] == "match_ended")
-        assert [m for m in south.log[ended:] if m["type"] == "player_gone"] == []
-        assert next(s for s in state["seats"] if s["seat"] == "N")["kind"] == "human"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from support.client import create_table
-from support.screens import open_client
+from support.screens import both_ready, open_client
 from support.server import ServerProcess
 from support.tmux import TMUX, Tmux
 
@@ -30,6 +30,7 @@ def test_partner_sees_the_clocks_card_marked_and_the_log_scrolls(
                           "--seat", "N")
         sue = open_client(terminals, tmp_path, "sue", address, "--table", table,
                           "--seat", "S", width=66, height=23)
+        both_ready(wes, sue)  # sitting down is not being ready
         clock_card = re.compile(r"N wes played (\w\w) \(1st\) ~ by the clock")
         screen = sue.wait(lambda s: clock_card.search(s) is not None,
                           "wes's clock card on the partner's screen")

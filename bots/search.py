@@ -87,11 +87,10 @@ def keep_values(mine: npt.NDArray[np.int64],
     for rank in range(13, min(single, default=13), -1):
         suffix[rank] = _add_rank(suffix[rank + 1], rank, int(base[rank]), penalty[rank],
                                  top[rank])
-    for c, rank in enumerate(one):
-        if rank is not None:
-            table = less[rank]
+    for c, short in enumerate(one):
+        if short is not None:
             # suffix[i, j]: the ranks above keep exactly i and j, so pair it flipped
-            out[c] = (table + suffix[rank + 1][::-1, ::-1]).min(axis=(0, 1))
+            out[c] = (less[short] + suffix[short + 1][::-1, ::-1]).min(axis=(0, 1))
             continue
         table = _start(n_s)
         for each in range(1, 14):

@@ -280,7 +280,7 @@ class Hub:
                 at = self.lobby.table_of(session)
                 if at is not None and at.seating.seat_of(session) is not None:
                     self._check_lobby_open(session, "leave of a seat", at)
-                table, out = self.lobby.leave(session, msg.id)
+                table, out = self.lobby.leave(session, msg.id, now)
                 self.send(out, table)
             case Ready():
                 table, _seat = self.lobby.seated(session)

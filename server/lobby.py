@@ -174,10 +174,12 @@ class Lobby:
         self._at[peer] = table
         return table, out
 
-    def leave(self, peer: Peer, req_id: MessageId | None = None) -> tuple[Table, Outbox]:
-        """Give up the seat or stop watching."""
+    def leave(self, peer: Peer, req_id: MessageId | None = None,
+              now: float | None = None) -> tuple[Table, Outbox]:
+        """Give up the seat or stop watching (at ``now``: a pause vote the leaver's
+        going casts waits for the grid time after it)."""
         table = self.current(peer)
-        out = table.leave(peer, req_id)
+        out = table.leave(peer, req_id, now)
         del self._at[peer]
         return table, out
 

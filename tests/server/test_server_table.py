@@ -98,6 +98,11 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
         assert table.status == "playing"
     for step, (who, action, seat_i, pick) in enumerate(actions):
         now += 1.0
+        if table.pausing.due_at is not None and table.pausing.due_at <= now:
+            # The table's task applies votes that wait (a drop's, a leave's) at their
+            # grid time.
+            for target, msg in table.tick(table.pausing.due_at):
+                target.deliver(msg)
         if seated and step % 5:
             # Seated examples are mostly play, so many deals get finished; every fifth
             # step is a random action that may disturb the match.
@@ -117,7 +122,7 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
             elif action == "spectate":
                 out = table.spectate(peer, rid)
             elif action == "leave":
-                out = table.leave(peer, rid)
+                out = table.leave(peer, rid, now)
             elif action == "ready":
                 out = table.ready(peer, rid)
             elif action in ("play", "play_bad"):

@@ -6,6 +6,7 @@ wait is for something on a screen or in the record, never a fixed sleep."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -95,6 +96,23 @@ class Opponent(threading.Thread):
         self.asked = threading.Event()
         self.stop = threading.Event()
 
+    @classmethod
+    def at_new_table(cls, port: int) -> tuple[str, Opponent]:
+        """A new table with greedy bots at S and W, and East playing there (started)."""
+        table = create_table(port, {"S": "greedy", "W": "greedy"}, target=100_000, seed=8,
+                             turn_seconds=120)
+        opponent = cls(port, table)
+        opponent.start()
+        return table, opponent
+
+    def end(self) -> None:
+        """Stop reading and close East's connection."""
+        self.stop.set()
+        with contextlib.suppress(OSError):  # the server may have closed it already
+            self.client.sock.shutdown(2)
+        self.join(5)
+        self.client.close()
+
     def send(self, **msg: Any) -> None:
         self.client.sock.sendall(json.dumps(msg).encode() + b"\n")
 
@@ -128,10 +146,7 @@ def test_a_client_killed_and_started_again_shows_the_evening_as_before(
     server = ServerProcess(tmp_path, "--bot-pause", "0", "--between-deals", "1")
     opponent: Opponent | None = None
     try:
-        table = create_table(server.port, {"S": "greedy", "W": "greedy"}, target=100_000,
-                             seed=8, turn_seconds=120)
-        opponent = Opponent(server.port, table)
-        opponent.start()
+        table, opponent = Opponent.at_new_table(server.port)
         address = f"127.0.0.1:{server.port}"
         ann = open_client(terminals, tmp_path, "ann", address, "--table", table, "--seat", "N")
         # Deal 1 played out; on North's first turn of deal 2, East asks North.
@@ -158,25 +173,19 @@ def test_a_client_killed_and_started_again_shows_the_evening_as_before(
         assert "Your answer to E" in prompt, prompt  # it says what it asks for
     finally:
         if opponent is not None:
-            opponent.stop.set()
-            opponent.client.sock.shutdown(2)
-            opponent.join(5)
-            opponent.client.close()
+            opponent.end()
         server.stop()
 
 
 def test_a_server_killed_with_a_question_open_keeps_it_and_its_number(
         tmp_path: Path, terminals: list[Tmux]) -> None:
     """Issue 32 item 2, at 66x23: East's question to North is open when the server is
-    SIGKILLed; started again, North's r still shows it, the answer reaches the record,
-    and the question ids go on from the record instead of starting again at q1."""
+    SIGKILLed; started again, North's r still shows it, and her answer to it reaches the
+    record after the restart, under an id the record holds once."""
     server = ServerProcess(tmp_path, "--bot-pause", "0", "--between-deals", "1")
     opponent: Opponent | None = None
     try:
-        table = create_table(server.port, {"S": "greedy", "W": "greedy"}, target=100_000,
-                             seed=8, turn_seconds=120)
-        opponent = Opponent(server.port, table)
-        opponent.start()
+        table, opponent = Opponent.at_new_table(server.port)
         ann = open_client(terminals, tmp_path, "ann", f"127.0.0.1:{server.port}",
                           "--table", table, "--seat", "N", width=66, height=23)
         human_turns([ann], opponent.asked.is_set, "deal 1 and East's question")
@@ -202,9 +211,7 @@ def test_a_server_killed_with_a_question_open_keeps_it_and_its_number(
         assert events.index(answer) > [e["event"] for e in events].index("restored")
     finally:
         if opponent is not None:
-            opponent.stop.set()
-            opponent.join(5)
-            opponent.client.close()
+            opponent.end()
         server.stop()
 
 

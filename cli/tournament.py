@@ -374,6 +374,10 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
                                   # second): the per-address limits, there for
                                   # strangers sharing a server, would only stop us.
                                   max_tables_per_address=4 * at_once + 10,
+                                  # The summary's expert figure in a thread, not worker
+                                  # processes: nobody here reads it, and this process
+                                  # kills every child it has left when the run ends.
+                                  expert_workers=0,
                                   max_per_address=20 * at_once + 50)
             port: int = await server.start(serve, config)
             options = dataclasses.replace(limits, host="127.0.0.1", port=port,

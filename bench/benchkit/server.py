@@ -48,11 +48,17 @@ class ServerProcess:
 
     def stop(self) -> int:
         """SIGTERM (SIGKILL if it hangs); returns the exit status."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(TIMEOUT)
-        return self.proc.returncode
+        return stop_process(self.proc)
+
+
+def stop_process(proc: subprocess.Popen[bytes]) -> int:
+    """End a server process: SIGTERM, SIGKILL if it hangs; returns its exit status. A
+    process that has already ended only gives its status."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(TIMEOUT)
+    return proc.returncode

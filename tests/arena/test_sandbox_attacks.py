@@ -20,6 +20,7 @@ from conftest import RunJackal
 from jackal.client.sandbox import find_bwrap
 from support import ROOT
 from support.server import ServerProcess
+from support.tournament import program_file
 
 pytestmark = pytest.mark.subprocess
 
@@ -207,12 +208,6 @@ sys.argv = [sys.argv[0], *sys.argv[1:]]
 runpy.run_path(MINIMAL, run_name="__main__")
 """
 
-def _program(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
 @needs_bwrap
 @pytest.mark.parametrize("sandbox", ["on", "auto"])
 def test_copies_cannot_share_hands_through_file_locks(
@@ -220,7 +215,7 @@ def test_copies_cannot_share_hands_through_file_locks(
     """Each copy locks one byte of the interpreter (POSIX and OFD locks) and one stdlib
     file (flock) per card it holds and asks the kernel which of its partner's are held:
     before the seccomp filter, each copy knew partner's whole hand."""
-    locker = _program(tmp_path, "locker.py", LOCKER)
+    locker = program_file(tmp_path, "locker.py", LOCKER)
     done = run_jackal("tournament", "--entry", f"lk=exec:{PY} -I -S {locker}",
                       "--entry", "r=random", "--boards", "1", "--sandbox", sandbox, "-q",
                       "--bot-floor", "0", timeout=170)  # the locks, not bot timing
@@ -249,7 +244,7 @@ def test_a_root_program_stays_in_its_sandbox(tmp_path: Path, run_jackal: RunJack
     home = tmp_path / "organizer"
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id_ed25519").write_text("a key\n")
-    prober = _program(tmp_path, "prober.py", PROBER.replace(
+    prober = program_file(tmp_path, "prober.py", PROBER.replace(
         "RECORDS", repr(str(server.records))).replace(
         "HOME_FILE", repr(str(home / ".ssh" / "id_ed25519"))))
     results = tmp_path / "results.json"
@@ -285,7 +280,7 @@ def test_a_cmd_entry_finds_no_invitation_in_proc(tmp_path: Path,
     """Other entries' invitation codes are not in any process's environment, command
     line or reopenable descriptor: the thief finds none and takes no seat."""
     minimal = ROOT / "examples" / "minimal_bot.py"
-    thief = _program(tmp_path, "thief.py", THIEF.replace("MINIMAL", repr(str(minimal))))
+    thief = program_file(tmp_path, "thief.py", THIEF.replace("MINIMAL", repr(str(minimal))))
     results = tmp_path / "results.json"
     command = ("--host {host} --port {port} --table {table} --seat {seat} "
                "--invite-fd {invite_fd}")

@@ -20,6 +20,7 @@ from jackal.client.sandbox import find_bwrap
 from support import ROOT
 from support.proxy import ProxyThread
 from support.server import ServerProcess
+from support.tournament import program_file
 
 pytestmark = pytest.mark.subprocess
 
@@ -126,15 +127,9 @@ runpy.run_path(MINIMAL, run_name="__main__")
 """
 
 
-def _program(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
 def test_a_program_cannot_find_the_boards_by_trying_seeds(
         tmp_path: Path, run_jackal: RunJackal) -> None:
-    guesser = _program(tmp_path, "guesser.py", GUESSER)
+    guesser = program_file(tmp_path, "guesser.py", GUESSER)
     results = tmp_path / "results.json"
     done = run_jackal("tournament", "--entry", f"guess=exec:{PY} {guesser}",
                       "--entry", "r=random", "--boards", "1", "--move-seconds", "20",
@@ -156,7 +151,7 @@ def test_a_program_cannot_find_the_boards_by_trying_seeds(
 ])
 def test_copies_of_a_program_cannot_share_a_file(
         where: str, tmp_path: Path, run_jackal: RunJackal) -> None:
-    sharer = _program(tmp_path, "sharer.py", SHARER)
+    sharer = program_file(tmp_path, "sharer.py", SHARER)
     shared = str(tmp_path / "shared" / "hands.jsonl") if where == "absolute" \
         else "~/jackal-shared/hands.jsonl"
     # Without bubblewrap (--sandbox off) only HOME and TMPDIR are the copy's own.
@@ -173,7 +168,7 @@ def test_copies_of_a_program_cannot_share_a_file(
 def test_a_cmd_entry_cannot_take_other_tables_seats(
         tmp_path: Path, run_jackal: RunJackal) -> None:
     minimal = ROOT / "examples" / "minimal_bot.py"
-    thief = _program(tmp_path, "thief.py", THIEF.replace(
+    thief = program_file(tmp_path, "thief.py", THIEF.replace(
         "MINIMAL", repr(str(minimal))))
     results = tmp_path / "results.json"
     done = run_jackal(

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 import trio
 import trio.testing
+from benchkit.server import stop_process
 from jackal.server.config import ServerConfig
 from jackal.server.net.listener import serve
 
@@ -81,16 +82,7 @@ class ServerProcess:
     def stop(self) -> int | None:
         """SIGTERM (SIGKILL if it hangs); returns the exit status (None: never started).
         Stopping a server that has already ended only returns its status."""
-        if self.proc is None:
-            return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(TIMEOUT)
-        return self.proc.returncode
+        return None if self.proc is None else stop_process(self.proc)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")

@@ -67,3 +67,10 @@ def run_tournament(run_jackal: RunJackal, tmp_path: Path, *args: str,
     report: dict[str, Any] = json.loads(results.read_text())
     report["stdout"], report["stderr"] = done.stdout, done.stderr
     return report
+
+
+def program_file(folder: Path, name: str, text: str) -> Path:
+    """A tournament entry's program, ``text`` written to ``folder/name``."""
+    path = folder / name
+    path.write_text(text)
+    return path

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import trio
-from conftest import RunJackal
+from conftest import CallJackal, RunJackal
 from jackal.game.cards import Card
 from jackal.game.conventions import builtin_card, card_to_json
 from jackal.game.seats import SEATS, Seat, Team
@@ -20,8 +20,6 @@ from jackal.protocol.messages import SeatInfo, TableState
 from support.bots import run_bot
 from support.fake_server import WELCOME, Peer, seat_client, start_fake
 from support.records import lines, record_match, rewrite
-
-pytestmark = pytest.mark.subprocess
 
 #: Raw characters that must never reach a terminal: ESC, BEL, C1 CSI, RLO, ZWSP.
 RAW = ("\x1b", "\x07", "\x9b", "\u202e", "\u200b")
@@ -42,6 +40,7 @@ def _crafted_card() -> dict[str, Any]:
     return card
 
 
+@pytest.mark.subprocess
 def test_replay_escapes_a_record_holding_them(tmp_path: Path, run_jackal: RunJackal) -> None:
     made = record_match(tmp_path, humans=tuple(SEATS))
     events = lines(made.path)
@@ -63,25 +62,26 @@ def test_replay_escapes_a_record_holding_them(tmp_path: Path, run_jackal: RunJac
 
 
 def test_conventions_show_and_check_escape_a_crafted_card(tmp_path: Path,
-                                                          run_jackal: RunJackal) -> None:
+                                                          call_jackal: CallJackal) -> None:
     path = tmp_path / "crafted.json"
     path.write_text(json.dumps(_crafted_card()), encoding="utf-8")
-    words = run_jackal("conventions", "show", str(path))
+    words = call_jackal("conventions", "show", str(path))
     assert words.returncode == 0, words.stderr
     assert "evil\\u202egnp\\u200b\\x9b2J" in words.stdout
-    as_json = run_jackal("conventions", "show", "--json", str(path))
-    as_toml = run_jackal("conventions", "show", "--toml", str(path))
+    as_json = call_jackal("conventions", "show", "--json", str(path))
+    as_toml = call_jackal("conventions", "show", "--toml", str(path))
     assert_escaped(words.stdout, as_json.stdout, as_toml.stdout)
     # Escaped, and still the very same card when read back.
     assert json.loads(as_json.stdout)["name"] == CARD_TEXT
     assert json.loads(as_json.stdout)["notes"] == f"line\n{CARD_TEXT}"
     assert tomllib.loads(as_toml.stdout)["description"] == f"d {CARD_TEXT}"
-    check = run_jackal("conventions", "check", str(path))
+    check = call_jackal("conventions", "check", str(path))
     assert check.returncode == 2
     assert "field 'name': must not contain a bidi control (U+202E" in check.stderr
     assert_escaped(check.stderr)
 
 
+@pytest.mark.subprocess
 def test_tournament_refuses_a_crafted_card_before_playing(tmp_path: Path,
                                                           run_jackal: RunJackal) -> None:
     path = tmp_path / "crafted.json"
@@ -109,6 +109,7 @@ def _state(status: str, card_name: str) -> bytes:
         you=Seat.S, hand=[]))
 
 
+@pytest.mark.subprocess
 async def test_bot_escapes_a_hostile_servers_text() -> None:
     """A server (old, or hostile) sends the strings in card names, a shutdown reason and
     the end of the match: ``jackal bot`` logs and prints them escaped."""

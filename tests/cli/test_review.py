@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RunJackal
+from conftest import CallJackal, RunJackal
 from jackal.cli.main import EXIT_CLOSED_PIPE
 from jackal.cli.review_model import ExpertCache, load_review, point_lines, text_of
 from jackal.game.cards import Card
@@ -118,13 +118,13 @@ def restored_bots_match(tmp: Path) -> Path:
 @pytest.mark.tmux
 @pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
 def test_review_steps_through_a_restored_server_match_in_a_terminal(
-        tmp_path: Path, run_jackal: RunJackal) -> None:
+        tmp_path: Path, call_jackal: CallJackal) -> None:
     path = restored_bots_match(tmp_path)
     deals = read_deals(path)
     (where,) = [i for i, deal in enumerate(deals) if deal.restored_before is not None]
     restart = deals[where].restored_before
     assert restart is not None and len(deals) >= 1
-    text = run_jackal("review", "--text", "--deal", str(where + 1), str(path))
+    text = call_jackal("review", "--text", "--deal", str(where + 1), str(path))
     assert text.returncode == 0, text.stderr
     shown = points(text.stdout)
     assert len(shown) == 33
@@ -200,13 +200,12 @@ def record_with_a_lie(directory: Path) -> tuple[Path, int]:
     return made.path, lies[0]
 
 
-@pytest.mark.subprocess
 def test_the_review_marks_are_the_honesty_verdicts(tmp_path: Path,
-                                                   run_jackal: RunJackal) -> None:
+                                                   call_jackal: CallJackal) -> None:
     path, lie = record_with_a_lie(tmp_path)
     deals = read_deals(path)
     assert [deal.cards[Team.EW].name for deal in deals] == ["beginner", "advanced"]
-    done = run_jackal("review", "--text", str(path))
+    done = call_jackal("review", "--text", str(path))
     assert done.returncode == 0, done.stderr
     shown = points(done.stdout)
     assert len(shown) == 66
@@ -247,7 +246,7 @@ def test_the_review_marks_are_the_honesty_verdicts(tmp_path: Path,
 
 @pytest.mark.subprocess
 def test_text_escapes_names_and_stops_quietly_on_a_closed_pipe(
-        tmp_path: Path, run_jackal: RunJackal) -> None:
+        tmp_path: Path, run_jackal: RunJackal, call_jackal: CallJackal) -> None:
     made = record_match(tmp_path, humans=tuple(SEATS))
     events = lines(made.path)
     names = iter(("\x1b]0;pwned\x07", "\x1b[2J", "a\x9b2J", "evil\u202egnp"))
@@ -264,12 +263,12 @@ def test_text_escapes_names_and_stops_quietly_on_a_closed_pipe(
     cut = run_into_closed_pipe("review", "--text", str(made.path))
     assert (cut.returncode, cut.stderr) == (EXIT_CLOSED_PIPE, "")
     # A deal the record does not hold, and a file that is no record.
-    missing = run_jackal("review", "--text", "--deal", "99", str(made.path))
+    missing = call_jackal("review", "--text", "--deal", "99", str(made.path))
     assert missing.returncode == 2 and "the record holds deals 1 to" in missing.stderr
     (tmp_path / "junk.jsonl").write_text("not json\n")
-    junk = run_jackal("review", str(tmp_path / "junk.jsonl"))
+    junk = call_jackal("review", str(tmp_path / "junk.jsonl"))
     assert junk.returncode == 2 and "line 1" in junk.stderr
-    helped = run_jackal("review", "--help")
+    helped = call_jackal("review", "--help")
     assert "Left/Right" in helped.stdout and "PageUp/PageDown" in helped.stdout
 
 
@@ -317,9 +316,8 @@ def test_the_expert_sees_what_a_bot_in_that_seat_saw_and_always_answers_the_same
                [backwards.get(deal, p) for p in range(1, 33)]
 
 
-@pytest.mark.subprocess
 def test_a_deal_that_is_not_over_keeps_its_hands_secret(tmp_path: Path,
-                                                        run_jackal: RunJackal) -> None:
+                                                        call_jackal: CallJackal) -> None:
     """The record of a live table (or of a match a restart will restore) ends mid-deal:
     that deal is not reviewed, since its unplayed cards are still secret."""
     made = record_match(tmp_path, seed=21, target=10_000,
@@ -328,13 +326,13 @@ def test_a_deal_that_is_not_over_keeps_its_hands_secret(tmp_path: Path,
     review = load_review(made.path)
     assert [deal.number for deal in review.deals] == [1]
     assert "deal 2 is not over" in review.ending
-    done = run_jackal("review", "--text", str(made.path))
+    done = call_jackal("review", "--text", str(made.path))
     assert done.returncode == 0, done.stderr
     assert "Deal 1 of 1" in done.stdout and "Deal 2" not in done.stdout
     assert "deal 2 is not over" in done.stdout
     # A record whose only deal is under way shows nothing of it.
     first = record_match(tmp_path / "first", until=lambda t: t.match.deal is not None
                          and t.match.deal.plays_made == 5)
-    alone = run_jackal("review", "--text", str(first.path))
+    alone = call_jackal("review", "--text", str(first.path))
     assert alone.returncode == 2 and "holds no deal" in alone.stderr
     assert "deal 1 is not over" in alone.stderr

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import trio
+from conftest import CallJackal
 from jackal.game.cards import Card
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol.errors import ProtocolError
@@ -181,9 +182,8 @@ async def test_a_turn_that_passes_before_the_hint_is_ready_gets_not_your_turn() 
     assert delivered_nothing(peers, watcher)
 
 
-@pytest.mark.subprocess
 async def test_a_hint_taken_is_recorded_restored_and_replayed(
-        tmp_path: Path, run_jackal: Any) -> None:
+        tmp_path: Path, call_jackal: CallJackal) -> None:
     """The record gets a ``hint`` line (seat, deal, play; no card) when the notice goes
     out; a restart restores the match past it and ``jackal replay`` shows it."""
     async with running_server(ServerConfig(port=0, records_dir=tmp_path)) as port:
@@ -212,7 +212,7 @@ async def test_a_hint_taken_is_recorded_restored_and_replayed(
         assert state["status"] == "playing" and state["hints"] is True
         assert hint["card"] in state["rows"]["S"]
 
-    shown = run_jackal("replay", str(path))
+    shown = call_jackal("replay", str(path))
     assert shown.returncode == 0, shown.stderr
     made = sum(1 for e in events[:at] if e["event"] == "play")
     assert (f"  S took a hint for its card {hint['play']} of 8 (play {made + 1} of 32)"

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import trio
+from conftest import CallJackal
 from jackal.game.seats import Seat
 from jackal.server.config import ServerConfig
 from jackal.server.net.listener import serve
@@ -244,14 +245,14 @@ def test_a_failed_write_waits_for_the_disk_and_the_record_catches_up(
     assert state.match.scores == caught_up.table.match.scores
 
 
-@pytest.mark.subprocess
-def test_replay_prints_what_a_torn_record_implies(tmp_path: Path, run_jackal: Any) -> None:
+def test_replay_prints_what_a_torn_record_implies(tmp_path: Path,
+                                                  call_jackal: CallJackal) -> None:
     made = record_match(tmp_path, seed=11, target=1)
-    full = run_jackal("replay", str(made.path))
+    full = call_jackal("replay", str(made.path))
     assert full.returncode == 0, full.stderr
     events = _events(made.path)
     rewrite(made.path, events[:-2], tail=b'{"event":"resu')  # result and match_end lost
-    torn = run_jackal("replay", str(made.path))
+    torn = call_jackal("replay", str(made.path))
     assert torn.returncode == 0, torn.stderr
     assert "Match over:" in torn.stdout and "implied by the lines before it" in torn.stdout
     assert "cut short" in torn.stdout

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .cards import DECK, Card, format_cards
-from .errors import IllegalAction, MalformedInput
+from .errors import ErrorCode, IllegalAction, MalformedInput
 from .rng import SplitMix64
 from .scoring import DealResult, score_hands
 from .seats import SEATS, Seat
@@ -123,16 +123,19 @@ class Deal:
         """
         count = self._count
         if count == PLAYS_PER_DEAL:
-            raise IllegalAction("no_deal", "the deal is over: every hand already holds 5 cards")
+            raise IllegalAction(ErrorCode.NO_DEAL,
+                                "the deal is over: every hand already holds 5 cards")
         turn = self._turn
         mover = SEATS[turn]
         if seat is not None and seat is not mover:
-            raise IllegalAction("not_your_turn", f"it is {mover.value}'s turn, not {seat.value}'s")
+            raise IllegalAction(ErrorCode.NOT_YOUR_TURN,
+                                f"it is {mover.value}'s turn, not {seat.value}'s")
         # One scan of the hand: remove() doubles as the "do you hold it" check.
         try:
             self._hands[turn].remove(card)
         except ValueError:
-            raise IllegalAction("not_in_hand", f"{mover.value} does not hold {card}") from None
+            raise IllegalAction(ErrorCode.NOT_IN_HAND,
+                                f"{mover.value} does not hold {card}") from None
         if type(card) is not Card:  # e.g. a plain int equal to a held card
             card = DECK[int(card)]
         row = self._rows[turn]
@@ -151,7 +154,7 @@ class Deal:
     def result(self) -> DealResult:
         """Score the finished deal."""
         if self._count != PLAYS_PER_DEAL:
-            raise IllegalAction("no_deal",
+            raise IllegalAction(ErrorCode.NO_DEAL,
                                 f"the deal is not over yet ({self._count} of 32 plays made)")
         hands = self._hands
         return score_hands(hands[0] + hands[2], hands[1] + hands[3])

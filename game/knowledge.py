@@ -14,7 +14,7 @@ from typing import Self
 from .cards import Card
 from .conventions import ConventionCard
 from .deal import PLAYS_PER_DEAL, PLAYS_PER_SEAT, Deal
-from .errors import IllegalAction
+from .errors import ErrorCode, IllegalAction
 from .seats import SEATS, Seat, Team
 
 #: The card of a (seat, card) play: ``row`` maps it over a slice of the history in C.
@@ -143,12 +143,13 @@ class TableKnowledge:
         as far as this picture tells (a spectator cannot see the hand)."""
         turn = self.turn
         if turn is None:
-            return IllegalAction("no_deal", "the deal is over: every hand already holds 5 cards")
+            return IllegalAction(ErrorCode.NO_DEAL,
+                                 "the deal is over: every hand already holds 5 cards")
         if seat is not turn:
-            return IllegalAction("not_your_turn",
+            return IllegalAction(ErrorCode.NOT_YOUR_TURN,
                                  f"it is {turn.value}'s turn, not {seat.value}'s")
         if any(played == card for _, played in self.history):
-            return IllegalAction("not_in_hand", f"{card} has already been played")
+            return IllegalAction(ErrorCode.NOT_IN_HAND, f"{card} has already been played")
         return None
 
     def apply_play(self, seat: Seat, card: Card) -> tuple[Self, PlayApplied]:
@@ -221,7 +222,7 @@ class SeatKnowledge(TableKnowledge):
     def check_play(self, seat: Seat, card: Card) -> IllegalAction | None:
         problem = TableKnowledge.check_play(self, seat, card)
         if problem is None and seat is self.seat and card not in self.hand:
-            return IllegalAction("not_in_hand", f"{seat.value} does not hold {card}")
+            return IllegalAction(ErrorCode.NOT_IN_HAND, f"{seat.value} does not hold {card}")
         return problem
 
     def _played(self, seat: Seat, card: Card) -> tuple[Self, PlayApplied]:

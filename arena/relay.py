@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Mapping
 import msgspec
 import trio
 
+from ..game.errors import ErrorCode
 from ..game.seats import SEATS, Seat
 
 log = logging.getLogger("jackal.tournament")
@@ -28,6 +29,8 @@ CLAIM_SECONDS = 10.0
 _CHUNK = 65536
 #: A partial line longer than this is not scanned further (the server never sends one).
 _MAX_LINE = 1 << 20
+#: The refusal a scanned line may carry, as it stands in the line's bytes.
+_SEAT_TAKEN = f'"{ErrorCode.SEAT_TAKEN}"'.encode()
 
 
 class _Seen(msgspec.Struct):
@@ -35,7 +38,7 @@ class _Seen(msgspec.Struct):
 
     type: str = ""
     seat: str | None = None
-    code: str | None = None
+    code: ErrorCode | None = None
 
 
 _decode = msgspec.json.Decoder(_Seen).decode
@@ -201,7 +204,7 @@ class SeatRelay:
         try:
             while chunk := await server.receive_some(_CHUNK):
                 data = partial + chunk if partial else chunk
-                if b'"joined"' in data or b'"seat_taken"' in data:
+                if b'"joined"' in data or _SEAT_TAKEN in data:
                     self._scan(data, held)
                 end = data.rfind(b"\n")
                 partial = data[end + 1:]
@@ -214,7 +217,7 @@ class SeatRelay:
     def _scan(self, data: bytes, held: list[bool]) -> None:
         lines = data.split(b"\n")
         for line in lines[:-1]:  # the last is partial (or empty): scanned when complete
-            if b'"joined"' not in line and b'"seat_taken"' not in line:
+            if b'"joined"' not in line and _SEAT_TAKEN not in line:
                 continue
             try:
                 seen = _decode(line)
@@ -225,7 +228,7 @@ class SeatRelay:
                 self.log.holders += not held[0]
                 held[0] = True
                 self.log.joined(seat)
-            elif seen.type == "error" and seen.code == "seat_taken":
+            elif seen.type == "error" and seen.code is ErrorCode.SEAT_TAKEN:
                 self.log.refuse()
 
 

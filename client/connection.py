@@ -18,7 +18,7 @@ import msgspec
 import trio
 
 from ..protocol.connection import CLIENT_MAX_LINE, ClientConnection
-from ..protocol.errors import RemoteProtocolError
+from ..protocol.errors import ErrorCode, RemoteProtocolError
 from ..protocol.messages import (
     AnswerMessage,
     ChatMessage,
@@ -71,9 +71,11 @@ class ClientError(Exception):
 
 
 class ServerError(ClientError):
-    """The server answered a request with ``error``; nothing changed on the server."""
+    """The server answered a request with ``error``; nothing changed on the server.
+    Compare ``code`` with :class:`ErrorCode` members; a newer server's code is a stand-in
+    that equals none of them (``code.known`` is False)."""
 
-    def __init__(self, code: str, message: str, *, retry_after: float | None = None) -> None:
+    def __init__(self, code: ErrorCode, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message

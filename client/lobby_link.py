@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import trio
 
+from ..protocol.errors import ErrorCode
 from ..protocol.messages import ServerMessage
 from ..protocol.requests import ClientMessage, Hello
 from .connection import MAX_EVENT_BYTES, ClientError, Connection, ConnectionLost, ServerError
@@ -18,7 +19,8 @@ from .session import Backoff
 __all__ = ["LinkStatus", "LobbyLink"]
 
 #: Refusals of a hello that may pass by themselves (trying again later can help).
-_PASSING = frozenset({"server_full", "rate_limited", "timeout", "internal"})
+_PASSING = frozenset({ErrorCode.SERVER_FULL, ErrorCode.RATE_LIMITED, ErrorCode.TIMEOUT,
+                      ErrorCode.INTERNAL})
 
 #: ``on_status(status, detail, retry_in)``
 LinkStatus = Callable[[str, str, "float | None"], None]

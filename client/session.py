@@ -27,6 +27,7 @@ import trio
 from ..game.cards import Card
 from ..game.conventions import ConventionCard
 from ..game.seats import Seat
+from ..protocol.errors import ErrorCode
 from ..protocol.messages import (
     HelloOk,
     Joined,
@@ -578,7 +579,7 @@ class SeatSession:
             reply = await self._hello(conn, self.token)
         except ServerError as exc:
             await conn.aclose()
-            if exc.code in ("bad_token", "bad_password"):
+            if exc.code in (ErrorCode.BAD_TOKEN, ErrorCode.BAD_PASSWORD):
                 raise SessionLost(f"the server refused the seat: {exc}") from None
             raise ConnectionLost(str(exc)) from None
         except BaseException:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .cards import DECK, RANK_NAMES, SUITS, Card, format_cards, parse_card, parse_hand, rank_name
 from .deal import HAND_SIZE, KEEP, PLAYS_PER_DEAL, PLAYS_PER_SEAT, Deal, deal_hands
-from .errors import IllegalAction, JackalError, MalformedInput
+from .errors import ErrorCode, IllegalAction, JackalError, MalformedInput, Refusal
 from .match import DEFAULT_TARGET, Match, deal_seed, first_dealer
 from .rng import SplitMix64, derive_seed
 from .scoring import (
@@ -40,11 +40,13 @@ __all__ = [
     "Card",
     "Deal",
     "DealResult",
+    "ErrorCode",
     "IllegalAction",
     "JackalError",
     "MalformedInput",
     "Match",
     "RankGroup",
+    "Refusal",
     "Seat",
     "SplitMix64",
     "Team",

@@ -1,6 +1,6 @@
 """One deal as a state machine: four hands of 13, four public rows, whose turn. Every
-transition goes through :meth:`Deal.play`, which checks it: an illegal play raises
-:class:`IllegalAction` with a stable ``code`` and changes nothing. After 32 plays (8 a
+transition goes through :meth:`Deal.play`, which asks :mod:`.rules`: an illegal play
+raises :class:`IllegalAction` with its ``code`` and changes nothing. After 32 plays (8 a
 seat) each hand keeps 5 cards and ``result()`` scores the deal."""
 
 from __future__ import annotations
@@ -8,17 +8,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .cards import DECK, Card, format_cards
-from .errors import IllegalAction, MalformedInput
+from .errors import ErrorCode, IllegalAction, MalformedInput
 from .rng import SplitMix64
+from .rules import (
+    HAND_SIZE,
+    KEEP,
+    PLAYS_PER_DEAL,
+    PLAYS_PER_SEAT,
+    legal_plays,
+    play_refusal,
+    seat_to_move,
+)
 from .scoring import DealResult, score_hands
 from .seats import SEATS, Seat
 
 __all__ = ["HAND_SIZE", "KEEP", "PLAYS_PER_DEAL", "PLAYS_PER_SEAT", "Deal", "deal_hands"]
-
-HAND_SIZE = 13
-KEEP = 5
-PLAYS_PER_SEAT = HAND_SIZE - KEEP
-PLAYS_PER_DEAL = 4 * PLAYS_PER_SEAT
 
 
 def deal_hands(seed: int) -> tuple[tuple[Card, ...], ...]:
@@ -35,7 +39,7 @@ def deal_hands(seed: int) -> tuple[tuple[Card, ...], ...]:
 class Deal:
     """The state of one deal. Create with :meth:`from_seed` or from explicit hands."""
 
-    __slots__ = ("_count", "_dealt", "_hands", "_history", "_rows", "_turn", "dealer", "seed")
+    __slots__ = ("_count", "_dealt", "_hands", "_history", "_rows", "dealer", "seed")
 
     def __init__(self, hands: Sequence[Iterable[Card]], dealer: Seat,
                  seed: int | None = None) -> None:
@@ -60,7 +64,6 @@ class Deal:
         self._hands = [list(hand) for hand in dealt]
         self._rows: list[list[Card]] = [[], [], [], []]
         self._history: list[tuple[Seat, Card]] = []
-        self._turn = (dealer.ordinal + 1) % 4
         self._count = 0
 
     @classmethod
@@ -81,7 +84,7 @@ class Deal:
     @property
     def turn(self) -> Seat | None:
         """The seat to move, or None once the deal is over."""
-        return None if self._count == PLAYS_PER_DEAL else SEATS[self._turn]
+        return seat_to_move(self.dealer, self._count)
 
     @property
     def plays_made(self) -> int:
@@ -110,9 +113,10 @@ class Deal:
 
     def legal_plays(self) -> tuple[Card, ...]:
         """The cards the seat to move may play: any card it holds."""
-        if self._count == PLAYS_PER_DEAL:
+        turn = seat_to_move(self.dealer, self._count)
+        if turn is None:
             return ()
-        return tuple(self._hands[self._turn])
+        return legal_plays(turn, turn, self._hands[turn.ordinal])
 
     # -- changing it --------------------------------------------------------------
 
@@ -122,24 +126,20 @@ class Deal:
         Returns the card's place in that seat's row, 1..8.
         """
         count = self._count
-        if count == PLAYS_PER_DEAL:
-            raise IllegalAction("no_deal", "the deal is over: every hand already holds 5 cards")
-        turn = self._turn
-        mover = SEATS[turn]
-        if seat is not None and seat is not mover:
-            raise IllegalAction("not_your_turn", f"it is {mover.value}'s turn, not {seat.value}'s")
-        # One scan of the hand: remove() doubles as the "do you hold it" check.
-        try:
-            self._hands[turn].remove(card)
-        except ValueError:
-            raise IllegalAction("not_in_hand", f"{mover.value} does not hold {card}") from None
+        mover = seat_to_move(self.dealer, count)
+        index = mover.ordinal if mover is not None else 0
+        hand = self._hands[index]
+        problem = play_refusal(mover, seat, card, hand=hand)
+        if problem is not None:
+            raise problem
+        assert mover is not None  # play_refusal said no_deal otherwise
+        hand.remove(card)
         if type(card) is not Card:  # e.g. a plain int equal to a held card
             card = DECK[int(card)]
-        row = self._rows[turn]
+        row = self._rows[index]
         row.append(card)
         self._history.append((mover, card))
         self._count = count + 1
-        self._turn = (turn + 1) & 3
         return len(row)
 
     # -- the end ----------------------------------------------------------------------
@@ -151,7 +151,7 @@ class Deal:
     def result(self) -> DealResult:
         """Score the finished deal."""
         if self._count != PLAYS_PER_DEAL:
-            raise IllegalAction("no_deal",
+            raise IllegalAction(ErrorCode.NO_DEAL,
                                 f"the deal is not over yet ({self._count} of 32 plays made)")
         hands = self._hands
         return score_hands(hands[0] + hands[2], hands[1] + hands[3])
@@ -165,7 +165,6 @@ class Deal:
         other._hands = [list(hand) for hand in self._hands]
         other._rows = [list(row) for row in self._rows]
         other._history = list(self._history)
-        other._turn = self._turn
         other._count = self._count
         return other
 

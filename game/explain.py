@@ -13,7 +13,7 @@ from typing import Any
 
 from .cards import Card
 from .conventions import PLAYS, Answer, ConventionCard, NoMeaning, Promise, Tolerance
-from .errors import IllegalAction, MalformedInput
+from .errors import ErrorCode, IllegalAction, MalformedInput
 from .seats import Seat, Team
 
 __all__ = [
@@ -125,8 +125,8 @@ def _played(history: History, seat: Seat, index: int) -> tuple[Card, History]:
             seen += 1
             if seen == index:
                 return played, history[:position + 1]
-    raise IllegalAction("bad_card", f"{seat.value} has not made a {ordinal(index)} play "
-                                    f"yet ({seen} so far)")
+    raise IllegalAction(ErrorCode.BAD_CARD, f"{seat.value} has not made a {ordinal(index)} "
+                                            f"play yet ({seen} so far)")
 
 
 def answer_rank(card: ConventionCard, history: History, seat: Seat, play: int) -> int | None:

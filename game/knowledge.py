@@ -1,7 +1,7 @@
 """What a place at the table may know: :class:`TableKnowledge` (a spectator's: the deal's
 public facts) and :class:`SeatKnowledge` (one seat's: those and its own cards). Both are
 frozen; :meth:`~TableKnowledge.apply_play` returns the next value and what changed, and
-refuses a play the rules forbid with the engine's own error, so nobody re-derives them."""
+refuses a play the rules forbid by asking :mod:`.rules`, as the engine does."""
 
 from __future__ import annotations
 
@@ -13,8 +13,16 @@ from typing import Self
 
 from .cards import Card
 from .conventions import ConventionCard
-from .deal import PLAYS_PER_DEAL, PLAYS_PER_SEAT, Deal
+from .deal import Deal
 from .errors import IllegalAction
+from .rules import (
+    PLAYS_PER_SEAT,
+    legal_plays,
+    play_order,
+    play_refusal,
+    plays_before,
+    seat_to_move,
+)
 from .seats import SEATS, Seat, Team
 
 #: The card of a (seat, card) play: ``row`` maps it over a slice of the history in C.
@@ -38,7 +46,7 @@ def history_from_rows(dealer: Seat, rows: Mapping[Seat, tuple[Card, ...] | list[
                       ) -> tuple[tuple[Seat, Card], ...]:
     """Every play of a deal in order, from its four rows (play goes clockwise from the
     seat after the dealer, one card each per round)."""
-    order = dealer.next.clockwise_from()
+    order = play_order(dealer)
     plays: list[tuple[Seat, Card]] = []
     for turn in range(PLAYS_PER_SEAT):
         for seat in order:
@@ -87,19 +95,17 @@ class TableKnowledge:
     @property
     def is_over(self) -> bool:
         """All 32 plays are made: every hand holds its five kept cards."""
-        return len(self.history) >= PLAYS_PER_DEAL
+        return self.turn is None
 
     @property
     def turn(self) -> Seat | None:
         """The seat to move, or None once the deal is over."""
-        if self.is_over:
-            return None
-        return self.play_order[len(self.history) % 4]
+        return seat_to_move(self.dealer, len(self.history))
 
     @property
     def play_order(self) -> tuple[Seat, Seat, Seat, Seat]:
         """The four seats in the order they play this deal, ``first`` first."""
-        return self.dealer.next.clockwise_from()
+        return play_order(self.dealer)
 
     def places(self) -> list[tuple[Seat, int]]:
         """Where each play of the deal lies, in the order played: (seat, index 1..8 in
@@ -118,7 +124,7 @@ class TableKnowledge:
     def _offset(self, seat: Seat) -> int:
         """Where ``seat``'s plays start in ``history``: play goes round clockwise from
         ``first``, one card each, so a seat's plays are every fourth entry from here."""
-        return (seat.ordinal - self.dealer.ordinal - 1) % 4
+        return plays_before(self.dealer, seat)
 
     def row(self, seat: Seat) -> tuple[Card, ...]:
         """The cards ``seat`` has played this deal, in order."""
@@ -139,17 +145,10 @@ class TableKnowledge:
                              scores=self.scores, target=self.target)
 
     def check_play(self, seat: Seat, card: Card) -> IllegalAction | None:
-        """Why ``seat`` may not play ``card`` now (the engine's error), or None if it may
-        as far as this picture tells (a spectator cannot see the hand)."""
-        turn = self.turn
-        if turn is None:
-            return IllegalAction("no_deal", "the deal is over: every hand already holds 5 cards")
-        if seat is not turn:
-            return IllegalAction("not_your_turn",
-                                 f"it is {turn.value}'s turn, not {seat.value}'s")
-        if any(played == card for _, played in self.history):
-            return IllegalAction("not_in_hand", f"{card} has already been played")
-        return None
+        """Why ``seat`` may not play ``card`` now (the rules' refusal, as the engine would
+        give it), or None if it may as far as this picture tells: a spectator sees no
+        hand, only the cards already played."""
+        return play_refusal(self.turn, seat, card, history=self.history)
 
     def apply_play(self, seat: Seat, card: Card) -> tuple[Self, PlayApplied]:
         """The picture after ``seat`` plays ``card``, and what changed.
@@ -216,13 +215,13 @@ class SeatKnowledge(TableKnowledge):
 
     def legal_plays(self) -> tuple[Card, ...]:
         """The cards this seat may play now: its whole hand on its turn, else none."""
-        return self.hand if self.my_turn else ()
+        return legal_plays(self.turn, self.seat, self.hand)
 
     def check_play(self, seat: Seat, card: Card) -> IllegalAction | None:
-        problem = TableKnowledge.check_play(self, seat, card)
-        if problem is None and seat is self.seat and card not in self.hand:
-            return IllegalAction("not_in_hand", f"{seat.value} does not hold {card}")
-        return problem
+        """As :meth:`TableKnowledge.check_play`, and a card of this seat's own that it
+        does not hold is refused too."""
+        return play_refusal(self.turn, seat, card, history=self.history,
+                            hand=self.hand if seat is self.seat else None)
 
     def _played(self, seat: Seat, card: Card) -> tuple[Self, PlayApplied]:
         after, change = TableKnowledge._played(self, seat, card)

@@ -8,7 +8,7 @@ match seed plus the sequence of plays reproduces the whole match.
 from __future__ import annotations
 
 from .deal import Deal
-from .errors import IllegalAction, MalformedInput
+from .errors import ErrorCode, IllegalAction, MalformedInput
 from .rng import derive_seed
 from .scoring import DealResult
 from .seats import SEATS, Seat, Team
@@ -65,9 +65,9 @@ class Match:
     def start_deal(self) -> Deal:
         """Shuffle and deal the next deal."""
         if self.is_over:
-            raise IllegalAction("no_deal", "the match is over")
+            raise IllegalAction(ErrorCode.NO_DEAL, "the match is over")
         if self.deal is not None:
-            raise IllegalAction("no_deal", "a deal is already in progress")
+            raise IllegalAction(ErrorCode.NO_DEAL, "a deal is already in progress")
         number = len(self.results) + 1
         self.deal = Deal.from_seed(deal_seed(self.seed, number), self._next_dealer)
         return self.deal
@@ -75,7 +75,7 @@ class Match:
     def finish_deal(self) -> DealResult:
         """Score the current deal (which must be over) and add it to the match."""
         if self.deal is None:
-            raise IllegalAction("no_deal", "no deal is in progress")
+            raise IllegalAction(ErrorCode.NO_DEAL, "no deal is in progress")
         result = self.deal.result()
         if result.winner is not None:
             self.scores[result.winner] += result.points

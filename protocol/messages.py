@@ -12,6 +12,7 @@ import msgspec
 
 from ..game.cards import Card
 from ..game.conventions import ConventionCard
+from ..game.errors import ErrorCode
 from ..game.seats import Seat, Team
 
 PROTOCOL_VERSION = 1
@@ -86,7 +87,8 @@ class ServerPong(_Reply, tag="pong"):
 class Error(_Reply, tag="error"):
     """Server: a request failed (nothing changed), or the connection is being closed."""
 
-    code: str
+    #: A code this client version does not know still decodes (``code.known`` is False).
+    code: ErrorCode
     message: str
     #: With ``rate_limited``: seconds to wait before sending more.
     retry_after: float | None = None

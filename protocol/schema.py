@@ -35,6 +35,10 @@ def json_schema() -> dict[str, Any]:
     (client, server), defs = msgspec.json.schema_components(
         [ClientMessage, ServerMessage], schema_hook=_schema_hook,
         ref_template=_REF_PREFIX + "{name}")
+    # The class docstring speaks to Python readers; a schema reader gets the promise.
+    defs["ErrorCode"]["description"] = (
+        "The stable code of an error (docs/PROTOCOL.md, 'Error codes'): these are this "
+        "version's; later versions may add codes, never rename one.")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"Jackal protocol v{PROTOCOL_VERSION}",

@@ -97,7 +97,7 @@ class HintDesk:
                                                            play=reply.play))
         if self._hints.get((table, seat)) is hint:
             del self._hints[(table, seat)]  # the next request starts afresh
-        return [(peer, Error(id=req_id, code=str(problem.code), message=problem.message))
+        return [(peer, Error(id=req_id, code=problem.code, message=problem.message))
                 for peer, req_id in hint.waiting]
 
     async def _find(self, table: Table, seat: Seat, turn: tuple[int, int]) -> HintReply:

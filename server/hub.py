@@ -245,7 +245,7 @@ class Hub:
         except Exception:
             log.exception("internal error on %r from connection #%d", type(msg).__name__,
                           session.number)
-            session.deliver(Error(id=msg.id, code=ErrorCode.INTERNAL.value,
+            session.deliver(Error(id=msg.id, code=ErrorCode.INTERNAL,
                                   message="internal server error (logged)"))
 
     def dispatch(self, session: Session, msg: ClientMessage, now: float) -> None:

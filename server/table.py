@@ -157,7 +157,7 @@ class Table:
         at it is told (``internal``). The lobby then removes it, freeing its players."""
         self.close("failed")
         self.status = "over"
-        return self.seating.broadcast(Error(code=ErrorCode.INTERNAL.value,
+        return self.seating.broadcast(Error(code=ErrorCode.INTERNAL,
                                             message="this table failed and is closed"))
 
     # ------------------------------------------------------------------ disclosure

@@ -105,7 +105,7 @@ class TableTasks:
                 table.close(abandoned)
                 why = _CLOSED_BECAUSE.get(abandoned)
                 if why is not None:
-                    self._send(table.seating.broadcast(Error(code=ErrorCode.TABLE_CLOSED.value,
+                    self._send(table.seating.broadcast(Error(code=ErrorCode.TABLE_CLOSED,
                                                              message=why)), None)
         except Exception:
             log.exception("table %s failed and is closed", table.id)

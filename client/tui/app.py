@@ -20,6 +20,7 @@ from prompt_toolkit.output import Output
 from ...game.seats import Seat
 from ...protocol import messages as m
 from ...protocol import requests
+from ...protocol.errors import ErrorCode
 from ..connection import STATEFUL_REPLIES, ClientError, Connection, ConnectionLost, ServerError
 from ..embedded import EmbeddedGame
 from ..lobby_link import LobbyLink
@@ -515,7 +516,7 @@ class TuiApp:
             try:
                 nxt = await self._play_seat(session, raise_refusal=True)
             except ServerError as exc:
-                if isinstance(target, SavedSeat) and exc.code == "bad_token":
+                if isinstance(target, SavedSeat) and exc.code is ErrorCode.BAD_TOKEN:
                     # The server no longer holds it (match over, or the server forgot).
                     if options.store is not None:
                         options.store.forget(target.server, target.table, target.seat)

@@ -18,6 +18,7 @@ from ...game.explain import ordinal
 from ...game.seats import SEATS, Seat, Team
 from ...protocol import messages as m
 from ...protocol import requests
+from ...protocol.errors import ErrorCode
 from ...protocol.text import escape_text
 from ..mirror import TableMirror
 from . import gathering
@@ -475,9 +476,9 @@ class TuiState:
         problem = known.check_play(known.seat, card)
         if problem is None:
             return None
-        if problem.code == "not_your_turn":
+        if problem.code is ErrorCode.NOT_YOUR_TURN:
             return f"It is {self.seat_label(self.turn)}'s turn, not yours."
-        if problem.code == "not_in_hand":
+        if problem.code is ErrorCode.NOT_IN_HAND:
             return f"{card} is not in your hand."
         return "No deal is being played right now."
 

@@ -236,7 +236,7 @@ def rate_limited(msg_id: MessageId | None, what: str, wait: float) -> Error:
     """The ``rate_limited`` refusal of a request: ``what`` ("too many hints"), and when to
     try again."""
     hint = retry_hint(wait)
-    return Error(id=msg_id, code=ErrorCode.RATE_LIMITED.value,
+    return Error(id=msg_id, code=ErrorCode.RATE_LIMITED,
                  message=f"{what}; wait {hint:.3f} s", retry_after=hint)
 
 

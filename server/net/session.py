@@ -334,5 +334,5 @@ class Session:
                                           "too many messages: closing", fatal=True))
             return
         hint = retry_hint(wait)
-        self.deliver(Error(id=msg_id, code=ErrorCode.RATE_LIMITED.value,
+        self.deliver(Error(id=msg_id, code=ErrorCode.RATE_LIMITED,
                            message=f"too many messages; wait {hint:.3f} s", retry_after=hint))

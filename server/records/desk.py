@@ -154,7 +154,7 @@ class RecordDesk:
         elif record.failing and record not in self.failing:
             self.failing[record] = table
             self._send(table.seating.broadcast(Error(
-                code=ErrorCode.RECORDS_FAILING.value,
+                code=ErrorCode.RECORDS_FAILING,
                 message="the server cannot write this table's record now (its disk is full "
                         "or read-only); play goes on, but if the server stopped before the "
                         "record is written again, the match would come back as it was when "
@@ -189,7 +189,7 @@ class RecordDesk:
         if table.pausing.freeze(table):
             self.froze.add(table)
         self._send(table.seating.broadcast(Error(
-            code=ErrorCode.RECORDS_PAUSED.value,
+            code=ErrorCode.RECORDS_PAUSED,
             message="the server's disk is full: this table is paused until its record can "
                     "be written again (no card is played meanwhile)")))
         self._poke(table)
@@ -202,7 +202,7 @@ class RecordDesk:
             table.now = max(table.now, trio.current_time())
             table.pausing.thaw(table)
         self._send(table.seating.broadcast(Error(
-            code=ErrorCode.RECORDS_RESUMED.value,
+            code=ErrorCode.RECORDS_RESUMED,
             message="the server writes this table's record again: play goes on")))
         self._poke(table)
 

@@ -10,7 +10,7 @@ from jackal.bots.cards import BEGINNER
 from jackal.bots.host import Decision, answer_question, decide, fallback_card, timed_out
 from jackal.game.cards import Card
 from jackal.game.deal import Deal
-from jackal.game.errors import IllegalAction
+from jackal.game.errors import ErrorCode, IllegalAction
 from jackal.game.knowledge import SeatKnowledge, TableKnowledge
 from jackal.game.seats import SEATS, Seat
 
@@ -71,7 +71,8 @@ def test_a_card_already_played_is_refused_even_to_a_spectator() -> None:
     assert problem is not None and problem.code == "not_in_hand"
     finished = TableKnowledge(dealer=Seat.N, history=((Seat.E, first),) * 32)
     assert finished.turn is None
-    assert (finished.check_play(Seat.E, first) or IllegalAction("", "")).code == "no_deal"
+    problem = finished.check_play(Seat.E, first)
+    assert problem is not None and problem.code is ErrorCode.NO_DEAL
 
 
 class _Raises:

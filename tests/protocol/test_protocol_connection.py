@@ -171,7 +171,7 @@ def test_client_side_decodes_server_lines_in_chunks() -> None:
             got.append(msg)
     assert isinstance(got[0], Welcome) and client.welcome == got[0]
     assert got[1:] == [HelloOk(name="ann", id=1), ServerPong(id="p"),
-                       Error(code="not_seated", message="sit first", id=2)]
+                       Error(code=ErrorCode.NOT_SEATED, message="sit first", id=2)]
     client.receive_data(b"garbage\n")
     with pytest.raises(ProtocolError):
         client.next_message()

@@ -37,6 +37,7 @@ from typing import Any
 import pytest
 import trio
 from jackal.protocol.codec import CLIENT_TYPES, encode
+from jackal.protocol.errors import ErrorCode
 from jackal.protocol.help import HELP_ENTRIES
 from jackal.protocol.messages import Error
 from jackal.server.config import ServerConfig
@@ -364,7 +365,7 @@ def test_default_flood_limit_is_reached_before_the_send_buffer_overflows() -> No
     Every request costs a token per whole KiB of its reply on top of its own, so the
     replies to a burst come to less than a KiB per token of the burst."""
     config = ServerConfig()
-    refusal = encode(Error(id="x" * 64, code="rate_limited", retry_after=12345.678,
+    refusal = encode(Error(id="x" * 64, code=ErrorCode.RATE_LIMITED, retry_after=12345.678,
                            message="too many messages; wait 12345.678 s"))
     assert (config.rate_burst * 1024 + config.flood_limit * len(refusal)
             < config.send_buffer)

@@ -151,8 +151,10 @@ class _Announcer:
 
 
 def _label(text: str) -> str:
-    """A DNS label: at most 63 bytes of UTF-8, no dots (a dot would split the name)."""
-    cleaned = text.replace(".", " ").strip() or "Jackal"
+    """A DNS label: at most 63 bytes of UTF-8, no dots (a dot would split the name), no
+    control characters (zeroconf refuses them; the TXT record keeps the name as given)."""
+    cleaned = "".join(" " if c == "." or not c.isprintable() else c for c in text)
+    cleaned = " ".join(cleaned.split()) or "Jackal"
     while len(cleaned.encode()) > 63:
         cleaned = cleaned[:-1]
     return cleaned

@@ -5,6 +5,7 @@ terminal too (tmux); no multicast costs a warning only; the QR code decoded back
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -49,7 +50,11 @@ def _namespace(multicast: bool) -> Iterator[str]:
             _ip("-n", name, "route", "add", "224.0.0.0/4", "dev", "lo")
         yield name
     finally:
-        subprocess.run([IP, "netns", "pids", name], capture_output=True)
+        # What a failed test left running there (its servers, its client) goes too.
+        left = subprocess.run([IP, "netns", "pids", name], capture_output=True, text=True)
+        for pid in left.stdout.split():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
         _ip("netns", "del", name)
 
 
@@ -196,8 +201,8 @@ def test_without_multicast_the_server_warns_once_and_serves(silent_netns: str,
 @pytest.mark.tmux
 @pytest.mark.subprocess
 @pytest.mark.skipif(TMUX is None, reason="needs tmux")
-def test_play_lan_lists_the_servers_and_joins_the_one_picked(netns: str,
-                                                             tmp_path: Path) -> None:
+def test_play_lan_lists_the_servers_and_joins_the_one_picked(
+        netns: str, tmp_path: Path, terminals: list[Tmux]) -> None:
     # Two servers on this "LAN": one on loopback only, one on every address.
     first = Served(netns, tmp_path, "--host", "127.0.0.1", "--name", "alpha")
     second = Served(netns, tmp_path, "--host", "0.0.0.0", "--name", "beta")
@@ -207,6 +212,7 @@ def test_play_lan_lists_the_servers_and_joins_the_one_picked(netns: str,
     second.wait("INFO announced ")
     term = Tmux([IP or "ip", "netns", "exec", netns, *JACKAL, "play", "--lan", "--name", "ada"],
                 tmp_path, env={"XDG_STATE_HOME": str(tmp_path / "state")})
+    terminals.append(term)
     screen = term.wait(lambda s: "Server number 1-2" in s, "the list of servers")
     assert f"1. alpha  127.0.0.1:{first.port}" in screen
     assert f"2. beta  127.0.0.1:{second.port}" in screen
@@ -216,8 +222,37 @@ def test_play_lan_lists_the_servers_and_joins_the_one_picked(netns: str,
     screen = term.wait(lambda s: f"127.0.0.1:{second.port}" in s and "Server number" not in s,
                        "beta's lobby")
     term.keys("C-q")
+    assert term.wait_exit() == 0
     first.stop()
     second.stop()
+
+
+@pytest.mark.tmux
+@pytest.mark.subprocess
+@pytest.mark.skipif(TMUX is None, reason="needs tmux")
+def test_play_host_serves_the_lan_from_the_players_process(
+        netns: str, tmp_path: Path, terminals: list[Tmux]) -> None:
+    term = Tmux([IP or "ip", "netns", "exec", netns, *JACKAL, "play", "--host", "--port", "0",
+                 "--name", "ada", "--log", str(tmp_path / "play.log")], tmp_path, height=40,
+                env={"XDG_STATE_HOME": str(tmp_path / "state")})
+    terminals.append(term)
+    screen = term.wait(lambda s: "Press Enter" in s, "the address and its QR code")
+    port = int(re.search(r"Hosting on port (\d+)", screen).group(1))  # type: ignore[union-attr]
+    url = re.search(r"Open (\S+) on a phone", screen).group(1)  # type: ignore[union-attr]
+    assert _decode_qr(screen) == url
+    deadline = time.monotonic() + TIMEOUT
+    while "INFO announced " not in (tmp_path / "play.log").read_text():
+        assert time.monotonic() < deadline, "never announced"
+        time.sleep(0.05)
+    # A friend on the LAN finds the hosted server and sits at a table there.
+    done = _in_namespace(netns, JOIN)
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert f"CHOSE 127.0.0.1:{port}" in done.stdout and '"joined"' in done.stdout
+    # The host, in the lobby of the server in their own process, sees the friend's table.
+    term.keys("Enter")
+    term.wait(lambda s: "lan night" in s and f"127.0.0.1:{port}" in s, "the host's lobby")
+    term.keys("C-q")
+    assert term.wait_exit() == 0
 
 
 def _server(name: str, port: int) -> FoundServer:

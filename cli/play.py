@@ -50,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "jackal play --lan or a browser")
     parser.add_argument("--port", type=int, default=None,
                         help="with --host: the TCP port (default 7878; 0 picks a free one)")
-    parser.add_argument("--web", type=int, default=0, metavar="PORT",
+    parser.add_argument("--web", type=int, default=None, metavar="PORT",
                         help="with --host: the web page's port (default 0: a free one; "
                              "its address is shown as text and QR code before the lobby)")
     parser.add_argument("--password", help="the server's password, if it has one (with "
@@ -170,6 +170,9 @@ def run(args: argparse.Namespace) -> int:
     if sum(map(bool, (args.server, args.lan, args.host))) > 1:
         print("jackal play: choose one of --server, --lan and --host", file=sys.stderr)
         return 2
+    if not args.host and (args.port is not None or args.web is not None):
+        print("jackal play: --port and --web go with --host", file=sys.stderr)
+        return 2
     if args.lan:
         from .lan import find_server
 
@@ -281,7 +284,7 @@ def _host(args: argparse.Namespace) -> _Hosted | None:
 
     hosted = _Hosted(ServerConfig(
         host="0.0.0.0", port=DEFAULT_PORT if args.port is None else args.port,
-        web_port=args.web, announce=True, password=args.password,
+        web_port=args.web or 0, announce=True, password=args.password,
         bot_pause_seconds=max(0.0, args.bot_pause), bot_floor_seconds=BOT_FLOOR_SECONDS))
     if not hosted.start():
         why = hosted.failure

@@ -97,7 +97,9 @@ def browse(seconds: float = BROWSE_SECONDS) -> list[FoundServer]:
             elif name not in names:
                 names.append(name)
 
-    zeroconf = Zeroconf(ip_version=IPVersion.All)
+    # IPv4 only: servers announce their IPv4 addresses (an IPv6 browse also fails
+    # noisily on loopback), and a LAN evening is IPv4 in practice.
+    zeroconf = Zeroconf(ip_version=IPVersion.V4Only)
     try:
         browser = ServiceBrowser(zeroconf, SERVICE_TYPE, handlers=[seen])
         time.sleep(seconds)

@@ -68,6 +68,22 @@ def silent_netns() -> Iterator[str]:
     yield from _namespace(multicast=False)
 
 
+@pytest.fixture
+def lan() -> Iterator[tuple[str, str]]:
+    """Two machines on a LAN: two namespaces joined by a veth pair (10.77.0.1 and .2/24,
+    multicast on as on any Ethernet, the default route out through it), loopback without
+    multicast as usual."""
+    for host in _namespace(multicast=False):
+        for guest in _namespace(multicast=False):
+            _ip("link", "add", "lan0", "netns", host, "type", "veth",
+                "peer", "name", "lan0", "netns", guest)
+            for ns, address in ((host, "10.77.0.1/24"), (guest, "10.77.0.2/24")):
+                _ip("-n", ns, "addr", "add", address, "dev", "lan0")
+                _ip("-n", ns, "link", "set", "lan0", "up")
+                _ip("-n", ns, "route", "add", "default", "dev", "lan0")  # as via a router
+            yield host, guest
+
+
 class Served:
     """``jackal serve`` inside a namespace; its log and its standard output in files."""
 
@@ -157,29 +173,31 @@ def _decode_qr(text: str) -> str:
 
 
 @pytest.mark.subprocess
-def test_an_announced_server_is_found_joined_and_withdrawn(netns: str, tmp_path: Path) -> None:
-    served = Served(netns, tmp_path, "--host", "0.0.0.0", "--web", "0", "--qr",
+def test_an_announced_server_is_found_joined_and_withdrawn(lan: tuple[str, str],
+                                                          tmp_path: Path) -> None:
+    host, guest = lan
+    served = Served(host, tmp_path, "--host", "0.0.0.0", "--web", "0", "--qr",
                     "--name", "Friday \x1b[2Jnight")
-    hidden = Served(netns, tmp_path, "--host", "0.0.0.0", "--no-announce").started()
-    served.started().wait(r"INFO announced ")
-    done = _in_namespace(netns, JOIN)
+    hidden = Served(host, tmp_path, "--host", "0.0.0.0", "--no-announce").started()
+    served.started().wait(r"INFO announced on the LAN .* at 10\.77\.0\.1\n")
+    # The page's address for the LAN, not 0.0.0.0 nor loopback.
+    url = served.wait(r"web page on (http://10\.77\.0\.1:\d+/)").group(1)
+    done = _in_namespace(guest, JOIN)
     assert done.returncode == 0, done.stderr + done.stdout
     # Only the announced one is found (--no-announce: nobody), so with nobody to ask it
-    # is joined.
+    # is joined, from the other machine.
     chose, welcome, hello, tables, joined = done.stdout.strip().splitlines()[-5:]
-    assert chose == f"CHOSE 127.0.0.1:{served.port}"
+    assert chose == f"CHOSE 10.77.0.1:{served.port}"
     assert f":{hidden.port}" not in done.stdout
     # The list line shows name (escaped: it came from the network), address and web page.
-    web = int(served.wait(r"web page on http://\S+:(\d+)/").group(1))
-    assert (f"1. Friday \\x1b[2Jnight  127.0.0.1:{served.port}  "
-            f"web http://127.0.0.1:{web}/  0 tables") in done.stdout
+    assert (f"1. Friday \\x1b[2Jnight  10.77.0.1:{served.port}  web {url}  0 tables"
+            in done.stdout)
     assert '"welcome"' in welcome and '"hello_ok"' in hello
     assert '"lan night"' in tables
     assert '"joined"' in joined and '"seat": "W"' in joined
     assert "announc" not in hidden.stop()
     assert "announcement withdrawn" in served.stop()
     # --qr: the page's address as a QR code on standard output, the logged one.
-    url = served.wait(r"web page on (\S+)").group(1)
     assert _decode_qr(served.out.read_text()) == url
 
 

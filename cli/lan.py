@@ -9,6 +9,7 @@ from typing import TextIO
 
 import segno
 
+from ..client.connection import parse_address
 from ..client.discovery import BROWSE_SECONDS, FoundServer, browse
 
 __all__ = ["choose", "find_server", "print_qr"]
@@ -28,17 +29,18 @@ def print_qr(url: str, out: TextIO) -> None:
 
 
 def choose(found: list[FoundServer], ask: Callable[[str], str] | None,
-           say: Callable[[str], None]) -> str | None:
-    """The ``HOST:PORT`` to join among ``found``: the one picked by number, or an address
-    typed instead (the prompt takes both). ``ask`` (None: nobody to ask) returns a line
-    typed; Enter picks the only server found, or quits. Without anyone to ask, a single
-    server is joined and several are an error (said through ``say``). None: quit."""
+           say: Callable[[str], None]) -> FoundServer | None:
+    """The server to join among ``found``: the one picked by number, or an address typed
+    instead (the prompt takes both; a malformed one is asked again). ``ask`` (None: nobody
+    to ask) returns a line typed; Enter picks the only server found, or quits. Without
+    anyone to ask, a single server is joined and several are an error (said through
+    ``say``). None: quit."""
     for number, server in enumerate(found, 1):
         say(f"  {number}. {server.describe()}")
     if ask is None:
         if len(found) == 1:
             say(f"Joining {found[0].address}.")
-            return found[0].address
+            return found[0]
         say(NONE_FOUND if not found else
             "Several servers were found: run jackal play --lan in a terminal to pick one, "
             "or name one with --server HOST:PORT.")
@@ -53,19 +55,24 @@ def choose(found: list[FoundServer], ask: Callable[[str], str] | None,
         except EOFError:
             return None
         if not answer:
-            return found[0].address if len(found) == 1 else None
+            return found[0] if len(found) == 1 else None
         if answer.isdigit():
             if 1 <= int(answer) <= len(found):
-                return found[int(answer) - 1].address
+                return found[int(answer) - 1]
             say(f"There is no server {answer} in the list.")
             continue
         if answer.lower() in ("q", "quit"):
             return None
-        return answer  # an address typed by hand: checked as --server is
+        try:  # an address typed by hand, read as --server reads it
+            host, port = parse_address(answer)
+        except ValueError as exc:
+            say(str(exc))
+            continue
+        return FoundServer(name=answer, host=host, port=port)
 
 
 def find_server(ask: Callable[[str], str] | None, say: Callable[[str], None] = print,
-                seconds: float = BROWSE_SECONDS) -> str | None:
+                seconds: float = BROWSE_SECONDS) -> FoundServer | None:
     """Browse the LAN for ``seconds`` and let the user choose (see :func:`choose`)."""
     say(f"Looking for Jackal servers on the LAN ({seconds:g} s)...")
     try:

@@ -176,9 +176,14 @@ def run(args: argparse.Namespace) -> int:
     if args.lan:
         from .lan import find_server
 
-        args.server = find_server(input)
-        if args.server is None:
+        found = find_server(input)
+        if found is None:
             return 1
+        args.server = found.address
+        if found.password and args.password is None:
+            import getpass
+
+            args.password = getpass.getpass(f"Password of {found.address}: ")
     _quiet_logging(args.log)
     hosted = None
     if args.host:

@@ -127,11 +127,11 @@ JOIN = r"""
 import json, socket, sys
 from jackal.cli.lan import find_server
 
-address = find_server(None)
-print("CHOSE", address, flush=True)
-if address is None:
+found = find_server(None)
+print("CHOSE", found and found.address, flush=True)
+if found is None:
     sys.exit(3)
-host, port = address.rsplit(":", 1)
+host, port = found.host, found.port
 with socket.create_connection((host, int(port)), timeout=10) as sock:
     stream = sock.makefile("rwb")
     def ask(message):
@@ -220,25 +220,30 @@ def test_without_multicast_the_server_warns_once_and_serves(silent_netns: str,
 @pytest.mark.subprocess
 @pytest.mark.skipif(TMUX is None, reason="needs tmux")
 def test_play_lan_lists_the_servers_and_joins_the_one_picked(
-        netns: str, tmp_path: Path, terminals: list[Tmux]) -> None:
-    # Two servers on this "LAN": one on loopback only, one on every address.
-    first = Served(netns, tmp_path, "--host", "127.0.0.1", "--name", "alpha")
-    second = Served(netns, tmp_path, "--host", "0.0.0.0", "--name", "beta")
-    first.started()
-    second.started()
-    first.wait("announced to this machine only")
-    second.wait("INFO announced ")
-    term = Tmux([IP or "ip", "netns", "exec", netns, *JACKAL, "play", "--lan", "--name", "ada"],
+        lan: tuple[str, str], tmp_path: Path, terminals: list[Tmux]) -> None:
+    # Two servers on one machine of the LAN, the player on the other: each machine has its
+    # own mDNS port (two browsers on one machine may take each other's unicast answers).
+    host, guest = lan
+    first = Served(host, tmp_path, "--host", "0.0.0.0", "--name", "alpha")
+    second = Served(host, tmp_path, "--host", "0.0.0.0", "--name", "beta",
+                    "--password", "s3cret")
+    first.started().wait("INFO announced ")
+    second.started().wait("INFO announced ")
+    term = Tmux([IP or "ip", "netns", "exec", guest, *JACKAL, "play", "--lan", "--name", "ada"],
                 tmp_path, env={"XDG_STATE_HOME": str(tmp_path / "state")})
     terminals.append(term)
     screen = term.wait(lambda s: "Server number 1-2" in s, "the list of servers")
-    assert f"1. alpha  127.0.0.1:{first.port}" in screen
-    assert f"2. beta  127.0.0.1:{second.port}" in screen
+    assert f"1. alpha  10.77.0.1:{first.port}  0 tables\n" in screen
+    assert f"2. beta  10.77.0.1:{second.port}  0 tables  password" in screen
     term.keys("7", "Enter")
     term.wait(lambda s: "no server 7" in s, "a number off the list refused")
     term.keys("2", "Enter")
-    screen = term.wait(lambda s: f"127.0.0.1:{second.port}" in s and "Server number" not in s,
+    # The announcement says beta wants a password: asked for before the lobby.
+    term.wait(lambda s: f"Password of 10.77.0.1:{second.port}:" in s, "the password prompt")
+    term.keys("s3cret", "Enter")
+    screen = term.wait(lambda s: f"lobby  10.77.0.1:{second.port}" in s and "connected" in s,
                        "beta's lobby")
+    assert "bad_password" not in screen
     term.keys("C-q")
     assert term.wait_exit() == 0
     first.stop()
@@ -283,19 +288,21 @@ def _server(name: str, port: int) -> FoundServer:
     ([""], [_server("a", 1)], "192.168.1.20:1"),      # Enter: the only one
     ([""], [_server("a", 1), _server("b", 2)], None),  # Enter among several: quit
     (["10.0.0.5:7878"], [], "10.0.0.5:7878"),          # an address typed instead
+    (["bad:port", "10.0.0.5"], [], "10.0.0.5:7878"),   # ... asked again if malformed
     (["q"], [_server("a", 1)], None),
 ])
 def test_the_prompt_takes_a_number_or_an_address(answers: list[str], found: list[FoundServer],
                                                  chosen: str | None) -> None:
     said: list[str] = []
-    assert choose(found, lambda _label: answers.pop(0), said.append) == chosen
+    picked = choose(found, lambda _label: answers.pop(0), said.append)
+    assert (picked and picked.address) == chosen
     assert answers == []
     assert any("http://192.168.1.20:8080/" in line for line in said) or not found
 
 
 def test_without_a_terminal_only_a_single_server_is_joined() -> None:
     said: list[str] = []
-    assert choose([_server("a", 1)], None, said.append) == "192.168.1.20:1"
+    assert choose([_server("a", 1)], None, said.append) == _server("a", 1)
     assert choose([_server("a", 1), _server("b", 2)], None, said.append) is None
     assert "Several servers" in said[-1]
 

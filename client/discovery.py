@@ -10,7 +10,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from zeroconf import IPVersion, ServiceBrowser, ServiceStateChange, Zeroconf
+from zeroconf import DNSQuestionType, IPVersion, ServiceBrowser, ServiceStateChange, Zeroconf
 
 from ..protocol.text import escape_text
 
@@ -101,7 +101,11 @@ def browse(seconds: float = BROWSE_SECONDS) -> list[FoundServer]:
     # noisily on loopback), and a LAN evening is IPv4 in practice.
     zeroconf = Zeroconf(ip_version=IPVersion.V4Only)
     try:
-        browser = ServiceBrowser(zeroconf, SERVICE_TYPE, handlers=[seen])
+        # Answers asked by multicast (QM), not unicast (QU): on a machine that also runs a
+        # server, a unicast answer to port 5353 may be handed to the server's socket (they
+        # share the port) and never reach us.
+        browser = ServiceBrowser(zeroconf, SERVICE_TYPE, handlers=[seen],
+                                 question_type=DNSQuestionType.QM)
         time.sleep(seconds)
         browser.cancel()
         with lock:
@@ -109,7 +113,8 @@ def browse(seconds: float = BROWSE_SECONDS) -> list[FoundServer]:
         found = []
         for name in pending:
             # Usually answered from the cache the browse filled; else asked once more.
-            info = zeroconf.get_service_info(SERVICE_TYPE, name, timeout=1000)
+            info = zeroconf.get_service_info(SERVICE_TYPE, name, timeout=1000,
+                                             question_type=DNSQuestionType.QM)
             if info is None or info.port is None:
                 continue
             host = _pick_address(info.parsed_addresses())

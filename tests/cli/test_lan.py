@@ -227,14 +227,19 @@ def test_play_lan_lists_the_servers_and_joins_the_one_picked(
     first = Served(host, tmp_path, "--host", "0.0.0.0", "--name", "alpha")
     second = Served(host, tmp_path, "--host", "0.0.0.0", "--name", "beta",
                     "--password", "s3cret")
+    # One on loopback: never announced to the LAN (here not even to its own machine, whose
+    # loopback, as usual, carries no multicast).
+    local = Served(host, tmp_path, "--host", "127.0.0.1", "--name", "gamma")
     first.started().wait("INFO announced ")
     second.started().wait("INFO announced ")
+    local.started().wait("WARNING not announced on the LAN: .*lo does not")
     term = Tmux([IP or "ip", "netns", "exec", guest, *JACKAL, "play", "--lan", "--name", "ada"],
                 tmp_path, env={"XDG_STATE_HOME": str(tmp_path / "state")})
     terminals.append(term)
     screen = term.wait(lambda s: "Server number 1-2" in s, "the list of servers")
     assert f"1. alpha  10.77.0.1:{first.port}  0 tables\n" in screen
     assert f"2. beta  10.77.0.1:{second.port}  0 tables  password" in screen
+    assert "gamma" not in screen and "3." not in screen
     term.keys("7", "Enter")
     term.wait(lambda s: "no server 7" in s, "a number off the list refused")
     term.keys("2", "Enter")
@@ -248,6 +253,7 @@ def test_play_lan_lists_the_servers_and_joins_the_one_picked(
     assert term.wait_exit() == 0
     first.stop()
     second.stop()
+    local.stop()
 
 
 @pytest.mark.tmux

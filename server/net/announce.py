@@ -115,6 +115,13 @@ def _addresses(host: str) -> tuple[list[Address], list[str] | InterfaceChoice, I
     return found, [str(a) for a in found], version
 
 
+def _loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 class _Announcer:
     """One zeroconf instance and its service; every method blocks (run it in a thread)."""
 
@@ -171,7 +178,10 @@ async def announce(what: Announcement, tables: Callable[[], int] | None = None) 
         try:
             where = await trio.to_thread.run_sync(announcer.register, count)
         except Exception as exc:  # zeroconf's own errors and OSError alike: serve on
-            log.warning("not announced on the LAN: %s", exc or type(exc).__name__)
+            # A loopback server (jackal serve's default) serves no LAN anyway: no warning
+            # at every start because its loopback, as usual, carries no multicast.
+            say = log.info if _loopback(what.host) else log.warning
+            say("not announced on the LAN: %s", exc or type(exc).__name__)
             return
         log.info("announced %s as %r (%s) at %s",
                  "to this machine only" if where.startswith(("127.", "::1")) else "on the LAN",

@@ -5,10 +5,12 @@ on a server started inside this process; with ``--server HOST:PORT``, that serve
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import logging
 import os
 import sys
+import threading
 from typing import TYPE_CHECKING
 
 from ..bots.registry import STRATEGIES
@@ -18,6 +20,8 @@ from ..game.seats import Seat
 
 if TYPE_CHECKING:
     import trio
+
+    from ..server.config import ServerConfig
 
 __all__ = ["add_arguments", "bot_strategies", "run"]
 
@@ -36,7 +40,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--server", metavar="HOST:PORT",
                         help="play on this server (opens its lobby) instead of the built-in "
                              "game against bots")
-    parser.add_argument("--password", help="the server's password, if it has one")
+    parser.add_argument("--lan", action="store_true",
+                        help="look for servers on the LAN (announced by jackal serve), "
+                             "list them and join the one you pick by number")
+    parser.add_argument("--host", action="store_true",
+                        help="host a game for the LAN: a server in this process on every "
+                             "address (port --port), with the web page (--web) and "
+                             "announced; you go to its lobby, friends join with "
+                             "jackal play --lan or a browser")
+    parser.add_argument("--port", type=int, default=None,
+                        help="with --host: the TCP port (default 7878; 0 picks a free one)")
+    parser.add_argument("--web", type=int, default=None, metavar="PORT",
+                        help="with --host: the web page's port (default 0: a free one; "
+                             "its address is shown as text and QR code before the lobby)")
+    parser.add_argument("--password", help="the server's password, if it has one (with "
+                                           "--host: the password your server asks for)")
     parser.add_argument("--name", default=os.environ.get("USER") or "you",
                         help="your name at the table (default: $USER, else 'you')")
     parser.add_argument("--table", metavar="ID",
@@ -149,6 +167,30 @@ def run(args: argparse.Namespace) -> int:
         print("jackal play: --invite needs --table (the private table the code is for)",
               file=sys.stderr)
         return 2
+    if sum(map(bool, (args.server, args.lan, args.host))) > 1:
+        print("jackal play: choose one of --server, --lan and --host", file=sys.stderr)
+        return 2
+    if not args.host and (args.port is not None or args.web is not None):
+        print("jackal play: --port and --web go with --host", file=sys.stderr)
+        return 2
+    if args.lan:
+        from .lan import find_server
+
+        found = find_server(input)
+        if found is None:
+            return 1
+        args.server = found.address
+        if found.password and args.password is None:
+            import getpass
+
+            args.password = getpass.getpass(f"Password of {found.address}: ")
+    _quiet_logging(args.log)
+    hosted = None
+    if args.host:
+        hosted = _host(args)
+        if hosted is None:
+            return 1
+        args.server = f"127.0.0.1:{hosted.port}"
     server = None
     if args.server:
         try:
@@ -156,18 +198,21 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"jackal play: {exc}", file=sys.stderr)
             return 2
-    _quiet_logging(args.log)
     game = EmbeddedGame(name=args.name[:32] or "you", seat=args.seat or Seat.S,
                         partner=partner,
                         opponents=opponents, conventions=ours, their_conventions=theirs,
                         target=args.target, seed=args.seed)
-    return run_tui(PlayOptions(game=game, server=server, password=args.password,
-                               symbols=args.symbols, table=args.table, seat=args.seat,
-                               invite=args.invite,
-                               bell=args.bell, confirm=args.confirm,
-                               store=SeatStore(seats_dir()) if server else None,
-                               start_server=functools.partial(
-                                   start_embedded_server, bot_pause=max(0.0, args.bot_pause))))
+    try:
+        return run_tui(PlayOptions(game=game, server=server, password=args.password,
+                                   symbols=args.symbols, table=args.table, seat=args.seat,
+                                   invite=args.invite,
+                                   bell=args.bell, confirm=args.confirm,
+                                   store=SeatStore(seats_dir()) if server else None,
+                                   start_server=functools.partial(
+                                       start_embedded_server, bot_pause=max(0.0, args.bot_pause))))
+    finally:
+        if hosted is not None:
+            hosted.stop()
 
 
 async def start_embedded_server(nursery: trio.Nursery, bot_pause: float = 0.0) -> int:
@@ -182,6 +227,83 @@ async def start_embedded_server(nursery: trio.Nursery, bot_pause: float = 0.0) -
                           bot_pause_seconds=bot_pause, bot_floor_seconds=BOT_FLOOR_SECONDS)
     port: int = await nursery.start(serve, config)
     return port
+
+
+class _Hosted:
+    """The server of ``jackal play --host``, run by its own trio loop in a thread (the
+    terminal client's loop is a guest of prompt_toolkit's and starts later)."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.port = 0
+        self.page: str | None = None
+        self.failure: BaseException | None = None
+        self._ready = threading.Event()
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._scope: trio.CancelScope | None = None
+        self._thread = threading.Thread(target=self._run, name="jackal-host", daemon=True)
+
+    def start(self) -> bool:
+        self._thread.start()
+        self._ready.wait()
+        return self.failure is None
+
+    def _run(self) -> None:
+        import trio
+
+        from ..server.net.listener import serve
+
+        def page(url: str) -> None:
+            self.page = url
+
+        async def main() -> None:
+            async with trio.open_nursery() as nursery:
+                self._scope = nursery.cancel_scope
+                self._token = trio.lowlevel.current_trio_token()
+                self.port = await nursery.start(functools.partial(
+                    serve, self.config, page_started=page))
+                self._ready.set()
+
+        try:
+            trio.run(main)
+        except BaseException as exc:  # said by the main thread
+            self.failure = exc
+        finally:
+            self._ready.set()
+
+    def stop(self) -> None:
+        """Stop the server (goodbyes said, announcement withdrawn) and wait for it."""
+        if self._token is not None and self._scope is not None and self._thread.is_alive():
+            import trio
+
+            with contextlib.suppress(trio.RunFinishedError):
+                trio.from_thread.run_sync(self._scope.cancel, trio_token=self._token)
+        self._thread.join(timeout=10)
+
+
+def _host(args: argparse.Namespace) -> _Hosted | None:
+    """Start ``jackal play --host``'s server on every address, with its web page and
+    announced; show where friends join (text and QR code) until Enter. None if it failed."""
+    from ..server.config import BOT_FLOOR_SECONDS, DEFAULT_PORT, ServerConfig
+    from .lan import print_qr
+
+    hosted = _Hosted(ServerConfig(
+        host="0.0.0.0", port=DEFAULT_PORT if args.port is None else args.port,
+        web_port=args.web or 0, announce=True, password=args.password,
+        bot_pause_seconds=max(0.0, args.bot_pause), bot_floor_seconds=BOT_FLOOR_SECONDS))
+    if not hosted.start():
+        why = hosted.failure
+        while isinstance(why, BaseExceptionGroup):
+            why = why.exceptions[0]
+        print(f"jackal play: cannot host: {why}", file=sys.stderr)
+        return None
+    print(f"Hosting on port {hosted.port}, announced on the LAN: friends run "
+          "'jackal play --lan'.")
+    if hosted.page is not None:
+        print_qr(hosted.page, sys.stdout)
+    with contextlib.suppress(EOFError):
+        input("Press Enter to open your lobby (create a table there; b adds bots)...")
+    return hosted
 
 
 def _quiet_logging(path: str | None) -> None:

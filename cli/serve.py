@@ -6,6 +6,7 @@ cleanly."""
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import signal
@@ -18,6 +19,7 @@ from ..bots.registry import STRATEGIES, substitute_strategy
 from ..server.config import BOT_FLOOR_SECONDS, DEFAULT_PORT, ServerConfig
 from ..server.net.listener import serve
 from ..server.records.files import private_folder
+from .lan import print_qr
 from .paths import records_dir
 
 __all__ = ["add_arguments", "config_from_args", "run"]
@@ -35,6 +37,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "port (0 picks a free one; off unless given); the log says "
                              "which address to open, e.g. on a phone on the LAN with "
                              "--host 0.0.0.0")
+    parser.add_argument("--no-announce", dest="announce", action="store_false",
+                        help="do not announce the server on the LAN (by default it is, over "
+                             "mDNS/DNS-SD, so jackal play --lan finds it; with a loopback "
+                             "--host, to this machine only)")
+    parser.add_argument("--name", metavar="NAME", default=None,
+                        help="the name the server is announced under (default: "
+                             "'Jackal on HOSTNAME')")
+    qr = parser.add_mutually_exclusive_group()
+    qr.add_argument("--qr", action="store_true", default=None,
+                    help="with --web: print the page's address as a QR code for a phone "
+                         "(default: when stdout is a terminal and --host is not loopback)")
+    qr.add_argument("--no-qr", dest="qr", action="store_false",
+                    help="never print the QR code")
     kept = parser.add_mutually_exclusive_group()
     kept.add_argument("--records", type=Path, metavar="DIR",
                       help="write one JSON-lines record per match here and restore "
@@ -145,6 +160,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     burst = max(args.rate, 10.0)
     return ServerConfig(
         host=args.host, port=args.port, web_port=args.web, records_dir=_records(args),
+        announce=args.announce, announce_name=(args.name or "")[:NAME_MAX] or None,
         password=args.password,
         records_max_bytes=None if not args.records_max_mb
         else int(args.records_max_mb * 1_000_000),
@@ -165,7 +181,19 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     )
 
 
-async def _main(config: ServerConfig) -> None:
+#: Longest announced name (a DNS label holds 63 bytes).
+NAME_MAX = 40
+
+
+def _wants_qr(args: argparse.Namespace) -> bool:
+    """--qr, --no-qr, or by default: a terminal to show it on and a page phones can reach."""
+    if args.qr is not None:
+        return bool(args.qr)
+    loopback = args.host in ("localhost", "::1") or args.host.startswith("127.")
+    return args.web is not None and sys.stdout.isatty() and not loopback
+
+
+async def _main(config: ServerConfig, qr: bool = False) -> None:
     async with trio.open_nursery() as nursery:
         async def stop_on_signal() -> None:
             with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
@@ -176,7 +204,8 @@ async def _main(config: ServerConfig) -> None:
                     return
 
         nursery.start_soon(stop_on_signal)
-        await nursery.start(serve, config)
+        show = functools.partial(print_qr, out=sys.stdout) if qr else None
+        await nursery.start(functools.partial(serve, config, page_started=show))
         # Said once listening, so a port that is taken fails with one line and no more.
         server_log = logging.getLogger("jackal.server")
         if config.records_dir is None:
@@ -205,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
         logging.getLogger("jackal.server").setLevel(logging.INFO)
         logging.getLogger("jackal.server").addFilter(
             lambda record: record.levelno >= logging.WARNING or "listening on" in record.msg
-            or "web page on" in record.msg
+            or "web page on" in record.msg or "announc" in record.msg
             or "match records" in record.msg)
     config = config_from_args(args)
     if config.takeover_strategy is not None and config.takeover_strategy not in STRATEGIES:
@@ -217,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
         _tighten_state_folders(config.records_dir)
     failure: OSError | None = None
     try:
-        trio.run(_main, config)
+        trio.run(_main, config, _wants_qr(args))
     except* OSError as group:  # e.g. the port is taken (raised inside a nursery: grouped)
         failure = _first(group)
     if failure is not None:

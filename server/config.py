@@ -28,6 +28,11 @@ class ServerConfig:
     port: int = DEFAULT_PORT
     #: The web page and its WebSocket (``jackal serve --web``) listen here; None: off.
     web_port: int | None = None
+    #: Announce the server on the LAN over mDNS/DNS-SD (``jackal serve`` does unless
+    #: ``--no-announce``; tests and embedded servers do not)...
+    announce: bool = False
+    #: ...under this name (None: ``Jackal on HOSTNAME``).
+    announce_name: str | None = None
     #: One JSON-lines file per match goes here; unfinished matches are restored from it.
     records_dir: Path | None = None
     #: A match record stops at this many bytes and its table is closed (``table_closed``).

@@ -7,6 +7,7 @@ to every connection before it closes them.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import logging
 from collections.abc import Callable
 from functools import partial
@@ -19,6 +20,7 @@ from ..config import ServerConfig
 from ..hub import Hub
 from ..web.gateway import Gateway, page_urls
 from . import gctune
+from .announce import Announcement, announce, default_name
 from .ratelimit import address_group
 from .session import Session
 
@@ -40,7 +42,8 @@ def _address(stream: trio.SocketStream) -> str:
 
 async def serve(config: ServerConfig, *,
                 task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
-                web_started: Callable[[int], None] | None = None) -> None:
+                web_started: Callable[[int], None] | None = None,
+                page_started: Callable[[str], None] | None = None) -> None:
     """Run a Jackal server with ``config`` until cancelled.
 
     It restores unfinished matches from the records directory, listens, reports the bound
@@ -61,7 +64,10 @@ async def serve(config: ServerConfig, *,
 
     With ``config.web_port`` set it also serves the web page and its WebSocket
     (:mod:`..web`), whose connections go through the same admission and sessions; the
-    bound web port is passed to ``web_started`` and logged as ``web page on URL``.
+    bound web port is passed to ``web_started`` and logged as ``web page on URL``, and the
+    page's address for other machines (a LAN address when listening on every address) to
+    ``page_started``. With ``config.announce`` the server is announced on the LAN
+    (:mod:`.announce`) once listening, and withdrawn when it stops.
     """
     hub = Hub(config)
 
@@ -109,13 +115,24 @@ async def serve(config: ServerConfig, *,
             await outer.start(partial(trio.serve_listeners, handle, listeners,
                                       handler_nursery=pool))
             log.info("listening on %s:%d", config.host, port)
+            web_port: int | None = None
             if web_listeners:
                 web_port = int(web_listeners[0].socket.getsockname()[1])
                 await outer.start(partial(trio.serve_listeners, Gateway(admit).handle,
                                           web_listeners, handler_nursery=pool))
-                log.info("web page on %s", " or ".join(page_urls(config.host, web_port)))
+                urls = page_urls(config.host, web_port)
+                log.info("web page on %s%s", " or ".join(urls),
+                         _LOOPBACK_ONLY if _loopback(config.host) else "")
                 if web_started is not None:
                     web_started(web_port)
+                if page_started is not None:
+                    page_started(urls[0])
+            if config.announce:
+                # Not awaited: the announcement takes a second or two and the server is
+                # already serving; cancelled with the accepting tasks, it says goodbye.
+                outer.start_soon(announce, Announcement(
+                    config.host, port, web_port, config.announce_name or default_name(),
+                    password=config.password is not None), lambda: len(hub.lobby.tables))
             task_status.started(port)
             await trio.sleep_forever()
         finally:
@@ -126,6 +143,20 @@ async def serve(config: ServerConfig, *,
             pool_scope.cancel()
             if thresholds is not None:
                 gctune.unsettle(thresholds)
+
+
+#: Said after the page's address when the server listens on loopback only.
+_LOOPBACK_ONLY = " (this machine only: --host 0.0.0.0 serves the LAN)"
+
+
+def _loopback(host: str) -> bool:
+    """``host`` is a loopback address or name (reachable from this machine only)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 #: What a refused connection is told, by :func:`.ratelimit.share_refusal`'s reason.

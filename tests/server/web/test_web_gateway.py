@@ -205,27 +205,77 @@ def _node_with_websocket() -> str | None:
     return node if probe.returncode == 0 else None
 
 
+def _page(node: str, web: int, name: str, mode: str, *extra: str) -> list[str]:
+    """The command line that runs the page's script (by page_harness.mjs) in ``mode``."""
+    app = resources.files("jackal.server.web").joinpath("static", "app.js")
+    return [node, "--experimental-websocket", "--no-warnings", str(HARNESS), str(app),
+            str(web), name, mode, *extra]
+
+
+def _last(out: bytes) -> dict[str, object]:
+    return json.loads(out.decode().strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
 @pytest.mark.subprocess
-@pytest.mark.parametrize("mode", ["", "drop"])
+@pytest.mark.parametrize("mode", ["solo", "drop"])
 async def test_the_page_plays_a_deal_against_three_bots(mode: str) -> None:
     # The page's own script, run by Node with a stand-in for the DOM (not a browser: the
-    # layout and the real DOM are for the browser tests to come), against a real server.
+    # layout and the real DOM are for the browser tests), against a real server.
     node = _node_with_websocket()
     if node is None:
         pytest.skip("needs Node with a WebSocket (20.10+)")
-    app = resources.files("jackal.server.web").joinpath("static", "app.js")
     async with web_server(bot_floor_seconds=0.0, bot_pause_seconds=0.0) as (_, web):
         with trio.fail_after(60):
-            done = await trio.run_process(
-                [node, "--experimental-websocket", "--no-warnings", str(HARNESS), str(app),
-                 str(web), "pia", mode], capture_stdout=True, capture_stderr=True,
-                check=False)
+            done = await trio.run_process(_page(node, web, "pia", mode), capture_stdout=True,
+                                          capture_stderr=True, check=False)
     assert done.returncode == 0, (done.stdout, done.stderr)
-    result = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    result = _last(done.stdout)
     assert result["rows"] == [8, 8, 8, 8] and result["taps"] >= 8 and result["token"]
-    assert "Deal 1" in result["summary"] and "Penalty NS" in result["summary"]
+    # Target 1: the first deal ends the match, and the page offers a rematch.
+    assert (result["status"], result["you"], result["rematch"]) == ("over", "S", True)
+    summary = str(result["summary"])
+    assert "Deal 1" in summary and "penalty" in summary and "information cost" in summary
+    assert "Dealt hands" in summary and "best:" in summary
+    assert str(result["score"]).startswith("NS ") and "to 1" in str(result["score"])
+    # Every played card shows its meaning, as the server explains it.
+    meanings = result["meanings"]
+    assert isinstance(meanings, list) and len(meanings) == 32 and all(meanings)
     # After a drop the page came back on a second connection and reclaimed its seat.
     assert result["sockets"] == (2 if mode == "drop" else 1)
+
+
+@pytest.mark.subprocess
+async def test_a_friend_joins_by_the_invitation_link_and_reads_the_table_s_chat(
+        tmp_path: Path) -> None:
+    # One page creates a private table (bots at E and W) and shows the link of N; a second
+    # page opens that link, sits at N, reads the host's chat line (as text: the markup in
+    # it stays text) and says ready; both play the deal through.
+    node = _node_with_websocket()
+    if node is None:
+        pytest.skip("needs Node with a WebSocket (20.10+)")
+    async with web_server(bot_floor_seconds=0.0, bot_pause_seconds=0.0) as (_, web):
+        with trio.fail_after(60):
+            with (tmp_path / "host.out").open("wb") as out:
+                proc = await trio.lowlevel.open_process(
+                    _page(node, web, "hana", "host"), stdout=out, stderr=subprocess.DEVNULL)
+            try:
+                while b"\n" not in (first := (tmp_path / "host.out").read_bytes()):
+                    await trio.sleep(0.02)
+                link = str(json.loads(first.partition(b"\n")[0])["link"])
+                assert re.fullmatch(rf"http://127\.0\.0\.1:{web}/#join/t\d+/N/[\w%-]+", link)
+                guest = await trio.run_process(_page(node, web, "gus", "guest", link),
+                                               capture_stdout=True, capture_stderr=True,
+                                               check=False)
+                assert await proc.wait() == 0
+            finally:
+                proc.kill()
+    rest = (tmp_path / "host.out").read_bytes()
+    assert guest.returncode == 0, (guest.stdout, guest.stderr)
+    seen_by_host, seen_by_guest = _last(rest), _last(guest.stdout)
+    assert (seen_by_host["you"], seen_by_guest["you"]) == ("S", "N")
+    assert seen_by_host["rows"] == seen_by_guest["rows"] == [8, 8, 8, 8]
+    assert seen_by_guest["chat"] == ["hana (S): hello <b>north</b>"]
+    assert seen_by_host["summary"] == seen_by_guest["summary"]
 
 
 @pytest.mark.subprocess

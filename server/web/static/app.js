@@ -145,6 +145,8 @@ function handle(msg) {
         s.turn = null;
         s.status = "between_deals";
         s.hand = null;
+        // As the server does: every person says ready again for the next deal.
+        for (const seat of s.seats || []) if (seat.kind === "human") seat.ready = false;
       }
       S.clock = null;
       S.nextDeal = msg.next_deal_in !== undefined ? Date.now() + msg.next_deal_in * 1000 : null;
@@ -155,7 +157,12 @@ function handle(msg) {
       break;
     case "match_ended":
       S.note = msg.winner ? `Match over: ${msg.winner} wins` : "Match over: a tie";
-      if (s) { s.status = "over"; s.scores = msg.scores; }
+      if (s) {
+        s.status = "over";
+        s.scores = msg.scores;
+        // From here a person's ready flag says it asked for a rematch.
+        for (const seat of s.seats || []) seat.ready = seat.kind === "bot";
+      }
       S.nextDeal = null;
       break;
     case "player_ready":

@@ -96,11 +96,9 @@ function createForm(S, act) {
 }
 
 export function lobbyView(S, act) {
-  const box = el("section", { class: "lobby" });
-  box.append(text("h2", "Tables"));
-  if (!S.tables.length) box.append(text("p", "No tables yet: create one below.", "muted"));
-  box.append(el("ul", { class: "tables" }, S.tables.map((t) => tableItem(t, act))));
-  box.append(createForm(S, act));
-  box.append(chatBox(S, act, S.lobbyChat, null));
-  return box;
+  const list = el("div", { class: "main" }, text("h2", "Tables"));
+  if (!S.tables.length) list.append(text("p", "No tables yet: create one.", "muted"));
+  list.append(el("ul", { class: "tables" }, S.tables.map((t) => tableItem(t, act))));
+  const side = el("div", { class: "side" }, createForm(S, act), chatBox(S, act, S.lobbyChat, null));
+  return el("section", { class: "lobby" }, list, side);
 }

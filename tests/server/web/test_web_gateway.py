@@ -351,3 +351,40 @@ async def test_a_frame_that_breaks_the_websocket_protocol_closes_with_its_code()
         await lines.sock.send_all(b"\x81\x82\x00\x00\x00\x00\xff\xfe")
         await client.eof()
         assert lines.close_code == 1007
+
+
+@pytest.mark.subprocess
+async def test_the_page_reclaims_its_seat_after_a_server_restart(tmp_path: Path) -> None:
+    # The page plays three cards, the server stops (its records kept) and starts again on
+    # the same ports from those records: the page reconnects by itself, reclaims its seat
+    # with its stored token and finishes the deal.
+    node = _node_with_websocket()
+    if node is None:
+        pytest.skip("needs Node with a WebSocket (20.10+)")
+    settings = {"bot_floor_seconds": 0.0, "bot_pause_seconds": 0.0, "records_dir": tmp_path}
+    async with web_server(**settings) as (tcp, web):
+        with (tmp_path / "page.out").open("wb") as out:
+            proc = await trio.lowlevel.open_process(
+                _page(node, web, "remy", "pause"), stdout=out, stderr=subprocess.DEVNULL,
+                stdin=subprocess.PIPE)
+        try:
+            with trio.fail_after(30):
+                while b"paused" not in (tmp_path / "page.out").read_bytes():
+                    await trio.sleep(0.02)
+        except BaseException:
+            proc.kill()
+            raise
+    try:
+        config = ServerConfig(port=tcp, web_port=web, **settings)  # type: ignore[arg-type]
+        async with trio.open_nursery() as nursery:
+            await nursery.start(lambda task_status: serve(config, task_status=task_status))
+            assert proc.stdin is not None
+            await proc.stdin.send_all(b"go on\n")
+            with trio.fail_after(60):
+                assert await proc.wait() == 0
+            nursery.cancel_scope.cancel()
+    finally:
+        proc.kill()
+    result = _last((tmp_path / "page.out").read_bytes())
+    assert result["rows"] == [8, 8, 8, 8] and result["you"] == "S"
+    assert result["sockets"] >= 2 and "Deal 1" in str(result["summary"])

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
+from typing import Any, cast
 
 import h11
 import pytest
@@ -212,8 +213,9 @@ def _page(node: str, web: int, name: str, mode: str, *extra: str) -> list[str]:
             str(web), name, mode, *extra]
 
 
-def _last(out: bytes) -> dict[str, object]:
-    return json.loads(out.decode().strip().splitlines()[-1])  # type: ignore[no-any-return]
+def _last(out: bytes) -> dict[str, Any]:
+    """The last line the page printed: what it showed at the end."""
+    return cast(dict[str, Any], json.loads(out.decode().strip().splitlines()[-1]))
 
 
 @pytest.mark.subprocess
@@ -224,7 +226,7 @@ async def test_the_page_plays_a_deal_against_three_bots(mode: str) -> None:
     node = _node_with_websocket()
     if node is None:
         pytest.skip("needs Node with a WebSocket (20.10+)")
-    async with web_server(bot_floor_seconds=0.0, bot_pause_seconds=0.0) as (_, web):
+    async with web_server(bot_floor_seconds=0.0, bot_pause_seconds=0.0, hints=True) as (_, web):
         with trio.fail_after(60):
             done = await trio.run_process(_page(node, web, "pia", mode), capture_stdout=True,
                                           capture_stderr=True, check=False)
@@ -242,6 +244,13 @@ async def test_the_page_plays_a_deal_against_three_bots(mode: str) -> None:
     assert isinstance(meanings, list) and len(meanings) == 32 and all(meanings)
     # After a drop the page came back on a second connection and reclaimed its seat.
     assert result["sockets"] == (2 if mode == "drop" else 1)
+    # It took a hint on its first turn and played the card the hint named.
+    assert re.fullmatch(r"[2-9TJQKA][SHDC]", str(result["hint"]))
+    assert "The expert bot would play" in str(result["hintText"])
+    # Its question about an opponent's card got the bot's answer; its chat was closed
+    # while the deal was played (partners talk only through their cards).
+    assert any(line.startswith(("E answers", "W answers")) for line in result["log"])
+    assert "You asked" in str(result["questions"]) and result["chatClosed"] is True
 
 
 @pytest.mark.subprocess
@@ -351,6 +360,29 @@ async def test_a_frame_that_breaks_the_websocket_protocol_closes_with_its_code()
         await lines.sock.send_all(b"\x81\x82\x00\x00\x00\x00\xff\xfe")
         await client.eof()
         assert lines.close_code == 1007
+
+
+@pytest.mark.subprocess
+async def test_the_page_watches_a_table_and_talks_to_its_spectators() -> None:
+    # Four bots play; the page watches from the lobby: it sees the cards, holds no hand,
+    # and its chat line goes to the table's spectators.
+    node = _node_with_websocket()
+    if node is None:
+        pytest.skip("needs Node with a WebSocket (20.10+)")
+    async with web_server(bot_floor_seconds=0.05, bot_pause_seconds=0.0) as (_, web):
+        creator = await ws_client(web, "otto")
+        await creator.hello()
+        table = (await creator.request(type="create_table", name="bots"))["table"]
+        for seat in "NESW":
+            await creator.request(type="add_bot", table=table, seat=seat)
+        with trio.fail_after(60):
+            done = await trio.run_process(_page(node, web, "vera", "watch"),
+                                          capture_stdout=True, capture_stderr=True,
+                                          check=False)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    result = _last(done.stdout)
+    assert (result["you"], result["hand"], result["ready"]) == (None, False, False)
+    assert result["chat"] == ["[watching] vera: nice play"]
 
 
 @pytest.mark.subprocess

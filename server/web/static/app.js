@@ -332,12 +332,16 @@ async function followLink() {
 }
 
 async function showLobby() {
+  const shown = S.view;
   S.view = "lobby";
   S.state = null;
   S.summary = null;
   const reply = await request({ type: "list_tables" });
-  if (reply.type === "tables") S.tables = reply.tables;
-  render();
+  // The lobby is asked for every few seconds: redraw only when it changed (a redraw
+  // under the thumb of someone filling in the form is a nuisance).
+  const fresh = reply.type === "tables" && JSON.stringify(reply.tables) !== JSON.stringify(S.tables);
+  if (fresh) S.tables = reply.tables;
+  if (fresh || S.view !== shown) render();
   clearTimeout(lobbyTimer);
   lobbyTimer = setTimeout(() => { if (S.view === "lobby" && S.online) showLobby(); }, 5000);
 }
@@ -426,6 +430,7 @@ const act = {
   pause: () => request({ type: "pause" }),
   resume: () => request({ type: "resume" }),
   chat: (line) => request({ type: "chat", text: line }),
+  conventions: (card) => request({ type: "conventions", card }),
   select(seat, index) {
     const same = S.selected && S.selected[0] === seat && S.selected[1] === index;
     S.selected = same ? null : [seat, index];
@@ -439,7 +444,10 @@ const act = {
 
 function render() {
   // Redrawing replaces the nodes: keep the focus (and the caret) where the player types.
-  const focused = document.activeElement && document.activeElement.id;
+  const active = document.activeElement;
+  const focused = active && active.id;
+  let caret = null;
+  try { caret = active ? active.selectionStart : null; } catch { caret = null; }
   app.replaceChildren();
   const bar = el("header", {}, text("h1", "Jackal"));
   const note = text("p", S.note, S.note ? "note" : "note empty");
@@ -452,8 +460,14 @@ function render() {
   else if (S.view === "table" && S.state) app.append(tableView(S, act));
   if (focused) {
     const again = document.getElementById(focused);
-    if (again && again !== app && again.focus) again.focus();
+    if (again && again !== app && again.focus) {
+      again.focus();
+      try { again.setSelectionRange(caret, caret); } catch { /* a number input has none */ }
+    }
   }
+  // The newest chat line is at the bottom of its scrolling box.
+  const log = document.getElementById("chat-log");
+  if (log && log !== app && log.scrollHeight) log.scrollTop = log.scrollHeight;
 }
 
 // The clock counts down without redrawing the page: only its own text changes.

@@ -28,6 +28,7 @@ function tableItem(t, act) {
   if (t.seeded) flags.push("seeded");
   if (t.turn_seconds) flags.push(`${Math.round(t.turn_seconds)} s a card`);
   if (t.hints) flags.push("hints");
+  if (t.creator) flags.push(`by ${t.creator}`);
   flags.push(`to ${t.target}`);
   item.append(el("div", { class: "entry-head" }, text("strong", t.name),
                  text("span", flags.join(" \u00b7 "), "muted")));

@@ -7,6 +7,13 @@ import { SEATS, cardNode, el, partner, shortMeaning, team, text } from "./dom.js
 import { chatBox } from "./chat.js";
 import { summaryView } from "./summary.js";
 
+const CARDS = ["beginner", "advanced", "none"];
+
+function cardName(s, side) {
+  const card = s.conventions && s.conventions[side];
+  return typeof card === "string" ? card : (card && card.name) || "?";
+}
+
 const ORDINAL = ["", "1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th"];
 
 function seatOf(s, seat) { return (s.seats || []).find((x) => x.seat === seat) || {}; }
@@ -166,6 +173,16 @@ function actionsView(S, act) {
     actions.append(el("button", { type: "button", "data-action": "hint", onclick: act.hint },
                       "Hint"));
   }
+  if (s.you && s.status !== "playing") {
+    // A partnership may change its card before the match, between deals and for a rematch.
+    const current = cardName(s, team(s.you));
+    const select = el("select", { id: "my-conventions", "aria-label": "your partnership's card" },
+                      ...CARDS.map((n) => el("option", { value: n }, n)));
+    select.value = CARDS.includes(current) ? current : "beginner";
+    actions.append(el("span", { class: "cardpick" }, select,
+      el("button", { type: "button", "data-action": "conventions",
+                     onclick: () => act.conventions(select.value) }, "Use card")));
+  }
   const on = s.status === "playing" || s.status === "between_deals";
   if (s.you && on && S.features.includes("pause")) {
     const p = s.pause;
@@ -211,7 +228,8 @@ export function tableView(S, act) {
   const scores = s.scores || { NS: 0, EW: 0 };
   const us = s.you ? team(s.you) : null;
   main.append(el("div", { class: "info" }, text("strong", s.name),
-                 text("span", ` deal ${s.deal || 0}${s.seeded ? " \u00b7 seeded" : ""}${s.you ? "" : " \u00b7 watching"}`, "muted")));
+                 text("span", ` deal ${s.deal || 0}${s.seeded ? " \u00b7 seeded" : ""}${s.you ? "" : " \u00b7 watching"}`, "muted"),
+                 text("div", `cards: NS ${cardName(s, "NS")} \u00b7 EW ${cardName(s, "EW")}`, "muted small")));
   main.append(el("div", { class: "bar" },
     el("span", { id: "score" }, `NS ${scores.NS}${us === "NS" ? " (you)" : ""} \u00b7 EW ${scores.EW}${us === "EW" ? " (you)" : ""} \u00b7 to ${s.target}`),
     el("span", { id: "clock" }, act.clockText())));

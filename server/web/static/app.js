@@ -47,8 +47,8 @@ onDrop((wait) => {
   render();
 });
 
-onMessage((msg) => {
-  const redraw = handle(msg);
+onMessage((msg, reply) => {
+  const redraw = handle(msg, reply);
   if (redraw !== false) render();
 });
 
@@ -75,7 +75,7 @@ function startClock(seat, seconds) {
 }
 
 // Returns false when nothing shown changed.
-function handle(msg) {
+function handle(msg, reply) {
   const s = S.state;
   switch (msg.type) {
     case "welcome":
@@ -90,7 +90,12 @@ function handle(msg) {
     case "error":
       if (msg.code === "closed") return false;
       S.note = msg.message;
-      if (msg.code === "bad_token") localStorage.removeItem(STORE.token);
+      if (msg.code === "bad_token" && !reply) {
+        // Another window reclaimed our seat with the token (the storage both share):
+        // it plays there now; this one goes back to the lobby and keeps the token.
+        S.note = "Your seat is now played from another window";
+        showLobby();
+      }
       if (msg.code === "table_closed") { localStorage.removeItem(STORE.token); showLobby(); }
       if (msg.code === "records_resumed") send({ type: "sync" });
       break;

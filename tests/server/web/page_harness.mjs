@@ -106,7 +106,15 @@ const timer = setInterval(() => {
   const t = table();
   if (step === "start" && mode === "watch") {
     const watch = find((n) => has(n, "data-watch"));
-    if (watch) { watch.click(); step = "watching"; }
+    if (!watch) return;
+    // What the lobby showed: every table's seat kinds and its sit buttons.
+    seen.lobby = Object.fromEntries(all().filter((n) => n.tag === "li" && has(n, "data-table"))
+      .map((li) => [li.attrs["data-table"], {
+        kinds: [...li.walk()].filter((n) => has(n, "data-kind")).map((n) => n.attrs["data-kind"]),
+        join: [...li.walk()].filter((n) => has(n, "data-join")).map((n) => n.attrs["data-join"]),
+      }]));
+    watch.click();
+    step = "watching";
     return;
   }
   if (step === "start" && mode !== "guest") {
@@ -156,6 +164,7 @@ const timer = setInterval(() => {
     const cards = ["N", "E", "S", "W"].map((s) => byId(`row-${s}`).children.length);
     if (cards.some((n) => n) && chatLines().some((line) => line.includes("nice play"))) {
       out({ you: t.attrs["data-you"] || null, hand: Boolean(byId("hand")), chat: chatLines(),
+            lobby: seen.lobby, watched: t.attrs["data-table"],
             status: t.attrs["data-status"], ready: Boolean(find((n) => has(n, "data-action", "ready"))) });
       process.exit(0);
     }

@@ -375,6 +375,9 @@ async def test_the_page_watches_a_table_and_talks_to_its_spectators() -> None:
         table = (await creator.request(type="create_table", name="bots"))["table"]
         for seat in "NESW":
             await creator.request(type="add_bot", table=table, seat=seat)
+        # A second table with one bot and three free seats: the lobby shows both.
+        other = (await creator.request(type="create_table", name="open"))["table"]
+        await creator.request(type="add_bot", table=other, seat="E")
         with trio.fail_after(60):
             done = await trio.run_process(_page(node, web, "vera", "watch"),
                                           capture_stdout=True, capture_stderr=True,
@@ -383,6 +386,11 @@ async def test_the_page_watches_a_table_and_talks_to_its_spectators() -> None:
     result = _last(done.stdout)
     assert (result["you"], result["hand"], result["ready"]) == (None, False, False)
     assert result["chat"] == ["[watching] vera: nice play"]
+    assert result["lobby"] == {
+        table: {"kinds": ["bot"] * 4, "join": []},
+        other: {"kinds": ["empty", "bot", "empty", "empty"],
+                "join": [f"{other}/N", f"{other}/S", f"{other}/W"]}}
+    assert result["watched"] == table
 
 
 @pytest.mark.subprocess

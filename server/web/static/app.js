@@ -457,6 +457,7 @@ function render() {
   const bar = el("header", {}, text("h1", "Jackal"));
   const note = text("p", S.note, S.note ? "note" : "note empty");
   note.setAttribute("id", "note");
+  note.setAttribute("role", "status");
   bar.append(note);
   app.append(bar);
   if (S.view === "connecting") app.append(text("p", "Connecting\u2026", "muted"));

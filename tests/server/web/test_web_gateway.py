@@ -80,6 +80,22 @@ async def test_the_page_is_served_with_a_strict_policy() -> None:
         status, headers, script = await http_get(web, "/app.js")
         assert status == 200 and headers[b"content-type"].startswith(b"text/javascript")
         assert script and b"innerHTML" not in script
+        # Every module the page imports is served the same way, and none writes HTML.
+        reached, todo = {"app.js"}, [script]
+        while todo:
+            for module in re.findall(rb'from "\./([\w-]+\.js)"', todo.pop()):
+                if module.decode() in reached:
+                    continue
+                reached.add(module.decode())
+                status, headers, code = await http_get(web, "/" + module.decode())
+                assert status == 200
+                assert headers[b"content-type"].startswith(b"text/javascript")
+                assert b"innerHTML" not in code and b"outerHTML" not in code
+                assert b"insertAdjacentHTML" not in code and b"document.write" not in code
+                todo.append(code)
+        static = resources.files("jackal.server.web").joinpath("static")
+        assert reached == {f.name for f in static.iterdir() if f.name.endswith(".js")}
+        assert (await http_get(web, "/favicon.svg"))[1][b"content-type"] == b"image/svg+xml"
         assert (await http_get(web, "/../pyproject.toml"))[0] == 404
         assert (await http_get(web, "/nothing"))[0] == 404
         assert (await http_get(web, "/", "POST"))[0] == 405

@@ -13,6 +13,8 @@ const app = document.getElementById("app");
 const S = {
   view: "connecting", // connecting | name | lobby | table
   online: false,
+  needPassword: false, // the server asked for its password
+  password: "",
   playing: false, // a play sent, its reply not come yet
   features: [],
   tables: [],
@@ -304,6 +306,7 @@ async function greet() {
   const token = localStorage.getItem(STORE.token);
   const hello = { type: "hello", name, client: "jackal web" };
   if (token) hello.token = token;
+  if (S.password) hello.password = S.password;
   let reply = await request(hello);
   if (reply.type === "error" && reply.code === "bad_token") {
     // The seat is gone (the match ended, or the server forgot it): come in as ourselves.
@@ -314,6 +317,12 @@ async function greet() {
   if (reply.type !== "hello_ok") {
     if (["name_taken", "name_reserved", "bad_text"].includes(reply.code)) {
       localStorage.removeItem(STORE.name);
+      S.view = "name";
+    }
+    if (reply.code === "bad_password") {
+      // Kept in memory only: after a reload the player types it again.
+      S.needPassword = true;
+      S.password = "";
       S.view = "name";
     }
     render();
@@ -426,7 +435,12 @@ async function answer(question, reply) {
 }
 
 const act = {
-  setName(name) { localStorage.setItem(STORE.name, name); S.note = ""; greet(); },
+  setName(name, password) {
+    localStorage.setItem(STORE.name, name);
+    if (password !== undefined) S.password = password;
+    S.note = "";
+    greet();
+  },
   createTable, joinSeat, leave, play, ask, answer,
   watch: (table) => request({ type: "spectate", table }),
   ready: () => request({ type: "ready" }),

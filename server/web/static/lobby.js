@@ -4,17 +4,23 @@
 // convention card, hints where the server has them).
 
 import { SEATS, el, text } from "./dom.js";
+import { STORE } from "./conn.js";
 import { chatBox } from "./chat.js";
 
 export function nameForm(S, act) {
   const input = el("input", { id: "name", maxlength: "32", autocomplete: "nickname",
                               placeholder: "your name", required: true });
+  input.value = localStorage.getItem(STORE.name) || "";
+  const password = S.needPassword
+    ? el("input", { id: "password", type: "password", autocomplete: "current-password" }) : null;
   const form = el("form", { class: "name" }, el("label", { for: "name" }, "Your name"), input,
+                  password ? el("label", { for: "password" }, "The server's password") : null,
+                  password,
                   el("button", { type: "submit", class: "primary" }, "Enter"));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const name = input.value.trim();
-    if (name) act.setName(name);
+    if (name) act.setName(name, password ? password.value : undefined);
   });
   return form;
 }

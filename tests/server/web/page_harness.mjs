@@ -15,6 +15,7 @@
 //            once it has seen cards played and its line come back.
 // Playing, the page also takes a hint on its first turn (where the table allows hints)
 // and plays the hinted card, and asks an opponent about a played card once.
+// A fifth argument in another mode is the server's password, typed in when asked for.
 // Usage: node --experimental-websocket page_harness.mjs APP_JS WEB_PORT NAME MODE [LINK]
 import { pathToFileURL } from "node:url";
 import { createInterface } from "node:readline";
@@ -103,6 +104,12 @@ function tapPlayable() {
 
 const timer = setInterval(() => {
   if (waiting) return;
+  if (byId("password") && mode !== "guest") {
+    // The server wants its password (given as the fifth argument): type it in.
+    byId("password").value = link;
+    [...app.walk()].find((n) => n.tag === "form" && n.className === "name").fire("submit");
+    return;
+  }
   const t = table();
   if (step === "start" && mode === "watch") {
     const watch = find((n) => has(n, "data-watch"));

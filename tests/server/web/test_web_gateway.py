@@ -242,10 +242,15 @@ async def test_the_page_plays_a_deal_against_three_bots(mode: str) -> None:
     node = _node_with_websocket()
     if node is None:
         pytest.skip("needs Node with a WebSocket (20.10+)")
-    async with web_server(bot_floor_seconds=0.0, bot_pause_seconds=0.0, hints=True) as (_, web):
+    # The dropping page's server has a password: asked for it once, the page keeps it
+    # (in memory) for its reconnect.
+    password = "sesame" if mode == "drop" else None
+    async with web_server(bot_floor_seconds=0.0, bot_pause_seconds=0.0, hints=True,
+                          password=password) as (_, web):
+        command = _page(node, web, "pia", mode, *([password] if password else []))
         with trio.fail_after(60):
-            done = await trio.run_process(_page(node, web, "pia", mode), capture_stdout=True,
-                                          capture_stderr=True, check=False)
+            done = await trio.run_process(command, capture_stdout=True, capture_stderr=True,
+                                          check=False)
     assert done.returncode == 0, (done.stdout, done.stderr)
     result = _last(done.stdout)
     assert result["rows"] == [8, 8, 8, 8] and result["taps"] >= 8 and result["token"]

@@ -2,7 +2,7 @@
 // views (lobby.js, table.js, summary.js) draw from this state; everything shown that came
 // from the server (names, table names, chat, questions) is set as text, never as HTML.
 
-import { STORE, connect, onDrop, onMessage, request, send } from "./conn.js";
+import { STORE, connect, onDrop, onMessage, reconnectNow, request, send } from "./conn.js";
 import { SEATS, el, text } from "./dom.js";
 import { lobbyView, nameForm } from "./lobby.js";
 import { tableView } from "./table.js";
@@ -152,6 +152,11 @@ function handle(msg, reply) {
         s.turn = null;
         s.status = "between_deals";
         s.hand = null;
+        // The snapshot's history gets the deal, as a fresh table_state would have it.
+        s.history = (s.history || []).filter((d) => d.deal !== msg.deal);
+        s.history.push({ deal: msg.deal, dealer: s.dealer, penalty: msg.penalty,
+                         winner: msg.winner, victory_points: msg.victory_points ?? msg.points,
+                         scores: msg.scores, information_cost: msg.information_cost });
         // As the server does: every person says ready again for the next deal.
         for (const seat of s.seats || []) if (seat.kind === "human") seat.ready = false;
       }
@@ -463,6 +468,9 @@ const act = {
 
 function render() {
   // Redrawing replaces the nodes: keep the focus (and the caret) where the player types.
+  const s = S.state;
+  const mine = S.view === "table" && s && s.status === "playing" && s.you && s.turn === s.you;
+  document.title = mine ? "Your turn \u2014 Jackal" : "Jackal";
   const active = document.activeElement;
   const focused = active && active.id;
   let caret = null;
@@ -495,7 +503,16 @@ setInterval(() => {
   const node = document.getElementById("clock");
   if (!node || node === app) return;
   node.textContent = clockText();
+  node.className = hurry() ? "hurry" : "";
 }, 250);
+
+/** The terminal's warning: your own clock is down to a third of the limit, or 10 s. */
+function hurry() {
+  const c = S.clock;
+  const s = S.state;
+  if (!c || !s || c.seat !== s.you || c.end === null || !s.turn_seconds) return false;
+  return (c.end - Date.now()) / 1000 <= Math.min(s.turn_seconds / 3, 10);
+}
 
 function clockText() {
   const c = S.clock;
@@ -511,6 +528,12 @@ function clockText() {
 }
 
 window.addEventListener("hashchange", () => { if (S.view === "lobby") followLink(); });
+window.addEventListener("online", reconnectNow);
+if (document.addEventListener) {
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") reconnectNow();
+  });
+}
 
 render();
 connect();

@@ -103,7 +103,12 @@ function createForm(S, act) {
 }
 
 export function lobbyView(S, act) {
-  const list = el("div", { class: "main" }, text("h2", "Tables"));
+  // Another name takes a new connection (hello is said once): forget this one, load again.
+  const me = el("p", { class: "muted small" }, `You are ${localStorage.getItem(STORE.name) || "?"} `,
+                el("button", { type: "button", class: "small", "data-action": "rename",
+                               onclick: () => { localStorage.removeItem(STORE.name); location.reload(); } },
+                   "Change name"));
+  const list = el("div", { class: "main" }, me, text("h2", "Tables"));
   if (!S.tables.length) list.append(text("p", "No tables yet: create one.", "muted"));
   list.append(el("ul", { class: "tables" }, S.tables.map((t) => tableItem(t, act))));
   const side = el("div", { class: "side" }, createForm(S, act), chatBox(S, act, S.lobbyChat, null));

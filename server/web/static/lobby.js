@@ -53,7 +53,19 @@ function tableItem(t, act) {
     seats.append(cell);
   }
   item.append(seats);
-  if (t.private) item.append(text("p", "Private: seats by invitation link only", "muted small"));
+  const free = SEATS.some((seat) => (t.kinds ? t.kinds[seat] : t.seats[seat] ? "human" : "empty") === "empty");
+  if (t.private && free && t.status !== "playing") {
+    // A code read out or pasted works as well as the link (the code picks its seat).
+    const code = el("input", { id: `code-${t.table}`, maxlength: "128", autocomplete: "off",
+                               placeholder: "invitation code", "aria-label": "invitation code" });
+    const form = el("form", { class: "inline", "data-code": t.table }, code,
+                    el("button", { type: "submit" }, "Join"));
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      if (code.value.trim()) act.joinSeat(t.table, null, code.value.trim());
+    });
+    item.append(form);
+  } else if (t.private) item.append(text("p", "Private: seats by invitation only", "muted small"));
   if (t.allow_spectators !== false) {
     item.append(el("button", { type: "button", "data-watch": t.table,
                                onclick: () => act.watch(t.table) },

@@ -286,7 +286,8 @@ function tableState(msg) {
   for (const seat of SEATS) {
     (rows[seat] || []).forEach((_, i) => explain(msg.deal, seat, i + 1));
   }
-  const stored = JSON.parse(localStorage.getItem(STORE.invites) || "null");
+  let stored = null;
+  try { stored = JSON.parse(localStorage.getItem(STORE.invites) || "null"); } catch { stored = null; }
   S.invitations = stored && stored.table === msg.table ? stored : null;
 }
 

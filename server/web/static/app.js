@@ -425,17 +425,24 @@ async function play(card) {
 }
 
 async function ask(seat, index, question) {
+  // The box closes at once, so a second tap cannot ask twice (the draft stays if refused).
+  S.selected = null;
+  render();
   const reply = await request({ type: "ask", seat, index, text: question });
-  if (reply.type === "question") { S.drafts.ask = ""; S.selected = null; }
+  if (reply.type === "question") S.drafts.ask = "";
   render();
 }
 
 async function answer(question, reply) {
+  // Off the list at once, so a second tap cannot send it twice; back on if refused.
+  S.toAnswer = S.toAnswer.filter((q) => q.question !== question.question);
+  render();
   const got = await request({ type: "answer", question: question.question, text: reply });
   if (got.type === "ok") {
-    S.toAnswer = S.toAnswer.filter((q) => q.question !== question.question);
     delete S.drafts.answer[question.question];
     say(`You answered ${question.asker}: ${reply}`);
+  } else if (got.code !== "no_such_question") {
+    S.toAnswer.push(question);
   }
   render();
 }

@@ -71,7 +71,7 @@ function rowsView(S, act) {
       const node = el("button", { type: "button", class: `played-card${chosen ? " chosen" : ""}`,
                                   "data-card": card, "data-index": index,
                                   onclick: () => act.select(seat, index) },
-                      cardNode(card, { cls: bots.has(`${seat}/${index}`) ? "by-bot" : "" }),
+                      cardNode(card, { cls: bots.has(`${seat}/${index}`) ? "by-bot" : "", inner: true }),
                       text("small", meaning && meaning !== "pending" ? shortMeaning(meaning.meaning) : "",
                            "meaning"));
       cards.append(node);

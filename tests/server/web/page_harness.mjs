@@ -231,7 +231,8 @@ const timer = setInterval(() => {
   }
   const summary = byId("summary");
   if (summary && t.attrs["data-status"] !== "playing") {
-    const rows = ["N", "E", "S", "W"].map((s) => byId(`row-${s}`).children.length);
+    const rows = ["N", "E", "S", "W"].map((s) => [...byId(`row-${s}`).walk()]
+      .filter((n) => has(n, "data-card")).length);
     const meanings = all().filter((n) => n.className === "meaning").map((n) => n.textContent);
     // The last cards' meanings may still be on their way: give them a moment.
     if (meanings.some((m) => !m) && ++grace < 100) return;

@@ -18,6 +18,7 @@ const S = {
   playing: false, // a play sent, its reply not come yet
   features: [],
   tables: [],
+  total: 0, // tables in the whole lobby (the page shows its first page)
   state: null, // the last table_state, kept up to date by events
   note: "",
   summary: null, // the last deal_ended, between deals and at the end
@@ -361,6 +362,7 @@ async function showLobby() {
   // under the thumb of someone filling in the form is a nuisance).
   const fresh = reply.type === "tables" && JSON.stringify(reply.tables) !== JSON.stringify(S.tables);
   if (fresh) S.tables = reply.tables;
+  if (reply.type === "tables") S.total = reply.total ?? reply.tables.length;
   if (fresh || S.view !== shown) render();
   clearTimeout(lobbyTimer);
   lobbyTimer = setTimeout(() => { if (S.view === "lobby" && S.online) showLobby(); }, 5000);

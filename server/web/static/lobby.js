@@ -123,6 +123,9 @@ export function lobbyView(S, act) {
   const list = el("div", { class: "main" }, me, text("h2", "Tables"));
   if (!S.tables.length) list.append(text("p", "No tables yet: create one.", "muted"));
   list.append(el("ul", { class: "tables" }, S.tables.map((t) => tableItem(t, act))));
+  if (S.total > S.tables.length) {
+    list.append(text("p", `The first ${S.tables.length} of ${S.total} tables`, "muted small"));
+  }
   const side = el("div", { class: "side" }, createForm(S, act), chatBox(S, act, S.lobbyChat, null));
   return el("section", { class: "lobby" }, list, side);
 }

@@ -113,7 +113,9 @@ function detailView(S, act) {
       });
       box.append(form, text("p", `${S.questionsLeft} question${S.questionsLeft === 1 ? "" : "s"} left this deal`, "muted small"));
     }
-  } else if (s.you && seat === partner(s.you)) {
+  } else if (!s.you) {
+    box.append(text("p", "Only the players at the table ask questions.", "muted small"));
+  } else if (seat === partner(s.you)) {
     box.append(text("p", "Your partner's card: partners talk only through their cards.", "muted small"));
   }
   return box;

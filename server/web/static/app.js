@@ -1,168 +1,319 @@
-// Jackal in a browser: the line protocol (docs/PROTOCOL.md) over the WebSocket at /ws,
-// one JSON message per text frame. Everything shown that came from the server (names,
-// table names, messages) is set with textContent, never parsed as HTML.
+// Jackal in a browser: the page's state and what each server message does to it. The
+// views (lobby.js, table.js, summary.js) draw from this state; everything shown that came
+// from the server (names, table names, chat, questions) is set as text, never as HTML.
 
-const SEATS = ["N", "E", "S", "W"];
-const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
-const STORE = { name: "jackal.name", token: "jackal.token" };
+import { STORE, connect, onDrop, onMessage, reconnectNow, request, send } from "./conn.js";
+import { SEATS, el, text } from "./dom.js";
+import { lobbyView, nameForm } from "./lobby.js";
+import { tableView } from "./table.js";
 
 const app = document.getElementById("app");
-let ws = null;
-let nextId = 1;
-const waiting = new Map(); // request id -> resolve
-let backoff = 1;
-let view = "connecting"; // connecting | name | lobby | table
-let tables = [];
-let state = null; // the last table_state, kept up to date by events
-let note = ""; // the last error or news, shown under the title
-let summary = null; // the last deal_ended, shown between deals
-let invitations = null; // links for the seats of a private table we created
+
+/** Everything the page shows. */
+const S = {
+  view: "connecting", // connecting | name | lobby | table
+  online: false,
+  needPassword: false, // the server asked for its password
+  password: "",
+  playing: false, // a play sent, its reply not come yet
+  features: [],
+  tables: [],
+  total: 0, // tables in the whole lobby (the page shows its first page)
+  state: null, // the last table_state, kept up to date by events
+  note: "",
+  summary: null, // the last deal_ended, between deals and at the end
+  expert: {}, // deal -> expert_cost message
+  invitations: null, // {table, links: [[seat, link]]} for a private table we created
+  meanings: new Map(), // "deal/seat/index" -> explanation (or "pending")
+  selected: null, // [seat, index]: the row card whose meaning is open
+  hint: null, // the hint reply for this turn
+  toAnswer: [], // questions put to us: {question, asker, text, index}
+  asked: [], // our questions this deal: {question, seat, text, index, answer}
+  questionsLeft: 3,
+  log: [], // table events worth a line: answers, hints taken, takeovers
+  chat: [], // chat lines shown: {channel, name, text, seat}
+  lobbyChat: [],
+  clock: null, // {seat, end (ms), stopped (s or null)}
+  nextDeal: null, // ms when the next deal starts by itself
+  drafts: { chat: "", ask: "", answer: {} },
+  create: { N: true, E: true, W: true, private: false, target: "300", turnSeconds: "",
+            conventions: "beginner", hints: false, spectators: true, name: "" },
+};
 let lobbyTimer = null;
 
-// ------------------------------------------------------------------ small DOM helpers
+// ------------------------------------------------------------------ messages
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "onclick") node.addEventListener("click", value);
-    else if (key === "class") node.className = value;
-    else node.setAttribute(key, value);
-  }
-  for (const child of children) {
-    if (child === null || child === undefined) continue;
-    node.append(typeof child === "string" ? document.createTextNode(child) : child);
-  }
-  return node;
+onDrop((wait) => {
+  S.online = false;
+  S.note = `Connection lost; trying again in ${wait} s`;
+  if (S.view !== "table") S.view = "connecting";
+  render();
+});
+
+onMessage((msg, reply) => {
+  const redraw = handle(msg, reply);
+  if (redraw !== false) render();
+});
+
+function key(deal, seat, index) { return `${deal}/${seat}/${index}`; }
+
+function seatInfo(seat) {
+  return S.state && (S.state.seats || []).find((x) => x.seat === seat);
 }
 
-function text(tag, value, cls) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  node.textContent = value;
-  return node;
+function say(line) {
+  S.log.push(line);
+  if (S.log.length > 30) S.log.shift();
 }
 
-function cardNode(card, onclick) {
-  const rank = card[0] === "T" ? "10" : card[0];
-  const red = card[1] === "H" || card[1] === "D";
-  const node = onclick
-    ? el("button", { class: "card" + (red ? " red" : ""), type: "button", onclick })
-    : el("span", { class: "card" + (red ? " red" : "") });
-  node.textContent = rank + SUITS[card[1]];
-  node.dataset.card = card;
-  return node;
+function addChat(line) {
+  const list = line.channel === "lobby" ? S.lobbyChat : S.chat;
+  list.push(line);
+  if (list.length > 60) list.shift();
 }
 
-// ------------------------------------------------------------------ the connection
-
-function connect() {
-  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  ws = new WebSocket(`${scheme}//${location.host}/ws`);
-  ws.addEventListener("message", (event) => receive(JSON.parse(event.data)));
-  ws.addEventListener("close", () => {
-    for (const resolve of waiting.values()) resolve({ type: "error", code: "closed" });
-    waiting.clear();
-    view = "connecting";
-    note = `Connection lost; trying again in ${backoff} s`;
-    render();
-    setTimeout(connect, backoff * 1000);
-    backoff = Math.min(backoff * 2, 16);
-  });
+function startClock(seat, seconds) {
+  S.clock = seconds === undefined || seconds === null ? null
+    : { seat, end: Date.now() + seconds * 1000, stopped: null };
 }
 
-function send(msg) {
-  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
-}
-
-function request(msg) {
-  const id = nextId++;
-  return new Promise((resolve) => {
-    waiting.set(id, resolve);
-    send({ ...msg, id });
-  });
-}
-
-function receive(msg) {
-  if (msg.id !== undefined && waiting.has(msg.id)) {
-    const resolve = waiting.get(msg.id);
-    waiting.delete(msg.id);
-    if (msg.type !== "error") note = "";
-    event(msg);
-    resolve(msg);
-    return;
-  }
-  event(msg);
-}
-
-// Every message, reply or event, updates what is shown.
-function event(msg) {
+// Returns false when nothing shown changed.
+function handle(msg, reply) {
+  const s = S.state;
   switch (msg.type) {
     case "welcome":
-      backoff = 1;
+      S.online = true;
+      S.features = msg.features || [];
+      S.note = "";
       greet();
-      return;
+      return false;
     case "ping":
       send({ type: "pong" });
-      return;
+      return false;
     case "error":
-      note = msg.message;
-      if (msg.code === "bad_token") localStorage.removeItem(STORE.token);
+      if (msg.code === "closed") return false;
+      S.note = msg.message;
+      if (msg.code === "bad_token" && !reply) {
+        // Another window reclaimed our seat with the token (the storage both share):
+        // it plays there now; this one goes back to the lobby and keeps the token.
+        S.note = "Your seat is now played from another window";
+        showLobby();
+      }
+      if (msg.code === "table_closed") { localStorage.removeItem(STORE.token); showLobby(); }
+      if (msg.code === "records_resumed") send({ type: "sync" });
       break;
     case "table_state":
-      state = msg;
-      view = "table";
-      if (msg.status === "playing") summary = null;
+      tableState(msg);
       break;
     case "deal_started":
-      if (state) {
-        state.hand = msg.hand || null;
-        state.rows = { N: [], E: [], S: [], W: [] };
-        state.status = "playing";
-        state.deal = msg.deal;
-        state.dealer = msg.dealer;
+      if (s) {
+        s.hand = msg.hand || null;
+        s.rows = { N: [], E: [], S: [], W: [] };
+        s.status = "playing";
+        s.deal = msg.deal;
+        s.dealer = msg.dealer;
+        s.first = msg.first;
+        for (const seat of s.seats || []) seat.ready = false;
       }
-      summary = null;
+      S.summary = null;
+      S.selected = null;
+      S.hint = null;
+      S.toAnswer = [];
+      S.asked = [];
+      S.questionsLeft = 3;
+      S.nextDeal = null;
       break;
     case "turn":
-      if (state) state.turn = msg.seat;
+      if (s) s.turn = msg.seat;
+      startClock(msg.seat, msg.seconds);
+      S.hint = null;
+      break;
+    case "your_turn":
+      if (s) { s.hand = msg.hand; s.turn = msg.seat; }
+      if (msg.deadline !== undefined) startClock(msg.seat, msg.deadline);
+      break;
+    case "clock":
+      S.clock = msg.stopped ? { seat: msg.seat, end: null, stopped: msg.seconds }
+        : { seat: msg.seat, end: Date.now() + msg.seconds * 1000, stopped: null };
       break;
     case "played":
-      if (state) {
-        state.rows[msg.seat].push(msg.card);
-        if (msg.seat === state.you && state.hand) {
-          state.hand = state.hand.filter((card) => card !== msg.card);
-        }
-        state.turn = null;
+      if (s) {
+        s.rows[msg.seat].push(msg.card);
+        if (msg.by) (s.bot_cards ||= []).push({ seat: msg.seat, index: msg.index, by: msg.by });
+        if (msg.seat === s.you && s.hand) s.hand = s.hand.filter((card) => card !== msg.card);
+        s.turn = null;
+        explain(s.deal, msg.seat, msg.index);
       }
+      S.clock = null;
       break;
     case "deal_ended":
-      summary = msg;
-      if (state) { state.scores = msg.scores; state.turn = null; }
-      send({ type: "sync" });
+      S.summary = msg;
+      if (s) {
+        s.scores = msg.scores;
+        s.turn = null;
+        s.status = "between_deals";
+        s.hand = null;
+        // The snapshot's history gets the deal, as a fresh table_state would have it.
+        s.history = (s.history || []).filter((d) => d.deal !== msg.deal);
+        s.history.push({ deal: msg.deal, dealer: s.dealer, penalty: msg.penalty,
+                         winner: msg.winner, victory_points: msg.victory_points ?? msg.points,
+                         scores: msg.scores, information_cost: msg.information_cost });
+        // As the server does: every person says ready again for the next deal.
+        for (const seat of s.seats || []) if (seat.kind === "human") seat.ready = false;
+      }
+      S.clock = null;
+      S.nextDeal = msg.next_deal_in !== undefined ? Date.now() + msg.next_deal_in * 1000 : null;
+      S.toAnswer = [];
+      break;
+    case "expert_cost":
+      S.expert[msg.deal] = msg;
       break;
     case "match_ended":
-      note = msg.winner ? `Match over: ${msg.winner} wins` : "Match over";
+      S.note = msg.winner ? `Match over: ${msg.winner} wins` : "Match over: a tie";
+      if (s) {
+        s.status = "over";
+        s.scores = msg.scores;
+        // From here a person's ready flag says it asked for a rematch.
+        for (const seat of s.seats || []) seat.ready = seat.kind === "bot";
+      }
+      S.nextDeal = null;
+      break;
+    case "player_ready":
+      if (seatInfo(msg.seat)) seatInfo(msg.seat).ready = true;
+      break;
+    case "rematch_wanted":
+      if (seatInfo(msg.seat)) seatInfo(msg.seat).ready = true;
+      say(`${msg.seat} asks for a rematch to ${msg.target}`);
+      break;
+    case "player_gone":
+      if (seatInfo(msg.seat)) seatInfo(msg.seat).connected = false;
+      say(`${msg.seat} lost the connection (seat held ${Math.round(msg.seconds)} s)`);
+      break;
+    case "player_back":
+      if (seatInfo(msg.seat)) seatInfo(msg.seat).connected = true;
+      say(`${msg.seat} is back`);
+      break;
+    case "bot_takeover":
+      say(`A bot plays ${msg.seat} for now`);
       send({ type: "sync" });
       break;
-    case "player_joined": case "player_left": case "player_ready": case "player_back":
-    case "player_gone": case "bot_takeover": case "rematch_started":
+    case "player_joined": case "player_left": case "rematch_started":
+    case "conventions_changed":
       send({ type: "sync" });
-      return;
+      return false;
+    case "hint":
+      S.hint = msg;
+      break;
+    case "hint_taken":
+      say(`${msg.seat} took a hint`);
+      break;
+    case "question":
+      if (s && msg.seat === s.you && msg.asker !== s.you) {
+        S.toAnswer.push(msg);
+        say(`${msg.asker} asks you: ${msg.text}`);
+      } else {
+        S.asked.push({ ...msg, answer: null });
+        S.questionsLeft = Math.max(0, S.questionsLeft - 1);
+      }
+      break;
+    case "answer": {
+      const mine = S.asked.find((q) => q.question === msg.question);
+      if (mine) mine.answer = msg.text;
+      say(`${msg.seat} answers${msg.question_text ? ` "${msg.question_text}"` : ""}: ${msg.text}`);
+      break;
+    }
+    case "chat":
+      addChat(msg);
+      if (msg.id !== undefined) S.drafts.chat = "";
+      break;
+    case "pause_state":
+      if (s) s.pause = msg.paused || msg.asked_by ? msg : null;
+      if (msg.paused && S.clock && S.clock.end) {
+        S.clock = { ...S.clock, stopped: Math.max(0, (S.clock.end - Date.now()) / 1000), end: null };
+      } else if (!msg.paused && S.clock && S.clock.stopped !== null) {
+        startClock(S.clock.seat, S.clock.stopped);
+      }
+      break;
+    case "explanation": // kept by explain(), which asked for it
+      return false;
     case "server_shutdown":
-      note = "The server is stopping";
+      S.note = "The server is stopping; the page will come back when it does";
+      break;
+    case "tables":
+      S.tables = msg.tables;
       break;
     default:
-      break;
+      return false;
   }
+  return true;
+}
+
+function tableState(msg) {
+  const changed = !S.state || S.state.table !== msg.table;
+  S.state = msg;
+  S.view = "table";
+  clearTimeout(lobbyTimer);
+  if (changed) {
+    S.chat = [];
+    S.log = [];
+    S.meanings.clear();
+    S.selected = null;
+    S.expert = {};
+  }
+  if (changed || !S.chat.length) S.chat = [...(msg.chat || [])];
+  if (msg.status === "playing") S.summary = null;
+  else if (msg.last_deal) S.summary = msg.last_deal;
+  for (const done of msg.history || []) {
+    if (done.expert_cost) S.expert[done.deal] = { deal: done.deal, information_cost: done.expert_cost };
+    else if (done.expert_unavailable) S.expert[done.deal] = { deal: done.deal, unavailable: done.expert_unavailable };
+  }
+  S.clock = null;
+  if (msg.turn && msg.turn_left !== undefined && msg.turn_left !== null) {
+    S.clock = msg.clock_stopped || (msg.pause && msg.pause.paused)
+      ? { seat: msg.turn, end: null, stopped: msg.turn_left }
+      : { seat: msg.turn, end: Date.now() + msg.turn_left * 1000, stopped: null };
+  }
+  S.nextDeal = msg.next_deal_in !== undefined ? Date.now() + msg.next_deal_in * 1000 : null;
+  if (msg.you) {
+    const open = msg.questions || [];
+    S.toAnswer = open.filter((q) => q.seat === msg.you && q.asker !== msg.you);
+    const answered = (msg.answered || []).filter((q) => q.asker === msg.you)
+      .map((q) => ({ ...q, answer: q.answer ?? null }));
+    S.asked = [...answered, ...open.filter((q) => q.asker === msg.you).map((q) => ({ ...q, answer: null }))];
+    if (msg.questions_left !== undefined) S.questionsLeft = msg.questions_left;
+  }
+  S.state.pause = msg.pause || null;
+  const rows = msg.rows || {};
+  for (const seat of SEATS) {
+    (rows[seat] || []).forEach((_, i) => explain(msg.deal, seat, i + 1));
+  }
+  let stored = null;
+  try { stored = JSON.parse(localStorage.getItem(STORE.invites) || "null"); } catch { stored = null; }
+  S.invitations = stored && stored.table === msg.table ? stored : null;
+}
+
+/** Ask the server what a played card means (once per card). */
+async function explain(deal, seat, index) {
+  const k = key(deal, seat, index);
+  if (S.meanings.has(k)) return;
+  S.meanings.set(k, "pending");
+  const reply = await request({ type: "explain", seat, index });
+  if (reply.type === "explanation") S.meanings.set(k, reply);
+  else S.meanings.delete(k);
   render();
 }
 
+// ------------------------------------------------------------------ actions
+
+const JOIN_LINK = /^#join\/([^/]+)\/([NESW])\/(.+)$/;
+
 async function greet() {
   const name = localStorage.getItem(STORE.name);
-  if (!name) { view = "name"; render(); return; }
+  if (!name) { S.view = "name"; render(); return; }
   const token = localStorage.getItem(STORE.token);
   const hello = { type: "hello", name, client: "jackal web" };
   if (token) hello.token = token;
+  if (S.password) hello.password = S.password;
   let reply = await request(hello);
   if (reply.type === "error" && reply.code === "bad_token") {
     // The seat is gone (the match ended, or the server forgot it): come in as ourselves.
@@ -171,33 +322,50 @@ async function greet() {
     reply = await request(hello);
   }
   if (reply.type !== "hello_ok") {
-    if (reply.code === "name_taken" || reply.code === "name_reserved" || reply.code === "bad_text") {
+    if (["name_taken", "name_reserved", "bad_text"].includes(reply.code)) {
       localStorage.removeItem(STORE.name);
-      view = "name";
+      S.view = "name";
+    }
+    if (reply.code === "bad_password") {
+      // Kept in memory only: after a reload the player types it again.
+      S.needPassword = true;
+      S.password = "";
+      S.view = "name";
     }
     render();
     return;
   }
   if (reply.table) return; // a reclaimed seat: its table_state follows
-  const join = location.hash.match(/^#join\/([^/]+)\/([NESW])\/(.+)$/);
-  if (join) {
-    history.replaceState(null, "", location.pathname);
-    await joinSeat(join[1], join[2], decodeURIComponent(join[3]));
-    return;
+  if (S.state) {
+    // We were at a table without a seat (watching): watch again.
+    const back = await request({ type: "spectate", table: S.state.table });
+    if (back.type === "table_state") return;
+    S.state = null;
   }
-  showLobby();
+  if (!(await followLink())) showLobby();
 }
 
-// ------------------------------------------------------------------ actions
+async function followLink() {
+  const join = location.hash.match(JOIN_LINK);
+  if (!join) return false;
+  history.replaceState(null, "", location.pathname);
+  return joinSeat(join[1], join[2], decodeURIComponent(join[3]));
+}
 
 async function showLobby() {
-  view = "lobby";
-  state = null;
+  const shown = S.view;
+  S.view = "lobby";
+  S.state = null;
+  S.summary = null;
   const reply = await request({ type: "list_tables" });
-  if (reply.type === "tables") tables = reply.tables;
-  render();
+  // The lobby is asked for every few seconds: redraw only when it changed (a redraw
+  // under the thumb of someone filling in the form is a nuisance).
+  const fresh = reply.type === "tables" && JSON.stringify(reply.tables) !== JSON.stringify(S.tables);
+  if (fresh) S.tables = reply.tables;
+  if (reply.type === "tables") S.total = reply.total ?? reply.tables.length;
+  if (fresh || S.view !== shown) render();
   clearTimeout(lobbyTimer);
-  lobbyTimer = setTimeout(() => { if (view === "lobby") showLobby(); }, 5000);
+  lobbyTimer = setTimeout(() => { if (S.view === "lobby" && S.online) showLobby(); }, 5000);
 }
 
 async function joinSeat(table, seat, invite) {
@@ -207,195 +375,174 @@ async function joinSeat(table, seat, invite) {
   const reply = await request(msg);
   if (reply.type === "joined") {
     localStorage.setItem(STORE.token, reply.token);
-    note = "";
+    S.note = "";
     return true;
   }
   render();
   return false;
 }
 
-async function createTable(bots, isPrivate) {
-  const name = localStorage.getItem(STORE.name);
-  const created = await request({ type: "create_table", name: `${name}'s table`.slice(0, 32),
-                                  private: isPrivate });
-  if (created.type !== "table_created") return;
+async function createTable() {
+  const o = S.create;
+  const name = o.name.trim() || `${localStorage.getItem(STORE.name)}'s table`.slice(0, 32);
+  const msg = { type: "create_table", name, private: o.private,
+                conventions_ns: o.conventions, conventions_ew: o.conventions };
+  const target = parseInt(o.target, 10);
+  if (target > 0) msg.target = target;
+  const seconds = parseFloat(o.turnSeconds);
+  if (o.turnSeconds !== "" && seconds >= 0) msg.turn_seconds = seconds;
+  if (o.hints && S.features.includes("hints")) msg.hints = true;
+  if (o.private) msg.allow_spectators = o.spectators;
+  const created = await request(msg);
+  if (created.type !== "table_created") { render(); return; }
   const codes = created.invitations || {};
+  const bots = ["N", "E", "W"].filter((seat) => o[seat]);
+  if (o.private) {
+    const links = SEATS.filter((seat) => seat !== "S" && !bots.includes(seat)).map((seat) =>
+      [seat, `${location.origin}/#join/${created.table}/${seat}/${encodeURIComponent(codes[seat])}`]);
+    localStorage.setItem(STORE.invites, JSON.stringify({ table: created.table, links }));
+  }
   if (!(await joinSeat(created.table, "S", codes.S))) return;
   for (const seat of bots) {
     await request({ type: "add_bot", table: created.table, seat, invite: codes[seat] });
   }
-  invitations = isPrivate ? SEATS.filter((s) => s !== "S" && !bots.includes(s)).map(
-    (s) => [s, `${location.origin}/#join/${created.table}/${s}/${encodeURIComponent(codes[s])}`])
-    : null;
   await request({ type: "ready" });
 }
 
 async function leave() {
   await request({ type: "leave" });
   localStorage.removeItem(STORE.token);
-  invitations = null;
-  summary = null;
+  localStorage.removeItem(STORE.invites);
+  S.invitations = null;
   showLobby();
 }
+
+async function play(card) {
+  // One card at a time: a second tap before the reply would only be refused.
+  S.playing = true;
+  render();
+  await request({ type: "play", card });
+  S.playing = false;
+  render();
+}
+
+async function ask(seat, index, question) {
+  // The box closes at once, so a second tap cannot ask twice (the draft stays if refused).
+  S.selected = null;
+  render();
+  const reply = await request({ type: "ask", seat, index, text: question });
+  if (reply.type === "question") S.drafts.ask = "";
+  render();
+}
+
+async function answer(question, reply) {
+  // Off the list at once, so a second tap cannot send it twice; back on if refused.
+  S.toAnswer = S.toAnswer.filter((q) => q.question !== question.question);
+  render();
+  const got = await request({ type: "answer", question: question.question, text: reply });
+  if (got.type === "ok") {
+    delete S.drafts.answer[question.question];
+    say(`You answered ${question.asker}: ${reply}`);
+  } else if (got.code !== "no_such_question") {
+    S.toAnswer.push(question);
+  }
+  render();
+}
+
+const act = {
+  setName(name, password) {
+    localStorage.setItem(STORE.name, name);
+    if (password !== undefined) S.password = password;
+    S.note = "";
+    greet();
+  },
+  createTable, joinSeat, leave, play, ask, answer,
+  watch: (table) => request({ type: "spectate", table }),
+  ready: () => request({ type: "ready" }),
+  rematch: () => request({ type: "rematch" }),
+  hint: () => request({ type: "hint" }),
+  pause: () => request({ type: "pause" }),
+  resume: () => request({ type: "resume" }),
+  chat: (line) => request({ type: "chat", text: line }),
+  conventions: (card) => request({ type: "conventions", card }),
+  select(seat, index) {
+    const same = S.selected && S.selected[0] === seat && S.selected[1] === index;
+    S.selected = same ? null : [seat, index];
+    render();
+  },
+  render: () => render(),
+  clockText: () => clockText(),
+};
 
 // ------------------------------------------------------------------ drawing
 
 function render() {
+  // Redrawing replaces the nodes: keep the focus (and the caret) where the player types.
+  const s = S.state;
+  const mine = S.view === "table" && s && s.status === "playing" && s.you && s.turn === s.you;
+  document.title = mine ? "Your turn \u2014 Jackal" : "Jackal";
+  const active = document.activeElement;
+  const focused = active && active.id;
+  let caret = null;
+  try { caret = active ? active.selectionStart : null; } catch { caret = null; }
   app.replaceChildren();
-  app.append(header());
-  if (view === "connecting") app.append(text("p", "Connecting…", "muted"));
-  else if (view === "name") app.append(nameForm());
-  else if (view === "lobby") app.append(lobby());
-  else if (view === "table" && state) app.append(table());
-}
-
-function header() {
   const bar = el("header", {}, text("h1", "Jackal"));
-  if (note) bar.append(text("p", note, "note"));
-  return bar;
+  const note = text("p", S.note, S.note ? "note" : "note empty");
+  note.setAttribute("id", "note");
+  note.setAttribute("role", "status");
+  bar.append(note);
+  app.append(bar);
+  if (S.view === "connecting") app.append(text("p", "Connecting\u2026", "muted"));
+  else if (S.view === "name") app.append(nameForm(S, act));
+  else if (S.view === "lobby") app.append(lobbyView(S, act));
+  else if (S.view === "table" && S.state) app.append(tableView(S, act));
+  if (focused) {
+    const again = document.getElementById(focused);
+    if (again && again !== app && again.focus) {
+      again.focus();
+      try { again.setSelectionRange(caret, caret); } catch { /* a number input has none */ }
+    }
+  }
+  // The newest chat line is at the bottom of its scrolling box.
+  const log = document.getElementById("chat-log");
+  if (log && log !== app && log.scrollHeight) log.scrollTop = log.scrollHeight;
 }
 
-function nameForm() {
-  const input = el("input", { id: "name", maxlength: "32", autocomplete: "nickname",
-                              placeholder: "your name" });
-  const form = el("form", { class: "name" }, el("label", { for: "name" }, "Your name"), input,
-                  el("button", { type: "submit" }, "Enter"));
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    const name = input.value.trim();
-    if (!name) return;
-    localStorage.setItem(STORE.name, name);
-    note = "";
-    greet();
+// The clock counts down without redrawing the page: only its own text changes.
+setInterval(() => {
+  const node = document.getElementById("clock");
+  if (!node || node === app) return;
+  node.textContent = clockText();
+  node.className = hurry() ? "hurry" : "";
+}, 250);
+
+/** The terminal's warning: your own clock is down to a third of the limit, or 10 s. */
+function hurry() {
+  const c = S.clock;
+  const s = S.state;
+  if (!c || !s || c.seat !== s.you || c.end === null || !s.turn_seconds) return false;
+  return (c.end - Date.now()) / 1000 <= Math.min(s.turn_seconds / 3, 10);
+}
+
+function clockText() {
+  const c = S.clock;
+  if (S.state && S.state.status === "playing" && c) {
+    const left = c.stopped !== null ? c.stopped : Math.max(0, (c.end - Date.now()) / 1000);
+    const who = S.state.you === c.seat ? "You" : c.seat;
+    return `${who}: ${Math.ceil(left)} s${c.stopped !== null ? " (stopped)" : ""}`;
+  }
+  if (S.state && S.state.status === "between_deals" && S.nextDeal) {
+    return `Next deal in ${Math.max(0, Math.ceil((S.nextDeal - Date.now()) / 1000))} s`;
+  }
+  return "";
+}
+
+window.addEventListener("hashchange", () => { if (S.view === "lobby") followLink(); });
+window.addEventListener("online", reconnectNow);
+if (document.addEventListener) {
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") reconnectNow();
   });
-  return form;
-}
-
-function lobby() {
-  const box = el("section", { class: "lobby" });
-  const choices = el("fieldset", {}, text("legend", "New table: you sit South"));
-  const boxes = {};
-  for (const seat of ["N", "E", "W"]) {
-    boxes[seat] = el("input", { type: "checkbox", id: `bot${seat}` });
-    boxes[seat].checked = true;
-    choices.append(el("label", { for: `bot${seat}` }, boxes[seat], ` bot at ${seat}`));
-  }
-  const priv = el("input", { type: "checkbox", id: "private" });
-  choices.append(el("label", { for: "private" }, priv, " private (invite by link)"));
-  choices.append(el("button", { type: "button", class: "primary", onclick: () =>
-    createTable(["N", "E", "W"].filter((s) => boxes[s].checked), priv.checked) }, "Create"));
-  box.append(choices, text("h2", "Tables"));
-  if (!tables.length) box.append(text("p", "No tables yet.", "muted"));
-  const list = el("ul", { class: "tables" });
-  for (const t of tables) {
-    const seats = el("span", { class: "seats" });
-    for (const seat of SEATS) {
-      const who = t.seats[seat];
-      const kind = t.kinds ? t.kinds[seat] : (who ? "human" : "empty");
-      const cell = text("span", `${seat}: ${who || "—"}`, `seat ${kind}`);
-      seats.append(cell);
-    }
-    const item = el("li", {}, text("strong", t.name), text("span", ` ${t.status}`, "muted"),
-                    seats);
-    const free = SEATS.filter((s) => !t.seats[s]);
-    if (free.length && !t.private && t.status !== "over") {
-      item.append(el("button", { type: "button", onclick: () => joinSeat(t.table, free[0]) },
-                     `Sit at ${free[0]}`));
-    }
-    if (t.allow_spectators !== false) {
-      item.append(el("button", { type: "button", onclick: () =>
-        request({ type: "spectate", table: t.table }) }, "Watch"));
-    }
-    list.append(item);
-  }
-  box.append(list);
-  return box;
-}
-
-function table() {
-  const s = state;
-  const box = el("section", { class: "table" });
-  const scores = s.scores || { NS: 0, EW: 0 };
-  box.append(el("div", { class: "info" }, text("strong", s.name),
-    text("span", ` deal ${s.deal || 0} · NS ${scores.NS} · EW ${scores.EW} · to ${s.target}`)));
-  let status;
-  if (s.status === "playing") {
-    status = s.turn === s.you && s.you ? "Your turn: tap a card" :
-      s.turn ? `${seatName(s.turn)} to play` : "";
-  } else if (s.status === "waiting") status = "Waiting for players";
-  else if (s.status === "between_deals") status = "Deal over";
-  else status = "Match over";
-  box.append(text("p", status, "turn" + (s.turn && s.turn === s.you ? " mine" : "")));
-  const rows = el("div", { class: "rows" });
-  for (const seat of SEATS) {
-    const row = el("div", { class: "row" + (seat === s.turn ? " active" : "") });
-    row.append(text("span", `${seat} ${seatName(seat)}`, "who"));
-    const cards = el("span", { class: "played" });
-    for (const card of (s.rows && s.rows[seat]) || []) cards.append(cardNode(card));
-    row.append(cards);
-    rows.append(row);
-  }
-  box.append(rows);
-  if (s.hand) {
-    const hand = el("div", { class: "hand" });
-    const mine = s.status === "playing" && s.turn === s.you;
-    for (const card of s.hand) {
-      hand.append(cardNode(card, mine ? () => play(card) : null));
-    }
-    box.append(hand);
-  }
-  if (summary) box.append(dealSummary(summary));
-  if (invitations) {
-    const links = el("div", { class: "invites" }, text("p", "Invitation links:"));
-    for (const [seat, link] of invitations) links.append(text("code", `${seat}: ${link}`));
-    box.append(links);
-  }
-  const actions = el("div", { class: "actions" });
-  const me = s.you ? (s.seats || []).find((x) => x.seat === s.you) : null;
-  if (me && !me.ready && (s.status === "waiting" || s.status === "between_deals")) {
-    actions.append(el("button", { type: "button", class: "primary",
-                                   onclick: () => request({ type: "ready" }) }, "Ready"));
-  }
-  if (s.status === "over" && s.you) {
-    actions.append(el("button", { type: "button", onclick: () => request({ type: "rematch" }) },
-                      "Rematch"));
-  }
-  actions.append(el("button", { type: "button", onclick: leave }, "Leave"));
-  box.append(actions);
-  return box;
-}
-
-function seatName(seat) {
-  const info = state && (state.seats || []).find((x) => x.seat === seat);
-  return info && info.name ? info.name : "";
-}
-
-function dealSummary(msg) {
-  const box = el("div", { class: "summary" }, text("h2", `Deal ${msg.deal}`));
-  box.append(text("p", `Penalty NS ${msg.penalty.NS} · EW ${msg.penalty.EW}`));
-  box.append(text("p", msg.winner ? `${msg.winner} wins the deal` : "A tie"));
-  for (const seat of SEATS) {
-    const kept = el("div", { class: "kept" }, text("span", `${seat} kept `));
-    for (const card of (msg.hands && msg.hands[seat]) || []) kept.append(cardNode(card));
-    box.append(kept);
-  }
-  return box;
-}
-
-async function play(card) {
-  const reply = await request({ type: "play", card });
-  if (reply.type === "error") render();
-}
-
-window.addEventListener("hashchange", () => {
-  if (view === "lobby") greetLink();
-});
-
-function greetLink() {
-  const join = location.hash.match(/^#join\/([^/]+)\/([NESW])\/(.+)$/);
-  if (!join) return;
-  history.replaceState(null, "", location.pathname);
-  joinSeat(join[1], join[2], decodeURIComponent(join[3]));
 }
 
 render();

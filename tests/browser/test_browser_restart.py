@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from support.browser import Browser, named, tap_cards
+from support.browser import Browser, named, tap_card, tap_cards
 from support.server import TIMEOUT, ServerProcess
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.xdist_group("browser")]
@@ -39,11 +39,7 @@ async def test_the_page_reclaims_its_seat_after_a_server_restart(
                          "the deal to start")
         # Two of Ada's cards, then the server dies without a word.
         for _ in range(2):
-            card = await page.wait("document.querySelector('#hand [data-playable]')"
-                                   "?.dataset.card", "Ada's turn")
-            await page.tap(f'#hand [data-card="{card}"][data-playable]')
-            await page.wait(f"!document.querySelector('#hand [data-card=\"{card}\"]')",
-                            f"{card} played")
+            assert await tap_card(page, "Ada") is not None
         played = await page.js("[...document.querySelectorAll('#row-S > [data-card]')]"
                                ".map(e => e.dataset.card)")
         assert len(played) == 2, played

@@ -194,6 +194,8 @@ class Page:
         self.session = session
         self.dialogs: list[str] = []
         self.errors: list[str] = []
+        #: Taps that did not play the card (the page moved under them) and were repeated.
+        self.missed = 0
         self.closed = False
 
     def on_event(self, method: str, params: dict[str, Any]) -> None:
@@ -229,15 +231,21 @@ class Page:
             raise AssertionError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")
 
+    async def poll(self, expression: str, timeout: float) -> Any:
+        """Look until ``expression`` is truthy in the page: its value, or None after
+        ``timeout`` seconds."""
+        with trio.move_on_after(timeout):
+            while not (value := await self.js(expression)):
+                await trio.sleep(POLL)
+            return value
+        return None
+
     async def wait(self, expression: str, what: str, timeout: float = TIMEOUT) -> Any:
         """Poll until ``expression`` is truthy in the page; its value. On time out the
         test fails with what the page shows."""
-        with trio.move_on_after(timeout):
-            while True:
-                value = await self.js(expression)
-                if value:
-                    return value
-                await trio.sleep(POLL)
+        value = await self.poll(expression, timeout)
+        if value:
+            return value
         raise AssertionError(f"timed out waiting for {what}; the page shows:\n"
                              f"{await self.text()}\nscript errors: {self.errors}")
 
@@ -312,21 +320,54 @@ async def named(browser: Browser, url: str, name: str, width: int = 390,
     return page
 
 
-#: The card a tap plays now, "done" once the deal's summary shows, else null.
-_NEXT = """(() => {
+#: The cards the page's own seat has played this deal, in order (its row).
+ROW = ("[...document.querySelectorAll('#row-' + document.querySelector('section.table')"
+       ".dataset.you + ' > [data-card]')].map(e => e.dataset.card)")
+
+
+def _next(played: int) -> str:
+    """Script: "played" once our row holds more than ``played`` cards, "done" once the
+    deal's summary shows, else the first card a tap plays now (null: none)."""
+    return f"""(() => {{
+  const table = document.querySelector('section.table[data-you]');
+  if (!table) return null;
+  if (document.querySelectorAll('#row-' + table.dataset.you + ' > [data-card]').length
+      > {played}) return 'played';
   if (document.querySelector('#summary')) return 'done';
   const card = document.querySelector('#hand [data-card][data-playable]');
-  return card ? card.dataset.card : null; })()"""
+  return card ? card.dataset.card : null; }})()"""
+
+
+async def tap_card(page: Page, what: str, timeout: float = 4 * TIMEOUT) -> str | None:
+    """Wait for ``what``'s turn and tap a playable card; the card the page then shows
+    played in its row (None: the deal ended first). A tap the page moved away from (it
+    redraws on every message, and a row grows when a card's meaning arrives) is tapped
+    again."""
+    with trio.fail_after(timeout):
+        await page.shows("section.table[data-you]", f"{what} seated", timeout)
+        before: list[str] = await page.js(ROW)
+        tapped = False
+        while True:
+            got = await page.wait(_next(len(before)), f"{what}'s turn or the summary",
+                                  timeout)
+            if got == "played":
+                break
+            if got == "done":
+                return None
+            page.missed += tapped
+            tapped = True
+            await page.tap(f'#hand [data-card="{got}"][data-playable]')
+            await page.poll(f"{_next(len(before))} === 'played'", 3.0)
+    after: list[str] = await page.js(ROW)
+    assert after[:len(before)] == before and len(after) == len(before) + 1, (before, after)
+    return after[-1]
 
 
 async def tap_cards(page: Page, what: str, timeout: float = 4 * TIMEOUT) -> list[str]:
     """Play the deal for ``page``'s player by tapping a playable card whenever there is
-    one, until the deal's summary shows; the cards tapped, in order."""
-    tapped: list[str] = []
+    one, until the deal's summary shows; the cards played, in order."""
+    played: list[str] = []
     with trio.fail_after(timeout):
-        while (card := await page.wait(_NEXT, f"{what}'s turn or the summary")) != "done":
-            await page.tap(f'#hand [data-card="{card}"][data-playable]')
-            tapped.append(card)
-            await page.wait(f"!document.querySelector('#hand [data-card=\"{card}\"]')",
-                            f"{card} to leave {what}'s hand")
-    return tapped
+        while (card := await tap_card(page, what)) is not None:
+            played.append(card)
+    return played

@@ -234,10 +234,15 @@ async def page_server(nursery: trio.Nursery, page_server_config: ServerConfig,
 
 
 @pytest.fixture(scope="session")
-def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def screenshots(pytestconfig: pytest.Config) -> Path:
     """Where the run keeps its screenshots: ``$JACKAL_SCREENSHOTS`` if set, else
-    ``screenshots/`` in pytest's base temporary folder (kept for the last three runs)."""
+    ``.pytest_cache/d/screenshots/`` of the checkout (pytest's temporary folders are
+    pruned by later runs; the cache stays until ``--cache-clear``). Each run overwrites
+    the files of the one before."""
     chosen = os.environ.get("JACKAL_SCREENSHOTS")
-    folder = Path(chosen) if chosen else tmp_path_factory.getbasetemp() / "screenshots"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    if chosen:
+        folder = Path(chosen)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    assert pytestconfig.cache is not None
+    return pytestconfig.cache.mkdir("screenshots")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.browser import Browser, Web, named, tap_cards
+from support.browser import Browser, Web, named, tap_card, tap_cards
 from support.client import greeted
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.xdist_group("browser")]
@@ -32,7 +32,11 @@ async def test_a_whole_deal_against_three_bots_by_tapping_cards(
     reply = await watcher.request(type="spectate", table=table)
     assert reply["type"] == "table_state", reply
 
-    tapped = await tap_cards(page, "Ada")
+    tapped = [card for _ in range(4) if (card := await tap_card(page, "Ada")) is not None]
+    # Half-way, on Ada's turn: the picture of the page at play (README's is one of these).
+    await page.shows("#hand [data-playable]", "Ada's fifth turn")
+    await page.screenshot(screenshots / "phone-deal.png")
+    tapped += await tap_cards(page, "Ada")
     await page.screenshot(screenshots / "phone-summary.png")
     # Eight cards each; South's are those Ada tapped, in her order, as the server saw.
     shown = await page.js("[...document.querySelectorAll('#summary')].map(e => e.textContent)"

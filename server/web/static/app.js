@@ -2,7 +2,7 @@
 // views (lobby.js, table.js, summary.js) draw from this state; everything shown that came
 // from the server (names, table names, chat, questions) is set as text, never as HTML.
 
-import { STORE, connect, onDrop, onMessage, request, send } from "./conn.js";
+import { STORE, connect, onDrop, onMessage, reconnectNow, request, send } from "./conn.js";
 import { SEATS, el, text } from "./dom.js";
 import { lobbyView, nameForm } from "./lobby.js";
 import { tableView } from "./table.js";
@@ -13,6 +13,8 @@ const app = document.getElementById("app");
 const S = {
   view: "connecting", // connecting | name | lobby | table
   online: false,
+  needPassword: false, // the server asked for its password
+  password: "",
   playing: false, // a play sent, its reply not come yet
   features: [],
   tables: [],
@@ -47,8 +49,8 @@ onDrop((wait) => {
   render();
 });
 
-onMessage((msg) => {
-  const redraw = handle(msg);
+onMessage((msg, reply) => {
+  const redraw = handle(msg, reply);
   if (redraw !== false) render();
 });
 
@@ -75,7 +77,7 @@ function startClock(seat, seconds) {
 }
 
 // Returns false when nothing shown changed.
-function handle(msg) {
+function handle(msg, reply) {
   const s = S.state;
   switch (msg.type) {
     case "welcome":
@@ -90,7 +92,12 @@ function handle(msg) {
     case "error":
       if (msg.code === "closed") return false;
       S.note = msg.message;
-      if (msg.code === "bad_token") localStorage.removeItem(STORE.token);
+      if (msg.code === "bad_token" && !reply) {
+        // Another window reclaimed our seat with the token (the storage both share):
+        // it plays there now; this one goes back to the lobby and keeps the token.
+        S.note = "Your seat is now played from another window";
+        showLobby();
+      }
       if (msg.code === "table_closed") { localStorage.removeItem(STORE.token); showLobby(); }
       if (msg.code === "records_resumed") send({ type: "sync" });
       break;
@@ -145,6 +152,13 @@ function handle(msg) {
         s.turn = null;
         s.status = "between_deals";
         s.hand = null;
+        // The snapshot's history gets the deal, as a fresh table_state would have it.
+        s.history = (s.history || []).filter((d) => d.deal !== msg.deal);
+        s.history.push({ deal: msg.deal, dealer: s.dealer, penalty: msg.penalty,
+                         winner: msg.winner, victory_points: msg.victory_points ?? msg.points,
+                         scores: msg.scores, information_cost: msg.information_cost });
+        // As the server does: every person says ready again for the next deal.
+        for (const seat of s.seats || []) if (seat.kind === "human") seat.ready = false;
       }
       S.clock = null;
       S.nextDeal = msg.next_deal_in !== undefined ? Date.now() + msg.next_deal_in * 1000 : null;
@@ -155,7 +169,12 @@ function handle(msg) {
       break;
     case "match_ended":
       S.note = msg.winner ? `Match over: ${msg.winner} wins` : "Match over: a tie";
-      if (s) { s.status = "over"; s.scores = msg.scores; }
+      if (s) {
+        s.status = "over";
+        s.scores = msg.scores;
+        // From here a person's ready flag says it asked for a rematch.
+        for (const seat of s.seats || []) seat.ready = seat.kind === "bot";
+      }
       S.nextDeal = null;
       break;
     case "player_ready":
@@ -292,6 +311,7 @@ async function greet() {
   const token = localStorage.getItem(STORE.token);
   const hello = { type: "hello", name, client: "jackal web" };
   if (token) hello.token = token;
+  if (S.password) hello.password = S.password;
   let reply = await request(hello);
   if (reply.type === "error" && reply.code === "bad_token") {
     // The seat is gone (the match ended, or the server forgot it): come in as ourselves.
@@ -302,6 +322,12 @@ async function greet() {
   if (reply.type !== "hello_ok") {
     if (["name_taken", "name_reserved", "bad_text"].includes(reply.code)) {
       localStorage.removeItem(STORE.name);
+      S.view = "name";
+    }
+    if (reply.code === "bad_password") {
+      // Kept in memory only: after a reload the player types it again.
+      S.needPassword = true;
+      S.password = "";
       S.view = "name";
     }
     render();
@@ -325,12 +351,16 @@ async function followLink() {
 }
 
 async function showLobby() {
+  const shown = S.view;
   S.view = "lobby";
   S.state = null;
   S.summary = null;
   const reply = await request({ type: "list_tables" });
-  if (reply.type === "tables") S.tables = reply.tables;
-  render();
+  // The lobby is asked for every few seconds: redraw only when it changed (a redraw
+  // under the thumb of someone filling in the form is a nuisance).
+  const fresh = reply.type === "tables" && JSON.stringify(reply.tables) !== JSON.stringify(S.tables);
+  if (fresh) S.tables = reply.tables;
+  if (fresh || S.view !== shown) render();
   clearTimeout(lobbyTimer);
   lobbyTimer = setTimeout(() => { if (S.view === "lobby" && S.online) showLobby(); }, 5000);
 }
@@ -410,7 +440,12 @@ async function answer(question, reply) {
 }
 
 const act = {
-  setName(name) { localStorage.setItem(STORE.name, name); S.note = ""; greet(); },
+  setName(name, password) {
+    localStorage.setItem(STORE.name, name);
+    if (password !== undefined) S.password = password;
+    S.note = "";
+    greet();
+  },
   createTable, joinSeat, leave, play, ask, answer,
   watch: (table) => request({ type: "spectate", table }),
   ready: () => request({ type: "ready" }),
@@ -419,6 +454,7 @@ const act = {
   pause: () => request({ type: "pause" }),
   resume: () => request({ type: "resume" }),
   chat: (line) => request({ type: "chat", text: line }),
+  conventions: (card) => request({ type: "conventions", card }),
   select(seat, index) {
     const same = S.selected && S.selected[0] === seat && S.selected[1] === index;
     S.selected = same ? null : [seat, index];
@@ -432,11 +468,18 @@ const act = {
 
 function render() {
   // Redrawing replaces the nodes: keep the focus (and the caret) where the player types.
-  const focused = document.activeElement && document.activeElement.id;
+  const s = S.state;
+  const mine = S.view === "table" && s && s.status === "playing" && s.you && s.turn === s.you;
+  document.title = mine ? "Your turn \u2014 Jackal" : "Jackal";
+  const active = document.activeElement;
+  const focused = active && active.id;
+  let caret = null;
+  try { caret = active ? active.selectionStart : null; } catch { caret = null; }
   app.replaceChildren();
   const bar = el("header", {}, text("h1", "Jackal"));
   const note = text("p", S.note, S.note ? "note" : "note empty");
   note.setAttribute("id", "note");
+  note.setAttribute("role", "status");
   bar.append(note);
   app.append(bar);
   if (S.view === "connecting") app.append(text("p", "Connecting\u2026", "muted"));
@@ -445,8 +488,14 @@ function render() {
   else if (S.view === "table" && S.state) app.append(tableView(S, act));
   if (focused) {
     const again = document.getElementById(focused);
-    if (again && again !== app && again.focus) again.focus();
+    if (again && again !== app && again.focus) {
+      again.focus();
+      try { again.setSelectionRange(caret, caret); } catch { /* a number input has none */ }
+    }
   }
+  // The newest chat line is at the bottom of its scrolling box.
+  const log = document.getElementById("chat-log");
+  if (log && log !== app && log.scrollHeight) log.scrollTop = log.scrollHeight;
 }
 
 // The clock counts down without redrawing the page: only its own text changes.
@@ -454,7 +503,16 @@ setInterval(() => {
   const node = document.getElementById("clock");
   if (!node || node === app) return;
   node.textContent = clockText();
+  node.className = hurry() ? "hurry" : "";
 }, 250);
+
+/** The terminal's warning: your own clock is down to a third of the limit, or 10 s. */
+function hurry() {
+  const c = S.clock;
+  const s = S.state;
+  if (!c || !s || c.seat !== s.you || c.end === null || !s.turn_seconds) return false;
+  return (c.end - Date.now()) / 1000 <= Math.min(s.turn_seconds / 3, 10);
+}
 
 function clockText() {
   const c = S.clock;
@@ -470,6 +528,12 @@ function clockText() {
 }
 
 window.addEventListener("hashchange", () => { if (S.view === "lobby") followLink(); });
+window.addEventListener("online", reconnectNow);
+if (document.addEventListener) {
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") reconnectNow();
+  });
+}
 
 render();
 connect();

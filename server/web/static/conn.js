@@ -8,6 +8,7 @@ let ws = null;
 let nextId = 1;
 let backoff = 1;
 const waiting = new Map(); // request id -> resolve
+let retry = null; // the timer of the next attempt
 let handler = () => {};
 let dropped = () => {};
 
@@ -16,6 +17,7 @@ export function onDrop(fn) { dropped = fn; }
 export function connected() { return ws !== null && ws.readyState === WebSocket.OPEN; }
 
 export function connect() {
+  retry = null;
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   const socket = new WebSocket(`${scheme}//${location.host}/ws`);
   ws = socket;
@@ -36,8 +38,17 @@ export function connect() {
     const wait = backoff;
     backoff = Math.min(backoff * 2, 16);
     dropped(wait);
-    setTimeout(connect, wait * 1000 + Math.floor(Math.random() * 300));
+    retry = setTimeout(connect, wait * 1000 + Math.floor(Math.random() * 300));
   });
+}
+
+/** Try again now rather than at the end of the wait: a phone woke up, or its network
+ * came back (a sleeping tab's timers may not have run at all). */
+export function reconnectNow() {
+  if (ws !== null || retry === null) return;
+  clearTimeout(retry);
+  retry = null;
+  connect();
 }
 
 export function send(msg) {

@@ -4,17 +4,23 @@
 // convention card, hints where the server has them).
 
 import { SEATS, el, text } from "./dom.js";
+import { STORE } from "./conn.js";
 import { chatBox } from "./chat.js";
 
 export function nameForm(S, act) {
   const input = el("input", { id: "name", maxlength: "32", autocomplete: "nickname",
                               placeholder: "your name", required: true });
+  input.value = localStorage.getItem(STORE.name) || "";
+  const password = S.needPassword
+    ? el("input", { id: "password", type: "password", autocomplete: "current-password" }) : null;
   const form = el("form", { class: "name" }, el("label", { for: "name" }, "Your name"), input,
+                  password ? el("label", { for: "password" }, "The server's password") : null,
+                  password,
                   el("button", { type: "submit", class: "primary" }, "Enter"));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const name = input.value.trim();
-    if (name) act.setName(name);
+    if (name) act.setName(name, password ? password.value : undefined);
   });
   return form;
 }
@@ -28,6 +34,7 @@ function tableItem(t, act) {
   if (t.seeded) flags.push("seeded");
   if (t.turn_seconds) flags.push(`${Math.round(t.turn_seconds)} s a card`);
   if (t.hints) flags.push("hints");
+  if (t.creator) flags.push(`by ${t.creator}`);
   flags.push(`to ${t.target}`);
   item.append(el("div", { class: "entry-head" }, text("strong", t.name),
                  text("span", flags.join(" \u00b7 "), "muted")));
@@ -96,11 +103,9 @@ function createForm(S, act) {
 }
 
 export function lobbyView(S, act) {
-  const box = el("section", { class: "lobby" });
-  box.append(text("h2", "Tables"));
-  if (!S.tables.length) box.append(text("p", "No tables yet: create one below.", "muted"));
-  box.append(el("ul", { class: "tables" }, S.tables.map((t) => tableItem(t, act))));
-  box.append(createForm(S, act));
-  box.append(chatBox(S, act, S.lobbyChat, null));
-  return box;
+  const list = el("div", { class: "main" }, text("h2", "Tables"));
+  if (!S.tables.length) list.append(text("p", "No tables yet: create one.", "muted"));
+  list.append(el("ul", { class: "tables" }, S.tables.map((t) => tableItem(t, act))));
+  const side = el("div", { class: "side" }, createForm(S, act), chatBox(S, act, S.lobbyChat, null));
+  return el("section", { class: "lobby" }, list, side);
 }

@@ -20,8 +20,10 @@ function means(S) {
   const ours = { NS: 0, EW: 0 }, theirs = { NS: 0, EW: 0 };
   for (const done of history) {
     if (!done.information_cost || done.expert_unavailable) continue;
-    const expert = S.expert[done.deal] && S.expert[done.deal].information_cost;
-    if (!expert) { waiting += 1; continue; }
+    const got = S.expert[done.deal];
+    if (got && !got.information_cost) continue; // the server was too busy to work it out
+    if (!got) { waiting += 1; continue; }
+    const expert = got.information_cost;
     count += 1;
     for (const side of TEAMS) { ours[side] += done.information_cost[side]; theirs[side] += expert[side]; }
   }
@@ -81,5 +83,11 @@ export function summaryView(S) {
   }
   const evening = means(S);
   if (evening) box.append(evening);
+  const history = (s && s.history) || [];
+  if (history.length > 1) {
+    box.append(text("h3", "Deals of the match"));
+    box.append(el("ul", { class: "history" }, history.map((d) => text("li",
+      `${d.deal}: ${d.winner ? `${d.winner} +${d.victory_points}` : "tie"} (penalty NS ${d.penalty.NS}, EW ${d.penalty.EW}) \u2192 NS ${d.scores.NS} \u00b7 EW ${d.scores.EW}`))));
+  }
   return box;
 }

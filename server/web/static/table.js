@@ -7,6 +7,13 @@ import { SEATS, cardNode, el, partner, shortMeaning, team, text } from "./dom.js
 import { chatBox } from "./chat.js";
 import { summaryView } from "./summary.js";
 
+const CARDS = ["beginner", "advanced", "none"];
+
+function cardName(s, side) {
+  const card = s.conventions && s.conventions[side];
+  return typeof card === "string" ? card : (card && card.name) || "?";
+}
+
 const ORDINAL = ["", "1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th"];
 
 function seatOf(s, seat) { return (s.seats || []).find((x) => x.seat === seat) || {}; }
@@ -166,6 +173,16 @@ function actionsView(S, act) {
     actions.append(el("button", { type: "button", "data-action": "hint", onclick: act.hint },
                       "Hint"));
   }
+  if (s.you && s.status !== "playing") {
+    // A partnership may change its card before the match, between deals and for a rematch.
+    const current = cardName(s, team(s.you));
+    const select = el("select", { id: "my-conventions", "aria-label": "your partnership's card" },
+                      ...CARDS.map((n) => el("option", { value: n }, n)));
+    select.value = CARDS.includes(current) ? current : "beginner";
+    actions.append(el("span", { class: "cardpick" }, select,
+      el("button", { type: "button", "data-action": "conventions",
+                     onclick: () => act.conventions(select.value) }, "Use card")));
+  }
   const on = s.status === "playing" || s.status === "between_deals";
   if (s.you && on && S.features.includes("pause")) {
     const p = s.pause;
@@ -204,36 +221,41 @@ export function tableView(S, act) {
   const s = S.state;
   const box = el("section", { class: "table", "data-status": s.status, "data-you": s.you || null,
                               "data-turn": s.turn || null, "data-table": s.table });
+  // Two columns on a wide screen (the play, then what is read beside it), one on a phone.
+  const main = el("div", { class: "main" });
+  const side = el("div", { class: "side" });
+  box.append(main, side);
   const scores = s.scores || { NS: 0, EW: 0 };
   const us = s.you ? team(s.you) : null;
-  box.append(el("div", { class: "info" }, text("strong", s.name),
-                text("span", ` deal ${s.deal || 0}${s.seeded ? " \u00b7 seeded" : ""}${s.you ? "" : " \u00b7 watching"}`, "muted")));
-  box.append(el("div", { class: "bar" },
-    text("span", `NS ${scores.NS}${us === "NS" ? " (you)" : ""} \u00b7 EW ${scores.EW}${us === "EW" ? " (you)" : ""} \u00b7 to ${s.target}`, "score"),
-    text("span", act.clockText(), "clock")));
-  box.lastChild.firstChild.setAttribute("id", "score");
-  box.lastChild.lastChild.setAttribute("id", "clock");
-  const turn = statusLine(s);
-  box.append(text("p", turn, "turn" + (playable(S) ? " mine" : "")));
-  box.append(rowsView(S, act));
-  box.append(detailView(S, act) || text("p", s.status === "playing" ? "Tap a played card to read what it means." : "", "muted small"));
+  main.append(el("div", { class: "info" }, text("strong", s.name),
+                 text("span", ` deal ${s.deal || 0}${s.seeded ? " \u00b7 seeded" : ""}${s.you ? "" : " \u00b7 watching"}`, "muted"),
+                 text("div", `cards: NS ${cardName(s, "NS")} \u00b7 EW ${cardName(s, "EW")}`, "muted small")));
+  main.append(el("div", { class: "bar" },
+    el("span", { id: "score" }, `NS ${scores.NS}${us === "NS" ? " (you)" : ""} \u00b7 EW ${scores.EW}${us === "EW" ? " (you)" : ""} \u00b7 to ${s.target}`),
+    el("span", { id: "clock" }, act.clockText())));
+  main.append(text("p", statusLine(s), "turn" + (playable(S) ? " mine" : "")));
+  // Between deals the buttons (ready, rematch) come first: the summary below is long.
+  const actions = actionsView(S, act);
+  if (s.status !== "playing") main.append(actions);
+  main.append(rowsView(S, act));
+  main.append(detailView(S, act) || text("p", s.status === "playing" ? "Tap a played card to read what it means." : "", "muted small"));
   const hand = handView(S, act);
-  if (hand) box.append(hand);
+  if (hand) main.append(hand);
   if (S.hint && playable(S)) {
-    box.append(el("div", { id: "hint", class: "detail" },
-                  el("p", {}, text("b", "Hint: "), cardNode(S.hint.card)), text("p", S.hint.text)));
+    main.append(el("div", { id: "hint", class: "detail" },
+                   el("p", {}, text("b", "Hint: "), cardNode(S.hint.card)), text("p", S.hint.text)));
   }
   const questions = questionsView(S, act);
-  if (questions) box.append(questions);
-  if (S.summary) box.append(summaryView(S));
+  if (questions) main.append(questions);
+  if (s.status === "playing") main.append(actions);
+  if (S.summary) side.append(summaryView(S));
   const invites = invitesView(S);
-  if (invites) box.append(invites);
-  box.append(actionsView(S, act));
+  if (invites) side.append(invites);
   if (S.log.length) {
-    box.append(el("ul", { id: "table-log", class: "log" },
-                  S.log.slice(-6).map((line) => text("li", line))));
+    side.append(el("ul", { id: "table-log", class: "log" },
+                   S.log.slice(-6).map((line) => text("li", line))));
   }
   const closed = s.you && s.status === "playing" ? "Chat opens when the deal ends" : null;
-  box.append(chatBox(S, act, S.chat, closed));
+  side.append(chatBox(S, act, S.chat, closed));
   return box;
 }

@@ -11,6 +11,11 @@
 //   host     create a private table with bots at E and W, print the invitation link of N,
 //            say a chat line once N sits, then play as solo.
 //   guest    open the link given as the fifth argument, sit, say ready and play.
+//   watch    watch the first table of the lobby, say a line to its spectators, and stop
+//            once it has seen cards played and its line come back.
+// Playing, the page also takes a hint on its first turn (where the table allows hints)
+// and plays the hinted card, and asks an opponent about a played card once.
+// A fifth argument in another mode is the server's password, typed in when asked for.
 // Usage: node --experimental-websocket page_harness.mjs APP_JS WEB_PORT NAME MODE [LINK]
 import { pathToFileURL } from "node:url";
 import { createInterface } from "node:readline";
@@ -99,7 +104,26 @@ function tapPlayable() {
 
 const timer = setInterval(() => {
   if (waiting) return;
+  if (byId("password") && mode !== "guest") {
+    // The server wants its password (given as the fifth argument): type it in.
+    byId("password").value = link;
+    [...app.walk()].find((n) => n.tag === "form" && n.className === "name").fire("submit");
+    return;
+  }
   const t = table();
+  if (step === "start" && mode === "watch") {
+    const watch = find((n) => has(n, "data-watch"));
+    if (!watch) return;
+    // What the lobby showed: every table's seat kinds and its sit buttons.
+    seen.lobby = Object.fromEntries(all().filter((n) => n.tag === "li" && has(n, "data-table"))
+      .map((li) => [li.attrs["data-table"], {
+        kinds: [...li.walk()].filter((n) => has(n, "data-kind")).map((n) => n.attrs["data-kind"]),
+        join: [...li.walk()].filter((n) => has(n, "data-join")).map((n) => n.attrs["data-join"]),
+      }]));
+    watch.click();
+    step = "watching";
+    return;
+  }
   if (step === "start" && mode !== "guest") {
     const form = byId("create");
     if (!form) return;
@@ -138,9 +162,53 @@ const timer = setInterval(() => {
     if (ready) { ready.click(); step = "play"; }
     return;
   }
-  if (t.attrs["data-status"] === "playing" && t.attrs["data-turn"] === t.attrs["data-you"]) {
-    tapPlayable();
+  if (mode === "watch") {
+    if (!t.attrs["data-you"] && !seen.said) {
+      byId("chat-input").value = "nice play";
+      byId("chat").fire("submit");
+      seen.said = true;
+    }
+    const cards = ["N", "E", "S", "W"].map((s) => byId(`row-${s}`).children.length);
+    if (cards.some((n) => n) && chatLines().some((line) => line.includes("nice play"))) {
+      out({ you: t.attrs["data-you"] || null, hand: Boolean(byId("hand")), chat: chatLines(),
+            lobby: seen.lobby, watched: t.attrs["data-table"],
+            status: t.attrs["data-status"], ready: Boolean(find((n) => has(n, "data-action", "ready"))) });
+      process.exit(0);
+    }
+    return;
   }
+  const mine = t.attrs["data-status"] === "playing" && t.attrs["data-turn"] === t.attrs["data-you"];
+  if (mine) {
+    const input = byId("chat-input");
+    seen.chatClosed = Boolean(input && input.hasAttribute("disabled"));
+  }
+  if (mine && !seen.asked) {
+    // Ask about the newest card of an opponent (a bot answers at once).
+    const foes = t.attrs["data-you"] === "N" || t.attrs["data-you"] === "S" ? ["E", "W"] : ["N", "S"];
+    const played = foes.map((s) => byId(`row-${s}`).children).find((row) => row.length);
+    if (played && !byId("ask")) { played[played.length - 1].click(); return; }
+    if (byId("ask")) {
+      byId("ask-text").value = "what does it say?";
+      byId("ask").fire("submit");
+      seen.asked = true;
+      return;
+    }
+  }
+  if (mine && seen.hint === undefined) {
+    const button = find((n) => has(n, "data-action", "hint"));
+    if (!button) seen.hint = null;
+    else { button.click(); seen.hint = "asked"; return; }
+  }
+  if (mine && seen.hint === "asked") {
+    const hinted = byId("hand") && [...byId("hand").walk()].find((n) => (n.className || "").includes("hinted"));
+    if (!hinted || !byId("hint")) return;
+    seen.hint = hinted.attrs["data-card"];
+    seen.hintText = byId("hint").textContent;
+    hinted.click();
+    taps += 1;
+    return;
+  }
+  if (mine) tapPlayable();
   if ((mode === "drop" || mode === "pause") && taps === 3 && step !== "dropped") {
     step = "dropped";
     if (mode === "drop") sockets[0].close();
@@ -159,11 +227,14 @@ const timer = setInterval(() => {
     out({ taps, rows, token: Boolean(store.get("jackal.token")), sockets: sockets.length,
           status: t.attrs["data-status"], you: t.attrs["data-you"],
           summary: summary.textContent, score: byId("score").textContent,
-          meanings, clock: seen.clock, chat: chatLines(),
+          meanings, clock: seen.clock, chat: chatLines(), hint: seen.hint || null,
+          hintText: seen.hintText || null, chatClosed: seen.chatClosed || false,
+          log: byId("table-log") ? byId("table-log").children.map((li) => li.textContent) : [],
+          questions: byId("questions") ? byId("questions").textContent : null,
           note: byId("note") ? byId("note").textContent : null,
           rematch: Boolean(find((n) => has(n, "data-action", "rematch"))) });
     clearInterval(timer);
     process.exit(0);
   }
 }, 20);
-setTimeout(() => { out({ stuck: app.textContent, step, taps }); process.exit(1); }, 60000);
+setTimeout(() => { out({ stuck: app.textContent, step, taps }); process.exit(1); }, 45000);

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
+from typing import Any, cast
 
 import h11
 import pytest
@@ -79,6 +80,22 @@ async def test_the_page_is_served_with_a_strict_policy() -> None:
         status, headers, script = await http_get(web, "/app.js")
         assert status == 200 and headers[b"content-type"].startswith(b"text/javascript")
         assert script and b"innerHTML" not in script
+        # Every module the page imports is served the same way, and none writes HTML.
+        reached, todo = {"app.js"}, [script]
+        while todo:
+            for module in re.findall(rb'from "\./([\w-]+\.js)"', todo.pop()):
+                if module.decode() in reached:
+                    continue
+                reached.add(module.decode())
+                status, headers, code = await http_get(web, "/" + module.decode())
+                assert status == 200
+                assert headers[b"content-type"].startswith(b"text/javascript")
+                assert b"innerHTML" not in code and b"outerHTML" not in code
+                assert b"insertAdjacentHTML" not in code and b"document.write" not in code
+                todo.append(code)
+        static = resources.files("jackal.server.web").joinpath("static")
+        assert reached == {f.name for f in static.iterdir() if f.name.endswith(".js")}
+        assert (await http_get(web, "/favicon.svg"))[1][b"content-type"] == b"image/svg+xml"
         assert (await http_get(web, "/../pyproject.toml"))[0] == 404
         assert (await http_get(web, "/nothing"))[0] == 404
         assert (await http_get(web, "/", "POST"))[0] == 405
@@ -212,8 +229,9 @@ def _page(node: str, web: int, name: str, mode: str, *extra: str) -> list[str]:
             str(web), name, mode, *extra]
 
 
-def _last(out: bytes) -> dict[str, object]:
-    return json.loads(out.decode().strip().splitlines()[-1])  # type: ignore[no-any-return]
+def _last(out: bytes) -> dict[str, Any]:
+    """The last line the page printed: what it showed at the end."""
+    return cast(dict[str, Any], json.loads(out.decode().strip().splitlines()[-1]))
 
 
 @pytest.mark.subprocess
@@ -224,10 +242,15 @@ async def test_the_page_plays_a_deal_against_three_bots(mode: str) -> None:
     node = _node_with_websocket()
     if node is None:
         pytest.skip("needs Node with a WebSocket (20.10+)")
-    async with web_server(bot_floor_seconds=0.0, bot_pause_seconds=0.0) as (_, web):
+    # The dropping page's server has a password: asked for it once, the page keeps it
+    # (in memory) for its reconnect.
+    password = "sesame" if mode == "drop" else None
+    async with web_server(bot_floor_seconds=0.0, bot_pause_seconds=0.0, hints=True,
+                          password=password) as (_, web):
+        command = _page(node, web, "pia", mode, *([password] if password else []))
         with trio.fail_after(60):
-            done = await trio.run_process(_page(node, web, "pia", mode), capture_stdout=True,
-                                          capture_stderr=True, check=False)
+            done = await trio.run_process(command, capture_stdout=True, capture_stderr=True,
+                                          check=False)
     assert done.returncode == 0, (done.stdout, done.stderr)
     result = _last(done.stdout)
     assert result["rows"] == [8, 8, 8, 8] and result["taps"] >= 8 and result["token"]
@@ -242,6 +265,13 @@ async def test_the_page_plays_a_deal_against_three_bots(mode: str) -> None:
     assert isinstance(meanings, list) and len(meanings) == 32 and all(meanings)
     # After a drop the page came back on a second connection and reclaimed its seat.
     assert result["sockets"] == (2 if mode == "drop" else 1)
+    # It took a hint on its first turn and played the card the hint named.
+    assert re.fullmatch(r"[2-9TJQKA][SHDC]", str(result["hint"]))
+    assert "The expert bot would play" in str(result["hintText"])
+    # Its question about an opponent's card got the bot's answer; its chat was closed
+    # while the deal was played (partners talk only through their cards).
+    assert any(line.startswith(("E answers", "W answers")) for line in result["log"])
+    assert "You asked" in str(result["questions"]) and result["chatClosed"] is True
 
 
 @pytest.mark.subprocess
@@ -351,3 +381,71 @@ async def test_a_frame_that_breaks_the_websocket_protocol_closes_with_its_code()
         await lines.sock.send_all(b"\x81\x82\x00\x00\x00\x00\xff\xfe")
         await client.eof()
         assert lines.close_code == 1007
+
+
+@pytest.mark.subprocess
+async def test_the_page_watches_a_table_and_talks_to_its_spectators() -> None:
+    # Four bots play; the page watches from the lobby: it sees the cards, holds no hand,
+    # and its chat line goes to the table's spectators.
+    node = _node_with_websocket()
+    if node is None:
+        pytest.skip("needs Node with a WebSocket (20.10+)")
+    async with web_server(bot_floor_seconds=0.05, bot_pause_seconds=0.0) as (_, web):
+        creator = await ws_client(web, "otto")
+        await creator.hello()
+        table = (await creator.request(type="create_table", name="bots"))["table"]
+        for seat in "NESW":
+            await creator.request(type="add_bot", table=table, seat=seat)
+        # A second table with one bot and three free seats: the lobby shows both.
+        other = (await creator.request(type="create_table", name="open"))["table"]
+        await creator.request(type="add_bot", table=other, seat="E")
+        with trio.fail_after(60):
+            done = await trio.run_process(_page(node, web, "vera", "watch"),
+                                          capture_stdout=True, capture_stderr=True,
+                                          check=False)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    result = _last(done.stdout)
+    assert (result["you"], result["hand"], result["ready"]) == (None, False, False)
+    assert result["chat"] == ["[watching] vera: nice play"]
+    assert result["lobby"] == {
+        table: {"kinds": ["bot"] * 4, "join": []},
+        other: {"kinds": ["empty", "bot", "empty", "empty"],
+                "join": [f"{other}/N", f"{other}/S", f"{other}/W"]}}
+    assert result["watched"] == table
+
+
+@pytest.mark.subprocess
+async def test_the_page_reclaims_its_seat_after_a_server_restart(tmp_path: Path) -> None:
+    # The page plays three cards, the server stops (its records kept) and starts again on
+    # the same ports from those records: the page reconnects by itself, reclaims its seat
+    # with its stored token and finishes the deal.
+    node = _node_with_websocket()
+    if node is None:
+        pytest.skip("needs Node with a WebSocket (20.10+)")
+    settings = {"bot_floor_seconds": 0.0, "bot_pause_seconds": 0.0, "records_dir": tmp_path}
+    async with web_server(**settings) as (tcp, web):
+        with (tmp_path / "page.out").open("wb") as out:
+            proc = await trio.lowlevel.open_process(
+                _page(node, web, "remy", "pause"), stdout=out, stderr=subprocess.DEVNULL,
+                stdin=subprocess.PIPE)
+        try:
+            with trio.fail_after(30):
+                while b"paused" not in (tmp_path / "page.out").read_bytes():
+                    await trio.sleep(0.02)
+        except BaseException:
+            proc.kill()
+            raise
+    try:
+        config = ServerConfig(port=tcp, web_port=web, **settings)  # type: ignore[arg-type]
+        async with trio.open_nursery() as nursery:
+            await nursery.start(lambda task_status: serve(config, task_status=task_status))
+            assert proc.stdin is not None
+            await proc.stdin.send_all(b"go on\n")
+            with trio.fail_after(60):
+                assert await proc.wait() == 0
+            nursery.cancel_scope.cancel()
+    finally:
+        proc.kill()
+    result = _last((tmp_path / "page.out").read_bytes())
+    assert result["rows"] == [8, 8, 8, 8] and result["you"] == "S"
+    assert result["sockets"] >= 2 and "Deal 1" in str(result["summary"])

@@ -90,7 +90,8 @@ async def test_two_browsers_a_terminal_and_a_raw_socket_play_a_deal(
     assert "Deal over" in last[0], last[0]
     for page in (ann, bea):
         summary = await page.js("document.querySelector('#summary').textContent")
-        assert f"penalty {ended['penalty']['NS']}" in summary, summary
+        for side in ("NS", "EW"):
+            assert f"{side}: penalty {ended['penalty'][side]}" in summary, summary
         assert not page.errors and not page.dialogs, (page.errors, page.dialogs)
     await bea.screenshot(screenshots / "desktop-mixed-summary.png")
     await dan.aclose()

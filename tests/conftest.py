@@ -234,15 +234,17 @@ async def page_server(nursery: trio.Nursery, page_server_config: ServerConfig,
 
 
 @pytest.fixture(scope="session")
-def screenshots(pytestconfig: pytest.Config) -> Path:
+def screenshots(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory
+                ) -> Path:
     """Where the run keeps its screenshots: ``$JACKAL_SCREENSHOTS`` if set, else
     ``.pytest_cache/d/screenshots/`` of the checkout (pytest's temporary folders are
-    pruned by later runs; the cache stays until ``--cache-clear``). Each run overwrites
-    the files of the one before."""
+    pruned by later runs; the cache stays until ``--cache-clear``), else (no cache
+    plugin) pytest's temporary folder. Each run overwrites the files of the one before."""
     chosen = os.environ.get("JACKAL_SCREENSHOTS")
     if chosen:
         folder = Path(chosen)
         folder.mkdir(parents=True, exist_ok=True)
         return folder
-    assert pytestconfig.cache is not None
-    return pytestconfig.cache.mkdir("screenshots")
+    if pytestconfig.cache is not None:
+        return pytestconfig.cache.mkdir("screenshots")
+    return tmp_path_factory.mktemp("screenshots", numbered=False)

@@ -245,6 +245,7 @@ def screenshots(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFa
         folder = Path(chosen)
         folder.mkdir(parents=True, exist_ok=True)
         return folder
-    if pytestconfig.cache is not None:
-        return pytestconfig.cache.mkdir("screenshots")
+    cache = getattr(pytestconfig, "cache", None)  # absent with -p no:cacheprovider
+    if cache is not None:
+        return Path(cache.mkdir("screenshots"))
     return tmp_path_factory.mktemp("screenshots", numbered=False)

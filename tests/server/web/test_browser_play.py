@@ -69,6 +69,7 @@ async def test_a_hostile_name_is_shown_as_text_to_another_player(
     # The lobby lists Mallory at South of her table: as text.
     await bea.wait(f"document.querySelector('li[data-table=\"{table}\"]')"
                    f"?.textContent.includes({HOSTILE!r})", "the table in Bea's lobby")
+    await bea.screenshot(screenshots / "desktop-lobby.png")
     await bea.tap(f'[data-join="{table}/N"]')
     shown = await bea.wait("document.querySelector('section.table[data-you=\"N\"] "
                            "[data-seat-name=\"S\"]')?.textContent", "Bea seated")

@@ -18,6 +18,7 @@ const S = {
   playing: false, // a play sent, its reply not come yet
   features: [],
   tables: [],
+  total: 0, // tables in the whole lobby (the page shows its first page)
   state: null, // the last table_state, kept up to date by events
   note: "",
   summary: null, // the last deal_ended, between deals and at the end
@@ -286,7 +287,8 @@ function tableState(msg) {
   for (const seat of SEATS) {
     (rows[seat] || []).forEach((_, i) => explain(msg.deal, seat, i + 1));
   }
-  const stored = JSON.parse(localStorage.getItem(STORE.invites) || "null");
+  let stored = null;
+  try { stored = JSON.parse(localStorage.getItem(STORE.invites) || "null"); } catch { stored = null; }
   S.invitations = stored && stored.table === msg.table ? stored : null;
 }
 
@@ -360,6 +362,7 @@ async function showLobby() {
   // under the thumb of someone filling in the form is a nuisance).
   const fresh = reply.type === "tables" && JSON.stringify(reply.tables) !== JSON.stringify(S.tables);
   if (fresh) S.tables = reply.tables;
+  if (reply.type === "tables") S.total = reply.total ?? reply.tables.length;
   if (fresh || S.view !== shown) render();
   clearTimeout(lobbyTimer);
   lobbyTimer = setTimeout(() => { if (S.view === "lobby" && S.online) showLobby(); }, 5000);
@@ -424,17 +427,24 @@ async function play(card) {
 }
 
 async function ask(seat, index, question) {
+  // The box closes at once, so a second tap cannot ask twice (the draft stays if refused).
+  S.selected = null;
+  render();
   const reply = await request({ type: "ask", seat, index, text: question });
-  if (reply.type === "question") { S.drafts.ask = ""; S.selected = null; }
+  if (reply.type === "question") S.drafts.ask = "";
   render();
 }
 
 async function answer(question, reply) {
+  // Off the list at once, so a second tap cannot send it twice; back on if refused.
+  S.toAnswer = S.toAnswer.filter((q) => q.question !== question.question);
+  render();
   const got = await request({ type: "answer", question: question.question, text: reply });
   if (got.type === "ok") {
-    S.toAnswer = S.toAnswer.filter((q) => q.question !== question.question);
     delete S.drafts.answer[question.question];
     say(`You answered ${question.asker}: ${reply}`);
+  } else if (got.code !== "no_such_question") {
+    S.toAnswer.push(question);
   }
   render();
 }

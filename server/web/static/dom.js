@@ -37,11 +37,14 @@ export function cardLabel(card) {
 }
 
 /** A card: a button when it can be tapped, a span otherwise. */
-export function cardNode(card, { onclick = null, playable = false, cls = "", tag = null } = {}) {
+export function cardNode(card, { onclick = null, playable = false, cls = "", tag = null,
+                                  inner = false } = {}) {
   const red = card[1] === "H" || card[1] === "D";
   const name = tag || (onclick ? "button" : "span");
+  // ``inner``: the face inside a button that carries data-card itself (one match a card).
   const node = el(name, { class: `card${red ? " red" : ""}${cls ? " " + cls : ""}`,
-                          type: name === "button" ? "button" : null, "data-card": card,
+                          type: name === "button" ? "button" : null,
+                          "data-card": inner ? null : card,
                           "data-playable": playable, onclick });
   node.textContent = cardLabel(card);
   return node;

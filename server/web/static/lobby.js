@@ -53,7 +53,19 @@ function tableItem(t, act) {
     seats.append(cell);
   }
   item.append(seats);
-  if (t.private) item.append(text("p", "Private: seats by invitation link only", "muted small"));
+  const free = SEATS.some((seat) => (t.kinds ? t.kinds[seat] : t.seats[seat] ? "human" : "empty") === "empty");
+  if (t.private && free && t.status !== "playing") {
+    // A code read out or pasted works as well as the link (the code picks its seat).
+    const code = el("input", { id: `code-${t.table}`, maxlength: "128", autocomplete: "off",
+                               placeholder: "invitation code", "aria-label": "invitation code" });
+    const form = el("form", { class: "inline", "data-code": t.table }, code,
+                    el("button", { type: "submit" }, "Join"));
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      if (code.value.trim()) act.joinSeat(t.table, null, code.value.trim());
+    });
+    item.append(form);
+  } else if (t.private) item.append(text("p", "Private: seats by invitation only", "muted small"));
   if (t.allow_spectators !== false) {
     item.append(el("button", { type: "button", "data-watch": t.table,
                                onclick: () => act.watch(t.table) },
@@ -103,9 +115,17 @@ function createForm(S, act) {
 }
 
 export function lobbyView(S, act) {
-  const list = el("div", { class: "main" }, text("h2", "Tables"));
+  // Another name takes a new connection (hello is said once): forget this one, load again.
+  const me = el("p", { class: "muted small" }, `You are ${localStorage.getItem(STORE.name) || "?"} `,
+                el("button", { type: "button", class: "small", "data-action": "rename",
+                               onclick: () => { localStorage.removeItem(STORE.name); location.reload(); } },
+                   "Change name"));
+  const list = el("div", { class: "main" }, me, text("h2", "Tables"));
   if (!S.tables.length) list.append(text("p", "No tables yet: create one.", "muted"));
   list.append(el("ul", { class: "tables" }, S.tables.map((t) => tableItem(t, act))));
+  if (S.total > S.tables.length) {
+    list.append(text("p", `The first ${S.tables.length} of ${S.total} tables`, "muted small"));
+  }
   const side = el("div", { class: "side" }, createForm(S, act), chatBox(S, act, S.lobbyChat, null));
   return el("section", { class: "lobby" }, list, side);
 }

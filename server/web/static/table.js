@@ -18,14 +18,19 @@ const ORDINAL = ["", "1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th"];
 
 function seatOf(s, seat) { return (s.seats || []).find((x) => x.seat === seat) || {}; }
 
-function seatLabel(s, seat) {
+function seatName(s, seat) {
   const info = seatOf(s, seat);
-  if (info.kind === "empty" || !info.name) return "(empty)";
-  let label = info.name;
-  if (info.kind === "bot") label += " (bot)";
-  else if (info.substitute) label += " (a bot plays)";
-  else if (info.connected === false) label += " (away)";
-  return label;
+  return info.kind === "empty" || !info.name ? "(empty)" : info.name;
+}
+
+/** What the seat's name leaves unsaid: a bot, a bot standing in, a player away. */
+function seatNote(s, seat) {
+  const info = seatOf(s, seat);
+  if (info.kind === "empty" || !info.name) return "";
+  if (info.kind === "bot") return "bot";
+  if (info.substitute) return "a bot plays";
+  if (info.connected === false) return "away";
+  return "";
 }
 
 function statusLine(s) {
@@ -54,9 +59,10 @@ function rowsView(S, act) {
   for (const seat of order) {
     const mine = seat === s.you;
     const row = el("div", { class: `row${seat === s.turn ? " active" : ""}${mine ? " mine" : ""}` });
+    const note = [seatNote(s, seat), seat === s.dealer ? "dealer" : ""].filter(Boolean).join(", ");
     row.append(el("div", { class: "who" }, text("b", seat),
-                  el("span", { "data-seat-name": seat }, seatLabel(s, seat)),
-                  seat === s.dealer ? text("small", " dealer", "muted") : null));
+                  el("span", { "data-seat-name": seat }, seatName(s, seat)),
+                  note ? text("small", note, "muted") : null));
     const cards = el("div", { id: `row-${seat}`, class: "played" });
     (s.rows[seat] || []).forEach((card, i) => {
       const index = i + 1;
@@ -65,7 +71,7 @@ function rowsView(S, act) {
       const node = el("button", { type: "button", class: `played-card${chosen ? " chosen" : ""}`,
                                   "data-card": card, "data-index": index,
                                   onclick: () => act.select(seat, index) },
-                      cardNode(card, { cls: bots.has(`${seat}/${index}`) ? "by-bot" : "" }),
+                      cardNode(card, { cls: bots.has(`${seat}/${index}`) ? "by-bot" : "", inner: true }),
                       text("small", meaning && meaning !== "pending" ? shortMeaning(meaning.meaning) : "",
                            "meaning"));
       cards.append(node);
@@ -107,7 +113,9 @@ function detailView(S, act) {
       });
       box.append(form, text("p", `${S.questionsLeft} question${S.questionsLeft === 1 ? "" : "s"} left this deal`, "muted small"));
     }
-  } else if (s.you && seat === partner(s.you)) {
+  } else if (!s.you) {
+    box.append(text("p", "Only the players at the table ask questions.", "muted small"));
+  } else if (seat === partner(s.you)) {
     box.append(text("p", "Your partner's card: partners talk only through their cards.", "muted small"));
   }
   return box;

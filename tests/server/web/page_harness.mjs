@@ -8,9 +8,11 @@
 //            reconnect and reclaim its seat with its stored token.
 //   pause    the same, but after the third tap print {"paused": true} and wait for a line
 //            on stdin (the test restarts the server meanwhile), then play on.
-//   host     create a private table with bots at E and W, print the invitation link of N,
-//            say a chat line once N sits, then play as solo.
-//   guest    open the link given as the fifth argument, sit, say ready and play.
+//   host     create a private table with bots at N and W, print the invitation link of E,
+//            say a chat line once E sits, then play as solo, asking E (a person) its
+//            question and waiting for the answer before it plays on.
+//   guest    open the link given as the fifth argument, sit, say ready, play, and answer
+//            the questions put to it.
 //   watch    watch the first table of the lobby, say a line to its spectators, and stop
 //            once it has seen cards played and its line come back.
 // Playing, the page also takes a hint on its first turn (where the table allows hints)
@@ -129,7 +131,7 @@ const timer = setInterval(() => {
     if (!form) return;
     const check = (id, value) => { byId(id).checked = value; byId(id).fire("change"); };
     if (mode === "host") {
-      check("botN", false);
+      check("botE", false);
       check("private", true);
     }
     byId("target").value = "1";
@@ -142,22 +144,22 @@ const timer = setInterval(() => {
   if (!t) return;
   if (byId("clock") && byId("clock").textContent) seen.clock = true;
   if (mode === "host" && step === "created") {
-    const invite = find((n) => has(n, "data-invite", "N"));
+    const invite = find((n) => has(n, "data-invite", "E"));
     if (invite) { out({ link: invite.textContent }); step = "invited"; }
     return;
   }
   if (mode === "host" && step === "invited") {
-    const north = find((n) => has(n, "data-seat-name", "N"));
-    if (north && north.textContent !== "(empty)") {
-      byId("chat-input").value = "hello <b>north</b>";
+    const east = find((n) => has(n, "data-seat-name", "E"));
+    if (east && east.textContent !== "(empty)") {
+      byId("chat-input").value = "hello <b>east</b>";
       byId("chat").fire("submit");
       step = "play";
     }
     return;
   }
   if (mode === "guest" && step === "start") {
-    if (t.attrs["data-you"] !== "N") return;
-    if (!chatLines().some((line) => line.includes("hello <b>north</b>"))) return;
+    if (t.attrs["data-you"] !== "E") return;
+    if (!chatLines().some((line) => line.includes("hello <b>east</b>"))) return;
     const ready = find((n) => has(n, "data-action", "ready"));
     if (ready) { ready.click(); step = "play"; }
     return;
@@ -177,14 +179,23 @@ const timer = setInterval(() => {
     }
     return;
   }
+  const question = find((n) => n.tag === "form" && has(n, "data-question"));
+  if (question) {
+    [...question.walk()].find((n) => n.tag === "input").value = "a pair of them";
+    question.fire("submit");
+    seen.answered = (seen.answered || 0) + 1;
+  }
   const mine = t.attrs["data-status"] === "playing" && t.attrs["data-turn"] === t.attrs["data-you"];
+  const log = () => (byId("table-log") ? byId("table-log").children.map((li) => li.textContent) : []);
+  if (mode === "host" && seen.asked && !log().some((line) => line.startsWith("E answers"))) return;
   if (mine) {
     const input = byId("chat-input");
     seen.chatClosed = Boolean(input && input.hasAttribute("disabled"));
   }
   if (mine && !seen.asked) {
     // Ask about the newest card of an opponent (a bot answers at once).
-    const foes = t.attrs["data-you"] === "N" || t.attrs["data-you"] === "S" ? ["E", "W"] : ["N", "S"];
+    const foes = mode === "host" ? ["E"]
+      : t.attrs["data-you"] === "N" || t.attrs["data-you"] === "S" ? ["E", "W"] : ["N", "S"];
     const played = foes.map((s) => byId(`row-${s}`).children).find((row) => row.length);
     if (played && !byId("ask")) { played[played.length - 1].click(); return; }
     if (byId("ask")) {
@@ -220,7 +231,8 @@ const timer = setInterval(() => {
   }
   const summary = byId("summary");
   if (summary && t.attrs["data-status"] !== "playing") {
-    const rows = ["N", "E", "S", "W"].map((s) => byId(`row-${s}`).children.length);
+    const rows = ["N", "E", "S", "W"].map((s) => [...byId(`row-${s}`).walk()]
+      .filter((n) => has(n, "data-card")).length);
     const meanings = all().filter((n) => n.className === "meaning").map((n) => n.textContent);
     // The last cards' meanings may still be on their way: give them a moment.
     if (meanings.some((m) => !m) && ++grace < 100) return;
@@ -229,7 +241,7 @@ const timer = setInterval(() => {
           summary: summary.textContent, score: byId("score").textContent,
           meanings, clock: seen.clock, chat: chatLines(), hint: seen.hint || null,
           hintText: seen.hintText || null, chatClosed: seen.chatClosed || false,
-          log: byId("table-log") ? byId("table-log").children.map((li) => li.textContent) : [],
+          log: log(), answered: seen.answered || 0,
           questions: byId("questions") ? byId("questions").textContent : null,
           note: byId("note") ? byId("note").textContent : null,
           rematch: Boolean(find((n) => has(n, "data-action", "rematch"))) });

@@ -275,11 +275,12 @@ async def test_the_page_plays_a_deal_against_three_bots(mode: str) -> None:
 
 
 @pytest.mark.subprocess
-async def test_a_friend_joins_by_the_invitation_link_and_reads_the_table_s_chat(
+async def test_a_friend_joins_by_the_invitation_link_chats_and_answers_a_question(
         tmp_path: Path) -> None:
-    # One page creates a private table (bots at E and W) and shows the link of N; a second
-    # page opens that link, sits at N, reads the host's chat line (as text: the markup in
-    # it stays text) and says ready; both play the deal through.
+    # One page creates a private table (bots at N and W) and shows the link of E; a second
+    # page opens that link, sits at E, reads the host's chat line (as text: the markup in
+    # it stays text) and says ready; both play the deal through, the host asking E about
+    # a card and the friend answering in the page.
     node = _node_with_websocket()
     if node is None:
         pytest.skip("needs Node with a WebSocket (20.10+)")
@@ -292,7 +293,7 @@ async def test_a_friend_joins_by_the_invitation_link_and_reads_the_table_s_chat(
                 while b"\n" not in (first := (tmp_path / "host.out").read_bytes()):
                     await trio.sleep(0.02)
                 link = str(json.loads(first.partition(b"\n")[0])["link"])
-                assert re.fullmatch(rf"http://127\.0\.0\.1:{web}/#join/t\d+/N/[\w%-]+", link)
+                assert re.fullmatch(rf"http://127\.0\.0\.1:{web}/#join/t\d+/E/[\w%-]+", link)
                 guest = await trio.run_process(_page(node, web, "gus", "guest", link),
                                                capture_stdout=True, capture_stderr=True,
                                                check=False)
@@ -302,10 +303,15 @@ async def test_a_friend_joins_by_the_invitation_link_and_reads_the_table_s_chat(
     rest = (tmp_path / "host.out").read_bytes()
     assert guest.returncode == 0, (guest.stdout, guest.stderr)
     seen_by_host, seen_by_guest = _last(rest), _last(guest.stdout)
-    assert (seen_by_host["you"], seen_by_guest["you"]) == ("S", "N")
+    assert (seen_by_host["you"], seen_by_guest["you"]) == ("S", "E")
     assert seen_by_host["rows"] == seen_by_guest["rows"] == [8, 8, 8, 8]
-    assert seen_by_guest["chat"] == ["hana (S): hello <b>north</b>"]
+    assert seen_by_guest["chat"] == ["hana (S): hello <b>east</b>"]
     assert seen_by_host["summary"] == seen_by_guest["summary"]
+    # The question went to the friend, whose answer came back to the host alone; the
+    # summary shows both to everyone once the deal is over.
+    assert seen_by_guest["answered"] == 1
+    assert 'E answers "what does it say?": a pair of them' in seen_by_host["log"]
+    assert ": what does it say? \u2014 a pair of them" in str(seen_by_guest["summary"])
 
 
 @pytest.mark.subprocess

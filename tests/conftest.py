@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -21,6 +22,7 @@ from jackal.server.config import ServerConfig
 from jackal.server.deal_summary import ExpertJob
 from jackal.server.net.listener import serve
 from support import ROOT
+from support.browser import CHROMIUM, Browser, Chromium, Web, driving
 from support.server import BotClock
 from support.tmux import Tmux
 
@@ -189,3 +191,61 @@ def quick_expert_pair(monkeypatch: pytest.MonkeyPatch) -> None:
     line it makes reaches the table like any other line."""
     monkeypatch.setattr(ExpertJob, "run", lambda _job: dict.fromkeys(TEAMS, 0))
     monkeypatch.setattr(hub_module, "default_workers", lambda: 0)
+
+
+# ------------------------------------------------------------------ the browser tier
+
+@pytest.fixture(scope="module")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chromium]:
+    """The module's browser process (started once: a Chromium start is the tier's
+    dearest step); each test opens pages of its own in it."""
+    if CHROMIUM is None:
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    process = Chromium(tmp_path_factory.mktemp("chromium"))
+    try:
+        yield process
+    finally:
+        process.close()
+
+
+@pytest.fixture
+async def devtools(chromium: Chromium) -> AsyncIterator[Browser]:
+    """The test's connection to the module's browser; its pages are closed at the end."""
+    async with driving(chromium) as connected:
+        yield connected
+
+
+@pytest.fixture
+def page_server_config() -> ServerConfig:
+    """Bots pause a little before each card, as a person would see them play, and the
+    next deal waits for everyone's ready."""
+    return ServerConfig(port=0, web_port=0, bot_pause_seconds=0.05,
+                        between_deals_seconds=600)
+
+
+@pytest.fixture
+async def page_server(nursery: trio.Nursery, page_server_config: ServerConfig,
+              quick_expert_pair: None) -> Web:
+    """A real server in this process, its TCP and web ports both free ones."""
+    del quick_expert_pair  # asked for its effect: no expert worker processes
+    bound: list[int] = []
+    port: int = await nursery.start(partial(serve, page_server_config, web_started=bound.append))
+    return Web(port, bound[0])
+
+
+@pytest.fixture(scope="session")
+def screenshots(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory
+                ) -> Path:
+    """Where the run keeps its screenshots: ``$JACKAL_SCREENSHOTS`` if set, else
+    ``.pytest_cache/d/screenshots/`` of the checkout (pytest's temporary folders are
+    pruned by later runs; the cache stays until ``--cache-clear``), else (no cache
+    plugin) pytest's temporary folder. Each run overwrites the files of the one before."""
+    chosen = os.environ.get("JACKAL_SCREENSHOTS")
+    if chosen:
+        folder = Path(chosen)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    cache = getattr(pytestconfig, "cache", None)  # absent with -p no:cacheprovider
+    if cache is not None:
+        return Path(cache.mkdir("screenshots"))
+    return tmp_path_factory.mktemp("screenshots", numbered=False)

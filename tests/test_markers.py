@@ -42,7 +42,7 @@ def _scope(name: str) -> dict[str, tuple[str, str]]:
     conftest = _module("conftest")
     if conftest is not None and name != "conftest":
         found.update((node.name, ("conftest", node.name)) for node in conftest.body
-                     if isinstance(node, ast.FunctionDef))
+                     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef))
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             found[node.name] = (name, node.name)

@@ -35,6 +35,9 @@ ChatText = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
 InviteCode = Annotated[str, msgspec.Meta(max_length=128)]
 #: A convention card given by built-in name ("beginner") or inline.
 CardSpec = Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | ConventionCard
+#: Where a table's match stands: ``waiting`` for its players (before the first deal, or
+#: after a rematch was agreed), a deal ``playing``, ``between_deals``, or ``over``.
+TableStatus = Literal["waiting", "playing", "between_deals", "over"]
 
 
 class _Server(msgspec.Struct, tag_field="type", omit_defaults=True, kw_only=True):
@@ -114,7 +117,7 @@ class TableInfo(msgspec.Struct):
     #: "empty", "human" (connected), "held" (its player is gone; maybe a bot stands in),
     #: "bot".
     kinds: dict[Seat, Literal["empty", "human", "held", "bot"]]
-    status: str
+    status: TableStatus
     spectators: int = 0
     #: The creator chose the match seed, so the creator can know every hand.
     seeded: bool = False
@@ -230,7 +233,7 @@ class TableState(_Reply, tag="table_state"):
     table: str
     name: str
     target: int
-    status: Literal["waiting", "playing", "between_deals", "over"]
+    status: TableStatus
     seats: list[SeatInfo]
     conventions: dict[Team, ConventionCard]
     scores: dict[Team, int]

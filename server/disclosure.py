@@ -27,10 +27,11 @@ from ..protocol.messages import (
     Ok,
     OpenQuestion,
     Question,
+    TableStatus,
 )
 from .records.events import AnswerEvent, ConventionsEvent, QuestionEvent
 from .records.recording import Recording
-from .seating import Outbox, Peer, Seating, SeatSlot, Status
+from .seating import Outbox, Peer, Seating, SeatSlot
 
 __all__ = ["MAX_CONVENTION_CHANGES", "MAX_QUESTIONS", "DisclosingTable", "Disclosure",
            "PendingQuestion", "resolve_conventions"]
@@ -75,7 +76,7 @@ class DisclosingTable(Protocol):
     seats: dict[Seat, SeatSlot]
     #: The cards the current (or last) deal is played under; the table sets them per deal.
     deal_conventions: dict[Team, ConventionCard]
-    status: Status
+    status: TableStatus
     match: Match
     last_deal: Deal | None
     version: int

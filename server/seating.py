@@ -14,9 +14,8 @@ from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import SeatInfo, ServerMessage
 from .tokens import hash_invite, new_token
 
-__all__ = ["Outbox", "Peer", "SeatKind", "SeatSlot", "Seating", "Status"]
+__all__ = ["Outbox", "Peer", "SeatKind", "SeatSlot", "Seating"]
 
-Status = Literal["waiting", "playing", "between_deals", "over"]
 SeatKind = Literal["empty", "human", "bot"]
 
 

@@ -17,7 +17,7 @@ import msgspec
 from ...game.conventions import ConventionCard
 from ...game.scoring import DealResult
 from ...game.seats import TEAMS, Seat, Team
-from ...protocol.messages import TableId
+from ...protocol.messages import BotPlayedBy, TableId
 from ...protocol.text import (
     ANSWER,
     CHAT,
@@ -43,6 +43,7 @@ __all__ = [
     "MatchEnd",
     "MatchStart",
     "PlayEvent",
+    "PlayedBy",
     "QuestionEvent",
     "ReadyEvent",
     "RecordError",
@@ -139,6 +140,11 @@ class DealEvent(_Event, tag="deal"):
     seed: DealSeed
 
 
+#: Who played a card: the seat's ``player`` over its connection, a ``bot`` seat, or a bot
+#: for a human's seat (the wire's ``played.by``).
+PlayedBy = Literal["player", "bot"] | BotPlayedBy
+
+
 class PlayEvent(_Event, tag="play"):
     """One card played; ``index`` is its place in the seat's row (1..8); ``by``: who played
     it: ``player`` (over the seat's connection), ``bot`` (a bot seat), ``substitute``
@@ -148,7 +154,7 @@ class PlayEvent(_Event, tag="play"):
     seat: Seat
     card: CardText
     index: Annotated[int, msgspec.Meta(ge=1, le=8)]
-    by: Literal["player", "bot", "substitute", "clock"] | None = None
+    by: PlayedBy | None = None
 
 
 class HintEvent(_Event, tag="hint"):

@@ -21,6 +21,7 @@ from .events import (
     DealEvent,
     MatchEnd,
     MatchStart,
+    PlayedBy,
     PlayEvent,
     ReadyEvent,
     RecordEvent,
@@ -34,7 +35,6 @@ __all__ = ["PlayedBy", "Recorder", "Recording"]
 
 #: Receives one record event per thing that happens (before the messages about it go out).
 Recorder = Callable[[RecordEvent], None]
-PlayedBy = Literal["player", "bot", "substitute", "clock"]
 
 
 class Recording:

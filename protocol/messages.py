@@ -173,7 +173,8 @@ class SeatInfo(msgspec.Struct, omit_defaults=True):
 
 
 class ChatLine(msgspec.Struct, omit_defaults=True):
-    """One chat line as the table keeps it (the ``chat`` event without ``type``)."""
+    """One chat line as the table keeps it (the ``chat`` event without ``type`` and ``id``;
+    :class:`ChatMessage` is this shape on its own line)."""
 
     #: ``lobby``, ``table`` (from a seat) or ``spectators`` (from a spectator, read only
     #: by spectators).
@@ -186,7 +187,8 @@ class ChatLine(msgspec.Struct, omit_defaults=True):
 
 class PauseInfo(msgspec.Struct, omit_defaults=True):
     """Where a table's pause stands: asked for by ``asked_by`` and agreed to by the seats
-    in ``agreed`` (the asker included); ``paused`` once every person seated agreed."""
+    in ``agreed`` (the asker included); ``paused`` once every person seated agreed.
+    :class:`PauseState` is this shape on its own line, with who changed it."""
 
     paused: bool
     asked_by: Seat | None = None
@@ -550,25 +552,25 @@ class HintTaken(_Server, tag="hint_taken"):
     play: int
 
 
-class ChatMessage(_Reply, tag="chat"):
+# The two below are a shape of table_state's on a line of its own, so they extend that
+# shape (a Struct has one base with fields) and set the server messages' tag and ``id``
+# themselves rather than inherit them from ``_Reply``; their ``id`` comes last.
+
+
+class ChatMessage(ChatLine, tag_field="type", tag="chat", kw_only=True):
     """Server: a chat line, to everyone who may read its channel (the sender's copy is the
     reply and carries its ``id``)."""
 
-    channel: Literal["lobby", "table", "spectators"]
-    name: str
-    text: str
-    seat: Seat | None = None
+    id: MessageId | None = None
 
 
-class PauseState(_Reply, tag="pause_state"):
+class PauseState(PauseInfo, tag_field="type", tag="pause_state", kw_only=True):
     """Server, to everyone at the table: ``seat`` asked for, agreed to or ended a pause;
     the rest is where the pause stands now (as ``table_state.pause``). The reply to
     ``pause`` and ``resume``."""
 
     seat: Seat
-    paused: bool
-    asked_by: Seat | None = None
-    agreed: list[Seat] = msgspec.field(default_factory=list)
+    id: MessageId | None = None
 
 
 class ServerShutdown(_Server, tag="server_shutdown", omit_defaults=False):

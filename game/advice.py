@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 from .cards import Card, format_cards
 from .conventions import ConventionCard, Promise
-from .explain import answer_rank, explain_play, ordinal, promise_of, rank_word
+from .explain import Meaning, answer_rank, explain_play, ordinal, promise_of, rank_word
 from .honesty import verdict
 from .knowledge import SeatKnowledge
 
@@ -30,7 +29,8 @@ class Advice:
     card: Card
     play: int
     text: str
-    meaning: dict[str, Any]
+    #: None when the seat's side has declared no card: the card then means nothing.
+    meaning: Meaning | None
     honest: bool
 
 
@@ -96,7 +96,7 @@ def _partner_said(known: SeatKnowledge, convention: ConventionCard) -> str:
     said = []
     for index in range(1, len(known.row(partner)) + 1):
         meaning = explain_play(convention, known.history, partner, index)
-        if meaning.data.get("kind") != "none":
+        if meaning.data.kind != "none":
             text = meaning.text
             for allowed in tolerances:
                 if allowed.words():
@@ -121,7 +121,7 @@ def advise(known: SeatKnowledge, card: Card, strategy: str = "expert") -> Advice
     lines = [f"The {strategy} bot would play {card}, your {ordinal(play)} card of 8."]
     if convention is None:
         return Advice(card, play, lines[0] + " (Your side has declared no convention card.)",
-                      {"kind": "none", "reason": "no card declared"}, True)
+                      None, True)
     meaning = explain_play(convention, (*known.history, (known.seat, card)), known.seat,
                            play)
     lines.append(f"Under your '{convention.name}' card: {meaning.text}.")
@@ -130,4 +130,4 @@ def advise(known: SeatKnowledge, card: Card, strategy: str = "expert") -> Advice
         lines.append(truth)
     lines.append(_gives_up(known, card))
     lines.append(_partner_said(known, convention))
-    return Advice(card, play, " ".join(lines), dict(meaning.data), honest)
+    return Advice(card, play, " ".join(lines), meaning.data, honest)

@@ -6,12 +6,13 @@ rename. The wire format is docs/PROTOCOL.md's."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 
 from ..game.cards import Card
 from ..game.conventions import ConventionCard
+from ..game.explain import Meaning
 from ..game.seats import Seat, Team
 
 PROTOCOL_VERSION = 1
@@ -492,7 +493,7 @@ class Explanation(_Reply, tag="explanation"):
     index: int
     card: Card
     text: str
-    meaning: dict[str, Any]
+    meaning: Meaning
 
 
 class Question(_Reply, tag="question"):
@@ -539,7 +540,9 @@ class HintReply(_Reply, tag="hint"):
     card: Card
     strategy: str
     text: str
-    meaning: dict[str, Any]
+    #: None only when the seat's side has declared no convention card (our server's
+    #: tables always have both).
+    meaning: Meaning | None
     honest: bool
 
 

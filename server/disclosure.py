@@ -8,14 +8,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from ..bots.host import answer_question
 from ..game.cards import Card
 from ..game.conventions import ConventionCard, builtin_card, validate_card
 from ..game.deal import Deal
 from ..game.errors import MalformedInput
-from ..game.explain import explain_play
+from ..game.explain import Meaning, explain_play
 from ..game.match import Match
 from ..game.seats import SEATS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
@@ -138,7 +138,7 @@ class Disclosure:
         return deal if deal is not None else table.last_deal
 
     def explain(self, table: DisclosingTable, seat: Seat, index: int
-                ) -> tuple[Card, str, dict[str, Any]]:
+                ) -> tuple[Card, str, Meaning]:
         """The meaning of ``seat``'s ``index``-th card under its partnership's card."""
         deal = self._explained_deal(table)
         if deal is None:
@@ -152,7 +152,7 @@ class Disclosure:
         # Under the card in force when it was played: between deals a partnership may
         # already have declared a new one for the next deal.
         meaning = explain_play(table.deal_conventions[seat.team], deal.history, seat, index)
-        return row[index - 1], meaning.text, dict(meaning.data)
+        return row[index - 1], meaning.text, meaning.data
 
     def ask(self, table: DisclosingTable, peer: Peer, target: Seat, text: str, index: int | None,
             req_id: MessageId | None = None) -> Outbox:

@@ -10,13 +10,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
+from ...game.cards import DECK, Card
 from ...game.conventions import ConventionCard
 from ...game.scoring import DealResult
 from ...game.seats import TEAMS, Seat, Team
+from ...protocol.codec import card_enc_hook
 from ...protocol.messages import BotPlayedBy, TableId
 from ...protocol.text import (
     ANSWER,
@@ -68,7 +70,6 @@ MAX_LINE_BYTES = 256 * 1024
 
 # The same bounds as the wire (protocol/messages.py) where a field came from a client.
 DealSeed = Annotated[int, msgspec.Meta(ge=0)]  # any 64-bit value; checked against the match
-CardText = Annotated[str, msgspec.Meta(pattern="^[A2-9TJQK][SHDC]$")]
 Points = Annotated[int, msgspec.Meta(ge=0, le=100_000_000)]
 DealNumber = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
 
@@ -152,7 +153,7 @@ class PlayEvent(_Event, tag="play"):
     one card when the player's time ran out)."""
 
     seat: Seat
-    card: CardText
+    card: Card
     index: Annotated[int, msgspec.Meta(ge=1, le=8)]
     by: PlayedBy | None = None
 
@@ -269,8 +270,21 @@ RecordEvent = (TableEvent | ConventionsEvent | SeatEvent | MatchStart | DealEven
                | HintEvent | ResultEvent | MatchEnd | RematchEvent | Restored | Closed | ChatEvent
                | QuestionEvent | AnswerEvent | ExpertEvent | ReadyEvent)
 
-_decoder = msgspec.json.Decoder(RecordEvent)
-_encoder = msgspec.json.Encoder()
+#: Each card by the one spelling a record holds: the wire's ("7H", "TS"), which the
+#: server writes; a record is read more strictly than a client's line ("10h", "T♥").
+_CARDS = {str(card): card for card in DECK}
+
+
+def _read_card(kind: type, obj: Any) -> Any:
+    if kind is Card:
+        if isinstance(obj, str) and obj in _CARDS:
+            return _CARDS[obj]
+        raise ValueError("Expected a card such as `7H`")
+    raise NotImplementedError(f"cannot decode {kind.__name__}")
+
+
+_decoder = msgspec.json.Decoder(RecordEvent, dec_hook=_read_card)
+_encoder = msgspec.json.Encoder(enc_hook=card_enc_hook)
 
 
 def decode_event(line: bytes) -> RecordEvent:

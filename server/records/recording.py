@@ -72,7 +72,7 @@ class Recording:
         self.write(DealEvent(number=number, dealer=deal.dealer, seed=deal.seed))
 
     def play(self, seat: Seat, card: Card, index: int, by: PlayedBy) -> None:
-        self.write(PlayEvent(seat=seat, card=str(card), index=index, by=by))
+        self.write(PlayEvent(seat=seat, card=card, index=index, by=by))
 
     def result(self, number: int, result: DealResult, scores: dict[Team, int]) -> None:
         self.write(result_event(number, result, scores))

@@ -211,8 +211,6 @@ def test_no_strategy_deviates_more_than_its_card_allows(strategy: str) -> None:
                 assert false <= most_allowed(made, rate), (strategy, name, kind, false, made)
         # The arena's count is the audit's: re-audit the records' hands and plays.
         record = outcomes[0].record
-        hands = {seat: parse_hand(" ".join(h)) for seat, h in record.hands.items()}
-        history = [(seat, parse_hand(c)[0]) for seat, c in record.plays]
-        tallies = audit(hands, history, {Team.NS: card, Team.EW: card})
+        tallies = audit(record.hands, record.plays, {Team.NS: card, Team.EW: card})
         assert record.false_signals == {team: tally.avoidable
                                            for team, tally in tallies.items()}

@@ -180,8 +180,9 @@ class ChatLine(msgspec.Struct, omit_defaults=True):
     #: ``lobby``, ``table`` (from a seat) or ``spectators`` (from a spectator, read only
     #: by spectators).
     channel: Literal["lobby", "table", "spectators"]
-    name: str
-    text: str
+    #: The sender's name, or its seat's (a bot's may take up to 80 characters).
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
+    text: ChatText
     #: The sender's seat, for a line from a seat.
     seat: Seat | None = None
 

@@ -19,7 +19,7 @@ from ...game.conventions import ConventionCard
 from ...game.scoring import DealResult
 from ...game.seats import TEAMS, Seat, Team
 from ...protocol.codec import card_enc_hook
-from ...protocol.messages import BotPlayedBy, TableId
+from ...protocol.messages import BotPlayedBy, ChatLine, TableId
 from ...protocol.text import (
     ANSWER,
     CHAT,
@@ -198,14 +198,15 @@ class AnswerEvent(_Event, tag="answer"):
     text: QaText | None = None
 
 
-class ChatEvent(_Event, tag="chat"):
+class ChatEvent(ChatLine, tag_field="event", tag="chat", forbid_unknown_fields=True,
+                omit_defaults=False):
     """A chat line said at the table (``table``: from a seat; ``spectators``: from a
-    spectator), while the table's chat budget lasts (server/chat.py)."""
+    spectator), while the table's chat budget lasts (server/chat.py): the wire's line,
+    stamped like every event (a record's lines spell out their nulls)."""
 
+    #: Never ``lobby``: a record holds a table's lines only.
     channel: Literal["table", "spectators"]
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
-    text: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
-    seat: Seat | None = None
+    time: Annotated[float, msgspec.Meta(ge=0)] = msgspec.field(default_factory=_now)
 
 
 class ResultEvent(_Event, tag="result"):

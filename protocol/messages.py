@@ -187,7 +187,7 @@ class ChatLine(msgspec.Struct, omit_defaults=True):
     seat: Seat | None = None
 
 
-class PauseInfo(msgspec.Struct, omit_defaults=True):
+class PauseInfo(msgspec.Struct, omit_defaults=True, kw_only=True):
     """Where a table's pause stands: asked for by ``asked_by`` and agreed to by the seats
     in ``agreed`` (the asker included); ``paused`` once every person seated agreed.
     :class:`PauseState` is this shape on its own line, with who changed it."""
@@ -558,7 +558,8 @@ class HintTaken(_Server, tag="hint_taken"):
 
 # The two below are a shape of table_state's on a line of its own, so they extend that
 # shape (a Struct has one base with fields) and set the server messages' tag and ``id``
-# themselves rather than inherit them from ``_Reply``; their ``id`` comes last.
+# themselves rather than inherit them from ``_Reply``. msgspec writes positional fields
+# before keyword-only ones: ``id`` is keyword-only, so it comes last, as in every reply.
 
 
 class ChatMessage(ChatLine, tag_field="type", tag="chat", kw_only=True):
@@ -568,13 +569,17 @@ class ChatMessage(ChatLine, tag_field="type", tag="chat", kw_only=True):
     id: MessageId | None = None
 
 
-class PauseState(PauseInfo, tag_field="type", tag="pause_state", kw_only=True):
+class _PauseReply(PauseInfo, kw_only=True):
+    # The pause's fields are keyword-only too, so pause_state's positional ``seat`` leads.
+    id: MessageId | None = None
+
+
+class PauseState(_PauseReply, tag_field="type", tag="pause_state"):
     """Server, to everyone at the table: ``seat`` asked for, agreed to or ended a pause;
     the rest is where the pause stands now (as ``table_state.pause``). The reply to
     ``pause`` and ``resume``."""
 
     seat: Seat
-    id: MessageId | None = None
 
 
 class ServerShutdown(_Server, tag="server_shutdown", omit_defaults=False):

@@ -163,10 +163,14 @@ class Joined(_Reply, tag="joined"):
     token: str
 
 
+#: Who sits in a seat: nobody, a person, or a bot of the table's.
+SeatKind = Literal["empty", "human", "bot"]
+
+
 class SeatInfo(msgspec.Struct, omit_defaults=True):
     seat: Seat
     name: str | None
-    kind: Literal["empty", "human", "bot"]
+    kind: SeatKind
     connected: bool
     ready: bool
     #: A human seat that a bot plays for now (its player is away): the bot's strategy.

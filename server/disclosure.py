@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Protocol
 
 from ..bots.host import answer_question
 from ..game.cards import Card
@@ -29,7 +29,7 @@ from ..protocol.messages import (
     Question,
     TableStatus,
 )
-from .records.events import AnswerEvent, ConventionsEvent, QuestionEvent
+from .records.events import AnswerEvent, ChosenBy, ConventionsEvent, QuestionEvent
 from .records.recording import Recording
 from .seating import Outbox, Peer, Seating, SeatSlot
 
@@ -201,7 +201,7 @@ class Disclosure:
     def _answer_asker(self, table: DisclosingTable, pending: PendingQuestion, qid: str,
                       text: str) -> Outbox:
         """The answer, to the asker alone (its partner reads it in ``deal_ended``)."""
-        by: Literal["player", "bot"] = "bot" if table.seats[pending.target].bot_controlled \
+        by: ChosenBy = "bot" if table.seats[pending.target].bot_controlled \
             else "player"
         table.recording.write(AnswerEvent(question=qid, seat=pending.target, by=by,
                                           text=self._kept(text)))

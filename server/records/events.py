@@ -19,7 +19,7 @@ from ...game.conventions import ConventionCard
 from ...game.scoring import DealResult
 from ...game.seats import TEAMS, Seat, Team
 from ...protocol.codec import card_enc_hook
-from ...protocol.messages import BotPlayedBy, ChatLine, TableId
+from ...protocol.messages import BotPlayedBy, ChatLine, SeatKind, TableId
 from ...protocol.text import (
     ANSWER,
     CHAT,
@@ -37,6 +37,7 @@ __all__ = [
     "MAX_LINE_BYTES",
     "AnswerEvent",
     "ChatEvent",
+    "ChosenBy",
     "Closed",
     "ConventionsEvent",
     "DealEvent",
@@ -123,7 +124,7 @@ class SeatEvent(_Event, tag="seat"):
     """A seat changed hands. Humans are recorded by the SHA-256 of their token, never it."""
 
     seat: Seat
-    kind: Literal["empty", "human", "bot"]
+    kind: SeatKind
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)] | None = None
     token_hash: TokenHash | None = None
     strategy: Strategy | None = None
@@ -141,9 +142,11 @@ class DealEvent(_Event, tag="deal"):
     seed: DealSeed
 
 
-#: Who played a card: the seat's ``player`` over its connection, a ``bot`` seat, or a bot
-#: for a human's seat (the wire's ``played.by``).
-PlayedBy = Literal["player", "bot"] | BotPlayedBy
+#: Who chose a card or an answer: the seat's ``player`` over its connection, or a bot.
+ChosenBy = Literal["player", "bot"]
+#: Who played a card: its ``player``, a ``bot`` seat, or a bot for a human's seat (the
+#: wire's ``played.by``).
+PlayedBy = ChosenBy | BotPlayedBy
 
 
 class PlayEvent(_Event, tag="play"):
@@ -194,7 +197,7 @@ class AnswerEvent(_Event, tag="answer"):
 
     question: QuestionId
     seat: Seat
-    by: Literal["player", "bot"]
+    by: ChosenBy
     text: QaText | None = None
 
 

@@ -17,6 +17,7 @@ import msgspec
 from ...bots.yardstick import EfficiencySums, baseline_penalty, optimum_penalty
 from ...game.honesty import Tally, judged
 from ...game.seats import SEATS, TEAMS, Seat, Team
+from ...protocol.messages import SeatKind
 from ..names import name_keys
 from .events import DealEvent, HintEvent, PlayEvent, RecordEvent, Restored, ResultEvent
 from .replay import replay
@@ -55,7 +56,7 @@ class SeatDeal:
     """One seat in one scored deal."""
 
     name: str
-    kind: str
+    kind: SeatKind
     signals: Tally = field(default_factory=Tally.empty)
     hints: int = 0
     #: Seconds each of this seat's moves took (see :data:`HOW`).
@@ -147,7 +148,7 @@ class PlayerReport(FiguresReport):
 
     name: str
     names: list[str]
-    kind: str
+    kind: SeatKind
 
 
 class PairReport(FiguresReport):
@@ -229,7 +230,7 @@ class Player:
     """One player: the spellings of their name seen, the first the most used."""
 
     names: list[str]
-    kind: str
+    kind: SeatKind
 
     @property
     def name(self) -> str:
@@ -264,7 +265,7 @@ class Stats:
         self.records = 0
         self.deals = 0
         self._players: dict[str, Figures] = {}
-        self._kinds: dict[str, str] = {}
+        self._kinds: dict[str, SeatKind] = {}
         self._pairs: dict[tuple[str, str], Figures] = {}
 
     def add_record(self, events: Iterable[RecordEvent]) -> None:

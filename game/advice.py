@@ -10,7 +10,15 @@ from dataclasses import dataclass
 
 from .cards import Card, format_cards
 from .conventions import ConventionCard, Promise
-from .explain import Meaning, answer_rank, explain_play, ordinal, promise_of, rank_word
+from .explain import (
+    DiscardMeaning,
+    Meaning,
+    answer_rank,
+    explain_play,
+    ordinal,
+    promise_of,
+    rank_word,
+)
 from .honesty import verdict
 from .knowledge import SeatKnowledge
 
@@ -29,8 +37,7 @@ class Advice:
     card: Card
     play: int
     text: str
-    #: None when the seat's side has declared no card: the card then means nothing.
-    meaning: Meaning | None
+    meaning: Meaning
     honest: bool
 
 
@@ -120,8 +127,11 @@ def advise(known: SeatKnowledge, card: Card, strategy: str = "expert") -> Advice
     play = known.play_number
     lines = [f"The {strategy} bot would play {card}, your {ordinal(play)} card of 8."]
     if convention is None:
+        # No rule gives the card a meaning, and none makes it low.
+        nothing = DiscardMeaning(play=play, card=card, low=False, kind="none",
+                                 reason="no card declared")
         return Advice(card, play, lines[0] + " (Your side has declared no convention card.)",
-                      None, True)
+                      nothing, True)
     meaning = explain_play(convention, (*known.history, (known.seat, card)), known.seat,
                            play)
     lines.append(f"Under your '{convention.name}' card: {meaning.text}.")

@@ -545,9 +545,7 @@ class HintReply(_Reply, tag="hint"):
     card: Card
     strategy: str
     text: str
-    #: None only when the seat's side has declared no convention card (our server's
-    #: tables always have both).
-    meaning: Meaning | None
+    meaning: Meaning
     honest: bool
 
 

@@ -9,7 +9,7 @@ from jackal.game.advice import advise
 from jackal.game.cards import Card
 from jackal.game.conventions import builtin_card
 from jackal.game.deal import Deal
-from jackal.game.explain import AnswerMeaning, PromiseMeaning, explain_play
+from jackal.game.explain import AnswerMeaning, DiscardMeaning, PromiseMeaning, explain_play
 from jackal.game.honesty import verdict
 from jackal.game.knowledge import SeatKnowledge
 from jackal.game.seats import Seat, Team
@@ -29,6 +29,15 @@ def south(hand: str, history: tuple[tuple[Seat, Card], ...] = ()) -> SeatKnowled
 
 
 PAIRS = "4S 4H 5D 6H 3C 9C 9D KS JD QH AC 2C 7S"
+
+
+def test_without_a_declared_card_the_meaning_says_so() -> None:
+    known = SeatKnowledge(seat=Seat.S, hand=cards(PAIRS), dealer=Seat.E, history=(),
+                          conventions={Team.EW: BEGINNER})
+    advice = advise(known, Card.parse("5D"))
+    assert advice.text.endswith("(Your side has declared no convention card.)")
+    assert advice.meaning == DiscardMeaning(play=1, card=Card.parse("5D"), low=False,
+                                            kind="none", reason="no card declared")
 
 
 def test_an_honest_promise_says_what_it_keeps() -> None:

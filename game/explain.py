@@ -229,7 +229,8 @@ class _Signal(msgspec.Struct, tag_field="rule", omit_defaults=True, kw_only=True
 
 
 class DiscardMeaning(_Signal, tag="none", kw_only=True):
-    """A play whose rule gives it no meaning (``kind`` "none"; ``reason``: a free discard)."""
+    """A play no rule gives a meaning (``kind`` "none"; ``reason``: a free discard, or no
+    card declared)."""
 
     kind: Literal["none"]
     reason: str

@@ -56,6 +56,7 @@ __all__ = [
     "Restored",
     "ResultEvent",
     "SeatEvent",
+    "TableChannel",
     "TableEvent",
     "check_event_text",
     "decode_event",
@@ -201,14 +202,17 @@ class AnswerEvent(_Event, tag="answer"):
     text: QaText | None = None
 
 
+#: A table's chat channels: a record never holds the lobby's.
+TableChannel = Literal["table", "spectators"]
+
+
 class ChatEvent(ChatLine, tag_field="event", tag="chat", forbid_unknown_fields=True,
                 omit_defaults=False):
     """A chat line said at the table (``table``: from a seat; ``spectators``: from a
     spectator), while the table's chat budget lasts (server/chat.py): the wire's line,
     stamped like every event (a record's lines spell out their nulls)."""
 
-    #: Never ``lobby``: a record holds a table's lines only.
-    channel: Literal["table", "spectators"]
+    channel: TableChannel
     time: Annotated[float, msgspec.Meta(ge=0)] = msgspec.field(default_factory=_now)
 
 

@@ -5,7 +5,6 @@ table owns; the lines are :mod:`.events`', the file is :mod:`.files`'."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Literal
 
 from ...game.cards import Card
 from ...game.conventions import ConventionCard
@@ -27,6 +26,7 @@ from .events import (
     RecordEvent,
     RematchEvent,
     SeatEvent,
+    TableChannel,
     TableEvent,
     result_event,
 )
@@ -87,5 +87,5 @@ class Recording:
         """A person said ready: a restart before the next deal keeps it."""
         self.write(ReadyEvent(seat=seat))
 
-    def chat(self, channel: Literal["table", "spectators"], line: ChatLine) -> None:
+    def chat(self, channel: TableChannel, line: ChatLine) -> None:
         self.write(ChatEvent(channel=channel, name=line.name, text=line.text, seat=line.seat))

@@ -36,9 +36,10 @@ ChatText = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
 InviteCode = Annotated[str, msgspec.Meta(max_length=128)]
 #: A convention card given by built-in name ("beginner") or inline.
 CardSpec = Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | ConventionCard
-#: Where a table's match stands: ``waiting`` for its players (before the first deal, or
-#: after a rematch was agreed), a deal ``playing``, ``between_deals``, or ``over``.
+#: Where a table's match stands (``waiting``: for its players, before a match's 1st deal).
 TableStatus = Literal["waiting", "playing", "between_deals", "over"]
+#: Who sits in a seat: nobody, a person, or a bot of the table's.
+SeatKind = Literal["empty", "human", "bot"]
 
 
 class _Server(msgspec.Struct, tag_field="type", omit_defaults=True, kw_only=True):
@@ -163,10 +164,6 @@ class Joined(_Reply, tag="joined"):
     token: str
 
 
-#: Who sits in a seat: nobody, a person, or a bot of the table's.
-SeatKind = Literal["empty", "human", "bot"]
-
-
 class SeatInfo(msgspec.Struct, omit_defaults=True):
     seat: Seat
     name: str | None
@@ -178,8 +175,7 @@ class SeatInfo(msgspec.Struct, omit_defaults=True):
 
 
 class ChatLine(msgspec.Struct, omit_defaults=True):
-    """One chat line as the table keeps it (the ``chat`` event without ``type`` and ``id``;
-    :class:`ChatMessage` is this shape on its own line)."""
+    """One chat line as the table keeps it (the ``chat`` event without ``type`` and ``id``)."""
 
     #: ``lobby``, ``table`` (from a seat) or ``spectators`` (from a spectator, read only
     #: by spectators).
@@ -193,8 +189,7 @@ class ChatLine(msgspec.Struct, omit_defaults=True):
 
 class PauseInfo(msgspec.Struct, omit_defaults=True, kw_only=True):
     """Where a table's pause stands: asked for by ``asked_by`` and agreed to by the seats
-    in ``agreed`` (the asker included); ``paused`` once every person seated agreed.
-    :class:`PauseState` is this shape on its own line, with who changed it."""
+    in ``agreed`` (the asker included); ``paused`` once every person seated agreed."""
 
     paused: bool
     asked_by: Seat | None = None
@@ -558,12 +553,8 @@ class HintTaken(_Server, tag="hint_taken"):
     play: int
 
 
-# The two below are a shape of table_state's on a line of its own, so they extend that
-# shape (a Struct has one base with fields) and set the server messages' tag and ``id``
-# themselves rather than inherit them from ``_Reply``. msgspec writes positional fields
-# before keyword-only ones: ``id`` is keyword-only, so it comes last, as in every reply.
-
-
+# chat and pause_state extend table_state's shapes (a Struct has one base with fields), so
+# they set the tag and ``id`` themselves; keyword-only, ``id`` is written last, as always.
 class ChatMessage(ChatLine, tag_field="type", tag="chat", kw_only=True):
     """Server: a chat line, to everyone who may read its channel (the sender's copy is the
     reply and carries its ``id``)."""

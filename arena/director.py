@@ -55,7 +55,7 @@ from .program_output import ProgramOutput
 from .relay import SeatGuard, SeatRelay
 from .tournament import Entry, TableJob, TableResult
 
-__all__ = ["TableFailed", "TableOptions", "play_table", "play_tables", "safe_server_value"]
+__all__ = ["DirectorSettings", "TableFailed", "play_table", "play_tables", "safe_server_value"]
 
 log = logging.getLogger("jackal.tournament")
 
@@ -78,7 +78,7 @@ def safe_server_value(what: str, value: str) -> str:
 
 
 @dataclass(frozen=True)
-class TableOptions:
+class DirectorSettings:
     """Where the tables are played and how long anyone may take."""
 
     host: str
@@ -136,8 +136,8 @@ class _Seat:
     relay: SeatRelay | None = None
 
 
-async def play_tables(options: TableOptions, jobs: Sequence[TableJob], entries: Sequence[Entry],
-                      concurrency: int,
+async def play_tables(options: DirectorSettings, jobs: Sequence[TableJob],
+                      entries: Sequence[Entry], concurrency: int,
                       progress: Callable[[TableResult], None] | None = None,
                       tables_at_once: int | None = None
                       ) -> tuple[list[TableResult], list[str]]:
@@ -197,7 +197,7 @@ def _describe(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-async def play_table(options: TableOptions, job: TableJob,
+async def play_table(options: DirectorSettings, job: TableJob,
                      entries: Mapping[str, Entry]) -> TableResult:
     """Create ``job``'s table, seat its entries, watch it to the end and return the board.
 
@@ -221,7 +221,7 @@ async def play_table(options: TableOptions, job: TableJob,
     return result
 
 
-async def _direct(conn: Connection, options: TableOptions, job: TableJob,
+async def _direct(conn: Connection, options: DirectorSettings, job: TableJob,
                   entries: Mapping[str, Entry]) -> TableResult:
     await conn.request(Hello(name="tournament", client="jackal-tournament",
                              password=options.password))
@@ -408,7 +408,7 @@ class _Watch:
     (:class:`TableFailed`).
     """
 
-    def __init__(self, conn: Connection, options: TableOptions, job: TableJob, table: str,
+    def __init__(self, conn: Connection, options: DirectorSettings, job: TableJob, table: str,
                  seats: dict[Seat, _Seat]) -> None:
         self.conn = conn
         self.options = options

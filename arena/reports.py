@@ -7,11 +7,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypeVar
 
 import msgspec
 
+from ..game.cards import Card
 from ..game.seats import Seat, Team
+from ..protocol.codec import card_dec_hook, card_enc_hook
 
 __all__ = [
     "ArenaReport",
@@ -24,6 +26,7 @@ __all__ = [
     "TableReport",
     "TournamentReport",
     "TournamentSettings",
+    "decode",
     "encode",
     "rounded",
 ]
@@ -51,11 +54,11 @@ class DealRecord(_Report):
     dealer: Seat
     strategies: dict[Team, str]
     conventions: dict[Team, str]
-    #: Each seat's ten dealt cards, as card text ("7H").
-    hands: dict[Seat, list[str]]
+    #: Each seat's dealt cards (written as the wire writes cards: "7H").
+    hands: dict[Seat, list[Card]]
     #: Every play in order: (seat, card).
-    plays: list[tuple[Seat, str]]
-    kept: dict[Seat, list[str]]
+    plays: list[tuple[Seat, Card]]
+    kept: dict[Seat, list[Card]]
     penalties: dict[Team, int]
     winner: Team | None
     points: int
@@ -159,7 +162,7 @@ class TableReport(_Report):
     seed: int
     ns: str
     ew: str
-    plays: list[tuple[Seat, str]]
+    plays: list[tuple[Seat, Card]]
     penalty: dict[Team, int]
     winner: Team | None
     points: int
@@ -201,10 +204,17 @@ class TournamentReport(_Report):
     failures: list[str]
 
 
-_ENCODER = msgspec.json.Encoder()
+_ENCODER = msgspec.json.Encoder(enc_hook=card_enc_hook)
+_Report_T = TypeVar("_Report_T", bound=msgspec.Struct)
 
 
 def encode(report: msgspec.Struct, indent: int = 0) -> bytes:
     """``report`` as JSON, with no newline at the end; ``indent`` > 0 for people to read."""
     data = _ENCODER.encode(report)
     return msgspec.json.format(data, indent=indent) if indent else data
+
+
+def decode(data: bytes | str, kind: type[_Report_T]) -> _Report_T:
+    """A report (or one line of ``--records``) read back strictly as ``kind``, its cards
+    as the wire reads them."""
+    return msgspec.json.decode(data, type=kind, strict=True, dec_hook=card_dec_hook)

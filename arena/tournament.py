@@ -212,7 +212,7 @@ class TableResult:
             seed=self.job.seed,
             ns=self.job.ns,
             ew=self.job.ew,
-            plays=[(seat, str(card)) for seat, card in self.plays],
+            plays=list(self.plays),
             penalty=dict(self.penalty),
             winner=self.winner,
             points=self.points,

@@ -14,7 +14,7 @@ from ..bots.expert import ExpertStrategy
 from ..game.cards import Card
 from ..game.conventions import ConventionCard
 from ..game.deal import Deal
-from ..game.explain import Meaning, explain_play, rank_word
+from ..game.explain import DiscardMeaning, Explained, PromiseMeaning, explain_play, rank_word
 from ..game.honesty import verdict
 from ..game.knowledge import SeatKnowledge, TableKnowledge
 from ..game.scoring import DealResult
@@ -106,7 +106,7 @@ class ReviewDeal:
         seat, card = self.history[point - 1]
         return seat, card, sum(1 for who, _ in self.history[:point] if who is seat)
 
-    def meaning(self, point: int) -> Meaning:
+    def meaning(self, point: int) -> Explained:
         """What play ``point`` meant under its side's card, from the public plays."""
         seat, _, index = self.play(point)
         return explain_play(self.conventions[seat.team], self.history[:point], seat, index)
@@ -302,13 +302,13 @@ def _signal_text(deal: ReviewDeal, point: int) -> tuple[str, str]:
     if found.kind == "none":
         return "", "no statement, nothing to be true or false"
     held, nothing = "", found.kind == "promise"
-    rank = meaning.get("rank")
-    if isinstance(rank, int):
+    rank = None if isinstance(meaning, DiscardMeaning) else meaning.rank
+    if rank is not None:
         count = sum(1 for card in deal.hands(point)[seat] if card.rank == rank)
         held = f" ({seat} then held {count} of the {rank_word(rank, plural=True)})"
         # A promise short of its count is honest only as the "nothing to promise" card.
-        nothing = (meaning.get("kind") == "promise" and count < meaning.get("count", 2)
-                   and bool(meaning.get("may_be_fallback")))
+        nothing = (isinstance(meaning, PromiseMeaning) and meaning.count is not None
+                   and count < meaning.count and meaning.may_be_fallback)
     said = " as \"nothing new to promise\"" if nothing else ""
     if not found.false:
         return "class:true", f"true of {seat}'s hand{said}{held}"

@@ -9,7 +9,9 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Literal
+
+import msgspec
 
 from ..game.cards import Card, format_cards, parse_hand, rank_name
 from ..game.errors import MalformedInput
@@ -23,8 +25,10 @@ from ..game.scoring import (
     score_team,
 )
 from ..game.seats import Team
+from ..protocol.codec import card_enc_hook
 
-__all__ = ["add_arguments", "format_team", "format_verdict", "run", "score_json"]
+__all__ = ["GroupReport", "HandReport", "ScoreReport", "add_arguments", "format_team",
+           "format_verdict", "run", "score_json"]
 
 TEN = 10
 LABELS = ("A", "B")
@@ -72,7 +76,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     scores = [score_team(hand) for hand in hands]
     if args.json:
-        print(json.dumps(score_json(hands, scores)))
+        # json.dumps writes the spaced JSON that --json has always printed.
+        print(json.dumps(msgspec.to_builtins(score_json(hands, scores),
+                                             enc_hook=card_enc_hook)))
     else:
         lines: list[str] = []
         for label, hand, score in zip(LABELS, hands, scores, strict=False):
@@ -143,25 +149,48 @@ def format_verdict(first: int, second: int, labels: Sequence[str]) -> str:
             f"{points} victory points.")
 
 
-def score_json(hands: Sequence[Sequence[Card]], scores: Sequence[TeamScore]) -> dict[str, Any]:
+class GroupReport(msgspec.Struct):
+    """One rank of a hand: its cards and what they cost."""
+
+    rank: str
+    #: The rank as a number (A=1 ... K=13).
+    value: int
+    cards: list[Card]
+    count: int
+    points: int
+
+
+class HandReport(msgspec.Struct):
+    """One hand ("A" or "B"): its cards, penalty and groups."""
+
+    label: str
+    cards: list[Card]
+    penalty: int
+    groups: list[GroupReport]
+
+
+class ScoreReport(msgspec.Struct):
+    """``jackal score --json``: the penalties, and with two hands the winner ("A", "B" or
+    null on a tie) and the victory points (absent with one hand), then each hand."""
+
+    penalty: list[int]
+    winner: Literal["A", "B"] | msgspec.UnsetType | None = msgspec.UNSET
+    points: int | msgspec.UnsetType = msgspec.UNSET
+    hands: list[HandReport] = []
+
+
+def score_json(hands: Sequence[Sequence[Card]], scores: Sequence[TeamScore]) -> ScoreReport:
     """The ``--json`` object: penalties, winner ("A", "B" or null), points, breakdown."""
-    out: dict[str, Any] = {"penalty": [score.penalty for score in scores]}
+    out = ScoreReport(penalty=[score.penalty for score in scores])
     if len(scores) == 2:
         winner, points = compare_teams(scores[0].penalty, scores[1].penalty)
-        out["winner"] = None if winner is None else ("A" if winner is Team.NS else "B")
-        out["points"] = points
-    out["hands"] = [
-        {
-            "label": label,
-            "cards": [str(card) for card in hand],
-            "penalty": score.penalty,
-            "groups": [
-                {"rank": rank_name(group.rank), "value": group.rank,
-                 "cards": [str(card) for card in group.cards],
-                 "count": group.count, "points": group.points}
-                for group in score.groups
-            ],
-        }
+        out.winner = None if winner is None else ("A" if winner is Team.NS else "B")
+        out.points = points
+    out.hands = [
+        HandReport(label=label, cards=list(hand), penalty=score.penalty, groups=[
+            GroupReport(rank=rank_name(group.rank), value=group.rank, cards=list(group.cards),
+                        count=group.count, points=group.points)
+            for group in score.groups])
         for label, hand, score in zip(LABELS, hands, scores, strict=False)
     ]
     return out

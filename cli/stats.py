@@ -12,6 +12,8 @@ import json
 import sys
 from pathlib import Path
 
+import msgspec
+
 from ..server.records.events import RecordError, read_record
 from ..server.records.stats import HOW, Line, Stats
 from .terminal import printable
@@ -48,27 +50,27 @@ def _signals(line: Line) -> str:
 
 
 def _line(line: Line) -> list[str]:
-    data = line.figures.as_json()
+    data = line.figures.report()
     if len(line.players) == 1:
         player = line.players[0]
         also = f", also {', '.join(player.names[1:])}" if len(player.names) > 1 else ""
         title = f"{player.name} ({player.kind}{also})"
     else:
         title = " & ".join(player.name for player in line.players)
-    lines = [f"  {title}: {data['deals']} deal{'s' if data['deals'] != 1 else ''}",
-             f"    mean penalty {data['mean_penalty']:.2f} (no signals "
-             f"{data['baseline_penalty']:.2f}, both hands known {data['optimum_penalty']:.2f})"]
-    eff, interval = data["information_efficiency"], data["information_efficiency_ci95"]
+    lines = [f"  {title}: {data.deals} deal{'s' if data.deals != 1 else ''}",
+             f"    mean penalty {data.mean_penalty:.2f} (no signals "
+             f"{data.baseline_penalty:.2f}, both hands known {data.optimum_penalty:.2f})"]
+    eff, interval = data.information_efficiency, data.information_efficiency_ci95
     lines.append("    information efficiency " + (
         "undefined (nothing to gain over no signals)" if eff is None
         else f"{eff:.3f}" + (f" (95%: {interval[0]:.3f} to {interval[1]:.3f})"
                              if interval is not None else " (one deal: no interval)")))
     lines.append(f"    false signals: {_signals(line)}")
-    lines.append(f"    hints taken: {data['hints']}")
-    median = data["median_move_seconds"]
+    lines.append(f"    hints taken: {data.hints}")
+    median = data.median_move_seconds
     lines.append("    median time per move: " + (
         "no moves timed" if median is None
-        else f"{median:.2f} s ({data['moves']} moves)"))
+        else f"{median:.2f} s ({data.moves} moves)"))
     return lines
 
 
@@ -102,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         failed = True
     # Names are what players typed: every line is escaped on its own (JSON escapes itself).
     # A reader gone early (| head) is cli/main.py's to end quietly, as for every command.
-    print(json.dumps(stats.as_json(), indent=2) if args.json
+    # json.dumps, not msgspec: its ASCII-only text (\u escapes) is what --json has printed.
+    print(json.dumps(msgspec.to_builtins(stats.report()), indent=2) if args.json
           else printable("\n".join(format_stats(stats))))
     return 2 if failed else 0

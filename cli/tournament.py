@@ -342,12 +342,12 @@ def _play(args: argparse.Namespace, entries: list[Entry], jobs: list[TableJob],
     """Play every table, on ``address`` or on a server started here for the run."""
     import trio
 
-    from ..arena.director import TableOptions, play_tables
+    from ..arena.director import DirectorSettings, play_tables
     from ..server.config import ServerConfig
     from ..server.net.listener import serve
 
     floor = _floor(args, entries)
-    limits = TableOptions("", 0, move_seconds=args.move_seconds,
+    limits = DirectorSettings("", 0, move_seconds=args.move_seconds,
                           start_seconds=args.start_seconds, seat_seconds=args.seat_seconds,
                           substitute=args.substitute, program_output=args.program_output,
                           sandbox=sandbox, output=output, floor_seconds=floor)

@@ -39,6 +39,7 @@ from ..protocol.messages import (
     RematchWanted,
     ServerMessage,
     TableState,
+    TableStatus,
 )
 from .chat_log import ChatLog, line_of
 
@@ -139,7 +140,7 @@ class TableMirror:
 
     table: str | None = None
     name: str = ""
-    status: str = "waiting"
+    status: TableStatus = "waiting"
     seats: dict[Seat, SeatView] = field(default_factory=lambda: {s: SeatView() for s in SEATS})
     you: Seat | None = None
     knowledge: TableKnowledge = field(default_factory=_no_deal_yet)

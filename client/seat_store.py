@@ -13,10 +13,10 @@ import stat
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Literal
 
+import msgspec
 from filelock import FileLock
 
 __all__ = ["FILE_NAME", "MAX_INVITATIONS", "SavedInvitations", "SavedSeat", "SeatStore",
@@ -25,7 +25,7 @@ __all__ = ["FILE_NAME", "MAX_INVITATIONS", "SavedInvitations", "SavedSeat", "Sea
 log = logging.getLogger("jackal.client")
 
 FILE_NAME = "seats.json"
-_FORMAT = 1
+_FORMAT: Literal[1] = 1
 #: Invitation codes kept, the newest first: enough for an evening's tables.
 MAX_INVITATIONS = 20
 
@@ -35,14 +35,17 @@ def server_key(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-@dataclass(frozen=True)
-class SavedSeat:
+#: A field that must be there and not empty.
+_Given = Annotated[str, msgspec.Meta(min_length=1)]
+
+
+class SavedSeat(msgspec.Struct, frozen=True):
     """One held seat: where it is, and the token that reclaims it."""
 
-    server: str
-    table: str
-    seat: str
-    token: str
+    server: _Given
+    table: _Given
+    seat: _Given
+    token: _Given
     #: The name the player sat down with (shown when the seat is offered back).
     name: str = ""
     #: Wall-clock time of saving; the newest seat is offered first.
@@ -53,17 +56,28 @@ class SavedSeat:
         return (self.server, self.table, self.seat)
 
 
-@dataclass(frozen=True)
-class SavedInvitations:
+class SavedInvitations(msgspec.Struct, frozen=True):
     """The seat codes of a private table we created (``codes``: seat letter -> code)."""
 
-    server: str
-    table: str
+    server: _Given
+    table: _Given
     #: The table's name, so a table id that a restarted server gave to another table
     #: (a server without records starts again at t1) is not taken for ours.
-    name: str
+    name: _Given
     codes: dict[str, str]
     saved_at: float = 0.0
+
+
+class _SeatFile(msgspec.Struct):
+    """The whole file (other fields are left alone: a newer client may add some)."""
+
+    format: Literal[1]
+    seats: list[SavedSeat]
+    #: Absent in a file from before invitation codes were kept.
+    invitations: list[SavedInvitations] = []
+
+
+_read_file = msgspec.json.Decoder(_SeatFile)
 
 
 class SeatStore:
@@ -179,16 +193,16 @@ class SeatStore:
             log.warning("cannot read saved seats %s (%s); treating it as empty", self.path, exc)
             return [], []
         try:
-            data = json.loads(text)
-            return _parse(data), _parse_invitations(data)
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            data = _read_file.decode(text)
+            return data.seats, data.invitations
+        except msgspec.DecodeError as exc:
             log.warning("saved seats %s are corrupt (%s); treating them as none", self.path,
                         exc)
             return [], []
 
     def _write(self, seats: list[SavedSeat], invites: list[SavedInvitations]) -> None:
-        data = {"format": _FORMAT, "seats": [asdict(seat) for seat in seats],
-                "invitations": [asdict(entry) for entry in invites]}
+        # json.dump, not msgspec: the same text as ever (one-space indent, ASCII only).
+        data = msgspec.to_builtins(_SeatFile(format=_FORMAT, seats=seats, invitations=invites))
         # mkstemp opens the file with mode 0600 (O_EXCL): the token is never readable by
         # anyone else, not even between creating and renaming.
         fd, temp = tempfile.mkstemp(prefix=".seats-", suffix=".tmp", dir=self.folder)
@@ -203,39 +217,3 @@ class SeatStore:
                 os.unlink(temp)
             raise
 
-
-def _parse(data: Any) -> list[SavedSeat]:
-    """The seats in a parsed file; raises ValueError/TypeError/KeyError if it is malformed."""
-    if not isinstance(data, dict) or data.get("format") != _FORMAT:
-        raise ValueError("not a saved-seats file of a known format")
-    seats = data["seats"]
-    if not isinstance(seats, list):
-        raise TypeError("'seats' is not a list")
-    out: list[SavedSeat] = []
-    for item in seats:
-        fields = {key: item[key] for key in ("server", "table", "seat", "token")}
-        if not all(isinstance(value, str) and value for value in fields.values()):
-            raise ValueError(f"a saved seat lacks a field: {sorted(fields)}")
-        name = item.get("name", "")
-        saved_at = item.get("saved_at", 0.0)
-        out.append(SavedSeat(**fields, name=name if isinstance(name, str) else "",
-                             saved_at=float(saved_at)
-                             if isinstance(saved_at, int | float) else 0.0))
-    return out
-
-
-def _parse_invitations(data: dict[str, Any]) -> list[SavedInvitations]:
-    """The invitation codes in a parsed file (none in a file from before they were kept)."""
-    out: list[SavedInvitations] = []
-    for item in data.get("invitations", []):
-        fields = {key: item[key] for key in ("server", "table", "name")}
-        codes = item["codes"]
-        if not all(isinstance(value, str) and value for value in fields.values()) \
-                or not isinstance(codes, dict) \
-                or not all(isinstance(k, str) and isinstance(v, str) for k, v in codes.items()):
-            raise ValueError("saved invitation codes lack a field")
-        saved_at = item.get("saved_at", 0.0)
-        out.append(SavedInvitations(**fields, codes=codes,
-                                    saved_at=float(saved_at)
-                                    if isinstance(saved_at, int | float) else 0.0))
-    return out

@@ -37,6 +37,7 @@ from ..protocol.messages import (
     ServerShutdown,
     TableCreated,
     TableState,
+    TableStatus,
 )
 from ..protocol.requests import (
     AddBot,
@@ -250,7 +251,7 @@ class SeatSession:
         self.token: str | None = token
         #: The table's status in the snapshot that came with the seat ("waiting": the
         #: match has not started; "between_deals": a seat taken back after a deal).
-        self.seated_status: str | None = None
+        self.seated_status: TableStatus | None = None
         #: Who sat in each seat ("empty", "human", "bot") in that snapshot.
         self.seated_with: dict[Seat, str] = {}
         self.conn: Connection | None = None

@@ -7,11 +7,18 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 from .cards import Card, format_cards
 from .conventions import ConventionCard, Promise
-from .explain import answer_rank, explain_play, ordinal, promise_of, rank_word
+from .explain import (
+    DiscardMeaning,
+    Meaning,
+    answer_rank,
+    explain_play,
+    ordinal,
+    promise_of,
+    rank_word,
+)
 from .honesty import verdict
 from .knowledge import SeatKnowledge
 
@@ -30,7 +37,7 @@ class Advice:
     card: Card
     play: int
     text: str
-    meaning: dict[str, Any]
+    meaning: Meaning
     honest: bool
 
 
@@ -96,7 +103,7 @@ def _partner_said(known: SeatKnowledge, convention: ConventionCard) -> str:
     said = []
     for index in range(1, len(known.row(partner)) + 1):
         meaning = explain_play(convention, known.history, partner, index)
-        if meaning.data.get("kind") != "none":
+        if meaning.data.kind != "none":
             text = meaning.text
             for allowed in tolerances:
                 if allowed.words():
@@ -120,8 +127,11 @@ def advise(known: SeatKnowledge, card: Card, strategy: str = "expert") -> Advice
     play = known.play_number
     lines = [f"The {strategy} bot would play {card}, your {ordinal(play)} card of 8."]
     if convention is None:
+        # No rule gives the card a meaning, and none makes it low.
+        nothing = DiscardMeaning(play=play, card=card, low=False, kind="none",
+                                 reason="no card declared")
         return Advice(card, play, lines[0] + " (Your side has declared no convention card.)",
-                      {"kind": "none", "reason": "no card declared"}, True)
+                      nothing, True)
     meaning = explain_play(convention, (*known.history, (known.seat, card)), known.seat,
                            play)
     lines.append(f"Under your '{convention.name}' card: {meaning.text}.")
@@ -130,4 +140,4 @@ def advise(known: SeatKnowledge, card: Card, strategy: str = "expert") -> Advice
         lines.append(truth)
     lines.append(_gives_up(known, card))
     lines.append(_partner_said(known, convention))
-    return Advice(card, play, " ".join(lines), dict(meaning.data), honest)
+    return Advice(card, play, " ".join(lines), meaning.data, honest)

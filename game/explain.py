@@ -9,7 +9,9 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal
+
+import msgspec
 
 from .cards import Card
 from .conventions import PLAYS, Answer, ConventionCard, NoMeaning, Promise, Tolerance
@@ -18,8 +20,12 @@ from .seats import Seat, Team
 
 __all__ = [
     "WRAP",
+    "AnswerMeaning",
     "Constraint",
+    "DiscardMeaning",
+    "Explained",
     "Meaning",
+    "PromiseMeaning",
     "answer_rank",
     "describe_card",
     "describe_rule",
@@ -212,22 +218,69 @@ def public_constraints(conventions: Mapping[Team, ConventionCard],
 # --------------------------------------------------------------------------- meanings
 
 
-@dataclass(frozen=True, slots=True)
-class Meaning:
-    """The meaning of one played card: ``text`` for people, ``data`` (JSON-able) for programs.
+class _Signal(msgspec.Struct, tag_field="rule", omit_defaults=True, kw_only=True):
+    """What every meaning says (the ``meaning`` of ``explanation`` and ``hint``; the wire
+    gives its fields in this order, ``rule`` first): the seat's ``play`` (1..8), its
+    ``card``, and whether that card is ``low`` under the convention card."""
 
-    ``data["kind"]`` is "promise" (with rank, count, may_be_fallback), "answer" (with
-    to_play, partner_card, rank, holds, partner_may_be_fallback) or "none" (with reason);
-    every kind also carries rule, play, card and low. Promises and answers also carry
-    ``deviates_one_in``: the card's declared tolerance for false signals of that kind
-    (at most one play in that many; 0 for none).
-    """
+    play: int
+    card: Card
+    low: bool
+
+
+class DiscardMeaning(_Signal, tag="none", kw_only=True):
+    """A play no rule gives a meaning (``kind`` "none"; ``reason``: a free discard, or no
+    card declared)."""
+
+    kind: Literal["none"]
+    reason: str
+
+
+class PromiseMeaning(_Signal, tag="promise", kw_only=True):
+    """A play under a promise rule: ``kind`` "promise" promises ``count`` cards of ``rank``
+    (the card may instead be an unneeded fallback card: ``may_be_fallback``), or "none"
+    when the rule names no rank here (``reason``)."""
+
+    may_be_fallback: bool
+    kind: Literal["promise", "none"]
+    reason: str | None = None
+    rank: int | None = None
+    count: int | None = None
+    #: The card's declared tolerance for false promises (at most one in that many; 0:
+    #: none), with a rank.
+    deviates_one_in: int | None = None
+
+
+class AnswerMeaning(_Signal, tag="answer", kw_only=True):
+    """A play under an answer rule to partner's ``to_play``-th card (``partner_card``, once
+    played): ``kind`` "answer" says the player ``holds`` a card of ``rank`` or not, "none"
+    when there is nothing to answer (``reason``)."""
+
+    to_play: int
+    partner_card: Card | None = None
+    partner_may_be_fallback: bool | None = None
+    kind: Literal["answer", "none"]
+    reason: str | None = None
+    rank: int | None = None
+    holds: bool | None = None
+    #: As in :class:`PromiseMeaning`, for answers.
+    deviates_one_in: int | None = None
+
+
+#: What a played card means, as data for programs (the play's ``rule`` picks the shape):
+#: the wire's ``meaning``.
+Meaning = DiscardMeaning | PromiseMeaning | AnswerMeaning
+
+
+@dataclass(frozen=True, slots=True)
+class Explained:
+    """The meaning of one played card: ``text`` for people, ``data`` for programs."""
 
     seat: Seat
     index: int
     card: Card
     text: str
-    data: dict[str, Any]
+    data: Meaning
 
 
 def _deviation(allowed: Tolerance) -> str:
@@ -243,7 +296,7 @@ def _edge_reason(rank_played: int, offset: int) -> str:
     return f"no rank {steps}{direction} {_short(rank_played)}"
 
 
-def explain_play(card: ConventionCard, history: History, seat: Seat, index: int) -> Meaning:
+def explain_play(card: ConventionCard, history: History, seat: Seat, index: int) -> Explained:
     """The meaning of ``seat``'s ``index``-th card (1..8) under ``card``, from public history.
 
     Only the plays up to and including that card are read, so passing the whole deal's
@@ -256,46 +309,43 @@ def explain_play(card: ConventionCard, history: History, seat: Seat, index: int)
     rule = card.rule(index)
     low = card.is_low(played.rank)
     head = f"{ordinal(index)} card {played}"
-    data: dict[str, Any] = {"rule": "none", "play": index, "card": str(played), "low": low}
 
     if isinstance(rule, Promise):
         target = promise_of(card, played.rank, index)
         fallback = is_fallback_side(card, index, played.rank)
-        data.update(rule="promise", may_be_fallback=fallback)
         unneeded = f"an unneeded {rule.fallback} card"
         if target is None:
             reason = _edge_reason(played.rank, rule.offset)
-            data.update(kind="none", reason=reason)
             text = f"{head}: promises nothing ({reason})"
             if fallback:
                 text += f"; {unneeded}"
-        else:
-            data.update(kind="promise", rank=target, count=rule.count,
-                        deviates_one_in=card.tolerance.promise.one_in)
-            text = f"{head}: promises {_amount(rule.count, target)}"
-            if fallback:
-                text += f", or {_nothing_word(rule.count)} ({unneeded})"
-            text += _deviation(card.tolerance.promise)
-        return Meaning(seat, index, played, text, data)
+            return Explained(seat, index, played, text, PromiseMeaning(
+                play=index, card=played, low=low, may_be_fallback=fallback, kind="none",
+                reason=reason))
+        text = f"{head}: promises {_amount(rule.count, target)}"
+        if fallback:
+            text += f", or {_nothing_word(rule.count)} ({unneeded})"
+        text += _deviation(card.tolerance.promise)
+        return Explained(seat, index, played, text, PromiseMeaning(
+            play=index, card=played, low=low, may_be_fallback=fallback, kind="promise",
+            rank=target, count=rule.count, deviates_one_in=card.tolerance.promise.one_in))
 
     if isinstance(rule, Answer):
-        data.update(rule="answer", to_play=rule.play)
         partner_row = _row(history, seat.partner)
         if len(partner_row) < rule.play:
             reason = f"partner has not made a {ordinal(rule.play)} play"
-            data.update(kind="none", reason=reason)
-            return Meaning(seat, index, played, f"{head}: no meaning ({reason})", data)
+            return Explained(seat, index, played, f"{head}: no meaning ({reason})", AnswerMeaning(
+                play=index, card=played, low=low, to_play=rule.play, kind="none",
+                reason=reason))
         partner_card = partner_row[rule.play - 1]
         target = promise_of(card, partner_card.rank, rule.play)
         partner_fallback = is_fallback_side(card, rule.play, partner_card.rank)
-        data.update(partner_card=str(partner_card), partner_may_be_fallback=partner_fallback)
         about = f"partner's {ordinal(rule.play)} card {partner_card}"
         if target is None:
             reason = f"it answers {about}, which promised nothing"
-            data.update(kind="none", reason=reason)
-            return Meaning(seat, index, played, f"{head}: no meaning ({reason})", data)
-        data.update(kind="answer", rank=target, holds=low,
-                    deviates_one_in=card.tolerance.answer.one_in)
+            return Explained(seat, index, played, f"{head}: no meaning ({reason})", AnswerMeaning(
+                play=index, card=played, low=low, to_play=rule.play, partner_card=partner_card,
+                partner_may_be_fallback=partner_fallback, kind="none", reason=reason))
         what = "holds a card" if low else "holds no card"
         text = (f"{head} ({'low' if low else 'high'}): {what} of partner's promised rank, "
                 f"{rank_word(target)} (answering {about}")
@@ -303,11 +353,15 @@ def explain_play(card: ConventionCard, history: History, seat: Seat, index: int)
             promised = card.rule(rule.play)
             assert isinstance(promised, Promise)  # guaranteed by validate_card
             text += f", which may also have meant {_nothing_word(promised.count)}"
-        return Meaning(seat, index, played, text + ")" + _deviation(card.tolerance.answer), data)
+        text += ")" + _deviation(card.tolerance.answer)
+        return Explained(seat, index, played, text, AnswerMeaning(
+            play=index, card=played, low=low, to_play=rule.play, partner_card=partner_card,
+            partner_may_be_fallback=partner_fallback, kind="answer", rank=target, holds=low,
+            deviates_one_in=card.tolerance.answer.one_in))
 
     assert isinstance(rule, NoMeaning)
-    data.update(kind="none", reason="a free discard")
-    return Meaning(seat, index, played, f"{head}: no meaning (a free discard)", data)
+    return Explained(seat, index, played, f"{head}: no meaning (a free discard)", DiscardMeaning(
+        play=index, card=played, low=low, kind="none", reason="a free discard"))
 
 
 # --------------------------------------------------------------------------- whole cards

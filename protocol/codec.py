@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, get_args
 
 import msgspec
@@ -21,6 +22,8 @@ from .text import check_client_text
 __all__ = [
     "CLIENT_TYPES",
     "SERVER_TYPES",
+    "card_dec_hook",
+    "card_enc_hook",
     "decode_client",
     "decode_server",
     "encode",
@@ -88,6 +91,11 @@ def _json_kind(value: object) -> str:
     return next((words for kind, _, words in _KINDS if isinstance(value, kind)),
                 "null" if value is None else "an object")
 
+
+#: The hooks that write and read cards as the wire does, for other JSON of ours that types
+#: them ``Card`` (records, arena reports, ``jackal score --json``).
+card_enc_hook: Callable[[Any], Any] = _CARD_TEXT.__getitem__
+card_dec_hook: Callable[[type, Any], Any] = _dec_hook
 
 _client_decoder = msgspec.json.Decoder(ClientMessage, dec_hook=_dec_hook)
 _server_decoder = msgspec.json.Decoder(ServerMessage, dec_hook=_dec_hook)

@@ -6,13 +6,14 @@ rename. The wire format is docs/PROTOCOL.md's."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 
 from ..game.cards import Card
 from ..game.conventions import ConventionCard
 from ..game.errors import ErrorCode
+from ..game.explain import Meaning
 from ..game.seats import Seat, Team
 
 PROTOCOL_VERSION = 1
@@ -36,6 +37,10 @@ ChatText = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
 InviteCode = Annotated[str, msgspec.Meta(max_length=128)]
 #: A convention card given by built-in name ("beginner") or inline.
 CardSpec = Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | ConventionCard
+#: Where a table's match stands (``waiting``: for its players, before a match's 1st deal).
+TableStatus = Literal["waiting", "playing", "between_deals", "over"]
+#: Who sits in a seat: nobody, a person, or a bot of the table's.
+SeatKind = Literal["empty", "human", "bot"]
 
 
 class _Server(msgspec.Struct, tag_field="type", omit_defaults=True, kw_only=True):
@@ -116,7 +121,7 @@ class TableInfo(msgspec.Struct):
     #: "empty", "human" (connected), "held" (its player is gone; maybe a bot stands in),
     #: "bot".
     kinds: dict[Seat, Literal["empty", "human", "held", "bot"]]
-    status: str
+    status: TableStatus
     spectators: int = 0
     #: The creator chose the match seed, so the creator can know every hand.
     seeded: bool = False
@@ -164,7 +169,7 @@ class Joined(_Reply, tag="joined"):
 class SeatInfo(msgspec.Struct, omit_defaults=True):
     seat: Seat
     name: str | None
-    kind: Literal["empty", "human", "bot"]
+    kind: SeatKind
     connected: bool
     ready: bool
     #: A human seat that a bot plays for now (its player is away): the bot's strategy.
@@ -172,18 +177,19 @@ class SeatInfo(msgspec.Struct, omit_defaults=True):
 
 
 class ChatLine(msgspec.Struct, omit_defaults=True):
-    """One chat line as the table keeps it (the ``chat`` event without ``type``)."""
+    """One chat line as the table keeps it (the ``chat`` event without ``type`` and ``id``)."""
 
     #: ``lobby``, ``table`` (from a seat) or ``spectators`` (from a spectator, read only
     #: by spectators).
     channel: Literal["lobby", "table", "spectators"]
-    name: str
-    text: str
+    #: The sender's name, or its seat's (a bot's may take up to 80 characters).
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
+    text: ChatText
     #: The sender's seat, for a line from a seat.
     seat: Seat | None = None
 
 
-class PauseInfo(msgspec.Struct, omit_defaults=True):
+class PauseInfo(msgspec.Struct, omit_defaults=True, kw_only=True):
     """Where a table's pause stands: asked for by ``asked_by`` and agreed to by the seats
     in ``agreed`` (the asker included); ``paused`` once every person seated agreed."""
 
@@ -232,7 +238,7 @@ class TableState(_Reply, tag="table_state"):
     table: str
     name: str
     target: int
-    status: Literal["waiting", "playing", "between_deals", "over"]
+    status: TableStatus
     seats: list[SeatInfo]
     conventions: dict[Team, ConventionCard]
     scores: dict[Team, int]
@@ -489,7 +495,7 @@ class Explanation(_Reply, tag="explanation"):
     index: int
     card: Card
     text: str
-    meaning: dict[str, Any]
+    meaning: Meaning
 
 
 class Question(_Reply, tag="question"):
@@ -536,7 +542,7 @@ class HintReply(_Reply, tag="hint"):
     card: Card
     strategy: str
     text: str
-    meaning: dict[str, Any]
+    meaning: Meaning
     honest: bool
 
 
@@ -549,25 +555,26 @@ class HintTaken(_Server, tag="hint_taken"):
     play: int
 
 
-class ChatMessage(_Reply, tag="chat"):
+# chat and pause_state extend table_state's shapes (a Struct has one base with fields), so
+# they set the tag and ``id`` themselves; keyword-only, ``id`` is written last, as always.
+class ChatMessage(ChatLine, tag_field="type", tag="chat", kw_only=True):
     """Server: a chat line, to everyone who may read its channel (the sender's copy is the
     reply and carries its ``id``)."""
 
-    channel: Literal["lobby", "table", "spectators"]
-    name: str
-    text: str
-    seat: Seat | None = None
+    id: MessageId | None = None
 
 
-class PauseState(_Reply, tag="pause_state"):
+class _PauseReply(PauseInfo, kw_only=True):
+    # The pause's fields are keyword-only too, so pause_state's positional ``seat`` leads.
+    id: MessageId | None = None
+
+
+class PauseState(_PauseReply, tag_field="type", tag="pause_state"):
     """Server, to everyone at the table: ``seat`` asked for, agreed to or ended a pause;
     the rest is where the pause stands now (as ``table_state.pause``). The reply to
     ``pause`` and ``resume``."""
 
     seat: Seat
-    paused: bool
-    asked_by: Seat | None = None
-    agreed: list[Seat] = msgspec.field(default_factory=list)
 
 
 class ServerShutdown(_Server, tag="server_shutdown", omit_defaults=False):

@@ -12,9 +12,9 @@ from typing import Protocol
 
 from ..game.seats import Seat
 from ..protocol.errors import ErrorCode, ProtocolError
-from ..protocol.messages import ChatLine, ChatMessage, MessageId
+from ..protocol.messages import ChatLine, ChatMessage, MessageId, TableStatus
 from .records.recording import Recording
-from .seating import Outbox, Peer, Seating, SeatSlot, Status
+from .seating import Outbox, Peer, Seating, SeatSlot
 
 __all__ = ["KEEP", "RECORD_BUDGET", "ChattingTable", "TableChat", "chat_message", "line_bytes"]
 
@@ -33,7 +33,7 @@ class ChattingTable(Protocol):
     """What chat reads of the table that owns it."""
 
     id: str
-    status: Status
+    status: TableStatus
     seats: dict[Seat, SeatSlot]
     spectators: dict[Peer, None]
     seating: Seating

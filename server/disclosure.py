@@ -8,14 +8,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Protocol
 
 from ..bots.host import answer_question
 from ..game.cards import Card
 from ..game.conventions import ConventionCard, builtin_card, validate_card
 from ..game.deal import Deal
 from ..game.errors import MalformedInput
-from ..game.explain import explain_play
+from ..game.explain import Meaning, explain_play
 from ..game.match import Match
 from ..game.seats import SEATS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
@@ -27,10 +27,11 @@ from ..protocol.messages import (
     Ok,
     OpenQuestion,
     Question,
+    TableStatus,
 )
-from .records.events import AnswerEvent, ConventionsEvent, QuestionEvent
+from .records.events import AnswerEvent, ChosenBy, ConventionsEvent, QuestionEvent
 from .records.recording import Recording
-from .seating import Outbox, Peer, Seating, SeatSlot, Status
+from .seating import Outbox, Peer, Seating, SeatSlot
 
 __all__ = ["MAX_CONVENTION_CHANGES", "MAX_QUESTIONS", "DisclosingTable", "Disclosure",
            "PendingQuestion", "resolve_conventions"]
@@ -75,7 +76,7 @@ class DisclosingTable(Protocol):
     seats: dict[Seat, SeatSlot]
     #: The cards the current (or last) deal is played under; the table sets them per deal.
     deal_conventions: dict[Team, ConventionCard]
-    status: Status
+    status: TableStatus
     match: Match
     last_deal: Deal | None
     version: int
@@ -137,7 +138,7 @@ class Disclosure:
         return deal if deal is not None else table.last_deal
 
     def explain(self, table: DisclosingTable, seat: Seat, index: int
-                ) -> tuple[Card, str, dict[str, Any]]:
+                ) -> tuple[Card, str, Meaning]:
         """The meaning of ``seat``'s ``index``-th card under its partnership's card."""
         deal = self._explained_deal(table)
         if deal is None:
@@ -151,7 +152,7 @@ class Disclosure:
         # Under the card in force when it was played: between deals a partnership may
         # already have declared a new one for the next deal.
         meaning = explain_play(table.deal_conventions[seat.team], deal.history, seat, index)
-        return row[index - 1], meaning.text, dict(meaning.data)
+        return row[index - 1], meaning.text, meaning.data
 
     def ask(self, table: DisclosingTable, peer: Peer, target: Seat, text: str, index: int | None,
             req_id: MessageId | None = None) -> Outbox:
@@ -200,7 +201,7 @@ class Disclosure:
     def _answer_asker(self, table: DisclosingTable, pending: PendingQuestion, qid: str,
                       text: str) -> Outbox:
         """The answer, to the asker alone (its partner reads it in ``deal_ended``)."""
-        by: Literal["player", "bot"] = "bot" if table.seats[pending.target].bot_controlled \
+        by: ChosenBy = "bot" if table.seats[pending.target].bot_controlled \
             else "player"
         table.recording.write(AnswerEvent(question=qid, seat=pending.target, by=by,
                                           text=self._kept(text)))

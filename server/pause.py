@@ -12,8 +12,8 @@ from typing import Literal, Protocol
 from ..game.match import Match
 from ..game.seats import SEATS, Seat
 from ..protocol.errors import ErrorCode, ProtocolError
-from ..protocol.messages import MessageId, PauseInfo, PauseState
-from .seating import Outbox, Peer, Seating, SeatSlot, Status
+from ..protocol.messages import MessageId, PauseInfo, PauseState, TableStatus
+from .seating import Outbox, Peer, Seating, SeatSlot
 from .turn_clock import TurnClock
 
 __all__ = ["GRID_SECONDS", "MAX_REQUESTS", "PauseVote", "PausingTable"]
@@ -31,7 +31,7 @@ Vote = Literal["ask", "agree", "end", "went"]
 class PausingTable(Protocol):
     """What the pause reads of the table that owns it (and the clocks it stops)."""
 
-    status: Status
+    status: TableStatus
     match: Match
     now: float
     #: Bumped when the clocks stop or go on: a bot's decision made meanwhile is stale.

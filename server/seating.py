@@ -7,17 +7,14 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Protocol
 
 from ..game.seats import SEATS, TEAMS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
-from ..protocol.messages import SeatInfo, ServerMessage
+from ..protocol.messages import SeatInfo, SeatKind, ServerMessage
 from .tokens import hash_invite, new_token
 
-__all__ = ["Outbox", "Peer", "SeatKind", "SeatSlot", "Seating", "Status"]
-
-Status = Literal["waiting", "playing", "between_deals", "over"]
-SeatKind = Literal["empty", "human", "bot"]
+__all__ = ["Outbox", "Peer", "SeatSlot", "Seating"]
 
 
 class Peer(Protocol):

@@ -32,6 +32,7 @@ from ..protocol.messages import (
     PlayerReady,
     RematchStarted,
     RematchWanted,
+    TableStatus,
     Turn,
 )
 from . import views
@@ -42,7 +43,7 @@ from .holds import SeatHolds
 from .pause import PauseVote
 from .records.events import ExpertEvent, TableEvent
 from .records.recording import PlayedBy, Recorder, Recording
-from .seating import Outbox, Peer, Seating, Status
+from .seating import Outbox, Peer, Seating
 from .snapshot import deal_facts, table_snapshot
 from .table_bots import seat_bot, substitute
 from .table_options import TableOptions
@@ -80,7 +81,7 @@ class Table:
             cards.update(conventions)
         #: The cards the current (or, between deals, the last) deal is played under.
         self.deal_conventions: dict[Team, ConventionCard] = dict(cards)
-        self.status: Status = "waiting"
+        self.status: TableStatus = "waiting"
         self.last_deal: Deal | None = None
         #: The cards of the rows in play (between deals, the last deal's) that a bot
         #: played for a human's seat, by seat and place in its row: every snapshot marks

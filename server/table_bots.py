@@ -10,9 +10,9 @@ from ..bots.registry import STRATEGIES, substitute_strategy
 from ..game.conventions import ConventionCard
 from ..game.seats import Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
-from ..protocol.messages import MessageId, Ok, PlayerJoined
+from ..protocol.messages import MessageId, Ok, PlayerJoined, TableStatus
 from .records.recording import Recording
-from .seating import Outbox, Peer, Seating, SeatSlot, Status
+from .seating import Outbox, Peer, Seating, SeatSlot
 from .table_options import TableOptions
 
 __all__ = ["BotSeatTable", "seat_bot", "substitute"]
@@ -23,7 +23,7 @@ class BotSeatTable(Protocol):
 
     id: str
     options: TableOptions
-    status: Status
+    status: TableStatus
     version: int
     seats: dict[Seat, SeatSlot]
     seating: Seating

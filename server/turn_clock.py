@@ -9,9 +9,9 @@ from typing import Protocol
 
 from ..game.match import Match
 from ..game.seats import Seat
-from ..protocol.messages import Clock
+from ..protocol.messages import Clock, TableStatus
 from .disclosure import Disclosure
-from .seating import Outbox, Seating, SeatSlot, Status
+from .seating import Outbox, Seating, SeatSlot
 from .table_options import TableOptions
 
 __all__ = ["ClockedTable", "TurnClock"]
@@ -28,7 +28,7 @@ class PauseHold(Protocol):
 class ClockedTable(Protocol):
     """What the clock reads of the table that owns it (and ``version``, which it bumps)."""
 
-    status: Status
+    status: TableStatus
     match: Match
     options: TableOptions
     now: float

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from ..bots.yardstick import BestKeep, information_cost
 from ..game.cards import RANK_NAMES, Card
@@ -44,6 +43,7 @@ from ..protocol.messages import (
     SeatInfo,
     TableInfo,
     TableState,
+    TableStatus,
     YourTurn,
 )
 from .chat import TableChat
@@ -81,7 +81,7 @@ class TableSnapshot:
     facts: DealFacts
     table: str
     name: str
-    status: Literal["waiting", "playing", "between_deals", "over"]
+    status: TableStatus
     seats: tuple[SeatInfo, ...]
     spectators: int
     #: The cards the deal was played under, when a partnership has declared another since.

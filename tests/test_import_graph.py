@@ -288,7 +288,7 @@ def test_rooms_reach_only_what_they_must() -> None:
     # Only jackal tournament drives the tables; the arena's other modules do no I/O.
     ("cli.arena", "from ..arena.director import play_tables\n", "rooms"),
     ("arena.run", "from .director import play_table\n", "rooms"),
-    ("arena.tournament", "from .director import TableOptions\n", "rooms"),
+    ("arena.tournament", "from .director import DirectorSettings\n", "rooms"),
     # Dask is loaded only where --scheduler asks for it.
     ("cli.tournament", "from ..arena.cluster import run_on_cluster\n", "rooms"),
     ("arena.run", "from .cluster import run_batches\n", "rooms"),

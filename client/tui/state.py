@@ -10,11 +10,10 @@ from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
 
 from ...game.cards import Card, parse_card
 from ...game.errors import MalformedInput
-from ...game.explain import ordinal
+from ...game.explain import Meaning, ordinal
 from ...game.seats import SEATS, Seat, Team
 from ...protocol import messages as m
 from ...protocol import requests
@@ -236,7 +235,7 @@ class TuiState:
         """How many cards of each rank the hand holds."""
         return Counter(card.rank for card in self.hand)
 
-    def explain(self, seat: Seat, index: int) -> tuple[str, dict[str, Any]] | None:
+    def explain(self, seat: Seat, index: int) -> tuple[str, Meaning] | None:
         """The meaning of ``seat``'s ``index``-th card under its partnership's declared card,
         as (text, data); None when there is no card there or no explanation available."""
         return explain_card(self.mirror, seat, index)

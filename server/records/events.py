@@ -10,14 +10,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
+from ...game.cards import DECK, Card
 from ...game.conventions import ConventionCard
 from ...game.scoring import DealResult
 from ...game.seats import TEAMS, Seat, Team
-from ...protocol.messages import TableId
+from ...protocol.codec import card_enc_hook
+from ...protocol.messages import BotPlayedBy, ChatLine, SeatKind, TableId
 from ...protocol.text import (
     ANSWER,
     CHAT,
@@ -35,6 +37,7 @@ __all__ = [
     "MAX_LINE_BYTES",
     "AnswerEvent",
     "ChatEvent",
+    "ChosenBy",
     "Closed",
     "ConventionsEvent",
     "DealEvent",
@@ -43,6 +46,7 @@ __all__ = [
     "MatchEnd",
     "MatchStart",
     "PlayEvent",
+    "PlayedBy",
     "QuestionEvent",
     "ReadyEvent",
     "RecordError",
@@ -52,6 +56,7 @@ __all__ = [
     "Restored",
     "ResultEvent",
     "SeatEvent",
+    "TableChannel",
     "TableEvent",
     "check_event_text",
     "decode_event",
@@ -67,7 +72,6 @@ MAX_LINE_BYTES = 256 * 1024
 
 # The same bounds as the wire (protocol/messages.py) where a field came from a client.
 DealSeed = Annotated[int, msgspec.Meta(ge=0)]  # any 64-bit value; checked against the match
-CardText = Annotated[str, msgspec.Meta(pattern="^[A2-9TJQK][SHDC]$")]
 Points = Annotated[int, msgspec.Meta(ge=0, le=100_000_000)]
 DealNumber = Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
 
@@ -121,7 +125,7 @@ class SeatEvent(_Event, tag="seat"):
     """A seat changed hands. Humans are recorded by the SHA-256 of their token, never it."""
 
     seat: Seat
-    kind: Literal["empty", "human", "bot"]
+    kind: SeatKind
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)] | None = None
     token_hash: TokenHash | None = None
     strategy: Strategy | None = None
@@ -139,6 +143,13 @@ class DealEvent(_Event, tag="deal"):
     seed: DealSeed
 
 
+#: Who chose a card or an answer: the seat's ``player`` over its connection, or a bot.
+ChosenBy = Literal["player", "bot"]
+#: Who played a card: its ``player``, a ``bot`` seat, or a bot for a human's seat (the
+#: wire's ``played.by``).
+PlayedBy = ChosenBy | BotPlayedBy
+
+
 class PlayEvent(_Event, tag="play"):
     """One card played; ``index`` is its place in the seat's row (1..8); ``by``: who played
     it: ``player`` (over the seat's connection), ``bot`` (a bot seat), ``substitute``
@@ -146,9 +157,9 @@ class PlayEvent(_Event, tag="play"):
     one card when the player's time ran out)."""
 
     seat: Seat
-    card: CardText
+    card: Card
     index: Annotated[int, msgspec.Meta(ge=1, le=8)]
-    by: Literal["player", "bot", "substitute", "clock"] | None = None
+    by: PlayedBy | None = None
 
 
 class HintEvent(_Event, tag="hint"):
@@ -187,18 +198,22 @@ class AnswerEvent(_Event, tag="answer"):
 
     question: QuestionId
     seat: Seat
-    by: Literal["player", "bot"]
+    by: ChosenBy
     text: QaText | None = None
 
 
-class ChatEvent(_Event, tag="chat"):
-    """A chat line said at the table (``table``: from a seat; ``spectators``: from a
-    spectator), while the table's chat budget lasts (server/chat.py)."""
+#: A table's chat channels: a record never holds the lobby's.
+TableChannel = Literal["table", "spectators"]
 
-    channel: Literal["table", "spectators"]
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
-    text: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
-    seat: Seat | None = None
+
+class ChatEvent(ChatLine, tag_field="event", tag="chat", forbid_unknown_fields=True,
+                omit_defaults=False):
+    """A chat line said at the table (``table``: from a seat; ``spectators``: from a
+    spectator), while the table's chat budget lasts (server/chat.py): the wire's line,
+    stamped like every event (a record's lines spell out their nulls)."""
+
+    channel: TableChannel
+    time: Annotated[float, msgspec.Meta(ge=0)] = msgspec.field(default_factory=_now)
 
 
 class ResultEvent(_Event, tag="result"):
@@ -263,8 +278,21 @@ RecordEvent = (TableEvent | ConventionsEvent | SeatEvent | MatchStart | DealEven
                | HintEvent | ResultEvent | MatchEnd | RematchEvent | Restored | Closed | ChatEvent
                | QuestionEvent | AnswerEvent | ExpertEvent | ReadyEvent)
 
-_decoder = msgspec.json.Decoder(RecordEvent)
-_encoder = msgspec.json.Encoder()
+#: Each card by the one spelling a record holds: the wire's ("7H", "TS"), which the
+#: server writes; a record is read more strictly than a client's line ("10h", "T♥").
+_CARDS = {str(card): card for card in DECK}
+
+
+def _read_card(kind: type, obj: Any) -> Any:
+    if kind is Card:
+        if isinstance(obj, str) and obj in _CARDS:
+            return _CARDS[obj]
+        raise ValueError("Expected a card such as `7H`")
+    raise NotImplementedError(f"cannot decode {kind.__name__}")
+
+
+_decoder = msgspec.json.Decoder(RecordEvent, dec_hook=_read_card)
+_encoder = msgspec.json.Encoder(enc_hook=card_enc_hook)
 
 
 def decode_event(line: bytes) -> RecordEvent:

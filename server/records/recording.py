@@ -5,7 +5,6 @@ table owns; the lines are :mod:`.events`', the file is :mod:`.files`'."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Literal
 
 from ...game.cards import Card
 from ...game.conventions import ConventionCard
@@ -21,11 +20,13 @@ from .events import (
     DealEvent,
     MatchEnd,
     MatchStart,
+    PlayedBy,
     PlayEvent,
     ReadyEvent,
     RecordEvent,
     RematchEvent,
     SeatEvent,
+    TableChannel,
     TableEvent,
     result_event,
 )
@@ -34,7 +35,6 @@ __all__ = ["PlayedBy", "Recorder", "Recording"]
 
 #: Receives one record event per thing that happens (before the messages about it go out).
 Recorder = Callable[[RecordEvent], None]
-PlayedBy = Literal["player", "bot", "substitute", "clock"]
 
 
 class Recording:
@@ -72,7 +72,7 @@ class Recording:
         self.write(DealEvent(number=number, dealer=deal.dealer, seed=deal.seed))
 
     def play(self, seat: Seat, card: Card, index: int, by: PlayedBy) -> None:
-        self.write(PlayEvent(seat=seat, card=str(card), index=index, by=by))
+        self.write(PlayEvent(seat=seat, card=card, index=index, by=by))
 
     def result(self, number: int, result: DealResult, scores: dict[Team, int]) -> None:
         self.write(result_event(number, result, scores))
@@ -87,5 +87,5 @@ class Recording:
         """A person said ready: a restart before the next deal keeps it."""
         self.write(ReadyEvent(seat=seat))
 
-    def chat(self, channel: Literal["table", "spectators"], line: ChatLine) -> None:
+    def chat(self, channel: TableChannel, line: ChatLine) -> None:
         self.write(ChatEvent(channel=channel, name=line.name, text=line.text, seat=line.seat))

@@ -11,7 +11,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ...bots.registry import STRATEGIES
-from ...game.cards import Card
 from ...game.conventions import DEFAULT_CARD, ConventionCard, builtin_card
 from ...game.deal import Deal
 from ...game.errors import JackalError
@@ -196,7 +195,7 @@ class MatchReplay:
         if deal is None:
             raise RecordError(f"a play ({event.seat} {event.card}) outside a deal")
         try:
-            index = deal.play(Card.parse(event.card), event.seat)
+            index = deal.play(event.card, event.seat)
         except JackalError as exc:
             raise RecordError(f"play {event.seat} {event.card}: {exc}") from None
         if index != event.index:

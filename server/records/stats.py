@@ -11,17 +11,19 @@ import math
 import statistics
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+
+import msgspec
 
 from ...bots.yardstick import EfficiencySums, baseline_penalty, optimum_penalty
 from ...game.honesty import Tally, judged
 from ...game.seats import SEATS, TEAMS, Seat, Team
+from ...protocol.messages import SeatKind
 from ..names import name_keys
 from .events import DealEvent, HintEvent, PlayEvent, RecordEvent, Restored, ResultEvent
 from .replay import replay
 
-__all__ = ["HOW", "Figures", "Line", "Player", "ScoredDeal", "SeatDeal", "Stats",
-           "scored_deals"]
+__all__ = ["HOW", "Figures", "FiguresReport", "Line", "PairReport", "Player", "PlayerReport",
+           "ScoredDeal", "SeatDeal", "SignalsReport", "Stats", "StatsReport", "scored_deals"]
 
 HOW = """\
 What is counted:
@@ -54,7 +56,7 @@ class SeatDeal:
     """One seat in one scored deal."""
 
     name: str
-    kind: str
+    kind: SeatKind
     signals: Tally = field(default_factory=Tally.empty)
     hints: int = 0
     #: Seconds each of this seat's moves took (see :data:`HOW`).
@@ -111,6 +113,59 @@ def scored_deals(events: Iterable[RecordEvent]) -> Iterator[ScoredDeal]:
                 pass
 
 
+class SignalsReport(msgspec.Struct):
+    """One kind of signal's plays, the false ones and the avoidable false ones."""
+
+    plays: int
+    false: int
+    avoidable_false: int
+
+
+class FiguresReport(msgspec.Struct, kw_only=True):
+    """The figures of one line of ``jackal stats --json`` (rounded for print; the means
+    are None over no deals)."""
+
+    deals: int
+    mean_penalty: float | None
+    baseline_penalty: float | None
+    optimum_penalty: float | None
+    information_efficiency: float | None
+    #: None without an efficiency, and with one deal (its bounds are infinite).
+    information_efficiency_ci95: tuple[float, float] | None
+    #: Per kind of signal ("promise", "answer").
+    signals: dict[str, SignalsReport]
+    hints: int
+    moves: int
+    median_move_seconds: float | None
+
+
+# A line names who it is about before its figures: the fields below are positional, and a
+# Struct puts those before the keyword-only ones of its base.
+
+
+class PlayerReport(FiguresReport):
+    """A player's line: the most used spelling of the name, every spelling, the kind."""
+
+    name: str
+    names: list[str]
+    kind: SeatKind
+
+
+class PairReport(FiguresReport):
+    """A partnership's line: its two players' names."""
+
+    players: list[str]
+
+
+class StatsReport(msgspec.Struct):
+    """``jackal stats --json``: how many records and deals, then the lines."""
+
+    records: int
+    deals: int
+    players: list[PlayerReport]
+    partnerships: list[PairReport]
+
+
 @dataclass
 class Figures:
     """The sums behind one line of the report (a player's or a partnership's)."""
@@ -146,28 +201,28 @@ class Figures:
         self.hints += other.hints
         self.moves += other.moves
 
-    def as_json(self) -> dict[str, Any]:
+    def report(self) -> FiguresReport:
+        """These figures as ``--json`` prints them."""
         n = self.deals
         eff = self.yardstick.result()
         # A single deal has no interval (its bounds are infinite, which JSON cannot say).
-        interval = None if eff is None or not math.isfinite(eff.low) else [
-            round(eff.low, 4), round(eff.high, 4)]
-        return {
-            "deals": n,
-            "mean_penalty": round(self.penalty / n, 3) if n else None,
-            "baseline_penalty": round(self.baseline / n, 3) if n else None,
-            "optimum_penalty": round(self.optimum / n, 3) if n else None,
-            "information_efficiency": None if eff is None else round(eff.value, 4),
-            "information_efficiency_ci95": interval,
-            "signals": {kind: {"plays": self.signals.plays[kind],
-                               "false": self.signals.false[kind],
-                               "avoidable_false": self.signals.avoidable[kind]}
-                        for kind in self.signals.plays},
-            "hints": self.hints,
-            "moves": len(self.moves),
-            "median_move_seconds": (round(statistics.median(self.moves), 3)
-                                    if self.moves else None),
-        }
+        interval = None if eff is None or not math.isfinite(eff.low) else (
+            round(eff.low, 4), round(eff.high, 4))
+        return FiguresReport(
+            deals=n,
+            mean_penalty=round(self.penalty / n, 3) if n else None,
+            baseline_penalty=round(self.baseline / n, 3) if n else None,
+            optimum_penalty=round(self.optimum / n, 3) if n else None,
+            information_efficiency=None if eff is None else round(eff.value, 4),
+            information_efficiency_ci95=interval,
+            signals={kind: SignalsReport(plays=self.signals.plays[kind],
+                                         false=self.signals.false[kind],
+                                         avoidable_false=self.signals.avoidable[kind])
+                     for kind in self.signals.plays},
+            hints=self.hints,
+            moves=len(self.moves),
+            median_move_seconds=(round(statistics.median(self.moves), 3)
+                                 if self.moves else None))
 
 
 @dataclass
@@ -175,7 +230,7 @@ class Player:
     """One player: the spellings of their name seen, the first the most used."""
 
     names: list[str]
-    kind: str
+    kind: SeatKind
 
     @property
     def name(self) -> str:
@@ -189,11 +244,16 @@ class Line:
     players: tuple[Player, ...]
     figures: Figures
 
-    def as_json(self) -> dict[str, Any]:
-        who: dict[str, Any] = ({"name": self.players[0].name, "names": self.players[0].names,
-                                "kind": self.players[0].kind} if len(self.players) == 1
-                               else {"players": [p.name for p in self.players]})
-        return {**who, **self.figures.as_json()}
+    def player_report(self) -> PlayerReport:
+        """A player's line as ``--json`` prints it."""
+        player, = self.players
+        return PlayerReport(player.name, list(player.names), player.kind,
+                            **msgspec.structs.asdict(self.figures.report()))
+
+    def pair_report(self) -> PairReport:
+        """A partnership's line as ``--json`` prints it."""
+        return PairReport([player.name for player in self.players],
+                          **msgspec.structs.asdict(self.figures.report()))
 
 
 class Stats:
@@ -205,7 +265,7 @@ class Stats:
         self.records = 0
         self.deals = 0
         self._players: dict[str, Figures] = {}
-        self._kinds: dict[str, str] = {}
+        self._kinds: dict[str, SeatKind] = {}
         self._pairs: dict[tuple[str, str], Figures] = {}
 
     def add_record(self, events: Iterable[RecordEvent]) -> None:
@@ -271,10 +331,11 @@ class Stats:
             line.figures.merge(figures)
         return sorted(lines.values(), key=lambda line: _order(line.players))
 
-    def as_json(self) -> dict[str, Any]:
-        return {"records": self.records, "deals": self.deals,
-                "players": [line.as_json() for line in self.players()],
-                "partnerships": [line.as_json() for line in self.partnerships()]}
+    def report(self) -> StatsReport:
+        """The figures as ``jackal stats --json`` prints them."""
+        return StatsReport(records=self.records, deals=self.deals,
+                           players=[line.player_report() for line in self.players()],
+                           partnerships=[line.pair_report() for line in self.partnerships()])
 
 
 def _order(players: tuple[Player, ...]) -> tuple[tuple[str, str], ...]:

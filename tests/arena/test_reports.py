@@ -9,13 +9,12 @@ from pathlib import Path
 import msgspec
 import pytest
 from conftest import RunJackal
-from jackal.arena.reports import ArenaReport, DealRecord, TournamentReport
+from jackal.arena.reports import ArenaReport, DealRecord, TournamentReport, decode
 from jackal.game.seats import Team
 
 
 def _decode_records(path: Path) -> list[DealRecord]:
-    return [msgspec.json.decode(line, type=DealRecord, strict=True)
-            for line in path.read_bytes().splitlines()]
+    return [decode(line, DealRecord) for line in path.read_bytes().splitlines()]
 
 
 @pytest.mark.subprocess
@@ -27,7 +26,7 @@ def test_arena_json_and_records_decode_strictly(run_jackal: RunJackal, tmp_path:
     done = run_jackal("arena", "--ns", "beginner", "--ew", "greedy", *options, "--seed", "4",
                       "--json", "--records", str(path))
     assert done.returncode == 0, done.stderr
-    report = msgspec.json.decode(done.stdout, type=ArenaReport, strict=True)
+    report = decode(done.stdout, ArenaReport)
     records = _decode_records(path)
     assert report.played == len(records) and report.scheduler is None
     assert len(records) == (1 if report.deals == 1 else 6)
@@ -42,7 +41,7 @@ def test_arena_json_and_records_decode_strictly(run_jackal: RunJackal, tmp_path:
     extra = json.loads(done.stdout)
     extra["sides"]["ns"]["note"] = "added by hand"
     with pytest.raises(msgspec.ValidationError, match="note"):
-        msgspec.json.decode(json.dumps(extra), type=ArenaReport, strict=True)
+        decode(json.dumps(extra), ArenaReport)
 
 
 @pytest.mark.subprocess
@@ -54,8 +53,8 @@ def test_tournament_results_and_json_decode_strictly(run_jackal: RunJackal,
                       "--seed", "3", "--json", "--results", str(results), "-q",
                       "--records", str(records))
     assert done.returncode == 0, done.stderr
-    written = msgspec.json.decode(results.read_bytes(), type=TournamentReport, strict=True)
-    printed = msgspec.json.decode(done.stdout, type=TournamentReport, strict=True)
+    written = decode(results.read_bytes(), TournamentReport)
+    printed = decode(done.stdout, TournamentReport)
     assert written == printed
     assert {standing.name for standing in written.standings} == {"r", "g"}
     assert [standing.rank for standing in written.standings] in ([1, 2], [1, 1])

@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from jackal.arena.director import TableOptions, play_table, play_tables
+from jackal.arena.director import DirectorSettings, play_table, play_tables
 from jackal.arena.tournament import TableJob, parse_entry, schedule
 from jackal.client.release import release_steps
 from jackal.server.config import ServerConfig
@@ -89,7 +89,7 @@ async def test_copies_cannot_time_symbols_to_each_other(server_port: int,
         parse_entry(f"sh=exec:{sys.executable} -I -S {program} {out} {STEP}"),
         parse_entry("gr=greedy"))}
     entries["sh"] = dataclasses.replace(entries["sh"], events="all")
-    options = TableOptions("127.0.0.1", server_port, hold_seconds=1.0, floor_seconds=FLOOR)
+    options = DirectorSettings("127.0.0.1", server_port, hold_seconds=1.0, floor_seconds=FLOOR)
     job = TableJob(number=1, board=1, seed=7, ns="sh", ew="gr")
     result = await play_table(options, job, entries)
     assert sum(result.faults.get(seat, Counter()).total() for seat in result.faults) == 0
@@ -106,7 +106,7 @@ async def test_boards_overlap_but_a_boards_two_tables_never_do(server_port: int)
     names = ["a", "b", "c"]
     entries = [parse_entry("a=random"), parse_entry("b=greedy"), parse_entry("c=baseline")]
     jobs = schedule(names, 2, 11)  # 3 pairs x 2 boards x 2 sides: 6 units of 2 tables
-    options = TableOptions("127.0.0.1", server_port, hold_seconds=1.0, floor_seconds=0.02)
+    options = DirectorSettings("127.0.0.1", server_port, hold_seconds=1.0, floor_seconds=0.02)
     results, failures = await play_tables(options, jobs, entries, 1, tables_at_once=6)
     assert failures == [] and len(results) == len(jobs) == 12
     by_unit: dict[tuple[int, frozenset[str]], list[tuple[float, float]]] = {}

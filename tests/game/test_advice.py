@@ -9,7 +9,7 @@ from jackal.game.advice import advise
 from jackal.game.cards import Card
 from jackal.game.conventions import builtin_card
 from jackal.game.deal import Deal
-from jackal.game.explain import explain_play
+from jackal.game.explain import AnswerMeaning, DiscardMeaning, PromiseMeaning, explain_play
 from jackal.game.honesty import verdict
 from jackal.game.knowledge import SeatKnowledge
 from jackal.game.seats import Seat, Team
@@ -31,10 +31,20 @@ def south(hand: str, history: tuple[tuple[Seat, Card], ...] = ()) -> SeatKnowled
 PAIRS = "4S 4H 5D 6H 3C 9C 9D KS JD QH AC 2C 7S"
 
 
+def test_without_a_declared_card_the_meaning_says_so() -> None:
+    known = SeatKnowledge(seat=Seat.S, hand=cards(PAIRS), dealer=Seat.E, history=(),
+                          conventions={Team.EW: BEGINNER})
+    advice = advise(known, Card.parse("5D"))
+    assert advice.text.endswith("(Your side has declared no convention card.)")
+    assert advice.meaning == DiscardMeaning(play=1, card=Card.parse("5D"), low=False,
+                                            kind="none", reason="no card declared")
+
+
 def test_an_honest_promise_says_what_it_keeps() -> None:
     advice = advise(south(PAIRS), Card.parse("5D"))
     assert advice.honest and advice.play == 1
-    assert advice.meaning["kind"] == "promise" and advice.meaning["rank"] == 4
+    assert isinstance(advice.meaning, PromiseMeaning)
+    assert advice.meaning.kind == "promise" and advice.meaning.rank == 4
     assert advice.text.startswith("The expert bot would play 5D, your 1st card of 8.")
     assert "promises a pair of 4s" in advice.text
     assert "That is true: you keep 4S 4H." in advice.text
@@ -68,7 +78,8 @@ HISTORY = tuple((seat, Card.parse(text)) for seat, text in ROUNDS)
 def test_answers_say_whether_partners_rank_is_still_held() -> None:
     holding = south("8C 5S 5H 6S 6C AS AD 3S KS KH", HISTORY)
     low = advise(holding, Card.parse("5S"))
-    assert low.honest and low.meaning["kind"] == "answer" and low.meaning["rank"] == 8
+    assert low.honest and isinstance(low.meaning, AnswerMeaning)
+    assert low.meaning.kind == "answer" and low.meaning.rank == 8
     assert "That is true: you still hold 8C." in low.text
     assert "Partner has said: 1st card 9H: promises a pair of 8s" in low.text
     assert not advise(holding, Card.parse("KS")).honest

@@ -31,6 +31,7 @@ from jackal.game.explain import (
     signal_constraints,
 )
 from jackal.game.seats import SEATS, Team
+from jackal.protocol.codec import encode
 from support import ROOT
 
 BEGINNER = builtin_card("beginner")
@@ -67,7 +68,10 @@ def text(seat: Seat, index: int, card: ConventionCard = BEGINNER) -> str:
 
 
 def data(seat: Seat, index: int, card: ConventionCard = BEGINNER) -> dict[str, object]:
-    return explain_play(card, HISTORY, seat, index).data
+    """The meaning as the wire carries it (``explanation.meaning``)."""
+    wire: dict[str, object] = msgspec.json.decode(encode(explain_play(card, HISTORY, seat,
+                                                                       index).data))
+    return wire
 
 
 def test_the_test_deal_is_a_real_deal() -> None:
@@ -201,8 +205,10 @@ def test_meanings_are_json_and_name_the_card() -> None:
             meaning = explain_play(BEGINNER, HISTORY, seat, index)
             assert (meaning.seat, meaning.index) == (seat, index)
             assert meaning.card == parse_hand(ROWS[seat])[index - 1]
-            assert msgspec.json.decode(msgspec.json.encode(meaning.data)) == meaning.data
-            assert meaning.data["kind"] in ("promise", "answer", "none")
+            # On the wire (the codec writes cards as text) with the play's rule first.
+            wire = msgspec.json.decode(encode(meaning.data))
+            assert next(iter(wire)) == "rule" and wire["card"] == str(meaning.card)
+            assert wire["kind"] == meaning.data.kind in ("promise", "answer", "none")
 
 
 def test_unmade_and_impossible_plays_are_refused() -> None:

@@ -24,7 +24,7 @@ from jackal.game.conventions import (
     card_to_json,
     card_to_toml,
 )
-from jackal.game.explain import describe_card, explain_play
+from jackal.game.explain import AnswerMeaning, PromiseMeaning, describe_card, explain_play
 from jackal.game.honesty import audit, verdict
 from jackal.game.seats import Team
 
@@ -144,13 +144,14 @@ def test_explanations_and_the_card_in_words_state_the_tolerance() -> None:
     assert meaning.text == ("1st card 8H: promises a pair of 7s, or no pair (an unneeded "
                             "high card); may deviate when the honest card costs too much "
                             "(about 1 in 20)")
-    assert meaning.data["deviates_one_in"] == 20
+    assert isinstance(meaning.data, PromiseMeaning) and meaning.data.deviates_one_in == 20
     # Answers declare no tolerance here: their explanation says nothing more.
     made += plays((N, "9C"), (E, "5S"), (S, "6S"), (W, "7S"),
                   (N, "TC"), (E, "8S"), (S, "9S"), (W, "TS"),
                   (N, "JC"), (E, "JS"), (S, "2C"), (W, "QS"))
     answer = explain_play(card, made, S, 4)
-    assert "deviate" not in answer.text and answer.data["deviates_one_in"] == 0
+    assert "deviate" not in answer.text and isinstance(answer.data, AnswerMeaning)
+    assert answer.data.deviates_one_in == 0
     words = " ".join(describe_card(card).split())  # unwrapped
     assert "- Promises: may deviate when the honest card costs too much (about 1 in 20); " \
            "never more than 1 in 20 of them." in words
@@ -210,8 +211,6 @@ def test_no_strategy_deviates_more_than_its_card_allows(strategy: str) -> None:
                 assert false <= most_allowed(made, rate), (strategy, name, kind, false, made)
         # The arena's count is the audit's: re-audit the records' hands and plays.
         record = outcomes[0].record
-        hands = {seat: parse_hand(" ".join(h)) for seat, h in record.hands.items()}
-        history = [(seat, parse_hand(c)[0]) for seat, c in record.plays]
-        tallies = audit(hands, history, {Team.NS: card, Team.EW: card})
+        tallies = audit(record.hands, record.plays, {Team.NS: card, Team.EW: card})
         assert record.false_signals == {team: tally.avoidable
                                            for team, tally in tallies.items()}

@@ -10,6 +10,7 @@ import trio
 from jackal.game.conventions import ConventionCard, builtin_card
 from jackal.game.explain import explain_play
 from jackal.game.seats import Seat
+from jackal.protocol.codec import encode
 from jackal.server.config import ServerConfig
 from support.client import RawClient, alone_with_bots, greeted, open_table, seat_four, start_deal
 from support.server import QUIET, running_server
@@ -93,7 +94,8 @@ async def test_explain_from_an_opponents_connection() -> None:
             expected = explain_play(builtin_card("beginner"), parsed, Seat(first_seat), index)
             assert reply["card"] == str(expected.card)
             assert reply["text"] == expected.text
-            assert reply["meaning"] == expected.data and "kind" in reply["meaning"]
+            assert reply["meaning"] == msgspec.json.decode(encode(expected.data))
+            assert "kind" in reply["meaning"]
         # Spectators may ask for explanations too; a card not yet played is an error.
         reply = await spectator.request(type="explain", seat=first_seat, index=1)
         assert reply["type"] == "explanation"

@@ -17,6 +17,7 @@ from jackal.client.tui.overlays import render_overlay
 from jackal.client.tui.state import Mode, Overlay, TuiState
 from jackal.client.tui.style import KEY_HELP
 from jackal.game.cards import Card
+from jackal.game.explain import PromiseMeaning
 from jackal.game.seats import Seat
 from jackal.protocol import messages as m
 from jackal.protocol import requests
@@ -45,8 +46,10 @@ WHY = ("The expert bot would play 9C, your 1st card of 8. Under your 'beginner' 
 
 def hint_reply(card: str = "9C", play: int = 1) -> m.HintReply:
     return m.HintReply(id=1, seat=Seat.S, deal=1, play=play, card=Card.parse(card),
-                       strategy="expert", text=WHY, meaning={"kind": "promise", "rank": 8},
-                       honest=True)
+                       strategy="expert", text=WHY, honest=True,
+                       meaning=PromiseMeaning(play=play, card=Card.parse(card), low=False,
+                                              may_be_fallback=True, kind="promise", rank=8,
+                                              count=2))
 
 
 def test_x_asks_once_per_turn_and_shows_the_card_and_the_words() -> None:

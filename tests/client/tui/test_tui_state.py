@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from jackal.client.embedded import BETWEEN_DEALS_SECONDS
 from jackal.client.tui import gathering
 from jackal.client.tui.asking import ask_question, askable, move_ask, open_ask, reply_question
@@ -16,6 +18,7 @@ from jackal.client.tui.state import (
     ordinal,
 )
 from jackal.game.cards import Card, parse_hand
+from jackal.game.explain import AnswerMeaning, DiscardMeaning, PromiseMeaning
 from jackal.game.seats import Seat, Team
 from jackal.protocol import messages as m
 from jackal.protocol import requests
@@ -137,19 +140,30 @@ def test_history_and_explanations_use_the_public_rows() -> None:
     explained = state.explain(Seat.W, 1)
     assert explained is not None
     text, data = explained
-    assert data["kind"] == "promise" and data["rank"] == 8 and "8" in text
+    assert isinstance(data, PromiseMeaning) and data.kind == "promise" and data.rank == 8
+    assert "8" in text
     assert short_meaning(data) == "8s?"
     assert state.explain(Seat.W, 2) is None  # not played yet
 
 
+def _promise(**said: Any) -> PromiseMeaning:
+    return PromiseMeaning(play=1, card=Card.parse("5S"), low=True, **said)
+
+
+def _answer(**said: Any) -> AnswerMeaning:
+    return AnswerMeaning(play=2, card=Card.parse("5S"), to_play=1, **said)
+
+
 def test_short_meanings() -> None:
-    assert short_meaning({"kind": "promise", "rank": 4, "count": 2}) == "4s"
-    assert short_meaning({"kind": "promise", "rank": 12, "count": 3,
-                          "may_be_fallback": True}) == "Qx3?"
-    assert short_meaning({"kind": "answer", "rank": 7, "holds": True}) == "+7"
-    assert short_meaning({"kind": "answer", "rank": 13, "holds": False}) == "-K"
-    assert short_meaning({"kind": "none", "rule": "promise"}) == "-"
-    assert short_meaning({"kind": "none", "rule": "none"}) == "."
+    assert short_meaning(_promise(may_be_fallback=False, kind="promise", rank=4, count=2)) == "4s"
+    assert short_meaning(_promise(may_be_fallback=True, kind="promise", rank=12,
+                                  count=3)) == "Qx3?"
+    assert short_meaning(_answer(low=True, kind="answer", rank=7, holds=True)) == "+7"
+    assert short_meaning(_answer(low=False, kind="answer", rank=13, holds=False)) == "-K"
+    assert short_meaning(_promise(may_be_fallback=False, kind="none", reason="edge")) == "-"
+    assert short_meaning(_answer(low=True, kind="none", reason="nothing to answer")) == "-"
+    assert short_meaning(DiscardMeaning(play=3, card=Card.parse("5S"), low=True, kind="none",
+                                        reason="a free discard")) == "."
     assert [ordinal(n) for n in (1, 2, 3, 4, 8)] == ["1st", "2nd", "3rd", "4th", "8th"]
 
 

@@ -112,14 +112,15 @@ class Hub:
                                        config.token_guess_burst,
                                        config.chat_per_minute_per_address / 60.0,
                                        config.chat_burst_per_address)
-        self.greeter = Greeter(config, self.lobby, self.names, self.addresses, self.send)
+        self.greeter = Greeter(config, self.lobby, self.names, self.addresses, self.table_acted)
         #: Who created each open table, and from which address (for
         #: ``max_tables_per_connection`` and ``max_tables_per_address``).
         self._creators: dict[Table, tuple[Session, str]] = {}
-        self.records = RecordDesk(config, self.send, lambda table: self.tasks.poke(table))
+        self.records = RecordDesk(config, self.deliver, lambda table: self.tasks.poke(table))
         #: Each table's task (its timers and server-side bots).
         self.tasks = TableTasks(config, self.lobby, self.bots, self.hints, self.records,
-                                self.send, self._creator_here, self._table_gone)
+                                self.deliver, self.table_acted, self._creator_here,
+                                self._table_gone)
         self._nursery: trio.Nursery | None = None
         self._numbers = 0
         self.closing = False
@@ -157,9 +158,8 @@ class Hub:
 
     # ------------------------------------------------------------------ delivery
 
-    def send(self, out: Outbox, table: Table | None = None) -> None:
-        """Deliver a table's outbox (and wake the table's task if given, and start the
-        expert play-through of a deal it finished).
+    def deliver(self, out: Outbox) -> None:
+        """Deliver an outbox.
 
         A message object sent to several recipients is encoded once, and each connection
         gets its lines of this outbox as one piece of bytes (a play sends ``played``,
@@ -178,11 +178,15 @@ class Hub:
                 peer.deliver(msg)
         for session, data in lines.items():
             session.send_line(data)
-        if table is not None:
-            if table.summaries.due and self._nursery is not None:
-                for job in table.summaries.take_due():
-                    self.experts.submit(table, job)
-            self.tasks.wake(table)
+
+    def table_acted(self, out: Outbox, table: Table) -> None:
+        """``table`` acted: deliver its outbox, start the expert play-throughs of the
+        deals it finished, and wake its task."""
+        self.deliver(out)
+        if table.summaries.due and self._nursery is not None:
+            for job in table.summaries.take_due():
+                self.experts.submit(table, job)
+        self.tasks.wake(table)
 
     # ------------------------------------------------------------------ connections
 
@@ -204,7 +208,7 @@ class Hub:
                     self.tasks.poke(table)
         gone = self.lobby.disconnect(session, trio.current_time())
         if gone is not None:
-            self.send(gone[1], gone[0])
+            self.table_acted(gone[1], gone[0])
 
     async def shutdown(self, grace: float) -> None:
         """The server is stopping (new connections are no longer accepted).
@@ -254,7 +258,7 @@ class Hub:
             # Cases are tried in order: the message of a busy server's hot path first.
             case Play():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.play(session, msg.card, now, msg.id), table)
+                self.table_acted(table.play(session, msg.card, now, msg.id), table)
             case Help():
                 session.send_parts(HELP.parts(msg.id))
             case Ping():
@@ -274,23 +278,24 @@ class Hub:
             case AddBot():
                 table = self.lobby.get(msg.table)
                 self._check_lobby_open(session, "add_bot", table)
-                self.send(table.add_bot(session, msg.seat, msg.strategy, msg.id, now,
+                self.table_acted(table.add_bot(session, msg.seat, msg.strategy, msg.id, now,
                                         msg.invite), table)
             case Leave():
                 at = self.lobby.table_of(session)
                 if at is not None and at.seating.seat_of(session) is not None:
                     self._check_lobby_open(session, "leave of a seat", at)
                 table, out = self.lobby.leave(session, msg.id, now)
-                self.send(out, table)
+                self.table_acted(out, table)
             case Ready():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.ready(session, msg.id, now), table)
+                self.table_acted(table.ready(session, msg.id, now), table)
             case Rematch():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.rematch(session, msg.id, now, msg.target), table)
+                self.table_acted(table.rematch(session, msg.id, now, msg.target), table)
             case Conventions():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.disclosure.set_conventions(table, session, msg.card, msg.id), table)
+                self.table_acted(table.disclosure.set_conventions(table, session, msg.card,
+                                                                  msg.id), table)
             case Explain():
                 table = self.lobby.current(session)
                 card, text, data = table.disclosure.explain(table, msg.seat, msg.index)
@@ -298,23 +303,24 @@ class Hub:
                                             card=card, text=text, meaning=data))
             case Ask():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.ask(session, msg.seat, msg.text, msg.index, msg.id, now), table)
+                self.table_acted(table.ask(session, msg.seat, msg.text, msg.index, msg.id,
+                                           now), table)
             case AnswerQuestion():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.answer(session, msg.question, msg.text, msg.id, now), table)
+                self.table_acted(table.answer(session, msg.question, msg.text, msg.id, now), table)
             case Sync():
                 table = self.lobby.current(session)
-                self.send(table.sync(session, msg.id), table)
+                self.table_acted(table.sync(session, msg.id), table)
             case Hint():
                 self._hint(session, msg)
             case Chat():
                 self._chat(session, msg, now)
             case Pause():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.pause(session, now, msg.id), table)
+                self.table_acted(table.pause(session, now, msg.id), table)
             case Resume():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.end_pause(session, now, msg.id), table)
+                self.table_acted(table.end_pause(session, now, msg.id), table)
             case _:  # pragma: no cover  (every client message is handled above)
                 raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"cannot handle {msg!r}")
 
@@ -400,7 +406,7 @@ class Hub:
                                      address_group(session.address))
         log.info("connection #%d %r sits at %s %s", session.number, session.name, table.id,
                  table.seating.seat_of(session))
-        self.send(out, table)
+        self.table_acted(out, table)
 
     def _hint(self, session: Session, msg: Hint) -> None:
         """Answer at once when this turn's hint is known; else work it out in a task.
@@ -416,20 +422,20 @@ class Hub:
             session.deliver(rate_limited(msg.id, "too many hints", wait))
             return
         out, seat = self.hints.request(table, session, msg.id)
-        self.send(out)
+        self.deliver(out)
         if seat is not None:
             bucket.take(now)  # only a hint that must be worked out costs one
             assert self._nursery is not None
             self._nursery.start_soon(self._hint_work, table, seat)
 
     async def _hint_work(self, table: Table, seat: Seat) -> None:
-        self.send(await self.hints.work(table, seat))
+        self.deliver(await self.hints.work(table, seat))
 
     def _expert_done(self, table: Table, job: ExpertJob, cost: Mapping[Team, int] | None,
                      reason: str | None) -> None:
         """A play-through's figure (or why there is none), told to its table if still open."""
         if self.lobby.tables.get(table.id) is table:
-            self.send(table.expert_done(job, cost, reason))
+            self.deliver(table.expert_done(job, cost, reason))
 
     def _chat(self, session: Session, msg: Chat, now: float) -> None:
         """A chat line: to the sender's table (the table says who reads it), or to every
@@ -459,11 +465,11 @@ class Hub:
             out.append((session, chat_message(line, msg.id)))
         bucket.take(now)
         self.addresses.chat.wrong(host, now)
-        self.send(out)
+        self.deliver(out)
 
     def _spectate(self, session: Session, msg: Spectate) -> None:
         table, out = self.lobby.spectate(session, msg.table, msg.id)
-        self.send(out, table)
+        self.table_acted(out, table)
 
     # ------------------------------------------------------------------ tables
 

@@ -116,7 +116,7 @@ class Table:
 
     # ------------------------------------------------------------------ helpers
 
-    def _tick_clock(self, now: float | None) -> None:
+    def _advance_now(self, now: float | None) -> None:
         if now is not None:
             self.now = max(self.now, now)
 
@@ -171,7 +171,7 @@ class Table:
     def ask(self, peer: Peer, target: Seat, text: str, index: int | None,
             req_id: MessageId | None = None, now: float | None = None) -> Outbox:
         """A question; asked on one's own turn of a person, it stops one's clock."""
-        self._tick_clock(now)
+        self._advance_now(now)
         out = self.disclosure.ask(self, peer, target, text, index, req_id)
         seat = self.seating.seat_of(peer)
         return out if seat is None else out + self.clock.stop_for_question(self, seat)
@@ -179,7 +179,7 @@ class Table:
     def answer(self, peer: Peer, qid: str, text: str,
                req_id: MessageId | None = None, now: float | None = None) -> Outbox:
         """An answer; the asker's clock runs again once nothing it asked is open."""
-        self._tick_clock(now)
+        self._advance_now(now)
         return self.disclosure.answer(self, peer, qid, text, req_id) + self.clock.run_again(self)
 
     # ------------------------------------------------------------------ records
@@ -257,7 +257,7 @@ class Table:
                 invite: str | None = None) -> Outbox:
         """Put a server-side bot in an empty seat (see :func:`.table_bots.seat_bot`); it
         may fill the last seat and start the match."""
-        self._tick_clock(now)
+        self._advance_now(now)
         out = seat_bot(self, requester, seat, strategy, req_id, invite)
         return out + self._maybe_start() + self._maybe_rematch()
 
@@ -265,7 +265,7 @@ class Table:
               now: float | None = None) -> Outbox:
         """Stop spectating, or give up the seat: mid-match the substitute takes it over
         if the table allows (docs/PROTOCOL.md, ``leave``)."""
-        self._tick_clock(now)
+        self._advance_now(now)
         out: Outbox = [(peer, Ok(id=req_id, request="leave"))]
         if peer in self.spectators:
             del self.spectators[peer]
@@ -294,7 +294,7 @@ class Table:
               now: float | None = None) -> Outbox:
         """Mark the sender ready; may start the match or the next deal (whose clock, if
         the table has one, starts at ``now``)."""
-        self._tick_clock(now)
+        self._advance_now(now)
         slot = self.seating.require_seat(peer)
         out: Outbox = [(peer, Ok(id=req_id, request="ready"))]
         if self.status in ("waiting", "between_deals") and not slot.ready:
@@ -312,7 +312,7 @@ class Table:
         """After the end: the sender's seat asks to play again at this table (to
         ``target`` points, if given); the new match starts when every seat is filled and
         every human seat is connected and has asked for the same target."""
-        self._tick_clock(now)
+        self._advance_now(now)
         slot = self.seating.require_seat(peer)
         if self.status != "over":
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
@@ -360,7 +360,7 @@ class Table:
     def disconnect(self, peer: Peer, now: float) -> Outbox:
         """``peer``'s connection is gone: stop spectating, or hold its seat (see
         :mod:`.holds`)."""
-        self._tick_clock(now)
+        self._advance_now(now)
         return self.holds.drop(self, peer, now)
 
     def reclaim(self, peer: Peer, seat: Seat, now: float | None = None,
@@ -368,7 +368,7 @@ class Table:
         """``peer`` (from address ``host``) proved it owns ``seat``: give the seat back to
         it (a player back from a substitute on their own turn gets a full clock from
         ``now``)."""
-        self._tick_clock(now)
+        self._advance_now(now)
         out = self.holds.reclaim(self, peer, seat, host)
         return out + self._maybe_rematch()  # the last who asked for one may be back
 
@@ -387,7 +387,7 @@ class Table:
     def tick(self, now: float) -> Outbox:
         """Act on every deadline that has passed: holds running out, the next deal, a
         turn's clock."""
-        self._tick_clock(now)
+        self._advance_now(now)
         out = self.holds.expire(self, now)
         if self.pausing.due_at is not None and now >= self.pausing.due_at:
             out += self.pausing.tick(self, now) + self._maybe_next_deal_now()
@@ -399,12 +399,12 @@ class Table:
 
     def pause(self, peer: Peer, now: float, req_id: MessageId | None = None) -> Outbox:
         """Ask for a pause, or agree to the one asked for (see :mod:`.pause`)."""
-        self._tick_clock(now)
+        self._advance_now(now)
         return self.pausing.request(self, peer, req_id)
 
     def end_pause(self, peer: Peer, now: float, req_id: MessageId | None = None) -> Outbox:
         """End the pause, or withdraw the request for one."""
-        self._tick_clock(now)
+        self._advance_now(now)
         return self.pausing.end(self, peer, req_id) + self._maybe_next_deal_now()
 
     # ------------------------------------------------------------------ the match
@@ -449,13 +449,13 @@ class Table:
     def play(self, peer: Peer, card: Card, now: float,
              req_id: MessageId | None = None) -> Outbox:
         """The sender plays ``card`` from its own hand."""
-        self._tick_clock(now)
+        self._advance_now(now)
         slot = self.seating.require_seat(peer)
         return self._apply_play(slot.seat, card, now, req_id, peer)
 
     def bot_play(self, seat: Seat, card: Card, now: float) -> Outbox:
         """A server-side bot's card for ``seat`` (bot-controlled, or out of time)."""
-        self._tick_clock(now)
+        self._advance_now(now)
         if not self.seats[seat].bot_controlled and self.clock.due is not seat:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, f"seat {seat} is not played by a bot")
         return self._apply_play(seat, card, now, None, None)

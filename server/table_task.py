@@ -29,22 +29,26 @@ __all__ = ["TableTasks"]
 
 log = logging.getLogger("jackal.server")
 
-#: Delivers a table's outbox (and wakes the table's task if a table is given).
-Send = Callable[[Outbox, Table | None], None]
+#: Delivers an outbox.
+Deliver = Callable[[Outbox], None]
+#: A table acted: delivers its outbox and wakes its task (the hub's ``table_acted``).
+Acted = Callable[[Outbox, Table], None]
 
 
 class TableTasks:
     """The tasks of every open table, and the events that wake them."""
 
     def __init__(self, config: ServerConfig, lobby: Lobby, bots: BotPool, hints: HintDesk,
-                 records: RecordDesk, send: Send, creator_here: Callable[[Table], bool],
+                 records: RecordDesk, deliver: Deliver, acted: Acted,
+                 creator_here: Callable[[Table], bool],
                  gone: Callable[[Table], None]) -> None:
         self.config = config
         self.lobby = lobby
         self.bots = bots
         self.hints = hints
         self.records = records
-        self._send = send
+        self._deliver = deliver
+        self._acted = acted
         #: Whether the connection that created a table is still open.
         self._creator_here = creator_here
         #: Called once a table's task ended and the table left the lobby.
@@ -105,11 +109,11 @@ class TableTasks:
                 table.close(abandoned)
                 why = _CLOSED_BECAUSE.get(abandoned)
                 if why is not None:
-                    self._send(table.seating.broadcast(Error(code=ErrorCode.TABLE_CLOSED.value,
-                                                             message=why)), None)
+                    self._deliver(table.seating.broadcast(Error(code=ErrorCode.TABLE_CLOSED.value,
+                                                            message=why)))
         except Exception:
             log.exception("table %s failed and is closed", table.id)
-            self._send(table.fail(), None)
+            self._deliver(table.fail())
         finally:
             self._wake.pop(table.id, None)
             self._status_seen.pop(table.id, None)
@@ -134,7 +138,7 @@ class TableTasks:
             if self.records.full(table):
                 return "record_full"
             if self.records.settle_hold(table):
-                self._send(_turn_again(table), table)
+                self._acted(_turn_again(table), table)
             if table.halted is not None:
                 return table.halted
             now = trio.current_time()
@@ -164,7 +168,7 @@ class TableTasks:
                 deadline = stop if deadline is None else min(deadline, stop)
             with trio.move_on_at(deadline if deadline is not None else math.inf):
                 await wake.wait()
-            self._send(table.tick(trio.current_time()), table)
+            self._acted(table.tick(trio.current_time()), table)
         return None
 
     async def _linger(self, table: Table) -> None:
@@ -177,7 +181,7 @@ class TableTasks:
             deadline = table.next_deadline()
             with trio.move_on_at(deadline if deadline is not None else math.inf):
                 await wake.wait()
-            self._send(table.tick(trio.current_time()), table)
+            self._acted(table.tick(trio.current_time()), table)
 
     async def _bot_move(self, table: Table, seat: Seat) -> None:
         slot = table.seats[seat]
@@ -193,10 +197,10 @@ class TableTasks:
                                       attended=table.seating.people_playing, at_least=pause)
         # What fell due while the bot thought (a pause vote on its grid time) comes
         # first: a pause it starts makes this card stale.
-        self._send(table.tick(trio.current_time()), table)
+        self._acted(table.tick(trio.current_time()), table)
         if table.version != version or table.bot_turn() is not seat:
             return  # the table moved on while the bot thought (e.g. its player came back)
-        self._send(table.bot_play(seat, card, trio.current_time()), table)
+        self._acted(table.bot_play(seat, card, trio.current_time()), table)
 
 
 #: What everyone at a table the server closes is told (``table_closed``), by reason.

@@ -21,7 +21,7 @@ from ...protocol.state import ConnState
 from ..config import ServerConfig
 from .keepalive import Keepalive
 from .ratelimit import TokenBucket, retry_hint
-from .transport import Flusher, Outgoing, read_some
+from .transport import Flusher, SendQueue, read_some
 
 __all__ = ["CLOSE_GRACE", "Session", "SessionHandler"]
 
@@ -52,7 +52,7 @@ class Session:
     A connection costs as little as possible while it is held, because a server holds
     thousands: one task (the one the listener started for it, :meth:`run`) reads, and
     nothing else runs for it while it is idle. Its bytes go out through an
-    :class:`~.transport.Outgoing` written by the server's one flusher task, and its timers
+    :class:`~.transport.SendQueue` written by the server's one flusher task, and its timers
     (hello deadline, ping, ping timeout) are kept by the server's one
     :class:`~.keepalive.Keepalive` task, which calls :meth:`check` when they are due. It
     reports to a :class:`SessionHandler` (the hub) and knows nothing else of it.
@@ -75,7 +75,7 @@ class Session:
         self.conn = ServerConnection(max_line=config.max_line)
         self._handler = handler
         self._keepalive = keepalive
-        self.out = Outgoing(stream, config.send_buffer, flusher, self)
+        self.out = SendQueue(stream, config.send_buffer, flusher, self)
         now = trio.current_time()
         self.last_seen = now
         #: Counts every receive: "has anything arrived since?" without comparing clock times.

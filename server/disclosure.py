@@ -70,7 +70,7 @@ def resolve_conventions(spec: str | ConventionCard, field: str = "card") -> Conv
 
 
 class DisclosingTable(Protocol):
-    """What disclosure reads of the table that owns it (and ``version``, which it bumps)."""
+    """What disclosure reads of the table that owns it."""
 
     seats: dict[Seat, SeatSlot]
     #: The cards the current (or last) deal is played under; the table sets them per deal.
@@ -78,7 +78,6 @@ class DisclosingTable(Protocol):
     status: Status
     match: Match
     last_deal: Deal | None
-    version: int
     recording: Recording
     seating: Seating
 
@@ -109,8 +108,8 @@ class Disclosure:
         self.record_budget = QA_RECORD_BUDGET
 
     def set_conventions(self, table: DisclosingTable, peer: Peer, spec: str | ConventionCard,
-                        req_id: MessageId | None = None) -> Outbox:
-        """The sender declares its partnership's convention card."""
+                        req_id: MessageId | None = None) -> tuple[Outbox, bool]:
+        """The sender declares its partnership's convention card; True if it changed."""
         slot = table.seating.require_seat(peer)
         if table.status == "playing":  # after a match: for the rematch
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
@@ -120,7 +119,7 @@ class Disclosure:
         team = slot.seat.team
         ok: Outbox = [(peer, Ok(id=req_id, request="conventions"))]
         if card == self.conventions[team]:
-            return ok  # nothing changes: nothing to record or tell
+            return ok, False  # nothing changes: nothing to record or tell
         made = self.changes.get(team, 0)
         if made >= MAX_CONVENTION_CHANGES:
             raise ProtocolError(ErrorCode.TOO_MANY_CHANGES,
@@ -128,9 +127,8 @@ class Disclosure:
                                 f"match, the most allowed")
         self.changes[team] = made + 1
         self.conventions[team] = card
-        table.version += 1
         table.recording.write(ConventionsEvent(team=team, card=card))
-        return ok + table.seating.broadcast(ConventionsChanged(team=team, card=card))
+        return ok + table.seating.broadcast(ConventionsChanged(team=team, card=card)), True
 
     def _explained_deal(self, table: DisclosingTable) -> Deal | None:
         deal = table.match.deal

@@ -71,6 +71,7 @@ from .net.transport import Flusher
 from .records.desk import RecordDesk, records_unavailable
 from .records.restore import restore_tables
 from .seating import Outbox, Peer
+from .snapshot import state_for
 from .table import Table
 from .table_options import TableOptions
 from .table_task import TableTasks
@@ -294,8 +295,7 @@ class Hub:
                 self.table_acted(table.rematch(session, msg.id, now, msg.target), table)
             case Conventions():
                 table, _seat = self.lobby.seated(session)
-                self.table_acted(table.disclosure.set_conventions(table, session, msg.card,
-                                                                  msg.id), table)
+                self.table_acted(table.set_conventions(session, msg.card, msg.id), table)
             case Explain():
                 table = self.lobby.current(session)
                 card, text, data = table.disclosure.explain(table, msg.seat, msg.index)
@@ -310,7 +310,8 @@ class Hub:
                 self.table_acted(table.answer(session, msg.question, msg.text, msg.id, now), table)
             case Sync():
                 table = self.lobby.current(session)
-                self.table_acted(table.sync(session, msg.id), table)
+                self.table_acted(state_for(table, session, table.seating.seat_of(session),
+                                           msg.id), table)
             case Hint():
                 self._hint(session, msg)
             case Chat():

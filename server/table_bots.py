@@ -19,12 +19,11 @@ __all__ = ["BotSeatTable", "seat_bot", "substitute"]
 
 
 class BotSeatTable(Protocol):
-    """What seating a bot reads of the table (and ``version``, which it bumps)."""
+    """What seating a bot reads of the table."""
 
     id: str
     options: TableOptions
     status: Status
-    version: int
     seats: dict[Seat, SeatSlot]
     seating: Seating
     recording: Recording
@@ -64,10 +63,9 @@ def seat_bot(table: BotSeatTable, requester: Peer, seat: Seat, strategy: str | N
     if slot.kind != "empty":
         raise ProtocolError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
     # A bot is always ready (after a match: for the rematch, whose empty seat it fills).
-    slot.kind, slot.name, slot.strategy, slot.ready = "bot", f"{strategy} bot", strategy, True
-    table.version += 1
+    name = seating.seat_bot(slot, strategy)
     table.recording.seat(slot)
     # The requester gets its reply first and then, if it is at this table, the same
     # event as everyone else there: its view of the table stays event-driven.
     out: Outbox = [(requester, Ok(id=req_id, request="add_bot"))]
-    return out + seating.broadcast(PlayerJoined(seat=seat, name=slot.name, kind="bot"))
+    return out + seating.broadcast(PlayerJoined(seat=seat, name=name, kind="bot"))

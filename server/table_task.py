@@ -20,7 +20,7 @@ from .hints import HintDesk
 from .lobby import Lobby
 from .records.desk import RecordDesk
 from .seating import Outbox
-from .snapshot import deal_facts
+from .snapshot import bot_turn, bot_view, deal_facts
 from .table import Table
 from .table_bots import substitute
 from .views import your_turn
@@ -74,7 +74,7 @@ class TableTasks:
         # a deal with no timer running none of those is due, so leave it asleep: this is
         # the hot path of a busy server. (A deadline it already sleeps on that was since
         # cancelled, e.g. by a player coming back, wakes it for a tick that does nothing.)
-        if (table.status == "playing" and table.bot_turn() is None
+        if (table.status == "playing" and bot_turn(table) is None
                 and table.next_deadline() is None):
             return
         self.poke(table)
@@ -93,7 +93,7 @@ class TableTasks:
         attended it for ``unattended_seconds``. A bug in one table is logged and closes
         that table only.
         """
-        table.unseated_deal_limit = self.config.max_unseated_deals
+        table.limit_unseated_deals(self.config.max_unseated_deals)
         try:
             while True:
                 abandoned = await self._play(table)
@@ -159,7 +159,7 @@ class TableTasks:
                 if now >= stop:
                     return "idle" if idle else "unattended"
             wake = self._new_wake(table)
-            seat = table.bot_turn()
+            seat = bot_turn(table)
             if seat is not None:
                 await self._bot_move(table, seat)
                 continue
@@ -193,12 +193,12 @@ class TableTasks:
             # bot thinks during it, and its card leaves when the pause (or the floor, if
             # longer) is over, never when the thinking ends: that time would show the hand.
             pause = self.config.bot_pause_seconds
-        card = await self.bots.choose(table.id, seat, strategy, table.bot_view(seat),
+        card = await self.bots.choose(table.id, seat, strategy, bot_view(table, seat),
                                       attended=table.seating.people_playing, at_least=pause)
         # What fell due while the bot thought (a pause vote on its grid time) comes
         # first: a pause it starts makes this card stale.
         self._acted(table.tick(trio.current_time()), table)
-        if table.version != version or table.bot_turn() is not seat:
+        if table.version != version or bot_turn(table) is not seat:
             return  # the table moved on while the bot thought (e.g. its player came back)
         self._acted(table.bot_play(seat, card, trio.current_time()), table)
 

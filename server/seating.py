@@ -83,7 +83,8 @@ class Seating:
     __slots__ = ("_left_names", "_match_hosts", "creator", "invites", "seats", "spectators",
                  "table_id")
 
-    def __init__(self, table_id: str, invites: dict[Seat, str] | None) -> None:
+    def __init__(self, table_id: str, invites: dict[Seat, str] | None,
+                 creator: Peer | None = None) -> None:
         self.table_id = table_id
         #: A private table: each seat's invitation code, hashed (None: a public table).
         self.invites = invites
@@ -91,7 +92,7 @@ class Seating:
         self.spectators: dict[Peer, None] = {}  # insertion-ordered set
         #: The connection that created the table: at a private table it may ``add_bot``
         #: without a code (not kept over a restart: the codes still work then).
-        self.creator: Peer | None = None
+        self.creator = creator
         #: The addresses that have held a seat of each partnership since the match
         #: started: none of them may take a seat of the other side that someone left.
         self._match_hosts: dict[Team, set[str]] = {team: set() for team in TEAMS}

@@ -62,11 +62,11 @@ class Table:
 
     def __init__(self, table_id: str, options: TableOptions,
                  conventions: dict[Team, ConventionCard] | None = None,
-                 recorder: Recorder | None = None) -> None:
+                 recorder: Recorder | None = None, creator: Peer | None = None) -> None:
         self.id, self.options, self.name = table_id, options, options.name
         #: Who sits where and who watches (see :mod:`.seating`); ``seats`` and
         #: ``spectators`` are its dicts, which the table's other parts read.
-        self.seating = Seating(table_id, options.invites)
+        self.seating = Seating(table_id, options.invites, creator)
         self.seats, self.spectators = self.seating.seats, self.seating.spectators
         default = builtin_card(DEFAULT_CARD)
         cards = {team: default for team in TEAMS} | (conventions or {})

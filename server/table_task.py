@@ -40,8 +40,7 @@ class TableTasks:
 
     def __init__(self, config: ServerConfig, lobby: Lobby, bots: BotPool, hints: HintDesk,
                  records: RecordDesk, deliver: Deliver, acted: Acted,
-                 creator_here: Callable[[Table], bool],
-                 gone: Callable[[Table], None]) -> None:
+                 creator_here: Callable[[Table], bool]) -> None:
         self.config = config
         self.lobby = lobby
         self.bots = bots
@@ -51,8 +50,6 @@ class TableTasks:
         self._acted = acted
         #: Whether the connection that created a table is still open.
         self._creator_here = creator_here
-        #: Called once a table's task ended and the table left the lobby.
-        self._gone = gone
         self._wake: dict[str, trio.Event] = {}
         self._status_seen: dict[str, tuple[str, int]] = {}
 
@@ -119,7 +116,6 @@ class TableTasks:
             self._status_seen.pop(table.id, None)
             self.bots.forget(table.id)
             self.hints.forget(table)
-            self._gone(table)
             self.lobby.remove(table)
             self.records.drop(table)
 

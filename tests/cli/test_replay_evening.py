@@ -45,11 +45,10 @@ def plays_made(table: Table) -> int:
 def test_replay_shows_clock_substitute_questions_kept_cards_and_the_restart(
         tmp_path: Path) -> None:
     record = RecordFile.create(tmp_path, "t1")
-    table = Table("t1", TableOptions(name="evening", target=1, seed=5, turn_seconds=30.0,
-                                     hold_seconds=10.0), recorder=record)
-    table.record_header()
     lobby = Peer()
-    table.seating.creator = lobby
+    table = Table("t1", TableOptions(name="evening", target=1, seed=5, turn_seconds=30.0,
+                                     hold_seconds=10.0), recorder=record, creator=lobby)
+    table.record_header()
     peers = {seat: Peer() for seat in HUMANS}
     for seat in HUMANS:
         table.join(peers[seat], f"p{seat}", seat)

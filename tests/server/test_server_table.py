@@ -83,10 +83,10 @@ ACTIONS = st.lists(
 @given(actions=ACTIONS, seed=st.integers(0, 2**32), seated=st.booleans())
 def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, int, int]],
                                                   seed: int, seated: bool) -> None:
-    table = Table("t1", TableOptions(name="fuzz", target=60, seed=seed, hold_seconds=5,
-                                     between_deals_seconds=3))
     peers = [Peer(f"p{i}") for i in range(6)]
-    table.seating.creator = peers[5]  # as the hub sets it: p5 may add bots without a seat
+    # Made by p5's connection, as the hub makes it: p5 may add bots without a seat.
+    table = Table("t1", TableOptions(name="fuzz", target=60, seed=seed, hold_seconds=5,
+                                     between_deals_seconds=3), creator=peers[5])
     now = 0.0
     if seated:
         # Half the examples start mid-match: three humans and a bot, all ready.

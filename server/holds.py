@@ -19,9 +19,10 @@ from ..protocol.messages import (
     PlayerLeft,
     ServerMessage,
 )
+from .records.recording import Recording
 from .seating import Outbox, Peer, SeatSlot
 from .snapshot import SnapshotTable, state_for
-from .table_bots import BotSeatTable, substitute
+from .table_bots import substitute
 
 __all__ = ["MAX_RECLAIMS", "HoldingTable", "SeatHolds"]
 
@@ -30,12 +31,13 @@ __all__ = ["MAX_RECLAIMS", "HoldingTable", "SeatHolds"]
 MAX_RECLAIMS = 3
 
 
-class HoldingTable(BotSeatTable, SnapshotTable, Protocol):
+class HoldingTable(SnapshotTable, Protocol):
     """What the holds read of the table that owns them, and the table's methods a drop or
     a return calls (its clock and pause hear of it)."""
 
     spectators: dict[Peer, None]
     match: Match
+    recording: Recording
 
     @property
     def in_match(self) -> bool: ...
@@ -195,7 +197,7 @@ class SeatHolds:
             elif table.options.bot_takeover:
                 before = slot.presence
                 slot.takeover = True
-                slot.strategy = substitute(table, slot.seat)
+                slot.strategy = substitute(table.options, table.conventions, slot.seat)
                 table.bot_plays(slot.seat)
                 changed = True
                 out += self._news(table, slot, before,

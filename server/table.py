@@ -194,8 +194,7 @@ class Table:
         self.recording.closed(reason)
 
     def fail(self) -> Outbox:
-        """A bug in this table's task: its match is over and it is closed, and everyone
-        at it is told (``internal``). The lobby then removes it, freeing its players."""
+        """A bug in this table's task: it is closed, and everyone at it told so."""
         self.close("failed")
         self.status = "over"
         return self.seating.broadcast(Error(code=ErrorCode.INTERNAL.value,
@@ -271,9 +270,8 @@ class Table:
         return out
 
     def freeze(self, now: float | None = None) -> bool:
-        """The server stops the table (from ``now``, if given: a bot thinking then plays
-        after the hold) while its record waits for the disk: no card, no deal, the clocks
-        stopped as for an agreed pause. False if a pause is in force already."""
+        """The server holds the table while its record waits for the disk (from ``now``):
+        the clocks stop as for an agreed pause. False if a pause is in force already."""
         self._advance_now(now)
         stopped = self.pausing.freeze(self.clock, self.now)
         self._changed(stopped or now is not None)
@@ -334,7 +332,9 @@ class Table:
         """Put a server-side bot in an empty seat (see :func:`.table_bots.seat_bot`); it
         may fill the last seat and start the match."""
         self._advance_now(now)
-        out = seat_bot(self, requester, seat, strategy, req_id, invite)
+        out = seat_bot(self.seating, self.options, self.conventions, requester, seat, strategy,
+                       req_id, invite)
+        self.recording.seat(self.seats[seat])  # before anyone is told, as every event
         self._changed()
         return out + self._maybe_start() + self._maybe_rematch()
 
@@ -354,7 +354,7 @@ class Table:
         self.seating.leave(slot, in_match)
         self._changed()
         if in_match and self.options.bot_takeover:
-            strategy = substitute(self, slot.seat)
+            strategy = substitute(self.options, self.conventions, slot.seat)
             self.seating.seat_bot(slot, strategy)
             self.recording.seat(slot)
             self.bot_plays(slot.seat)

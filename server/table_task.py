@@ -181,7 +181,7 @@ class TableTasks:
 
     async def _bot_move(self, table: Table, seat: Seat) -> None:
         slot = table.seats[seat]
-        strategy = slot.strategy or substitute(table, seat)
+        strategy = slot.strategy or substitute(table.options, table.conventions, seat)
         version = table.version
         pause = 0.0
         if table.clock.due is not seat and any(s.peer is not None for s in table.seating.humans):

@@ -72,7 +72,7 @@ from .net.transport import Flusher
 from .records.desk import RecordDesk, records_unavailable
 from .records.restore import restore_tables
 from .seating import Outbox, Peer
-from .snapshot import state_for
+from .snapshot import shown_deal, state_for
 from .table import Table
 from .table_options import TableOptions
 from .table_task import TableTasks
@@ -320,7 +320,8 @@ class Hub:
                 self.table_acted(table.set_conventions(session, msg.card, msg.id), table)
             case Explain():
                 table = self.lobby.current(session)
-                card, text, data = table.disclosure.explain(table, msg.seat, msg.index)
+                card, text, data = table.disclosure.explain(
+                    shown_deal(table), table.deal_conventions, msg.seat, msg.index)
                 session.deliver(Explanation(id=msg.id, seat=msg.seat, index=msg.index,
                                             card=card, text=text, meaning=data))
             case Ask():

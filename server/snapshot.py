@@ -22,8 +22,8 @@ from .seating import Outbox, Peer, Seating, SeatSlot, Status
 from .table_options import TableOptions
 from .turn_clock import TurnClock
 
-__all__ = ["SnapshotTable", "bot_turn", "bot_view", "deal_facts", "hint_turn", "state_for",
-           "table_snapshot"]
+__all__ = ["SnapshotTable", "bot_turn", "bot_view", "deal_facts", "hint_turn", "shown_deal",
+           "state_for", "table_snapshot"]
 
 
 class SnapshotTable(Protocol):
@@ -63,6 +63,11 @@ def deal_facts(table: SnapshotTable) -> views.DealFacts:
         deal_number=table.match.deal_number, conventions=table.conventions,
         scores=table.match.scores, target=table.match.target,
         turn_left=table.clock.turn_left(table.now, paused=table.pausing.paused))
+
+
+def shown_deal(table: SnapshotTable) -> Deal | None:
+    """The deal in play, else the last one: what explanations and questions are about."""
+    return table.match.deal if table.match.deal is not None else table.last_deal
 
 
 def bot_turn(table: SnapshotTable) -> Seat | None:

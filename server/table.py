@@ -43,7 +43,7 @@ from .records.recording import PlayedBy, Recorder, Recording
 from .records.replay import MatchReplay
 from .rematch import RematchTerms
 from .seating import Outbox, Peer, Seating, Status
-from .snapshot import deal_facts, state_for, table_snapshot
+from .snapshot import deal_facts, shown_deal, state_for, table_snapshot
 from .table_bots import seat_bot, substitute
 from .table_options import TableOptions
 from .turn_clock import TurnClock
@@ -75,10 +75,9 @@ class Table:
         self._start_match(Match(options.seed, options.target))
         #: What the table writes to its record (see :mod:`.records.recording`).
         self.recording = Recording(recorder)
-        #: Moved on every change a bot decision depends on, so a stale decision is dropped
-        #: (by :meth:`_changed` alone).
+        #: Moved (by :meth:`_changed` alone) on every change a bot decision depends on.
         self.version = 0
-        self.disclosure = Disclosure(cards)
+        self.disclosure = Disclosure(cards, self.seating, self.recording)
         #: The latest time any action or tick was given (deadlines start from it).
         self.now = 0.0
         #: The turn's clock and the between-deal countdown (see :mod:`.turn_clock`).
@@ -207,7 +206,7 @@ class Table:
     def set_conventions(self, peer: Peer, spec: str | ConventionCard,
                         req_id: MessageId | None = None) -> Outbox:
         """The sender declares its partnership's convention card."""
-        out, changed = self.disclosure.set_conventions(self, peer, spec, req_id)
+        out, changed = self.disclosure.set_conventions(self.status, peer, spec, req_id)
         self._changed(changed)
         return out
 
@@ -215,7 +214,8 @@ class Table:
             req_id: MessageId | None = None, now: float | None = None) -> Outbox:
         """A question; asked on one's own turn of a person, it stops one's clock."""
         self._advance_now(now)
-        out = self.disclosure.ask(self, peer, target, text, index, req_id)
+        out = self.disclosure.ask(shown_deal(self), self.deal_conventions, peer, target, text,
+                                  index, req_id)
         seat = self.seating.seat_of(peer)
         return out if seat is None else out + self._stop_clock_for(seat)
 
@@ -223,7 +223,7 @@ class Table:
                req_id: MessageId | None = None, now: float | None = None) -> Outbox:
         """An answer; the asker's clock runs again once nothing it asked is open."""
         self._advance_now(now)
-        return self.disclosure.answer(self, peer, qid, text, req_id) + self._run_clock_again()
+        return self.disclosure.answer(peer, qid, text, req_id) + self._run_clock_again()
 
     # ------------------------------------------------------------------ clocks and pause
 

@@ -10,7 +10,7 @@ from jackal.game.explain import explain_play
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol.messages import Played, TableState, Turn
 from jackal.server import views
-from jackal.server.snapshot import bot_turn, bot_view, table_snapshot
+from jackal.server.snapshot import bot_turn, bot_view, shown_deal, table_snapshot
 from jackal.server.table import DEAL_GRACE_SECONDS, Table
 from support.peer import Peer
 from support.tables import deliver_all, table_of_peers
@@ -104,10 +104,11 @@ def test_cards_are_explained_under_the_card_they_were_played_under() -> None:
     for number in range(32):
         _play_lowest(table, peers, float(number))
     assert table.status == "between_deals"
-    n_first = table.disclosure.explain(table, Seat.N, 1)
+    n_first = table.disclosure.explain(shown_deal(table), table.deal_conventions, Seat.N, 1)
     deliver_all(table.set_conventions(peers[Seat.N], "none"))
     assert table.conventions[Seat.N.team].name == "none"
-    assert table.disclosure.explain(table, Seat.N, 1) == n_first  # the server: as it was played
+    again = table.disclosure.explain(shown_deal(table), table.deal_conventions, Seat.N, 1)
+    assert again == n_first  # the server: as it was played
     deal = table.last_deal
     assert deal is not None  # (and the new card would have read it otherwise)
     assert explain_play(table.conventions[Seat.N.team], deal.history, Seat.N, 1).text \

@@ -21,7 +21,7 @@ from jackal.protocol.errors import ProtocolError
 from jackal.protocol.messages import ServerMessage
 from jackal.server import views
 from jackal.server.pause import GRID_SECONDS
-from jackal.server.snapshot import bot_turn, bot_view, table_snapshot
+from jackal.server.snapshot import bot_turn, bot_view, shown_deal, table_snapshot
 from jackal.server.table import Table
 from jackal.server.table_options import TableOptions
 from support.peer import Peer
@@ -149,7 +149,8 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
                 spec = ["none", "beginner", "bogus"][pick % 3]
                 out = table.set_conventions(peer, spec, rid)
             elif action == "explain":
-                table.disclosure.explain(table, seat, pick % 8 + 1)
+                table.disclosure.explain(shown_deal(table), table.deal_conventions, seat,
+                                         pick % 8 + 1)
                 rid = ""
             elif action == "ask":
                 out = table.ask(peer, seat, "why?", None, rid)

@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 import trio
-from jackal.server.net.transport import Flusher, Outgoing, read_some
+from jackal.server.net.transport import Flusher, SendQueue, read_some
 
 GROUP_SIZE = 4
 MAX_LINE = 65536
@@ -49,7 +49,7 @@ class Member:
     def __init__(self, stream: trio.SocketStream, flusher: Flusher) -> None:
         self.stream = stream
         self.gone = False
-        self.out = Outgoing(stream, SEND_BUFFER, flusher, self)
+        self.out = SendQueue(stream, SEND_BUFFER, flusher, self)
 
     def lost(self) -> None:
         """A write failed: the peer is gone."""

@@ -1,5 +1,5 @@
 """Disclosure at a table: convention cards, explanations and private questions, held by the
-table's :class:`Disclosure` part, which reads the table through :class:`DisclosingTable`.
+table's :class:`Disclosure` part, given the deal and cards it explains by the table.
 Everything here is public information: an explanation comes from the declared card and the
 plays, and a bot's answer is its card's explanation, never its hand (docs/PROTOCOL.md)."""
 
@@ -8,7 +8,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
 
 from ..bots.host import answer_question
 from ..game.cards import Card
@@ -16,7 +15,6 @@ from ..game.conventions import ConventionCard, builtin_card, validate_card
 from ..game.deal import Deal
 from ..game.errors import MalformedInput
 from ..game.explain import Meaning, explain_play
-from ..game.match import Match
 from ..game.seats import SEATS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
@@ -31,9 +29,9 @@ from ..protocol.messages import (
 )
 from .records.events import AnswerEvent, ChosenBy, ConventionsEvent, QuestionEvent
 from .records.recording import Recording
-from .seating import Outbox, Peer, Seating, SeatSlot
+from .seating import Outbox, Peer, Seating
 
-__all__ = ["MAX_CONVENTION_CHANGES", "MAX_QUESTIONS", "DisclosingTable", "Disclosure",
+__all__ = ["MAX_CONVENTION_CHANGES", "MAX_QUESTIONS", "Disclosure",
            "PendingQuestion", "resolve_conventions"]
 
 #: Times a partnership may change its card in one match (each change is recorded whole,
@@ -70,29 +68,18 @@ def resolve_conventions(spec: str | ConventionCard, field: str = "card") -> Conv
         raise ProtocolError(ErrorCode.BAD_CONVENTIONS, f"field '{field}': {exc}") from None
 
 
-class DisclosingTable(Protocol):
-    """What disclosure reads of the table that owns it (and ``version``, which it bumps)."""
-
-    seats: dict[Seat, SeatSlot]
-    #: The cards the current (or last) deal is played under; the table sets them per deal.
-    deal_conventions: dict[Team, ConventionCard]
-    status: TableStatus
-    match: Match
-    last_deal: Deal | None
-    version: int
-    recording: Recording
-    seating: Seating
-
-
 class Disclosure:
     """Convention cards, explanations and questions at one table.
 
-    The table that owns it passes itself to each call rather than being kept here: a
-    reference back would make the two a cycle, which only the garbage collector could
-    free, and the server freezes what survives the collector (server/net/gctune.py).
+    It keeps the table's seating and record (which keep nothing of it) and is given the
+    rest: never the table itself, since a reference back would make the two a cycle, which
+    only the garbage collector could free, and the server freezes what survives the
+    collector (server/net/gctune.py).
     """
 
-    def __init__(self, conventions: dict[Team, ConventionCard]) -> None:
+    def __init__(self, conventions: dict[Team, ConventionCard], seating: Seating,
+                 recording: Recording) -> None:
+        self._seating, self._recording = seating, recording
         #: The cards declared for the next deal (``deal_conventions`` on the table: in force).
         self.conventions = conventions
         self.questions: dict[str, PendingQuestion] = {}
@@ -109,11 +96,12 @@ class Disclosure:
         #: table's questions take a small, fixed part of the record's cap).
         self.record_budget = QA_RECORD_BUDGET
 
-    def set_conventions(self, table: DisclosingTable, peer: Peer, spec: str | ConventionCard,
-                        req_id: MessageId | None = None) -> Outbox:
-        """The sender declares its partnership's convention card."""
-        slot = table.seating.require_seat(peer)
-        if table.status == "playing":  # after a match: for the rematch
+    def set_conventions(self, status: TableStatus, peer: Peer, spec: str | ConventionCard,
+                        req_id: MessageId | None = None) -> tuple[Outbox, bool]:
+        """The sender declares its partnership's convention card (the table's ``status``
+        says whether it may now); True if it changed."""
+        slot = self._seating.require_seat(peer)
+        if status == "playing":  # after a match: for the rematch
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
                                 "conventions may change only before the first deal, "
                                 "between deals or after the match")
@@ -121,7 +109,7 @@ class Disclosure:
         team = slot.seat.team
         ok: Outbox = [(peer, Ok(id=req_id, request="conventions"))]
         if card == self.conventions[team]:
-            return ok  # nothing changes: nothing to record or tell
+            return ok, False  # nothing changes: nothing to record or tell
         made = self.changes.get(team, 0)
         if made >= MAX_CONVENTION_CHANGES:
             raise ProtocolError(ErrorCode.TOO_MANY_CHANGES,
@@ -129,18 +117,13 @@ class Disclosure:
                                 f"match, the most allowed")
         self.changes[team] = made + 1
         self.conventions[team] = card
-        table.version += 1
-        table.recording.write(ConventionsEvent(team=team, card=card))
-        return ok + table.seating.broadcast(ConventionsChanged(team=team, card=card))
+        self._recording.write(ConventionsEvent(team=team, card=card))
+        return ok + self._seating.broadcast(ConventionsChanged(team=team, card=card)), True
 
-    def _explained_deal(self, table: DisclosingTable) -> Deal | None:
-        deal = table.match.deal
-        return deal if deal is not None else table.last_deal
-
-    def explain(self, table: DisclosingTable, seat: Seat, index: int
-                ) -> tuple[Card, str, Meaning]:
-        """The meaning of ``seat``'s ``index``-th card under its partnership's card."""
-        deal = self._explained_deal(table)
+    def explain(self, deal: Deal | None, deal_conventions: Mapping[Team, ConventionCard],
+                seat: Seat, index: int) -> tuple[Card, str, Meaning]:
+        """The meaning of ``seat``'s ``index``-th card in ``deal`` (the one in play, else
+        the last) under its partnership's card of ``deal_conventions``."""
         if deal is None:
             raise ProtocolError(ErrorCode.NO_DEAL, "no deal has been played yet")
         row = deal.row(seat)
@@ -151,22 +134,24 @@ class Disclosure:
                                 f"not {index}")
         # Under the card in force when it was played: between deals a partnership may
         # already have declared a new one for the next deal.
-        meaning = explain_play(table.deal_conventions[seat.team], deal.history, seat, index)
+        meaning = explain_play(deal_conventions[seat.team], deal.history, seat, index)
         return row[index - 1], meaning.text, meaning.data
 
-    def ask(self, table: DisclosingTable, peer: Peer, target: Seat, text: str, index: int | None,
+    def ask(self, deal: Deal | None, deal_conventions: Mapping[Team, ConventionCard],
+            peer: Peer, target: Seat, text: str, index: int | None,
             req_id: MessageId | None = None) -> Outbox:
-        """A free-text question from a seated player to an opponent."""
-        asker = table.seating.require_seat(peer).seat
+        """A free-text question from a seated player to an opponent (about ``deal`` as
+        :meth:`explain` reads it)."""
+        asker = self._seating.require_seat(peer).seat
         if target.team is asker.team:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "you may only ask an opponent")
-        slot = table.seats[target]
+        slot = self._seating.seats[target]
         if not slot.bot_controlled and slot.peer is None:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the player at {target} is away")
         if index is not None:
             # Only a card on the table can be asked about: an index of a card not yet
             # played would be a number the asker picks freely, a symbol for someone.
-            self.explain(table, target, index)
+            self.explain(deal, deal_conventions, target, index)
         asked = self.asked.get(asker, 0)
         if asked >= MAX_QUESTIONS:
             raise ProtocolError(ErrorCode.TOO_MANY_QUESTIONS,
@@ -174,7 +159,7 @@ class Disclosure:
                                 f"allowed (whoever answers)")
         self.asked[asker] = asked + 1
         qid = f"q{next(self._question_ids)}"
-        table.recording.write(QuestionEvent(question=qid, asker=asker, seat=target, index=index,
+        self._recording.write(QuestionEvent(question=qid, asker=asker, seat=target, index=index,
                                             text=self._kept(text)))
         self.asked_log[qid] = AnsweredInfo(question=qid, asker=asker, seat=target, text=text,
                                            index=index)
@@ -186,45 +171,41 @@ class Disclosure:
         out: Outbox = [(peer, receipt)]
         pending = PendingQuestion(asker=asker, target=target, text=text, index=index)
         if slot.bot_controlled:
-            return out + self._answer_asker(table, pending, qid,
-                                            self._bot_answer(table, target, index))
+            history = deal.history if deal is not None else ()
+            return out + self._answer_asker(pending, qid, answer_question(
+                self.conventions[target.team], target, history, index))
         assert slot.peer is not None
         self.questions[qid] = pending
         question = Question(question=qid, seat=target, text=text, asker=asker, index=index)
         return [*out, (slot.peer, question)]
 
-    def _bot_answer(self, table: DisclosingTable, seat: Seat, index: int | None) -> str:
-        deal = self._explained_deal(table)
-        history = deal.history if deal is not None else ()
-        return answer_question(self.conventions[seat.team], seat, history, index)
-
-    def _answer_asker(self, table: DisclosingTable, pending: PendingQuestion, qid: str,
-                      text: str) -> Outbox:
+    def _answer_asker(self, pending: PendingQuestion, qid: str, text: str) -> Outbox:
         """The answer, to the asker alone (its partner reads it in ``deal_ended``)."""
-        by: ChosenBy = "bot" if table.seats[pending.target].bot_controlled \
+        seats = self._seating.seats
+        by: ChosenBy = "bot" if seats[pending.target].bot_controlled \
             else "player"
-        table.recording.write(AnswerEvent(question=qid, seat=pending.target, by=by,
+        self._recording.write(AnswerEvent(question=qid, seat=pending.target, by=by,
                                           text=self._kept(text)))
         logged = self.asked_log.get(qid)
         if logged is not None:
             logged.answer = text
-        peer = table.seats[pending.asker].peer
+        peer = seats[pending.asker].peer
         if peer is None:
             return []
         return [(peer, AnswerMessage(question=qid, seat=pending.target, text=text,
                                      question_text=pending.text))]
 
-    def answer(self, table: DisclosingTable, peer: Peer, qid: str, text: str,
+    def answer(self, peer: Peer, qid: str, text: str,
                req_id: MessageId | None = None) -> Outbox:
         """The asked player answers; only the asking side hears it."""
-        seat = table.seating.seat_of(peer)
+        seat = self._seating.seat_of(peer)
         pending = self.questions.get(qid)
         if seat is None or pending is None or pending.target is not seat:
             raise ProtocolError(ErrorCode.NO_SUCH_QUESTION,
                                 f"no open question {qid!r} for you")
         del self.questions[qid]
         out: Outbox = [(peer, Ok(id=req_id, request="answer"))]
-        return out + self._answer_asker(table, pending, qid, text)
+        return out + self._answer_asker(pending, qid, text)
 
     def _kept(self, text: str) -> str | None:
         """``text`` for the record while the table's question budget lasts, else None."""

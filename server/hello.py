@@ -39,13 +39,13 @@ class Greeter:
     """Answers each connection's one ``hello`` (the state machine refuses a second)."""
 
     def __init__(self, config: ServerConfig, lobby: Lobby, names: NameBook,
-                 addresses: AddressLimits, send: Callable[[Outbox, Table | None], None]
+                 addresses: AddressLimits, acted: Callable[[Outbox, Table], None]
                  ) -> None:
         self.config = config
         self.lobby = lobby
         self.names = names
         self.addresses = addresses
-        self._send = send
+        self._acted = acted
 
     def hello(self, session: Session, msg: Hello) -> None:
         if msg.protocol is not None and msg.protocol != PROTOCOL_VERSION:
@@ -85,7 +85,7 @@ class Greeter:
         session.conn.accept_hello(name)
         self.names.take(session, name, host)  # the seat's own name: no check
         session.deliver(HelloOk(id=msg.id, name=name, table=table.id, seat=seat))
-        self._send(self.lobby.reclaim(session, table, seat, trio.current_time(),
+        self._acted(self.lobby.reclaim(session, table, seat, trio.current_time(),
                                       address_group(session.address)), table)
         log.info("connection #%d %s reclaimed %s at table %s", session.number, session.address,
                  seat, table.id)

@@ -20,6 +20,7 @@ from ..protocol.messages import Error, HintReply, HintTaken, MessageId
 from .bots import BotPool
 from .records.events import HintEvent
 from .seating import Outbox, Peer
+from .snapshot import bot_view, hint_turn
 from .table import Table
 
 __all__ = ["HintDesk"]
@@ -52,7 +53,7 @@ class HintDesk:
         slot = table.seating.require_seat(peer)
         if not table.options.hints:
             raise ProtocolError(ErrorCode.HINTS_OFF, f"table {table.id} does not allow hints")
-        turn = table.hint_turn(slot.seat)
+        turn = hint_turn(table, slot.seat)
         if turn is None:
             if table.status != "playing":
                 raise ProtocolError(ErrorCode.NO_DEAL, "no deal is in progress")
@@ -87,9 +88,8 @@ class HintDesk:
             waiting, hint.waiting = hint.waiting, []
             out: Outbox = [(peer, msgspec.structs.replace(reply, id=req_id))
                            for peer, req_id in waiting]
-            if table.hint_told == (seat, hint.turn):
+            if not table.hint_told_now(seat, hint.turn):
                 return out  # told before a restart, which forgot the answer: not again
-            table.hint_told = (seat, hint.turn)
             # Recorded before anyone is told, like every event (the card is not: see
             # HintEvent). Still this seat's turn: nothing awaited since _find checked it.
             table.recording.write(HintEvent(seat=seat, deal=reply.deal, play=reply.play))
@@ -101,7 +101,7 @@ class HintDesk:
                 for peer, req_id in hint.waiting]
 
     async def _find(self, table: Table, seat: Seat, turn: tuple[int, int]) -> HintReply:
-        view = table.bot_view(seat)
+        view = bot_view(table, seat)
         name = substitute_strategy(view.our_card)
         # A strategy of its own for each hint, seeded unpredictably like every server bot.
         decision = await self.pool.think(make_strategy(name, secrets.randbits(128)), view,
@@ -109,7 +109,7 @@ class HintDesk:
         if decision.problem is not None:
             raise ProtocolError(ErrorCode.INTERNAL,
                                 f"the {name} bot could not suggest a card ({decision.problem})")
-        if table.hint_turn(seat) != turn:
+        if hint_turn(table, seat) != turn:
             raise ProtocolError(ErrorCode.NOT_YOUR_TURN,
                                 "your turn passed before the hint was ready")
         advice = advise(view, decision.card, name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from ..game.match import Match
 from ..game.seats import Seat
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
@@ -18,10 +19,10 @@ from ..protocol.messages import (
     PlayerLeft,
     ServerMessage,
 )
-from .pause import PauseVote, PausingTable
+from .records.recording import Recording
 from .seating import Outbox, Peer, SeatSlot
-from .table_bots import BotSeatTable, substitute
-from .turn_clock import ClockedTable
+from .snapshot import SnapshotTable, state_for
+from .table_bots import substitute
 
 __all__ = ["MAX_RECLAIMS", "HoldingTable", "SeatHolds"]
 
@@ -30,19 +31,22 @@ __all__ = ["MAX_RECLAIMS", "HoldingTable", "SeatHolds"]
 MAX_RECLAIMS = 3
 
 
-class HoldingTable(ClockedTable, PausingTable, BotSeatTable, Protocol):
-    """What the holds read of the table that owns them (and ``version``, which they
-    bump): its clock and pause, which a drop or a return affects, and its seating."""
+class HoldingTable(SnapshotTable, Protocol):
+    """What the holds read of the table that owns them, and the table's methods a drop or
+    a return calls (its clock and pause hear of it)."""
 
     spectators: dict[Peer, None]
-
-    @property
-    def pausing(self) -> PauseVote: ...
+    match: Match
+    recording: Recording
 
     @property
     def in_match(self) -> bool: ...
 
-    def state_for(self, peer: Peer, seat: Seat | None) -> Outbox: ...
+    def arm_clock(self, grace: float = 0.0) -> float | None: ...
+
+    def bot_plays(self, seat: Seat) -> None: ...
+
+    def seat_went(self, seat: Seat) -> Outbox: ...
 
 
 class SeatHolds:
@@ -124,7 +128,6 @@ class SeatHolds:
         slot = table.seats[seat]
         before = slot.presence
         slot.peer = None
-        table.version += 1
         hold = table.options.hold_seconds
         if table.status == "over":
             # After the end: held a while (a client starting again asks for the rematch),
@@ -136,7 +139,7 @@ class SeatHolds:
         if table.status == "waiting":
             slot.ready = False
         return self._news(table, slot, before, [PlayerGone(seat=seat, seconds=hold)]
-                          ) + table.pausing.seat_went(table, seat)
+                          ) + table.seat_went(seat)
 
     def reclaim(self, table: HoldingTable, peer: Peer, seat: Seat,
                 host: str | None = None) -> Outbox:
@@ -167,9 +170,8 @@ class SeatHolds:
         if was_bot:
             slot.strategy = None
             # Back from a substitute on their own turn: a fresh clock for the player.
-            table.clock.arm(table)
-        table.version += 1
-        out += table.state_for(peer, seat)
+            table.arm_clock()
+        out += state_for(table, peer, seat)
         winner = table.match.winner
         if table.status == "over" and winner is not None:
             # Back to see the end (after a drop, or a restart that finished the match).
@@ -177,28 +179,29 @@ class SeatHolds:
         msgs.append(PlayerBack(seat=seat))
         return out + self._news(table, slot, before, msgs, skip=peer)
 
-    def expire(self, table: HoldingTable, now: float) -> Outbox:
+    def expire(self, table: HoldingTable, now: float) -> tuple[Outbox, bool]:
         """Every hold that has run out by ``now``: before and after the match the seat is
         free again, during it the substitute plays it (or, at a table without substitutes,
-        it is held for good: the table waits)."""
+        it is held for good: the table waits). True if a seat changed hands."""
         out: Outbox = []
+        changed = False
         for slot in table.seats.values():
             if slot.held_until is None or slot.takeover or slot.held_until > now:
                 continue
             if table.status in ("waiting", "over"):
                 seat = slot.seat
                 slot.clear()
-                table.version += 1
+                changed = True
                 table.recording.seat(slot)
                 out += table.seating.broadcast(PlayerLeft(seat=seat))
             elif table.options.bot_takeover:
                 before = slot.presence
                 slot.takeover = True
-                slot.strategy = substitute(table, slot.seat)
-                table.clock.bot_plays(table, slot.seat)
-                table.version += 1
+                slot.strategy = substitute(table.options, table.conventions, slot.seat)
+                table.bot_plays(slot.seat)
+                changed = True
                 out += self._news(table, slot, before,
                                   [BotTakeover(seat=slot.seat, strategy=slot.strategy)])
             else:
                 slot.held_until = None  # keep holding for good: the table waits
-        return out
+        return out, changed

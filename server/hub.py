@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import trio
 
@@ -65,12 +66,13 @@ from .hints import HintDesk
 from .lobby import Lobby
 from .names import NameBook
 from .net.keepalive import Keepalive
-from .net.ratelimit import AddressLimits, address_group, rate_limited, refilled
+from .net.ratelimit import AddressLimits, TokenBucket, address_group, rate_limited, refilled
 from .net.session import Session
 from .net.transport import Flusher
 from .records.desk import RecordDesk, records_unavailable
 from .records.restore import restore_tables
 from .seating import Outbox, Peer
+from .snapshot import shown_deal, state_for
 from .table import Table
 from .table_options import TableOptions
 from .table_task import TableTasks
@@ -79,6 +81,22 @@ from .tokens import new_invite
 __all__ = ["Hub"]
 
 log = logging.getLogger("jackal.server")
+
+
+@dataclass(eq=False)
+class Member:
+    """One connection as the hub knows it: its address group and its quotas. Its name is
+    its session's, its seat the lobby's, and the tables it created are those whose
+    seating names it their creator (counted from the lobby, never kept twice)."""
+
+    session: Session
+    #: Its address group (see :func:`.net.ratelimit.address_group`).
+    host: str
+    #: Hints it may still have worked out, and chat lines it may still send (each made
+    #: at its first use).
+    hints: TokenBucket | None = None
+    chat: TokenBucket | None = None
+
 
 class Hub:
     """Everything one server process holds: sessions, the lobby, tables, bots, records."""
@@ -93,7 +111,8 @@ class Hub:
         self.bots = BotPool(config.bot_threads, config.bot_think_seconds,
                             config.bot_floor_seconds)
         self.hints = HintDesk(self.bots)
-        self.sessions: dict[Session, None] = {}
+        #: Every open connection, with what the hub knows of it.
+        self.sessions: dict[Session, Member] = {}
         #: Who goes by which name (one person per name; see :mod:`.names`).
         self.names = NameBook()
         # Built once: looking the version up costs milliseconds, for every connection.
@@ -112,14 +131,11 @@ class Hub:
                                        config.token_guess_burst,
                                        config.chat_per_minute_per_address / 60.0,
                                        config.chat_burst_per_address)
-        self.greeter = Greeter(config, self.lobby, self.names, self.addresses, self.send)
-        #: Who created each open table, and from which address (for
-        #: ``max_tables_per_connection`` and ``max_tables_per_address``).
-        self._creators: dict[Table, tuple[Session, str]] = {}
-        self.records = RecordDesk(config, self.send, lambda table: self.tasks.poke(table))
+        self.greeter = Greeter(config, self.lobby, self.names, self.addresses, self.table_acted)
+        self.records = RecordDesk(config, self.deliver, lambda table: self.tasks.poke(table))
         #: Each table's task (its timers and server-side bots).
         self.tasks = TableTasks(config, self.lobby, self.bots, self.hints, self.records,
-                                self.send, self._creator_here, self._table_gone)
+                                self.deliver, self.table_acted, self._creator_here)
         self._nursery: trio.Nursery | None = None
         self._numbers = 0
         self.closing = False
@@ -148,6 +164,15 @@ class Hub:
             # "restored" line says where it stands, so don't log it as starting again.
             self.tasks.start(nursery, table, restored=True)
 
+    def connected(self, session: Session) -> None:
+        """``session`` was admitted (its address group counted by ``addresses``)."""
+        self.sessions[session] = Member(session, address_group(session.address))
+
+    def created_by(self, creator: Session) -> list[Table]:
+        """The open tables ``creator`` made."""
+        return [table for table in self.lobby.tables.values()
+                if table.seating.creator is creator]
+
     def next_number(self) -> int:
         self._numbers += 1
         return self._numbers
@@ -157,9 +182,8 @@ class Hub:
 
     # ------------------------------------------------------------------ delivery
 
-    def send(self, out: Outbox, table: Table | None = None) -> None:
-        """Deliver a table's outbox (and wake the table's task if given, and start the
-        expert play-through of a deal it finished).
+    def deliver(self, out: Outbox) -> None:
+        """Deliver an outbox.
 
         A message object sent to several recipients is encoded once, and each connection
         gets its lines of this outbox as one piece of bytes (a play sends ``played``,
@@ -178,33 +202,36 @@ class Hub:
                 peer.deliver(msg)
         for session, data in lines.items():
             session.send_line(data)
-        if table is not None:
-            if table.summaries.due and self._nursery is not None:
-                for job in table.summaries.take_due():
-                    self.experts.submit(table, job)
-            self.tasks.wake(table)
+
+    def table_acted(self, out: Outbox, table: Table) -> None:
+        """``table`` acted: deliver its outbox, start the expert play-throughs of the
+        deals it finished, and wake its task."""
+        self.deliver(out)
+        if table.summaries.due and self._nursery is not None:
+            for job in table.summaries.take_due():
+                self.experts.submit(table, job)
+        self.tasks.wake(table)
 
     # ------------------------------------------------------------------ connections
 
     def connection_closed(self, session: Session) -> None:
         """A connection ended: hold its seat or stop its watching."""
-        if self.sessions.pop(session, False) is None:
-            self.addresses.release(address_group(session.address))
+        member = self.sessions.pop(session, None)
+        if member is not None:
+            self.addresses.release(member.host)
         if session.name is not None:
             self.names.release(session, session.name)
         if not self.sessions and self._all_gone is not None:
             self._all_gone.set()
         reason = session.dropped_reason or "closed"
         log.info("connection #%d %s closed (%s)", session.number, session.address, reason)
-        if session.tables_created:
-            # Its tables nobody came to now go after ``orphan_table_seconds``: let their
-            # tasks look at their timers again.
-            for table, (creator, _host) in self._creators.items():
-                if creator is session:
-                    self.tasks.poke(table)
+        # Its tables nobody came to now go after ``orphan_table_seconds``: let their tasks
+        # look at their timers again.
+        for table in self.created_by(session):
+            self.tasks.poke(table)
         gone = self.lobby.disconnect(session, trio.current_time())
         if gone is not None:
-            self.send(gone[1], gone[0])
+            self.table_acted(gone[1], gone[0])
 
     async def shutdown(self, grace: float) -> None:
         """The server is stopping (new connections are no longer accepted).
@@ -254,7 +281,7 @@ class Hub:
             # Cases are tried in order: the message of a busy server's hot path first.
             case Play():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.play(session, msg.card, now, msg.id), table)
+                self.table_acted(table.play(session, msg.card, now, msg.id), table)
             case Help():
                 session.send_parts(HELP.parts(msg.id))
             case Ping():
@@ -274,47 +301,50 @@ class Hub:
             case AddBot():
                 table = self.lobby.get(msg.table)
                 self._check_lobby_open(session, "add_bot", table)
-                self.send(table.add_bot(session, msg.seat, msg.strategy, msg.id, now,
+                self.table_acted(table.add_bot(session, msg.seat, msg.strategy, msg.id, now,
                                         msg.invite), table)
             case Leave():
                 at = self.lobby.table_of(session)
                 if at is not None and at.seating.seat_of(session) is not None:
                     self._check_lobby_open(session, "leave of a seat", at)
                 table, out = self.lobby.leave(session, msg.id, now)
-                self.send(out, table)
+                self.table_acted(out, table)
             case Ready():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.ready(session, msg.id, now), table)
+                self.table_acted(table.ready(session, msg.id, now), table)
             case Rematch():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.rematch(session, msg.id, now, msg.target), table)
+                self.table_acted(table.rematch(session, msg.id, now, msg.target), table)
             case Conventions():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.disclosure.set_conventions(table, session, msg.card, msg.id), table)
+                self.table_acted(table.set_conventions(session, msg.card, msg.id), table)
             case Explain():
                 table = self.lobby.current(session)
-                card, text, data = table.disclosure.explain(table, msg.seat, msg.index)
+                card, text, data = table.disclosure.explain(
+                    shown_deal(table), table.deal_conventions, msg.seat, msg.index)
                 session.deliver(Explanation(id=msg.id, seat=msg.seat, index=msg.index,
                                             card=card, text=text, meaning=data))
             case Ask():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.ask(session, msg.seat, msg.text, msg.index, msg.id, now), table)
+                self.table_acted(table.ask(session, msg.seat, msg.text, msg.index, msg.id,
+                                           now), table)
             case AnswerQuestion():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.answer(session, msg.question, msg.text, msg.id, now), table)
+                self.table_acted(table.answer(session, msg.question, msg.text, msg.id, now), table)
             case Sync():
                 table = self.lobby.current(session)
-                self.send(table.sync(session, msg.id), table)
+                self.table_acted(state_for(table, session, table.seating.seat_of(session),
+                                           msg.id), table)
             case Hint():
                 self._hint(session, msg)
             case Chat():
                 self._chat(session, msg, now)
             case Pause():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.pause(session, now, msg.id), table)
+                self.table_acted(table.pause(session, now, msg.id), table)
             case Resume():
                 table, _seat = self.lobby.seated(session)
-                self.send(table.end_pause(session, now, msg.id), table)
+                self.table_acted(table.end_pause(session, now, msg.id), table)
             case _:  # pragma: no cover  (every client message is handled above)
                 raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"cannot handle {msg!r}")
 
@@ -334,12 +364,15 @@ class Hub:
             conventions[Team.NS] = resolve_conventions(msg.conventions_ns, "conventions_ns")
         if msg.conventions_ew is not None:
             conventions[Team.EW] = resolve_conventions(msg.conventions_ew, "conventions_ew")
-        if session.tables_created >= self.config.max_tables_per_connection:
+        mine = len(self.created_by(session))
+        if mine >= self.config.max_tables_per_connection:
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
-                                f"you already have {session.tables_created} open tables "
+                                f"you already have {mine} open tables "
                                 f"(at most {self.config.max_tables_per_connection})")
         host = address_group(session.address)
-        self.addresses.check_new_table(host, len(self.lobby.tables), self.config.max_tables,
+        held = sum(1 for table in self.lobby.tables.values()
+                   if _peer_host(table.seating.creator) == host)
+        self.addresses.check_new_table(held, len(self.lobby.tables), self.config.max_tables,
                                        self.config.max_tables_per_address)
         table_id = self.lobby.new_id()
         # A private table: one invitation code per seat; the creator gets the codes, the
@@ -362,7 +395,7 @@ class Hub:
             invites=None if made is None else {
                 seat: code_hash for seat, (_c, code_hash) in made.items()})
         record = self.records.new(table_id, (f"address {host}", f"name {session.name}"))
-        table = self.lobby.create(options, conventions, record, table_id)
+        table = self.lobby.create(options, conventions, record, table_id, creator=session)
         table.record_header()
         if record is not None:
             if record.failing:
@@ -371,10 +404,6 @@ class Hub:
                 record.discard()
                 raise records_unavailable("the server cannot write match records now")
             self.records.keep(table, record)
-        table.seating.creator = session
-        session.tables_created += 1
-        self.addresses.table_created(host)
-        self._creators[table] = (session, host)
         session.deliver(TableCreated(id=msg.id, table=table.id, name=table.name,
                                      private=msg.private, invitations=codes))
         log.info("table %s %r created by connection #%d (target %d%s)", table.id, table.name,
@@ -400,7 +429,7 @@ class Hub:
                                      address_group(session.address))
         log.info("connection #%d %r sits at %s %s", session.number, session.name, table.id,
                  table.seating.seat_of(session))
-        self.send(out, table)
+        self.table_acted(out, table)
 
     def _hint(self, session: Session, msg: Hint) -> None:
         """Answer at once when this turn's hint is known; else work it out in a task.
@@ -408,35 +437,35 @@ class Hub:
         beyond, ``rate_limited``; only a hint that must be worked out costs."""
         table = self.lobby.current(session)
         now = trio.current_time()
-        bucket = session.hint_bucket = refilled(session.hint_bucket,
-                                                self.config.hints_per_minute,
-                                                self.config.hint_burst, now)
+        member = self.sessions[session]
+        bucket = member.hints = refilled(member.hints, self.config.hints_per_minute,
+                                         self.config.hint_burst, now)
         wait = bucket.wait_for_one()
         if wait:
             session.deliver(rate_limited(msg.id, "too many hints", wait))
             return
         out, seat = self.hints.request(table, session, msg.id)
-        self.send(out)
+        self.deliver(out)
         if seat is not None:
             bucket.take(now)  # only a hint that must be worked out costs one
             assert self._nursery is not None
             self._nursery.start_soon(self._hint_work, table, seat)
 
     async def _hint_work(self, table: Table, seat: Seat) -> None:
-        self.send(await self.hints.work(table, seat))
+        self.deliver(await self.hints.work(table, seat))
 
     def _expert_done(self, table: Table, job: ExpertJob, cost: Mapping[Team, int] | None,
                      reason: str | None) -> None:
         """A play-through's figure (or why there is none), told to its table if still open."""
         if self.lobby.tables.get(table.id) is table:
-            self.send(table.expert_done(job, cost, reason))
+            self.deliver(table.expert_done(job, cost, reason))
 
     def _chat(self, session: Session, msg: Chat, now: float) -> None:
         """A chat line: to the sender's table (the table says who reads it), or to every
         connection in the lobby. Limited per connection and per address."""
-        bucket = session.chat_bucket = refilled(session.chat_bucket,
-                                                self.config.chat_per_minute,
-                                                self.config.chat_burst, now)
+        member = self.sessions[session]
+        bucket = member.chat = refilled(member.chat, self.config.chat_per_minute,
+                                        self.config.chat_burst, now)
         host = address_group(session.address)
         wait = max(bucket.wait_for_one(), self.addresses.chat.wait(host, now))
         if wait:
@@ -459,29 +488,22 @@ class Hub:
             out.append((session, chat_message(line, msg.id)))
         bucket.take(now)
         self.addresses.chat.wrong(host, now)
-        self.send(out)
+        self.deliver(out)
 
     def _spectate(self, session: Session, msg: Spectate) -> None:
         table, out = self.lobby.spectate(session, msg.table, msg.id)
-        self.send(out, table)
+        self.table_acted(out, table)
 
     # ------------------------------------------------------------------ tables
 
     def _creator_here(self, table: Table) -> bool:
         """The connection that created ``table`` is still open (False for a table
         restored from its record: its creator's connection ended with the old server)."""
-        creator = self._creators.get(table)
-        return creator is not None and creator[0] in self.sessions
-
-    def _table_gone(self, table: Table) -> None:
-        """``table``'s task ended: its creator may open another one."""
-        creator = self._creators.pop(table, None)
-        if creator is not None:
-            creator[0].tables_created -= 1
-            self.addresses.table_gone(creator[1])
+        creator = table.seating.creator
+        return isinstance(creator, Session) and creator in self.sessions
 
 
-def _peer_host(peer: Peer) -> str | None:
+def _peer_host(peer: Peer | None) -> str | None:
     """The address group of a connection (None for what is not one)."""
     return address_group(peer.address) if isinstance(peer, Session) else None
 

@@ -51,9 +51,10 @@ class Lobby:
                 return table_id
 
     def create(self, options: TableOptions, conventions: dict[Team, ConventionCard] | None = None,
-               recorder: Recorder | None = None, table_id: str | None = None) -> Table:
-        """Make a table (not seating anyone) and list it."""
-        table = Table(table_id or self.new_id(), options, conventions, recorder)
+               recorder: Recorder | None = None, table_id: str | None = None,
+               creator: Peer | None = None) -> Table:
+        """Make a table (not seating anyone) for ``creator``'s connection and list it."""
+        table = Table(table_id or self.new_id(), options, conventions, recorder, creator)
         self.tables[table.id] = table
         return table
 

@@ -80,7 +80,8 @@ class Seating:
     __slots__ = ("_left_names", "_match_hosts", "creator", "invites", "seats", "spectators",
                  "table_id")
 
-    def __init__(self, table_id: str, invites: dict[Seat, str] | None) -> None:
+    def __init__(self, table_id: str, invites: dict[Seat, str] | None,
+                 creator: Peer | None = None) -> None:
         self.table_id = table_id
         #: A private table: each seat's invitation code, hashed (None: a public table).
         self.invites = invites
@@ -88,7 +89,7 @@ class Seating:
         self.spectators: dict[Peer, None] = {}  # insertion-ordered set
         #: The connection that created the table: at a private table it may ``add_bot``
         #: without a code (not kept over a restart: the codes still work then).
-        self.creator: Peer | None = None
+        self.creator = creator
         #: The addresses that have held a seat of each partnership since the match
         #: started: none of them may take a seat of the other side that someone left.
         self._match_hosts: dict[Team, set[str]] = {team: set() for team in TEAMS}
@@ -243,6 +244,61 @@ class Seating:
         self.spectators.pop(peer, None)
         return token
 
+    def restore(self, seat: Seat, kind: SeatKind, name: str | None, token_hash: str | None,
+                strategy: str | None, *, ready: bool, held_until: float) -> None:
+        """``seat`` as a record left it after a restart, its player not connected: a
+        person's seat is held until ``held_until`` and kept ``ready`` if the record says so;
+        a bot is always ready."""
+        slot = self.seats[seat]
+        slot.kind, slot.name, slot.token_hash, slot.strategy = kind, name, token_hash, strategy
+        slot.ready = kind == "bot" or ready
+        if kind == "human":
+            slot.held_until = held_until
+
+    def all_ready(self) -> bool:
+        """Every seat is taken, and every person seated said ready."""
+        return not any(slot.kind == "empty" or (slot.kind == "human" and not slot.ready)
+                       for slot in self.seats.values())
+
+    def all_back(self) -> bool:
+        """Every seat is taken, and every person seated is connected and ready (after a
+        match: asked for the rematch)."""
+        return not any(slot.kind == "empty" or (slot.kind == "human" and not (
+            slot.peer is not None and slot.ready)) for slot in self.seats.values())
+
+    def unready(self, but: SeatSlot | None = None) -> None:
+        """No person seated is ready any more (but ``but``, who is)."""
+        for slot in self.humans:
+            slot.ready = slot is but
+
+    def match_over(self, held_until: float) -> None:
+        """The match ended: a player who is away (their seat held or played by a bot) may
+        still come back to see the end, so their seat is held once more (to
+        ``held_until``), then the table goes; from here a person's ready flag says they
+        asked for a rematch."""
+        for slot in self.seats.values():
+            away = slot.kind == "human" and slot.peer is None
+            slot.held_until = held_until if away else None
+            slot.takeover = False
+            slot.ready = slot.kind == "bot"
+
+    def seat_bot(self, slot: SeatSlot, strategy: str) -> str:
+        """A server-side bot with ``strategy`` sits at ``slot`` (always ready); returns
+        its name."""
+        name = f"{strategy} bot"
+        slot.kind, slot.name, slot.strategy, slot.ready = "bot", name, strategy, True
+        return name
+
+    def watch(self, peer: Peer, *, allowed: bool) -> None:
+        """``peer`` watches the table (its creator's connection may always: a tournament
+        director does; others only where the table ``allowed`` spectators)."""
+        if self.seat_of(peer) is not None:
+            raise ProtocolError(ErrorCode.ALREADY_SEATED, "you sit at this table already")
+        if not allowed and peer is not self.creator:
+            raise ProtocolError(ErrorCode.NO_SPECTATORS,
+                                f"table {self.table_id} allows no spectators")
+        self.spectators[peer] = None
+
     def leave(self, slot: SeatSlot, in_match: bool) -> None:
         """The player at ``slot`` gives it up (its name is kept for the match)."""
         if in_match and slot.name is not None:
@@ -254,6 +310,11 @@ class Seating:
         a second connection of an opponent must not sit down in a seat someone left and
         read its hand."""
         return in_match and host is not None and host in self._match_hosts[seat.team.other]
+
+    def remember_hosts(self, in_match: bool) -> None:
+        """Note the address of every person seated (the match starts)."""
+        for slot in self.humans:
+            self.remember_host(slot, in_match)
 
     def remember_host(self, slot: SeatSlot, in_match: bool) -> None:
         """Note the address of ``slot``'s player once the match is on (kept to its end,

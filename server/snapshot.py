@@ -7,30 +7,40 @@ from __future__ import annotations
 import dataclasses
 from typing import Protocol
 
+from ..bots.base import View
 from ..game.conventions import ConventionCard
 from ..game.deal import Deal
-from ..game.match import first_dealer
+from ..game.match import Match, first_dealer
 from ..game.seats import Seat, Team
-from ..protocol.messages import BotCard, BotPlayedBy
+from ..protocol.messages import BotCard, BotPlayedBy, MessageId, TableStatus
 from . import views
 from .chat import TableChat
 from .deal_summary import DealSummaries
+from .disclosure import Disclosure
 from .pause import PauseVote
-from .seating import Peer
-from .turn_clock import ClockedTable, TurnClock
+from .seating import Outbox, Peer, Seating, SeatSlot
+from .table_options import TableOptions
+from .turn_clock import TurnClock
 
-__all__ = ["SnapshotTable", "deal_facts", "table_snapshot"]
+__all__ = ["SnapshotTable", "bot_turn", "bot_view", "deal_facts", "hint_turn", "shown_deal",
+           "state_for", "table_snapshot"]
 
 
-class SnapshotTable(ClockedTable, Protocol):
+class SnapshotTable(Protocol):
     """What a snapshot reads of the table."""
 
+    status: TableStatus
+    match: Match
+    options: TableOptions
+    now: float
+    seating: Seating
+    seats: dict[Seat, SeatSlot]
+    disclosure: Disclosure
     id: str
     name: str
     clock: TurnClock
     last_deal: Deal | None
     bot_cards: dict[tuple[Seat, int], BotPlayedBy]
-    between_deadline: float | None
     deal_conventions: dict[Team, ConventionCard]
     spectators: dict[Peer, None]
     chat: TableChat
@@ -52,7 +62,50 @@ def deal_facts(table: SnapshotTable) -> views.DealFacts:
         deal=live if live is not None else table.last_deal, live=live is not None,
         deal_number=table.match.deal_number, conventions=table.conventions,
         scores=table.match.scores, target=table.match.target,
-        turn_left=table.clock.turn_left(table))
+        turn_left=table.clock.turn_left(table.now, paused=table.pausing.paused))
+
+
+def shown_deal(table: SnapshotTable) -> Deal | None:
+    """The deal in play, else the last one: what explanations and questions are about."""
+    return table.match.deal if table.match.deal is not None else table.last_deal
+
+
+def bot_turn(table: SnapshotTable) -> Seat | None:
+    """The seat a server-side bot must play for now, if any (a bot seat, a seat its
+    substitute plays, or a seat whose clock ran out)."""
+    deal = table.match.deal
+    if table.status != "playing" or deal is None or deal.turn is None \
+            or table.pausing.paused:
+        return None
+    if table.seats[deal.turn].bot_controlled or table.clock.due is deal.turn:
+        return deal.turn
+    return None
+
+
+def hint_turn(table: SnapshotTable, seat: Seat) -> tuple[int, int] | None:
+    """The turn (deal number, plays made) a hint for ``seat`` is about: its turn in a
+    deal being played; None when it is not ``seat``'s turn."""
+    deal = table.match.deal
+    if table.status != "playing" or deal is None or deal.turn is not seat:
+        return None
+    return table.match.deal_number, deal.plays_made
+
+
+def bot_view(table: SnapshotTable, seat: Seat) -> View:
+    """What a bot playing ``seat`` may see: its own hand and public facts."""
+    known = views.knowledge(deal_facts(table), seat)
+    assert isinstance(known, View) and table.match.deal is not None
+    return known
+
+
+def state_for(table: SnapshotTable, peer: Peer, seat: Seat | None,
+              req_id: MessageId | None = None) -> Outbox:
+    """A fresh ``table_state`` for ``peer`` (sitting at ``seat``, or watching), then its
+    ``your_turn`` if it is that seat's turn: on joining, on a reclaim and on ``sync``."""
+    snap = table_snapshot(table)
+    out: Outbox = [(peer, views.table_state(snap, seat, id=req_id))]
+    turn = views.your_turn(snap.facts, seat) if seat is not None else None
+    return out if turn is None else [*out, (peer, turn)]
 
 
 def table_snapshot(table: SnapshotTable, full: bool = True) -> views.TableSnapshot:
@@ -87,11 +140,7 @@ def table_snapshot(table: SnapshotTable, full: bool = True) -> views.TableSnapsh
 def _next_deal_in(table: SnapshotTable) -> float | None:
     if table.status != "between_deals":
         return None
-    if table.pausing.paused:
-        return table.pausing.between_left
-    if table.between_deadline is None:
-        return None
-    return max(0.0, table.between_deadline - table.now)
+    return table.clock.next_deal_in(table.now, paused=table.pausing.paused)
 
 
 def _lobby_line(table: SnapshotTable) -> views.TableSnapshot:

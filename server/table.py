@@ -8,18 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..bots.base import View
 from ..game.cards import Card
 from ..game.conventions import DEFAULT_CARD, ConventionCard, builtin_card
 from ..game.deal import Deal
 from ..game.errors import IllegalAction
 from ..game.match import Match
-from ..game.rng import derive_seed
 from ..game.seats import TEAMS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import (
     BotPlayedBy,
     BotTakeover,
+    Clock,
     Error,
     ExpertCost,
     Joined,
@@ -31,7 +30,6 @@ from ..protocol.messages import (
     PlayerLeft,
     PlayerReady,
     RematchStarted,
-    RematchWanted,
     TableStatus,
     Turn,
 )
@@ -43,8 +41,10 @@ from .holds import SeatHolds
 from .pause import PauseVote
 from .records.events import ExpertEvent, TableEvent
 from .records.recording import PlayedBy, Recorder, Recording
+from .records.replay import MatchReplay
+from .rematch import RematchTerms
 from .seating import Outbox, Peer, Seating
-from .snapshot import deal_facts, table_snapshot
+from .snapshot import deal_facts, shown_deal, state_for, table_snapshot
 from .table_bots import seat_bot, substitute
 from .table_options import TableOptions
 from .turn_clock import TurnClock
@@ -58,49 +58,31 @@ DEAL_GRACE_SECONDS = 2.0
 
 
 class Table:
-    """A table: four seats, spectators, the match, and the rules of who may do what.
-
-    Convention cards, explanations and questions are its :attr:`disclosure` object's;
-    the table hands those requests on to it.
-    """
+    """A table: four seats, spectators, the match, and the rules of who may do what. Its
+    parts own their state and say what they decided; only the table writes its fields."""
 
     def __init__(self, table_id: str, options: TableOptions,
                  conventions: dict[Team, ConventionCard] | None = None,
-                 recorder: Recorder | None = None) -> None:
-        self.id = table_id
-        self.options = options
-        self.name = options.name
-        self.match = Match(options.seed, options.target)
+                 recorder: Recorder | None = None, creator: Peer | None = None) -> None:
+        self.id, self.options, self.name = table_id, options, options.name
         #: Who sits where and who watches (see :mod:`.seating`); ``seats`` and
         #: ``spectators`` are its dicts, which the table's other parts read.
-        self.seating = Seating(table_id, options.invites)
+        self.seating = Seating(table_id, options.invites, creator)
         self.seats, self.spectators = self.seating.seats, self.seating.spectators
         default = builtin_card(DEFAULT_CARD)
-        cards: dict[Team, ConventionCard] = {team: default for team in TEAMS}
-        if conventions:
-            cards.update(conventions)
+        cards = {team: default for team in TEAMS} | (conventions or {})
         #: The cards the current (or, between deals, the last) deal is played under.
         self.deal_conventions: dict[Team, ConventionCard] = dict(cards)
-        self.status: TableStatus = "waiting"
-        self.last_deal: Deal | None = None
-        #: The cards of the rows in play (between deals, the last deal's) that a bot
-        #: played for a human's seat, by seat and place in its row: every snapshot marks
-        #: them, as the ``played`` events did.
-        self.bot_cards: dict[tuple[Seat, int], BotPlayedBy] = {}
-        self.between_deadline: float | None = None
+        self._start_match(Match(options.seed, options.target))
         #: What the table writes to its record (see :mod:`.records.recording`).
         self.recording = Recording(recorder)
-        #: Bumped on every change a bot decision depends on, so a stale decision is dropped.
+        #: Moved (by :meth:`_changed` alone) on every change a bot decision depends on.
         self.version = 0
-        self.disclosure = Disclosure(cards)
+        self.disclosure = Disclosure(cards, self.seating, self.recording)
         #: The latest time any action or tick was given (deadlines start from it).
         self.now = 0.0
-        #: The turn's clock (see :mod:`.turn_clock`).
+        #: The turn's clock and the between-deal countdown (see :mod:`.turn_clock`).
         self.clock = TurnClock()
-        #: The seat and turn (deal number, plays made) whose hint the table was last
-        #: told of (``hint_taken``, and the record's ``hint`` line). Restored from the
-        #: record, so a hint asked for again after a restart is not announced twice.
-        self.hint_told: tuple[Seat, tuple[int, int]] | None = None
         #: With no person seated, no deal starts after this many (None: no limit)...
         self.unseated_deal_limit: int | None = None
         #: ...and the table halts, saying why: its task then closes it.
@@ -111,83 +93,195 @@ class Table:
         self.pausing = PauseVote()
         #: Seats held for players whose connection dropped (see :mod:`.holds`).
         self.holds = SeatHolds()
-        self._summaries = DealSummaries(self.match.seed)
-        #: The target of the next rematch (the last match's until a player asks another).
-        self.rematch_target = self.match.target
+        #: The terms of the next match, once this one is over (see :mod:`.rematch`).
+        self.rematch_terms = RematchTerms(self.match.target)
 
-    # ------------------------------------------------------------------ helpers
+    def _start_match(self, match: Match) -> None:
+        """A new match (the first, a rematch, or one restored from its record)."""
+        self.match = match
+        self.status: TableStatus = "waiting"
+        self.last_deal: Deal | None = None
+        #: The cards of the rows in play (between deals, the last deal's) a bot played
+        #: for a human's seat, by seat and place in its row: every snapshot marks them.
+        self.bot_cards: dict[tuple[Seat, int], BotPlayedBy] = {}
+        #: The seat and turn (deal number, plays made) whose hint the table last told of
+        #: (``hint_taken``; restored from the record, so it is not told twice).
+        self.hint_told: tuple[Seat, tuple[int, int]] | None = None
+        self.summaries = DealSummaries(match.seed)
 
-    def _tick_clock(self, now: float | None) -> None:
+    @classmethod
+    def restored(cls, table_id: str, state: MatchReplay, record: Recorder, now: float,
+                 hold_seconds: float) -> Table:
+        """The table a record (replayed into ``state``) leaves its match in, nobody
+        connected: each human seat held for ``hold_seconds`` from ``now`` (a finished
+        match stays while a seat is held, so its players can come back to see the end)."""
+        table = cls(table_id, state.header.options(), dict(state.conventions), record)
+        table._start_match(match := state.match)
+        table.last_deal, table.hint_told = state.last_deal, state.hint_told
+        table.bot_cards = dict(state.bot_cards)
+        for seat, event in state.seats.items():  # a person's ready flag lasts to a deal
+            table.seating.restore(seat, event.kind, event.name, event.token_hash,
+                                  event.strategy, ready=seat in state.ready and not match.is_over,
+                                  held_until=now + hold_seconds)
+        table.now = now
+        if match.is_over:
+            table.status = "over"
+        elif match.deal is not None:
+            table.status = "playing"
+            # The turn's clock starts again, in full: a restart is nobody's fault, and the
+            # seat to play may need the time to come back first.
+            table.arm_clock()
+        elif state.started:
+            table.status = "between_deals"
+            table.clock.next_deal_at(now + table.options.between_deals_seconds)
+        table.chat.restore(state.chat)
+        playing = table.status == "playing"  # only the deal in play's questions are open
+        table.disclosure.restore(state.questions if playing else [],
+                                 state.answers if playing else {}, state.question_number)
+        turn = table._turn_to_play()
+        if turn is not None:  # still waiting for an answer: its clock stays stopped
+            table._stop_clock_for(turn)
+        table.summaries.expert.update(state.expert)
+        return table
+
+    def _advance_now(self, now: float | None) -> None:
         if now is not None:
             self.now = max(self.now, now)
+
+    def _changed(self, changed: bool = True) -> None:
+        """Something a bot's decision depends on ``changed``: one made before is stale."""
+        if changed:
+            self.version += 1
+
+    def _turn_to_play(self) -> Seat | None:
+        """The seat to play in a deal being played (None between deals, or at its end)."""
+        deal = self.match.deal
+        return deal.turn if self.status == "playing" and deal is not None else None
 
     @property
     def in_match(self) -> bool:
         """A match is on (its deals, or between them)."""
         return self.status in ("playing", "between_deals")
 
-    @property
-    def summaries(self) -> DealSummaries:
-        """The current match's deal summaries (a new match, a rematch or one restored
-        from its record, starts new ones)."""
-        if self._summaries.match_seed != self.match.seed:
-            self._summaries = DealSummaries(self.match.seed)
-        return self._summaries
+    def limit_unseated_deals(self, limit: int | None) -> None:
+        """With no person seated, no deal starts after ``limit`` (None: no limit)."""
+        self.unseated_deal_limit = limit
+
+    def hint_told_now(self, seat: Seat, turn: tuple[int, int]) -> bool:
+        """``seat``'s hint for ``turn`` is told now; False if told before a restart."""
+        told, self.hint_told = self.hint_told == (seat, turn), (seat, turn)
+        return not told
 
     def expert_done(self, job: ExpertJob, cost: Mapping[Team, int] | None,
                     unavailable: str | None = None) -> Outbox:
-        """A play-through the hub ran is done: record it and tell everyone at the table
-        (nothing if a rematch has started since). Not recorded once the match is over:
-        ``match_end`` is a finished record's last line (restore reads only that line).
-        Without ``cost`` the figure is unavailable for the reason given (not recorded)."""
+        """A play-through the hub ran is done (without ``cost``: unavailable, for the
+        reason given): tell everyone, and record a figure unless the match is over
+        (``match_end`` is a record's last line). Nothing if a rematch has started since."""
         if not self.summaries.expert_done(job, cost, unavailable):
             return []
-        if cost is None:
-            return self.seating.broadcast(ExpertCost(deal=job.deal, unavailable=unavailable))
-        if self.status != "over":
+        if cost is not None and self.status != "over":
             self.recording.write(ExpertEvent(deal=job.deal, information_cost=dict(cost)))
-        return self.seating.broadcast(ExpertCost(deal=job.deal, information_cost=dict(cost)))
+        return self.seating.broadcast(ExpertCost(deal=job.deal, unavailable=unavailable)
+                                      if cost is None else
+                                      ExpertCost(deal=job.deal, information_cost=dict(cost)))
+
+    def record_header(self) -> None:
+        """Write the table's options and conventions (once, when it is created)."""
+        self.recording.header(TableEvent.of(self.id, self.options), self.conventions)
 
     def close(self, reason: str) -> None:
-        """The table is closed for ``reason`` (its record says so, so a restart does not
-        bring it back); its task then takes it out of the lobby."""
+        """Closed for ``reason`` (said in its record: a restart does not bring it back)."""
         self.recording.closed(reason)
 
     def fail(self) -> Outbox:
-        """A bug in this table's task: its match is over and it is closed, and everyone
-        at it is told (``internal``). The lobby then removes it, freeing its players."""
+        """A bug in this table's task: it is closed, and everyone at it told so."""
         self.close("failed")
         self.status = "over"
         return self.seating.broadcast(Error(code=ErrorCode.INTERNAL,
                                             message="this table failed and is closed"))
 
-    # ------------------------------------------------------------------ disclosure
-    # Conventions, explanations and questions are the disclosure part's (callers reach
-    # ``table.disclosure``); a question and its answer also stop and start the clock.
-
     @property
     def conventions(self) -> dict[Team, ConventionCard]:
         return self.disclosure.conventions
 
+    def set_conventions(self, peer: Peer, spec: str | ConventionCard,
+                        req_id: MessageId | None = None) -> Outbox:
+        """The sender declares its partnership's convention card."""
+        out, changed = self.disclosure.set_conventions(self.status, peer, spec, req_id)
+        self._changed(changed)
+        return out
+
     def ask(self, peer: Peer, target: Seat, text: str, index: int | None,
             req_id: MessageId | None = None, now: float | None = None) -> Outbox:
         """A question; asked on one's own turn of a person, it stops one's clock."""
-        self._tick_clock(now)
-        out = self.disclosure.ask(self, peer, target, text, index, req_id)
+        self._advance_now(now)
+        out = self.disclosure.ask(shown_deal(self), self.deal_conventions, peer, target, text,
+                                  index, req_id)
         seat = self.seating.seat_of(peer)
-        return out if seat is None else out + self.clock.stop_for_question(self, seat)
+        return out if seat is None else out + self._stop_clock_for(seat)
 
     def answer(self, peer: Peer, qid: str, text: str,
                req_id: MessageId | None = None, now: float | None = None) -> Outbox:
         """An answer; the asker's clock runs again once nothing it asked is open."""
-        self._tick_clock(now)
-        return self.disclosure.answer(self, peer, qid, text, req_id) + self.clock.run_again(self)
+        self._advance_now(now)
+        return self.disclosure.answer(peer, qid, text, req_id) + self._run_clock_again()
 
-    # ------------------------------------------------------------------ records
+    # ------------------------------------------------------------------ clocks and pause
 
-    def record_header(self) -> None:
-        """Write the table's options and conventions (once, when it is created)."""
-        self.recording.header(TableEvent.of(self.id, self.options), self.conventions)
+    def arm_clock(self, grace: float = 0.0) -> float | None:
+        """Start the clock of the seat to play if it is a human's and the table has one,
+        with ``grace`` seconds more; returns the seconds it has."""
+        turn = self._turn_to_play()
+        human = turn is not None and not self.seats[turn].bot_controlled
+        return self.clock.arm(self.now, self.options.turn_seconds if human else None, grace,
+                              paused=self.pausing.paused)
+
+    def bot_plays(self, seat: Seat) -> None:
+        """``seat`` is now played by a bot: a clock running for it stops."""
+        deal = self.match.deal
+        if deal is not None and deal.turn is seat:
+            self.clock.clear()
+
+    def _stop_clock_for(self, seat: Seat) -> Outbox:
+        """``seat`` asked a person a question: its clock stops if it is its own turn."""
+        deal = self.match.deal
+        return self._clock_news(self.clock.stop_for_question(
+            self.now, seat, None if deal is None else deal.turn,
+            waiting=self.disclosure.waiting(seat)))
+
+    def _run_clock_again(self, *, force: bool = False) -> Outbox:
+        """The stopped clock runs again once its seat waits for no answer (``force``: its
+        time to wait this turn is used up)."""
+        turn = None if self.match.deal is None else self.match.deal.turn
+        return self._clock_news(self.clock.run_again(
+            self.now, turn, waiting=turn is not None and self.disclosure.waiting(turn),
+            paused=self.pausing.paused, force=force))
+
+    def _clock_news(self, news: Clock | None) -> Outbox:
+        self._changed(news is not None)
+        return [] if news is None else self.seating.broadcast(news)
+
+    def seat_went(self, seat: Seat) -> Outbox:
+        """The person at ``seat`` went away: the pause hears of it (a bot thinking when
+        the clocks stop or go plays after that, not during it)."""
+        out, moved = self.pausing.seat_went(
+            seat, self.now, self.clock, audience=[peer for peer, _ in self.seating.audience()],
+            all_bots=all(slot.kind == "bot" for slot in self.seats.values()))
+        self._changed(moved)
+        return out
+
+    def freeze(self, now: float | None = None) -> bool:
+        """The server holds the table while its record waits for the disk (from ``now``):
+        the clocks stop as for an agreed pause. False if a pause is in force already."""
+        self._advance_now(now)
+        stopped = self.pausing.freeze(self.clock, self.now)
+        self._changed(stopped or now is not None)
+        return stopped
+
+    def thaw(self, now: float) -> None:
+        """Let a table :meth:`freeze` stopped go on (unless its players paused it)."""
+        self._advance_now(now)
+        self._changed(self.pausing.thaw(self.clock, self.now))
 
     # ------------------------------------------------------------------ lobby actions
 
@@ -201,11 +295,11 @@ class Table:
         slot = self.seating.choose(peer, seat, invite, host, self.in_match)
         token = self.seating.sit(slot, peer, name, host, in_match=self.in_match,
                                  playing=self.status == "playing")
-        self.version += 1
+        self._changed()
         self.recording.seat(slot)
         out: Outbox = [
             (peer, Joined(id=req_id, table=self.id, seat=slot.seat, token=token)),
-            *self.state_for(peer, slot.seat),
+            *state_for(self, peer, slot.seat),
         ]
         out += self.seating.broadcast(PlayerJoined(seat=slot.seat, name=slot.name or name,
                                                            kind="human"), skip=peer)
@@ -213,27 +307,8 @@ class Table:
 
     def spectate(self, peer: Peer, req_id: MessageId | None = None) -> Outbox:
         """Watch the table: the public view only."""
-        if self.seating.seat_of(peer) is not None:
-            raise ProtocolError(ErrorCode.ALREADY_SEATED, "you sit at this table already")
-        # Its creator's connection may always watch (a tournament director does).
-        if not self.options.allow_spectators and peer is not self.seating.creator:
-            raise ProtocolError(ErrorCode.NO_SPECTATORS,
-                                f"table {self.id} allows no spectators")
-        self.spectators[peer] = None
+        self.seating.watch(peer, allowed=self.options.allow_spectators)
         return [(peer, views.table_state(table_snapshot(self), None, id=req_id))]
-
-    def state_for(self, peer: Peer, seat: Seat | None,
-                  req_id: MessageId | None = None) -> Outbox:
-        """A fresh ``table_state`` for ``peer`` (sitting at ``seat``, or watching), then its
-        ``your_turn`` if it is that seat's turn: on joining, on a reclaim and on ``sync``."""
-        snap = table_snapshot(self)
-        out: Outbox = [(peer, views.table_state(snap, seat, id=req_id))]
-        turn = views.your_turn(snap.facts, seat) if seat is not None else None
-        return out if turn is None else [*out, (peer, turn)]
-
-    def sync(self, peer: Peer, req_id: MessageId | None = None) -> Outbox:
-        """``sync`` from a seat or a spectator of this table."""
-        return self.state_for(peer, self.seating.seat_of(peer), req_id)
 
     def _turn(self, turn: Seat, audience: list[tuple[Peer, Seat | None]],
               grace: float = 0.0) -> Outbox:
@@ -242,8 +317,7 @@ class Table:
         server-side bot plays has no connection to send it to)."""
         # The clock starts now for a human seat when the table has one: ``turn`` and
         # ``your_turn`` say how long it has.
-        seconds = self.clock.arm(self, grace)
-        msg = Turn(seat=turn, seconds=seconds)
+        msg = Turn(seat=turn, seconds=self.arm_clock(grace))
         # A drop or a return of the seat to play is told now, a time it does not choose.
         out: Outbox = self.holds.publish(self, turn, self.now)
         out += [(peer, msg) for peer, _ in audience]
@@ -258,44 +332,45 @@ class Table:
                 invite: str | None = None) -> Outbox:
         """Put a server-side bot in an empty seat (see :func:`.table_bots.seat_bot`); it
         may fill the last seat and start the match."""
-        self._tick_clock(now)
-        out = seat_bot(self, requester, seat, strategy, req_id, invite)
+        self._advance_now(now)
+        out = seat_bot(self.seating, self.options, self.conventions, requester, seat, strategy,
+                       req_id, invite)
+        self.recording.seat(self.seats[seat])  # before anyone is told, as every event
+        self._changed()
         return out + self._maybe_start() + self._maybe_rematch()
 
     def leave(self, peer: Peer, req_id: MessageId | None = None,
               now: float | None = None) -> Outbox:
         """Stop spectating, or give up the seat: mid-match the substitute takes it over
         if the table allows (docs/PROTOCOL.md, ``leave``)."""
-        self._tick_clock(now)
+        self._advance_now(now)
         out: Outbox = [(peer, Ok(id=req_id, request="leave"))]
         if peer in self.spectators:
             del self.spectators[peer]
             return out
         slot = self.seating.require_seat(peer)
         self.disclosure.drop_questions(slot.seat)
-        out += self.clock.run_again(self)  # the leaver may be the one its asker waits for
+        out += self._run_clock_again()  # the leaver may be the one its asker waits for
         in_match = self.in_match
         self.seating.leave(slot, in_match)
-        self.version += 1
+        self._changed()
         if in_match and self.options.bot_takeover:
-            strategy = substitute(self, slot.seat)
-            slot.kind, slot.name, slot.strategy = "bot", f"{strategy} bot", strategy
-            slot.ready = True
+            strategy = substitute(self.options, self.conventions, slot.seat)
+            self.seating.seat_bot(slot, strategy)
             self.recording.seat(slot)
-            self.clock.bot_plays(self, slot.seat)
+            self.bot_plays(slot.seat)
             out += self.seating.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
             out += self.seating.broadcast(BotTakeover(seat=slot.seat, strategy=strategy),
                                            skip=peer)
-            return out + self.pausing.seat_went(self, slot.seat) + self._maybe_next_deal_now()
+            return out + self.seat_went(slot.seat) + self._maybe_next_deal_now()
         self.recording.seat(slot)
-        out += self.seating.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
-        return out
+        return out + self.seating.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
 
     def ready(self, peer: Peer, req_id: MessageId | None = None,
               now: float | None = None) -> Outbox:
         """Mark the sender ready; may start the match or the next deal (whose clock, if
         the table has one, starts at ``now``)."""
-        self._tick_clock(now)
+        self._advance_now(now)
         slot = self.seating.require_seat(peer)
         out: Outbox = [(peer, Ok(id=req_id, request="ready"))]
         if self.status in ("waiting", "between_deals") and not slot.ready:
@@ -313,55 +388,37 @@ class Table:
         """After the end: the sender's seat asks to play again at this table (to
         ``target`` points, if given); the new match starts when every seat is filled and
         every human seat is connected and has asked for the same target."""
-        self._tick_clock(now)
+        self._advance_now(now)
         slot = self.seating.require_seat(peer)
         if self.status != "over":
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
                                 "a rematch can be asked for once the match is over")
         out: Outbox = [(peer, Ok(id=req_id, request="rematch"))]
-        if target is not None and target != self.rematch_target:
-            # New terms: the others asked for the old ones, so they must ask again.
-            self.rematch_target = target
-            for other in self.seating.humans:
-                other.ready = other is slot
-            self.version += 1
+        news, new_terms = self.rematch_terms.ask(slot, self.seating, target)
+        if new_terms:
+            self._changed()
             snap = table_snapshot(self)
             out += [(each, views.table_state(snap, seat))
                     for each, seat in self.seating.audience()]
-            return out + self.seating.broadcast(RematchWanted(
-                seat=slot.seat, target=target)) + self._maybe_rematch()
-        if not slot.ready:
-            slot.ready = True
-            out += self.seating.broadcast(RematchWanted(seat=slot.seat,
-                                                        target=self.rematch_target))
-        return out + self._maybe_rematch()
+        return out + news + self._maybe_rematch()
 
     def _maybe_rematch(self) -> Outbox:
-        if self.status != "over" or any(
-                slot.kind == "empty" or (slot.kind == "human" and not (
-                    slot.peer is not None and slot.ready)) for slot in self.seats.values()):
+        if self.status != "over" or not self.seating.all_back():
             return []
-        # Derived from the last match's seed: as secret as it was, and a seeded table's
-        # rematches are as reproducible as its first match.
-        seed = derive_seed(self.match.seed, 2) & (2**63 - 1)
-        target = self.rematch_target
-        self.recording.rematch(seed, None if target == self.options.target else target)
-        self.match = Match(seed, target)
+        match = self.rematch_terms.next_match(self.match)
+        self.recording.rematch(match.seed, None if match.target == self.options.target
+                               else match.target)
+        self._start_match(match)
         self.disclosure.changes.clear()  # a new match: its card changes are counted anew
-        self.last_deal, self.hint_told = None, None
-        self.bot_cards = {}
         self.disclosure.expire_questions()
         self.seating.new_match()
-        self.status = "waiting"
-        self.version += 1
+        self._changed()
         return self.seating.broadcast(RematchStarted()) + self._maybe_start()
 
-    # ------------------------------------------------------------------ connections
-
     def disconnect(self, peer: Peer, now: float) -> Outbox:
-        """``peer``'s connection is gone: stop spectating, or hold its seat (see
-        :mod:`.holds`)."""
-        self._tick_clock(now)
+        """``peer``'s connection is gone: stop spectating, or hold its seat (.holds)."""
+        self._advance_now(now)
+        self._changed(self.seating.seat_of(peer) is not None)  # its seat is held from now
         return self.holds.drop(self, peer, now)
 
     def reclaim(self, peer: Peer, seat: Seat, now: float | None = None,
@@ -369,17 +426,14 @@ class Table:
         """``peer`` (from address ``host``) proved it owns ``seat``: give the seat back to
         it (a player back from a substitute on their own turn gets a full clock from
         ``now``)."""
-        self._tick_clock(now)
+        self._advance_now(now)
         out = self.holds.reclaim(self, peer, seat, host)
+        self._changed()
         return out + self._maybe_rematch()  # the last who asked for one may be back
-
-    # ------------------------------------------------------------------ timers
 
     def next_deadline(self) -> float | None:
         """When :meth:`tick` next has something to do."""
         times = self.seating.holds()
-        if self.between_deadline is not None:
-            times.append(self.between_deadline)
         times += self.clock.deadlines(paused=self.pausing.paused)
         if self.pausing.due_at is not None:
             times.append(self.pausing.due_at)
@@ -388,38 +442,42 @@ class Table:
     def tick(self, now: float) -> Outbox:
         """Act on every deadline that has passed: holds running out, the next deal, a
         turn's clock."""
-        self._tick_clock(now)
-        out = self.holds.expire(self, now)
+        self._advance_now(now)
+        out, changed = self.holds.expire(self, now)
+        self._changed(changed)
         if self.pausing.due_at is not None and now >= self.pausing.due_at:
-            out += self.pausing.tick(self, now) + self._maybe_next_deal_now()
-        if self.between_deadline is not None and now >= self.between_deadline:
+            news, moved = self.pausing.tick(now, self.clock, self.seating.present(),
+                                            [peer for peer, _ in self.seating.audience()])
+            self._changed(moved)
+            out += news + self._maybe_next_deal_now()
+        if self.clock.next_deal_due(now):
             out += self._start_deal()
-        return out + self.clock.tick(self, now)
-
-    # ------------------------------------------------------------------ pause
+        if self.clock.stop_ended(now, paused=self.pausing.paused):
+            out += self._run_clock_again(force=True)  # waited as long as it may this turn
+        self._changed(self.clock.expire(now, self._turn_to_play()))
+        return out
 
     def pause(self, peer: Peer, now: float, req_id: MessageId | None = None) -> Outbox:
         """Ask for a pause, or agree to the one asked for (see :mod:`.pause`)."""
-        self._tick_clock(now)
-        return self.pausing.request(self, peer, req_id)
+        self._advance_now(now)
+        seat = self.seating.require_seat(peer).seat
+        self.pausing.request(seat, self.status, self._turn_to_play(), self.now, peer, req_id)
+        return []
 
     def end_pause(self, peer: Peer, now: float, req_id: MessageId | None = None) -> Outbox:
         """End the pause, or withdraw the request for one."""
-        self._tick_clock(now)
-        return self.pausing.end(self, peer, req_id) + self._maybe_next_deal_now()
+        self._advance_now(now)
+        self.pausing.end(self.seating.require_seat(peer).seat, self.now, peer, req_id)
+        return self._maybe_next_deal_now()
 
     # ------------------------------------------------------------------ the match
 
     def _maybe_start(self) -> Outbox:
-        if self.status != "waiting":
-            return []
-        if any(slot.kind == "empty" or (slot.kind == "human" and not slot.ready)
-               for slot in self.seats.values()):
+        if self.status != "waiting" or not self.seating.all_ready():
             return []
         self.recording.match_start()
         out = self._start_deal()
-        for slot in self.seating.humans:
-            self.seating.remember_host(slot, self.in_match)
+        self.seating.remember_hosts(self.in_match)
         return out
 
     def _maybe_next_deal_now(self) -> Outbox:
@@ -430,14 +488,14 @@ class Table:
         return []
 
     def _start_deal(self) -> Outbox:
-        self.between_deadline = None
+        self.clock.next_deal_at(None)
         deal = self.match.start_deal()
         self.bot_cards = {}
         self.disclosure.asked.clear()  # each deal's questions are counted afresh
         self.holds.new_deal()  # and its reclaims
         self.deal_conventions = dict(self.conventions)
         self.status = "playing"
-        self.version += 1
+        self._changed()
         number = self.match.deal_number
         self.recording.deal(number, deal)
         audience = self.seating.audience()
@@ -450,13 +508,13 @@ class Table:
     def play(self, peer: Peer, card: Card, now: float,
              req_id: MessageId | None = None) -> Outbox:
         """The sender plays ``card`` from its own hand."""
-        self._tick_clock(now)
+        self._advance_now(now)
         slot = self.seating.require_seat(peer)
         return self._apply_play(slot.seat, card, now, req_id, peer)
 
     def bot_play(self, seat: Seat, card: Card, now: float) -> Outbox:
         """A server-side bot's card for ``seat`` (bot-controlled, or out of time)."""
-        self._tick_clock(now)
+        self._advance_now(now)
         if not self.seats[seat].bot_controlled and self.clock.due is not seat:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, f"seat {seat} is not played by a bot")
         return self._apply_play(seat, card, now, None, None)
@@ -473,9 +531,9 @@ class Table:
             index = deal.play(card, seat)
         except IllegalAction as exc:
             raise ProtocolError(exc.code, str(exc)) from None
-        self.version += 1
+        self._changed()
         by = self._played_by(seat, player)
-        self.clock.due = None
+        self.clock.played(deal_over=deal.is_over)
         self.recording.play(seat, card, index, by)
         bot_by: BotPlayedBy | None = ("clock" if by == "clock" else
                                       "substitute" if by == "substitute" else None)
@@ -488,22 +546,18 @@ class Table:
         out: Outbox = [(peer, own if peer is player else public) for peer, _ in audience]
         out += self.holds.publish(self, seat, now)  # the end of its turn
         if deal.is_over:
-            self.clock.deadline = None
             return out + self._end_deal(now)
         turn = deal.turn
         assert turn is not None
         return out + self._turn(turn, audience)
 
     def _played_by(self, seat: Seat, player: Peer | None) -> PlayedBy:
-        """Who made a play: the seat's ``player`` over its connection, a ``bot`` seat, the
-        ``substitute`` playing a human's seat while they are away, or the substitute's
-        one card when the player's ``clock`` ran out."""
+        """Who made a play: ``player``, a ``bot`` seat, the ``substitute`` of a person
+        away, or the substitute's one card when the player's ``clock`` ran out."""
         if player is not None:
             return "player"
         slot = self.seats[seat]
-        if slot.kind == "bot":
-            return "bot"
-        return "substitute" if slot.takeover else "clock"
+        return "bot" if slot.kind == "bot" else "substitute" if slot.takeover else "clock"
 
     def _end_deal(self, now: float) -> Outbox:
         deal = self.match.deal
@@ -517,9 +571,9 @@ class Table:
         self.last_deal = deal
         winner = self.match.winner
         # Between deals with a person seated, the next deal waits: say how long.
-        pause = self.options.between_deals_seconds if winner is None and self.seating.humans \
+        wait = self.options.between_deals_seconds if winner is None and self.seating.humans \
             else None
-        ended = views.deal_ended(deal, number, result, self.match.scores, pause,
+        ended = views.deal_ended(deal, number, result, self.match.scores, wait,
                                  self.summaries.best(number), questions)
         self.recording.result(number, result, self.match.scores)
         if self.seating.humans:
@@ -528,54 +582,20 @@ class Table:
         out += self.seating.broadcast(ended)
         if winner is not None:
             self.status = "over"
-            self.rematch_target = self.match.target
+            self.rematch_terms = RematchTerms(self.match.target)
             self.pausing = PauseVote()  # nothing left to pause; a new match asks anew
             self.recording.match_end(winner, self.match.scores)
-            for slot in self.seats.values():
-                # A player who is away (its seat held or played by a bot) may still come
-                # back to see the end: hold the seat once more, then the table goes.
-                away = slot.kind == "human" and slot.peer is None
-                slot.held_until = now + self.options.hold_seconds if away else None
-                slot.takeover = False
-                # From here a human's ready flag says it asked for a rematch.
-                slot.ready = slot.kind == "bot"
+            self.seating.match_over(now + self.options.hold_seconds)
             return out + self.seating.broadcast(MatchEnded(winner=winner,
                                                             scores=ended.scores))
         self.status = "between_deals"
-        for slot in self.seating.humans:
-            slot.ready = False
+        self.seating.unready()
         if not self.seating.humans:
-            limit = self.unseated_deal_limit
-            if limit is not None and number >= limit:
+            if self.unseated_deal_limit is not None and number >= self.unseated_deal_limit:
                 # Bots alone (perhaps watched) would play forever and fill the record.
                 self.halted = "deal_limit"
-                self.version += 1
+                self._changed()
                 return out
             return out + self._start_deal()
-        self.between_deadline = now + self.options.between_deals_seconds
+        self.clock.next_deal_at(now + self.options.between_deals_seconds)
         return out
-
-    def bot_turn(self) -> Seat | None:
-        """The seat a server-side bot must play for now, if any (a bot seat, a seat its
-        substitute plays, or a seat whose clock ran out)."""
-        deal = self.match.deal
-        if self.status != "playing" or deal is None or deal.turn is None \
-                or self.pausing.paused:
-            return None
-        if self.seats[deal.turn].bot_controlled or self.clock.due is deal.turn:
-            return deal.turn
-        return None
-
-    def hint_turn(self, seat: Seat) -> tuple[int, int] | None:
-        """The turn (deal number, plays made) a hint for ``seat`` is about: its turn in a
-        deal being played; None when it is not ``seat``'s turn."""
-        deal = self.match.deal
-        if self.status != "playing" or deal is None or deal.turn is not seat:
-            return None
-        return self.match.deal_number, deal.plays_made
-
-    def bot_view(self, seat: Seat) -> View:
-        """What a bot playing ``seat`` may see: its own hand and public facts."""
-        known = views.knowledge(deal_facts(self), seat)
-        assert isinstance(known, View) and self.match.deal is not None
-        return known

@@ -20,7 +20,7 @@ from .hints import HintDesk
 from .lobby import Lobby
 from .records.desk import RecordDesk
 from .seating import Outbox
-from .snapshot import deal_facts
+from .snapshot import bot_turn, bot_view, deal_facts
 from .table import Table
 from .table_bots import substitute
 from .views import your_turn
@@ -29,26 +29,27 @@ __all__ = ["TableTasks"]
 
 log = logging.getLogger("jackal.server")
 
-#: Delivers a table's outbox (and wakes the table's task if a table is given).
-Send = Callable[[Outbox, Table | None], None]
+#: Delivers an outbox.
+Deliver = Callable[[Outbox], None]
+#: A table acted: delivers its outbox and wakes its task (the hub's ``table_acted``).
+Acted = Callable[[Outbox, Table], None]
 
 
 class TableTasks:
     """The tasks of every open table, and the events that wake them."""
 
     def __init__(self, config: ServerConfig, lobby: Lobby, bots: BotPool, hints: HintDesk,
-                 records: RecordDesk, send: Send, creator_here: Callable[[Table], bool],
-                 gone: Callable[[Table], None]) -> None:
+                 records: RecordDesk, deliver: Deliver, acted: Acted,
+                 creator_here: Callable[[Table], bool]) -> None:
         self.config = config
         self.lobby = lobby
         self.bots = bots
         self.hints = hints
         self.records = records
-        self._send = send
+        self._deliver = deliver
+        self._acted = acted
         #: Whether the connection that created a table is still open.
         self._creator_here = creator_here
-        #: Called once a table's task ended and the table left the lobby.
-        self._gone = gone
         self._wake: dict[str, trio.Event] = {}
         self._status_seen: dict[str, tuple[str, int]] = {}
 
@@ -70,7 +71,7 @@ class TableTasks:
         # a deal with no timer running none of those is due, so leave it asleep: this is
         # the hot path of a busy server. (A deadline it already sleeps on that was since
         # cancelled, e.g. by a player coming back, wakes it for a tick that does nothing.)
-        if (table.status == "playing" and table.bot_turn() is None
+        if (table.status == "playing" and bot_turn(table) is None
                 and table.next_deadline() is None):
             return
         self.poke(table)
@@ -89,7 +90,7 @@ class TableTasks:
         attended it for ``unattended_seconds``. A bug in one table is logged and closes
         that table only.
         """
-        table.unseated_deal_limit = self.config.max_unseated_deals
+        table.limit_unseated_deals(self.config.max_unseated_deals)
         try:
             while True:
                 abandoned = await self._play(table)
@@ -105,17 +106,16 @@ class TableTasks:
                 table.close(abandoned)
                 why = _CLOSED_BECAUSE.get(abandoned)
                 if why is not None:
-                    self._send(table.seating.broadcast(Error(code=ErrorCode.TABLE_CLOSED,
-                                                             message=why)), None)
+                    self._deliver(table.seating.broadcast(Error(code=ErrorCode.TABLE_CLOSED,
+                                                            message=why)))
         except Exception:
             log.exception("table %s failed and is closed", table.id)
-            self._send(table.fail(), None)
+            self._deliver(table.fail())
         finally:
             self._wake.pop(table.id, None)
             self._status_seen.pop(table.id, None)
             self.bots.forget(table.id)
             self.hints.forget(table)
-            self._gone(table)
             self.lobby.remove(table)
             self.records.drop(table)
 
@@ -134,7 +134,7 @@ class TableTasks:
             if self.records.full(table):
                 return "record_full"
             if self.records.settle_hold(table):
-                self._send(_turn_again(table), table)
+                self._acted(_turn_again(table), table)
             if table.halted is not None:
                 return table.halted
             now = trio.current_time()
@@ -155,7 +155,7 @@ class TableTasks:
                 if now >= stop:
                     return "idle" if idle else "unattended"
             wake = self._new_wake(table)
-            seat = table.bot_turn()
+            seat = bot_turn(table)
             if seat is not None:
                 await self._bot_move(table, seat)
                 continue
@@ -164,7 +164,7 @@ class TableTasks:
                 deadline = stop if deadline is None else min(deadline, stop)
             with trio.move_on_at(deadline if deadline is not None else math.inf):
                 await wake.wait()
-            self._send(table.tick(trio.current_time()), table)
+            self._acted(table.tick(trio.current_time()), table)
         return None
 
     async def _linger(self, table: Table) -> None:
@@ -177,11 +177,11 @@ class TableTasks:
             deadline = table.next_deadline()
             with trio.move_on_at(deadline if deadline is not None else math.inf):
                 await wake.wait()
-            self._send(table.tick(trio.current_time()), table)
+            self._acted(table.tick(trio.current_time()), table)
 
     async def _bot_move(self, table: Table, seat: Seat) -> None:
         slot = table.seats[seat]
-        strategy = slot.strategy or substitute(table, seat)
+        strategy = slot.strategy or substitute(table.options, table.conventions, seat)
         version = table.version
         pause = 0.0
         if table.clock.due is not seat and any(s.peer is not None for s in table.seating.humans):
@@ -189,14 +189,14 @@ class TableTasks:
             # bot thinks during it, and its card leaves when the pause (or the floor, if
             # longer) is over, never when the thinking ends: that time would show the hand.
             pause = self.config.bot_pause_seconds
-        card = await self.bots.choose(table.id, seat, strategy, table.bot_view(seat),
+        card = await self.bots.choose(table.id, seat, strategy, bot_view(table, seat),
                                       attended=table.seating.people_playing, at_least=pause)
         # What fell due while the bot thought (a pause vote on its grid time) comes
         # first: a pause it starts makes this card stale.
-        self._send(table.tick(trio.current_time()), table)
-        if table.version != version or table.bot_turn() is not seat:
+        self._acted(table.tick(trio.current_time()), table)
+        if table.version != version or bot_turn(table) is not seat:
             return  # the table moved on while the bot thought (e.g. its player came back)
-        self._send(table.bot_play(seat, card, trio.current_time()), table)
+        self._acted(table.bot_play(seat, card, trio.current_time()), table)
 
 
 #: What everyone at a table the server closes is told (``table_closed``), by reason.

@@ -1,54 +1,30 @@
-"""A table's turn clock, a part the table owns: when the person to play runs out of time,
-the stop while that seat waits for the answer to its own question (at most the table's
-limit a turn), the seconds it keeps over a pause, and the seat whose time ran out. No I/O:
-the table says when a turn starts and ends."""
+"""A table's clocks, a part the table owns: when the person to play runs out of time, the
+stop while that seat waits for the answer to its own question (at most the table's limit
+a turn), the seat whose time ran out, when the next deal starts, and the seconds both keep
+over a pause. No I/O: the table says when a turn starts and ends."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Iterable
+from typing import Literal
 
-from ..game.match import Match
 from ..game.seats import Seat
-from ..protocol.messages import Clock, TableStatus
-from .disclosure import Disclosure
-from .seating import Outbox, Seating, SeatSlot
-from .table_options import TableOptions
+from ..protocol.messages import Clock
 
-__all__ = ["ClockedTable", "TurnClock"]
+__all__ = ["ClockMove", "TurnClock"]
 
-
-class PauseHold(Protocol):
-    """What the clock reads of the table's pause (:class:`.pause.PauseVote`)."""
-
-    paused: bool
-    #: While paused: the seconds the turn's clock runs for once the pause ends.
-    turn_left: float | None
-
-
-class ClockedTable(Protocol):
-    """What the clock reads of the table that owns it (and ``version``, which it bumps)."""
-
-    status: TableStatus
-    match: Match
-    options: TableOptions
-    now: float
-    version: int
-    seats: dict[Seat, SeatSlot]
-    seating: Seating
-    disclosure: Disclosure
-
-    @property
-    def pausing(self) -> PauseHold: ...
+#: What a pause does to the clocks (the turn's and the between-deal countdown): they
+#: ``stop`` where they are (a pause starts), or ``go`` on with what they had left.
+ClockMove = Literal["stop", "go"]
 
 
 class TurnClock:
-    """The clock of the current turn (one per table).
-
-    The table passes itself to the calls that need it rather than being kept here (no
-    reference cycle; see :class:`.disclosure.Disclosure`).
+    """The clock of the current turn (one per table). Its methods are given the time and
+    the facts of the table they need, and say what they did; the table tells everyone.
     """
 
-    __slots__ = ("budget", "deadline", "due", "stopped")
+    __slots__ = ("between_deadline", "between_left", "budget", "deadline", "due", "kept",
+                 "stopped")
 
     def __init__(self) -> None:
         #: When the human seat to play runs out of time (None: no clock running).
@@ -61,6 +37,13 @@ class TurnClock:
         #: How long the clock may still stop this turn (the table's limit, once per turn
         #: in all), so a question nobody answers cannot stall the table.
         self.budget = 0.0
+        #: While the table is paused: the seconds the clock runs for once the pause ends
+        #: (None: no clock was running).
+        self.kept: float | None = None
+        #: Between deals: when the next deal starts (None: it waits for no time)...
+        self.between_deadline: float | None = None
+        #: ...and while paused, the seconds that countdown had left.
+        self.between_left: float | None = None
 
     def clear(self) -> None:
         """No clock runs (a new turn, or a bot plays the seat now)."""
@@ -102,84 +85,107 @@ class TurnClock:
 
     # ------------------------------------------------------------------ at the table
 
-    def arm(self, table: ClockedTable, grace: float = 0.0) -> float | None:
-        """Start the clock of the seat to play if it is a human's (and the table has
-        one), with ``grace`` seconds more; returns the seconds it has."""
+    def arm(self, now: float, limit: float | None, grace: float = 0.0, *,
+            paused: bool) -> float | None:
+        """A new turn: a clock of ``limit`` seconds (None: the seat to play has none)
+        with ``grace`` seconds more; returns the seconds it has. While ``paused`` it runs,
+        in full, once the pause ends."""
         self.clear()
-        limit = table.options.turn_seconds
-        deal = table.match.deal
-        if not limit or table.status != "playing" or deal is None or deal.turn is None:
+        if not limit:
             return None
-        if table.seats[deal.turn].bot_controlled:
-            return None
-        if table.pausing.paused:  # it runs, in full, once the pause ends
+        if paused:
             self.budget = limit
-            table.pausing.turn_left = limit + grace
+            self.kept = limit + grace
         else:
-            self.start(table.now, limit + grace, limit)
+            self.start(now, limit + grace, limit)
         return limit + grace
 
-    def bot_plays(self, table: ClockedTable, seat: Seat) -> None:
-        """``seat`` is now played by a bot: a clock running for it stops."""
-        deal = table.match.deal
-        if deal is not None and deal.turn is seat:
-            self.clear()
+    def stop_for_question(self, now: float, seat: Seat, turn: Seat | None, *,
+                          waiting: bool) -> Clock | None:
+        """``seat`` asked a person a question (``waiting`` for the answer) on its own
+        ``turn``: the clock stops until the answer comes (or, at most, for the table's
+        limit in all this turn). Returns the news (None: it runs on)."""
+        if self.deadline is None or turn is not seat or not waiting or self.budget <= 0:
+            return None
+        return Clock(seat=seat, seconds=self.stop(now), stopped=True)
 
-    def stop_for_question(self, table: ClockedTable, seat: Seat) -> Outbox:
-        """``seat`` asked a person a question on its own turn: its clock stops until the
-        answer comes (or, at most, for the table's limit in all this turn)."""
-        deal = table.match.deal
-        if self.deadline is None or deal is None or deal.turn is not seat \
-                or not table.disclosure.waiting(seat) or self.budget <= 0:
-            return []
-        left = self.stop(table.now)
-        table.version += 1
-        return table.seating.broadcast(Clock(seat=seat, seconds=left, stopped=True))
-
-    def run_again(self, table: ClockedTable, *, force: bool = False) -> Outbox:
-        """The stopped clock runs again once its seat waits for no answer (``force``: its
-        time to wait this turn is used up)."""
-        deal = table.match.deal
-        if self.stopped is None or deal is None or deal.turn is None:
-            return []
-        if not force and table.disclosure.waiting(deal.turn):
-            return []
-        left = self.release(table.now)
-        if table.pausing.paused:  # it runs on once the pause ends
-            table.pausing.turn_left = left
+    def run_again(self, now: float, turn: Seat | None, *, waiting: bool, paused: bool,
+                  force: bool = False) -> Clock | None:
+        """The stopped clock of ``turn`` runs again once that seat is not ``waiting`` for
+        an answer (``force``: its time to wait this turn is used up); returns the news
+        (None: nothing changed). While ``paused`` it runs on once the pause ends."""
+        if self.stopped is None or turn is None or (waiting and not force):
+            return None
+        left = self.release(now)
+        if paused:
+            self.kept = left
         else:
-            self.deadline = table.now + left
-        table.version += 1
-        return table.seating.broadcast(Clock(seat=deal.turn, seconds=left, stopped=False))
+            self.deadline = now + left
+        return Clock(seat=turn, seconds=left, stopped=False)
+
+    def played(self, *, deal_over: bool) -> None:
+        """A card was played: a seat that was ``due`` is no more, and after the deal's
+        last card no clock runs."""
+        self.due = None
+        if deal_over:
+            self.deadline = None
+
+    def move(self, now: float, moves: Iterable[ClockMove]) -> None:
+        """The turn's clock and the between-deal countdown stop where they are (a pause
+        starts), or go on with the seconds they kept (it ends), as the pause decided."""
+        for move in moves:
+            if move == "stop":
+                self.kept = self.running_left(now)
+                self.between_left = None if self.between_deadline is None else max(
+                    0.0, self.between_deadline - now)
+                self.deadline = self.between_deadline = None
+            else:
+                self.deadline = None if self.kept is None else now + self.kept
+                self.between_deadline = None if self.between_left is None \
+                    else now + self.between_left
+                self.kept = self.between_left = None
+
+    def next_deal_at(self, when: float | None) -> None:
+        """The next deal starts at ``when`` (None: it waits for no time)."""
+        self.between_deadline = when
+
+    def next_deal_due(self, now: float) -> bool:
+        """The countdown to the next deal ran out by ``now``."""
+        return self.between_deadline is not None and now >= self.between_deadline
+
+    def next_deal_in(self, now: float, *, paused: bool) -> float | None:
+        """Seconds until the next deal starts (None: no countdown runs)."""
+        if paused:
+            return self.between_left
+        return None if self.between_deadline is None else max(0.0, self.between_deadline - now)
 
     def deadlines(self, *, paused: bool) -> list[float]:
-        """When :meth:`tick` has something to do: the time is up, or a stop has lasted
-        as long as this turn allows (not while the table is ``paused``)."""
+        """When :meth:`stop_ended` or :meth:`expire` has something to do: the time is up,
+        or a stop has lasted as long as this turn allows (not while the table is
+        ``paused``)."""
         stop_ends = self.stop_ends()
-        times = [] if self.deadline is None else [self.deadline]
+        times = [time for time in (self.between_deadline, self.deadline) if time is not None]
         return times if stop_ends is None or paused else [*times, stop_ends]
 
-    def tick(self, table: ClockedTable, now: float) -> Outbox:
-        """Act on the deadlines that have passed: a stop's time ran out (the clock runs
-        again), or the seat to play ran out of time (it is ``due``)."""
-        out: Outbox = []
+    def stop_ended(self, now: float, *, paused: bool) -> bool:
+        """A stop has lasted as long as this turn allows: the clock must run again."""
         stop_ends = self.stop_ends()
-        if stop_ends is not None and not table.pausing.paused and now >= stop_ends:
-            out = self.run_again(table, force=True)  # waited as long as it may this turn
-        deal = table.match.deal
-        if self.deadline is not None and now >= self.deadline \
-                and table.status == "playing" and deal is not None and deal.turn is not None:
-            # Time is up: the substitute plays this one card (the table's bot_turn); the
-            # seat stays the player's, and their next turn has its own clock.
-            self.deadline = None
-            self.due = deal.turn
-            table.version += 1
-        return out
+        return stop_ends is not None and not paused and now >= stop_ends
 
-    def turn_left(self, table: ClockedTable) -> float | None:
+    def expire(self, now: float, turn: Seat | None) -> bool:
+        """The seat to play (``turn``, in a deal being played) ran out of time by ``now``:
+        it is ``due`` (the substitute plays this one card for it; the seat stays the
+        player's, and their next turn has its own clock). True if so."""
+        if self.deadline is None or now < self.deadline or turn is None:
+            return False
+        self.deadline = None
+        self.due = turn
+        return True
+
+    def turn_left(self, now: float, *, paused: bool) -> float | None:
         """Seconds left on the current turn's clock (None without one); while it is
         stopped (a pause, or its seat waits for an answer), what it will have when it
         runs again."""
-        if table.pausing.paused and self.stopped is None:
-            return table.pausing.turn_left
-        return self.left(table.now)
+        if paused and self.stopped is None:
+            return self.kept
+        return self.left(now)

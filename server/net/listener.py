@@ -91,7 +91,7 @@ async def serve(config: ServerConfig, *,
             await _refuse(stream, _WHY[refusal].format(config.max_per_address))
             return
         session = Session(stream, number, address, config, hub, hub.flusher, hub.keepalive)
-        hub.sessions[session] = None
+        hub.connected(session)
         log.info("connection #%d from %s", number, address)
         session.deliver(hub.welcome())
         await session.run()

@@ -129,8 +129,6 @@ class AddressLimits:
                  chat_rate: float = 1.0, chat_burst: float = 10.0) -> None:
         self.max_per_address = max_per_address
         self.connections: dict[str, int] = {}
-        #: Open tables each address created (over all its connections, closed ones too).
-        self.tables: dict[str, int] = {}
         self.passwords = GuessLimits(password_rate, password_burst)
         self.tokens = GuessLimits(token_rate, token_burst)
         #: Chat lines per address: a bucket of the same kind (a line spends a token).
@@ -150,11 +148,11 @@ class AddressLimits:
         """A connection admitted from ``address`` has ended."""
         _count_down(self.connections, address)
 
-    def check_new_table(self, group: str, in_use: int, capacity: int, per_group: int) -> None:
-        """Refuse a new table from address group ``group`` while ``in_use`` of the
-        server's ``capacity`` tables are open, if :func:`share_refusal` says so: the
-        fixed limit per group is ``not_allowed``, the others ``server_full``."""
-        held = self.tables.get(group, 0)
+    def check_new_table(self, held: int, in_use: int, capacity: int, per_group: int) -> None:
+        """Refuse a new table from an address group whose connections (closed ones too)
+        created ``held`` of the ``in_use`` open tables, while the server has room for
+        ``capacity``, if :func:`share_refusal` says so: the fixed limit per group is
+        ``not_allowed``, the others ``server_full``."""
         refusal = share_refusal(held, in_use, capacity, per_group)
         if refusal is None:
             return
@@ -167,12 +165,6 @@ class AddressLimits:
         code = ErrorCode.NOT_ALLOWED if refusal == "group" else ErrorCode.SERVER_FULL
         raise ProtocolError(code, why)
 
-    def table_created(self, address: str) -> None:
-        self.tables[address] = self.tables.get(address, 0) + 1
-
-    def table_gone(self, address: str) -> None:
-        """A table created from ``address`` has left the lobby."""
-        _count_down(self.tables, address)
 
 
 def _count_down(counts: dict[str, int], address: str) -> None:

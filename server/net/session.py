@@ -21,7 +21,7 @@ from ...protocol.state import ConnState
 from ..config import ServerConfig
 from .keepalive import Keepalive
 from .ratelimit import TokenBucket, retry_hint
-from .transport import Flusher, Outgoing, read_some
+from .transport import Flusher, SendQueue, read_some
 
 __all__ = ["CLOSE_GRACE", "Session", "SessionHandler"]
 
@@ -52,7 +52,7 @@ class Session:
     A connection costs as little as possible while it is held, because a server holds
     thousands: one task (the one the listener started for it, :meth:`run`) reads, and
     nothing else runs for it while it is idle. Its bytes go out through an
-    :class:`~.transport.Outgoing` written by the server's one flusher task, and its timers
+    :class:`~.transport.SendQueue` written by the server's one flusher task, and its timers
     (hello deadline, ping, ping timeout) are kept by the server's one
     :class:`~.keepalive.Keepalive` task, which calls :meth:`check` when they are due. It
     reports to a :class:`SessionHandler` (the hub) and knows nothing else of it.
@@ -61,9 +61,9 @@ class Session:
     # Slots: thousands are alive at once, and each is one object the collector walks
     # instead of two (no __dict__).
     __slots__ = ("_dropped", "_handler", "_hello_deadline", "_keepalive", "_ping_deadline",
-                 "_ping_heard", "_scope", "address", "bad_passwords", "bucket", "chat_bucket",
-                 "config", "conn", "dropped_reason", "heard", "hint_bucket",
-                 "last_seen", "number", "out", "paused_until", "stream", "tables_created")
+                 "_ping_heard", "_scope", "address", "bad_passwords", "bucket",
+                 "config", "conn", "dropped_reason", "heard",
+                 "last_seen", "number", "out", "paused_until", "stream")
 
     def __init__(self, stream: trio.SocketStream | trio.abc.Stream, number: int, address: str,
                  config: ServerConfig, handler: SessionHandler, flusher: Flusher,
@@ -75,7 +75,7 @@ class Session:
         self.conn = ServerConnection(max_line=config.max_line)
         self._handler = handler
         self._keepalive = keepalive
-        self.out = Outgoing(stream, config.send_buffer, flusher, self)
+        self.out = SendQueue(stream, config.send_buffer, flusher, self)
         now = trio.current_time()
         self.last_seen = now
         #: Counts every receive: "has anything arrived since?" without comparing clock times.
@@ -85,17 +85,11 @@ class Session:
         self._ping_heard: int | None = None
         self._ping_deadline = math.inf
         self.bucket = TokenBucket(config.rate_per_second, config.rate_burst, now)
-        #: Chat lines have a bucket of their own (made at the first line).
-        self.chat_bucket: TokenBucket | None = None
         #: What runs now (reading, then the last writes): cancelled to stop it.
         self._scope = trio.CancelScope()
         self._dropped = False
         self.dropped_reason: str | None = None
         self.bad_passwords = 0
-        #: Tables this connection created that are still open (the hub keeps count).
-        self.tables_created = 0
-        #: Hints this connection may still have worked out (made at its first hint).
-        self.hint_bucket: TokenBucket | None = None
         #: Nothing more is read or acted on before this time (see :meth:`pause`).
         self.paused_until = -math.inf
 

@@ -1,6 +1,6 @@
 """Moving every connection's bytes without a task per line or per connection.
 
-:func:`read_some` reads a socket directly; an :class:`Outgoing` holds one connection's
+:func:`read_some` reads a socket directly; a :class:`SendQueue` holds one connection's
 unsent lines, bounded in bytes, and the server's one :class:`Flusher` writes them. Few
 objects per connection matter because a server holds thousands (see :mod:`.gctune`).
 """
@@ -13,7 +13,7 @@ from typing import Protocol
 
 import trio
 
-__all__ = ["Flusher", "Outgoing", "Owner", "read_some"]
+__all__ = ["Flusher", "Owner", "SendQueue", "read_some"]
 
 
 async def read_some(stream: trio.abc.ReceiveStream, size: int) -> bytes:
@@ -36,7 +36,7 @@ async def read_some(stream: trio.abc.ReceiveStream, size: int) -> bytes:
 
 
 class Owner(Protocol):
-    """Who an :class:`Outgoing` tells that its peer is gone (a write failed)."""
+    """Who a :class:`SendQueue` tells that its peer is gone (a write failed)."""
 
     def lost(self) -> None: ...
 
@@ -44,7 +44,7 @@ class Owner(Protocol):
 _GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
 
 
-class Outgoing:
+class SendQueue:
     """One connection's unsent bytes and how they get to its socket.
 
     A list of encoded lines (``bytes``; a line sent to several connections is one object
@@ -209,12 +209,12 @@ class Flusher:
     """
 
     def __init__(self) -> None:
-        self._dirty: list[Outgoing] = []
+        self._dirty: list[SendQueue] = []
         self._lot = trio.lowlevel.ParkingLot()
         self._nursery: trio.Nursery | None = None
         self._waiting: list[Callable[[], Awaitable[None]]] = []
 
-    def mark(self, out: Outgoing) -> None:
+    def mark(self, out: SendQueue) -> None:
         if not self._dirty:
             self._lot.unpark_all()
         self._dirty.append(out)

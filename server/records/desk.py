@@ -171,7 +171,7 @@ class RecordDesk:
         held = record is not None and record.held
         if held and table not in self.held:
             self._hold(table)
-        elif held and table.pausing.freeze(table):
+        elif held and table.freeze():
             # A pause lifted meanwhile (its players ended their own, or everyone left and
             # bots play every seat): held again, since the disk still refuses its lines.
             self.froze.add(table)
@@ -184,9 +184,7 @@ class RecordDesk:
         """``table``'s record has a memory budget's worth waiting for the disk: stop the
         table (no card, no deal, clocks stopped) and tell everyone at it."""
         self.held.add(table)
-        table.now = max(table.now, trio.current_time())  # the clocks stop at this moment
-        table.version += 1  # a bot thinking now plays after the hold, not during it
-        if table.pausing.freeze(table):
+        if table.freeze(trio.current_time()):  # the clocks stop at this moment
             self.froze.add(table)
         self._send(table.seating.broadcast(Error(
             code=ErrorCode.RECORDS_PAUSED,
@@ -199,8 +197,7 @@ class RecordDesk:
         self.held.discard(table)
         if table in self.froze:
             self.froze.discard(table)
-            table.now = max(table.now, trio.current_time())
-            table.pausing.thaw(table)
+            table.thaw(trio.current_time())
         self._send(table.seating.broadcast(Error(
             code=ErrorCode.RECORDS_RESUMED,
             message="the server writes this table's record again: play goes on")))

@@ -10,7 +10,6 @@ import os
 from pathlib import Path
 
 from ..table import Table
-from ..table_options import TableOptions
 from .events import (
     Closed,
     MatchEnd,
@@ -57,52 +56,8 @@ def restore_tables(directory: Path, now: float, hold_seconds: float | None = Non
             continue
         owners[table_id] = path
         hold = state.header.hold_seconds if hold_seconds is None else hold_seconds
-        restored.append((_resumed(table_id, state, now, hold, record), record))
+        restored.append((Table.restored(table_id, state, record, now, hold), record))
     return restored
-
-
-def _resumed(table_id: str, state: MatchReplay, now: float, hold_seconds: float,
-             record: RecordFile) -> Table:
-    """The table ``state`` leaves its match in, nobody connected.
-
-    Every human seat is held for its player for ``hold_seconds`` from ``now``; a match
-    that is already over stays until they have come back to see the end or their hold
-    ran out (the server keeps a finished table while any seat is held).
-    """
-    table = Table(table_id, _options(state), dict(state.conventions), record)
-    match = table.match = state.match
-    table.last_deal, table.hint_told = state.last_deal, state.hint_told
-    table.bot_cards = dict(state.bot_cards)
-    for seat, event in state.seats.items():
-        slot = table.seats[seat]
-        slot.kind, slot.name = event.kind, event.name
-        slot.token_hash, slot.strategy = event.token_hash, event.strategy
-        # A person's ready flag is kept when the record says it (until the next deal).
-        slot.ready = slot.kind == "bot" or (seat in state.ready and not match.is_over)
-        if slot.kind == "human":
-            slot.held_until = now + hold_seconds
-    table.now = now
-    if match.is_over:
-        table.status = "over"
-    elif match.deal is not None:
-        table.status = "playing"
-        # The turn's clock starts again, in full: a restart is nobody's fault, and the
-        # seat to play may need the time to come back first.
-        table.clock.arm(table)
-    elif state.started:
-        table.status = "between_deals"
-        table.between_deadline = now + table.options.between_deals_seconds
-    table.chat.restore(state.chat)
-    if table.status == "playing":
-        table.disclosure.restore(state.questions, state.answers, state.question_number)
-        deal = match.deal
-        if deal is not None and deal.turn is not None:
-            # The seat to play still waits for an answer: its clock stays stopped.
-            table.clock.stop_for_question(table, deal.turn)
-    else:
-        table.disclosure.restore([], {}, state.question_number)
-    table.summaries.expert.update(state.expert)
-    return table
 
 
 def _replayed(path: Path) -> tuple[MatchReplay, int | None] | None:
@@ -171,7 +126,3 @@ def _reopen(path: Path, state: MatchReplay, table_id: str, cut_at: int | None
         record(event)
     record.sync()
     return record
-
-
-def _options(state: MatchReplay) -> TableOptions:
-    return state.header.options()

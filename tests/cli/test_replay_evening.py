@@ -14,6 +14,7 @@ from jackal.game.seats import SEATS, Seat
 from jackal.protocol import messages as m
 from jackal.server.records.files import RecordFile
 from jackal.server.records.restore import restore_tables
+from jackal.server.snapshot import bot_turn
 from jackal.server.table import Table
 from jackal.server.table_options import TableOptions
 from support.peer import Peer
@@ -30,7 +31,7 @@ def step(table: Table, peers: dict[Seat, Peer], now: float) -> None:
     deal = table.match.deal
     assert deal is not None and deal.turn is not None
     card = deal.legal_plays()[0]
-    if table.bot_turn() is not None:
+    if bot_turn(table) is not None:
         table.bot_play(deal.turn, card, now)
     else:
         table.play(peers[deal.turn], card, now)
@@ -44,11 +45,10 @@ def plays_made(table: Table) -> int:
 def test_replay_shows_clock_substitute_questions_kept_cards_and_the_restart(
         tmp_path: Path) -> None:
     record = RecordFile.create(tmp_path, "t1")
-    table = Table("t1", TableOptions(name="evening", target=1, seed=5, turn_seconds=30.0,
-                                     hold_seconds=10.0), recorder=record)
-    table.record_header()
     lobby = Peer()
-    table.seating.creator = lobby
+    table = Table("t1", TableOptions(name="evening", target=1, seed=5, turn_seconds=30.0,
+                                     hold_seconds=10.0), recorder=record, creator=lobby)
+    table.record_header()
     peers = {seat: Peer() for seat in HUMANS}
     for seat in HUMANS:
         table.join(peers[seat], f"p{seat}", seat)
@@ -61,7 +61,7 @@ def test_replay_shows_clock_substitute_questions_kept_cards_and_the_restart(
         step(table, peers, now)
     late = table.match.deal.turn if table.match.deal else None
     table.tick(now + 31.0)
-    assert table.bot_turn() is late
+    assert bot_turn(table) is late
     now += 32.0
     step(table, peers, now)
     # A question to a person (answered by them) and one to a bot (answered from its card).

@@ -191,7 +191,7 @@ def record_with_a_lie(directory: Path) -> tuple[Path, int]:
         if table.status == "between_deals" and table.conventions[Team.EW].name != "advanced":
             east = table.seats[Seat.E].peer
             assert east is not None
-            table.disclosure.set_conventions(table, east, "advanced")
+            table.set_conventions(east, "advanced")
         return len(table.match.results) == 2
 
     made = record_match(directory, seed=11, target=1000, humans=tuple(SEATS), choose=choose,

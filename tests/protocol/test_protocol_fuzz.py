@@ -301,7 +301,7 @@ async def _through_a_session(chunks: list[bytes], max_line: int) -> list[str]:
     hub = Hub(config)
     client, server = trio.testing.memory_stream_pair()
     session = Session(server, 1, "fuzz", config, hub, hub.flusher, hub.keepalive)
-    hub.sessions[session] = None
+    hub.connected(session)
     received = bytearray()
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:

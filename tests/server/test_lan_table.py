@@ -10,7 +10,7 @@ from jackal.game.explain import explain_play
 from jackal.game.seats import SEATS, Seat
 from jackal.protocol.messages import Played, TableState, Turn
 from jackal.server import views
-from jackal.server.snapshot import table_snapshot
+from jackal.server.snapshot import bot_turn, bot_view, shown_deal, table_snapshot
 from jackal.server.table import DEAL_GRACE_SECONDS, Table
 from support.peer import Peer
 from support.tables import deliver_all, table_of_peers
@@ -40,11 +40,11 @@ def test_a_turn_carries_its_clock_and_time_up_hands_one_card_to_the_substitute()
     assert (state.turn_seconds, state.turn_left) == (30.0, limit)
     # Nothing happens before the deadline...
     deliver_all(table.tick(limit - 1))
-    assert table.bot_turn() is None
+    assert bot_turn(table) is None
     # ...and at it, the substitute must play this one card for the seat.
     deliver_all(table.tick(limit))
-    assert table.bot_turn() is first
-    view = table.bot_view(first)
+    assert bot_turn(table) is first
+    view = bot_view(table, first)
     deliver_all(table.bot_play(first, min(view.hand), limit + 1))
     played = [m for m in peers[first.partner].got if isinstance(m, Played)][-1]
     assert (played.seat, played.by) == (first, "clock")
@@ -52,7 +52,7 @@ def test_a_turn_carries_its_clock_and_time_up_hands_one_card_to_the_substitute()
     # The seat is still the player's; the next seat has a fresh clock of its own.
     slot = table.seats[first]
     assert slot.kind == "human" and not slot.takeover and slot.peer is peers[first]
-    assert table.bot_turn() is None and table.next_deadline() == limit + 31
+    assert bot_turn(table) is None and table.next_deadline() == limit + 31
     # A play in time stops the clock and is the player's own.
     _play_lowest(table, peers, limit + 10)
     assert records[-1].by == "player"
@@ -65,7 +65,7 @@ def test_no_clock_unless_the_table_has_one() -> None:
     assert [m for m in peers[first].got if isinstance(m, Turn)][-1].seconds is None
     assert table.next_deadline() is None
     deliver_all(table.tick(10_000.0))
-    assert table.bot_turn() is None
+    assert bot_turn(table) is None
 
 
 def test_the_substitute_of_a_player_who_is_away_is_shown_and_gives_the_seat_back() -> None:
@@ -74,11 +74,11 @@ def test_the_substitute_of_a_player_who_is_away_is_shown_and_gives_the_seat_back
     away = _turn_seat(table)
     deliver_all(table.disconnect(peers[away], now=1.0))
     deliver_all(table.tick(6.0))
-    assert table.bot_turn() is away
+    assert bot_turn(table) is away
     # A substitute has no clock; everyone sees who plays the seat once its turn ends
     # (a seat's presence is told at its turn boundaries, times it does not choose).
     assert table.clock.deadline is None
-    deliver_all(table.bot_play(away, min(table.bot_view(away).hand), 7.0))
+    deliver_all(table.bot_play(away, min(bot_view(table, away).hand), 7.0))
     info = {i.seat: i for i in views.table_state(table_snapshot(table), None).seats}
     assert info[away].substitute == "expert" and info[away].kind == "human"
     assert records[-1].by == "substitute"
@@ -104,10 +104,11 @@ def test_cards_are_explained_under_the_card_they_were_played_under() -> None:
     for number in range(32):
         _play_lowest(table, peers, float(number))
     assert table.status == "between_deals"
-    n_first = table.disclosure.explain(table, Seat.N, 1)
-    deliver_all(table.disclosure.set_conventions(table, peers[Seat.N], "none"))
+    n_first = table.disclosure.explain(shown_deal(table), table.deal_conventions, Seat.N, 1)
+    deliver_all(table.set_conventions(peers[Seat.N], "none"))
     assert table.conventions[Seat.N.team].name == "none"
-    assert table.disclosure.explain(table, Seat.N, 1) == n_first  # the server: as it was played
+    again = table.disclosure.explain(shown_deal(table), table.deal_conventions, Seat.N, 1)
+    assert again == n_first  # the server: as it was played
     deal = table.last_deal
     assert deal is not None  # (and the new card would have read it otherwise)
     assert explain_play(table.conventions[Seat.N.team], deal.history, Seat.N, 1).text \
@@ -130,7 +131,8 @@ def test_a_question_stops_the_askers_clock_for_the_tables_limit_at_most() -> Non
     limit = 30.0 + DEAL_GRACE_SECONDS
     # Asked 5 s into the turn: the clock stops with what it had left.
     deliver_all(table.ask(peers[first], first.next, "why?", None, now=5.0))
-    assert table.clock.turn_left(table) == limit - 5 and table.clock.deadline is None
+    left = table.clock.turn_left(table.now, paused=table.pausing.paused)
+    assert left == limit - 5 and table.clock.deadline is None
     # Nobody answers: after the table's limit (30 s) of waiting it runs on by itself...
     assert table.next_deadline() == 35.0
     deliver_all(table.tick(35.0))
@@ -153,7 +155,8 @@ def test_an_answer_during_a_pause_lets_the_clock_run_on_after_the_pause() -> Non
     assert table.pausing.paused and table.next_deadline() is None
     deliver_all(table.tick(1000.0))  # a long break: nothing runs out
     deliver_all(table.answer(peers[first.next], qid, "because", now=1001.0))
-    assert table.clock.deadline is None and table.clock.turn_left(table) == limit - 2
+    left = table.clock.turn_left(table.now, paused=table.pausing.paused)
+    assert table.clock.deadline is None and left == limit - 2
     deliver_all(table.end_pause(peers[first], now=1002.0))
     deliver_all(table.tick(1004.0))
     assert table.clock.deadline == 1004.0 + limit - 2

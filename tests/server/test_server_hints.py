@@ -23,6 +23,7 @@ from jackal.server.config import ServerConfig
 from jackal.server.hints import HintDesk
 from jackal.server.records.events import HintEvent, RecordError, read_record
 from jackal.server.records.replay import replay
+from jackal.server.snapshot import bot_view
 from jackal.server.table import Table
 from jackal.server.table_options import TableOptions
 from support.client import (
@@ -170,7 +171,7 @@ async def test_a_turn_that_passes_before_the_hint_is_ready_gets_not_your_turn() 
     table, peers, watcher, seat = table_in_play()
     desk = HintDesk(BotPool(1, 10.0))
     desk.request(table, peers[seat], 1)
-    hand = table.bot_view(seat).hand
+    hand = bot_view(table, seat).hand
     table.play(peers[seat], hand[0], now=1.0)  # played without waiting
     out = await desk.work(table, seat)
     assert [(peer, type(msg).__name__, getattr(msg, "code", None)) for peer, msg in out] \

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import trio
+from jackal.server import snapshot, table_task
 from jackal.server.config import ServerConfig
 from jackal.server.net.listener import serve
 from jackal.server.records.restore import restore_tables
@@ -137,14 +138,14 @@ async def test_a_finished_table_goes_when_everyone_has_left() -> None:
 
 def break_bots_at(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """A bug in the table named ``name``: its task fails at its first bot move."""
-    original = Table.bot_view
+    original = snapshot.bot_view  # what the table task calls
 
-    def sometimes_broken(self: Table, seat: Any) -> Any:
-        if self.name == name:
+    def sometimes_broken(table: Table, seat: Any) -> Any:
+        if table.name == name:
             raise RuntimeError("a bug in this table")
-        return original(self, seat)
+        return original(table, seat)
 
-    monkeypatch.setattr(Table, "bot_view", sometimes_broken)
+    monkeypatch.setattr(table_task, "bot_view", sometimes_broken)
 
 
 @pytest.mark.slow

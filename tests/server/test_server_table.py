@@ -21,7 +21,7 @@ from jackal.protocol.errors import ProtocolError
 from jackal.protocol.messages import ServerMessage
 from jackal.server import views
 from jackal.server.pause import GRID_SECONDS
-from jackal.server.snapshot import table_snapshot
+from jackal.server.snapshot import bot_turn, bot_view, shown_deal, table_snapshot
 from jackal.server.table import Table
 from jackal.server.table_options import TableOptions
 from support.peer import Peer
@@ -83,10 +83,10 @@ ACTIONS = st.lists(
 @given(actions=ACTIONS, seed=st.integers(0, 2**32), seated=st.booleans())
 def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, int, int]],
                                                   seed: int, seated: bool) -> None:
-    table = Table("t1", TableOptions(name="fuzz", target=60, seed=seed, hold_seconds=5,
-                                     between_deals_seconds=3))
     peers = [Peer(f"p{i}") for i in range(6)]
-    table.seating.creator = peers[5]  # as the hub sets it: p5 may add bots without a seat
+    # Made by p5's connection, as the hub makes it: p5 may add bots without a seat.
+    table = Table("t1", TableOptions(name="fuzz", target=60, seed=seed, hold_seconds=5,
+                                     between_deals_seconds=3), creator=peers[5])
     now = 0.0
     if seated:
         # Half the examples start mid-match: three humans and a bot, all ready.
@@ -106,7 +106,7 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
         if seated and step % 5:
             # Seated examples are mostly play, so many deals get finished; every fifth
             # step is a random action that may disturb the match.
-            turn = table.bot_turn()
+            turn = bot_turn(table)
             action, pick = ("bot_play", pick) if turn is not None else ("play", pick | 1)
         peer = peers[who]
         seat = SEATS[seat_i]
@@ -147,9 +147,10 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
                 rid = ""
             elif action == "conventions":
                 spec = ["none", "beginner", "bogus"][pick % 3]
-                out = table.disclosure.set_conventions(table, peer, spec, rid)
+                out = table.set_conventions(peer, spec, rid)
             elif action == "explain":
-                table.disclosure.explain(table, seat, pick % 8 + 1)
+                table.disclosure.explain(shown_deal(table), table.deal_conventions, seat,
+                                         pick % 8 + 1)
                 rid = ""
             elif action == "ask":
                 out = table.ask(peer, seat, "why?", None, rid)
@@ -172,9 +173,9 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
                 out = table.tick(now)
                 rid = ""
             elif action == "bot_play":
-                turn = table.bot_turn()
+                turn = bot_turn(table)
                 if turn is not None:
-                    hand = table.bot_view(turn).hand
+                    hand = bot_view(table, turn).hand
                     out = table.bot_play(turn, hand[pick % len(hand)], now)
                 rid = ""
         except ProtocolError as exc:

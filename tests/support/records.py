@@ -39,13 +39,12 @@ def record_match(directory: Path, *, table_id: str = "t1", seed: int = 5, target
     ``choose(table)`` picks for the seat on turn, by default its first legal card) until
     it is over or ``until(table)``; the file is closed afterwards."""
     record = RecordFile.create(directory, table_id)
+    lobby = Peer()  # the connection that made the table, as the hub does: it adds the bots
     table = Table(table_id, TableOptions(name="recorded", target=target, seed=seed),
-                  recorder=record)
+                  recorder=record, creator=lobby)
     table.record_header()
     peers: dict[Seat, Peer] = {}
     made = Recorded(record.path, table)
-    lobby = Peer()
-    table.seating.creator = lobby  # as the hub sets it: the lobby connection adds the bots
     for seat in SEATS:
         if seat in humans:
             peers[seat] = Peer()

@@ -21,7 +21,7 @@ import trio.testing
 from jackal.protocol.codec import encode
 from jackal.protocol.help import help_reply
 from jackal.server.canned import HELP
-from jackal.server.net.transport import Flusher, Outgoing, read_some
+from jackal.server.net.transport import Flusher, SendQueue, read_some
 
 
 @asynccontextmanager
@@ -69,7 +69,7 @@ async def test_lines_pushed_together_go_out_whole_and_in_order() -> None:
         flusher = Flusher()
         nursery.start_soon(flusher.run)
         owner = Owner()
-        out = Outgoing(server, 1 << 20, flusher, owner)
+        out = SendQueue(server, 1 << 20, flusher, owner)
         lines = [b'{"n":%d}\n' % n for n in range(1000)]
         for line in lines:
             assert out.push(line)
@@ -92,7 +92,7 @@ async def test_everything_queued_between_rounds_is_one_write(
     async with socket_pair() as (server, client), trio.open_nursery() as nursery:
         flusher = Flusher()
         nursery.start_soon(flusher.run)
-        out = Outgoing(server, 1 << 20, flusher, Owner())
+        out = SendQueue(server, 1 << 20, flusher, Owner())
         for number in range(50):
             out.push(b"line %d\n" % number)
         await read_exactly(client, out.pushed)
@@ -103,7 +103,7 @@ async def test_everything_queued_between_rounds_is_one_write(
 async def test_a_push_past_the_bound_is_refused_and_nothing_is_queued() -> None:
     async with socket_pair() as (server, _client):
         flusher = Flusher()  # not running: nothing is written, everything stays queued
-        out = Outgoing(server, 100, flusher, Owner())
+        out = SendQueue(server, 100, flusher, Owner())
         assert out.push(b"x" * 60)
         assert not out.push(b"y" * 41)
         assert out.push(b"z" * 40)
@@ -115,7 +115,7 @@ async def test_a_reader_that_stops_pins_at_most_the_bound() -> None:
     async with socket_pair(rcvbuf=4096) as (server, client), trio.open_nursery() as nursery:
         flusher = Flusher()
         nursery.start_soon(flusher.run)
-        out = Outgoing(server, bound, flusher, Owner())
+        out = SendQueue(server, bound, flusher, Owner())
         line = b"x" * 999 + b"\n"
         refused_at = None
         for number in range(100_000):
@@ -143,7 +143,7 @@ async def test_a_peer_that_went_away_is_reported_once_written_to() -> None:
     async with socket_pair() as (server, client), trio.open_nursery() as nursery:
         flusher = Flusher()
         nursery.start_soon(flusher.run)
-        out = Outgoing(server, 1 << 20, flusher, owner)
+        out = SendQueue(server, 1 << 20, flusher, owner)
         client.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00"
                                  b"\x00\x00\x00\x00")  # close with a reset
         await client.aclose()
@@ -160,7 +160,7 @@ async def test_streams_without_a_socket_are_written_by_the_drain_task() -> None:
     async with trio.open_nursery() as nursery:
         flusher = Flusher()
         nursery.start_soon(flusher.run)
-        out = Outgoing(send, 1 << 20, flusher, Owner())
+        out = SendQueue(send, 1 << 20, flusher, Owner())
         out.push(b"one\n")
         out.push(b"two\n")
         got = b""
@@ -176,7 +176,7 @@ async def test_flushed_waits_until_the_backlog_is_written() -> None:
     async with socket_pair(rcvbuf=4096) as (server, client), trio.open_nursery() as nursery:
         flusher = Flusher()
         nursery.start_soon(flusher.run)
-        out = Outgoing(server, 1 << 24, flusher, Owner())
+        out = SendQueue(server, 1 << 24, flusher, Owner())
         out.push(b"x" * (4 << 20) + b"\n")  # more than the kernel buffers take at once
         await trio.testing.wait_all_tasks_blocked()
         assert out.unsent > 0

@@ -241,7 +241,7 @@ def test_a_lost_result_between_deals_restores_between_deals(tmp_path: Path) -> N
     record.close()
     assert table.status == "between_deals" and table.match.deal_number == 1
     assert table.match.scores == made.table.match.scores
-    assert table.between_deadline == 50.0 + table.options.between_deals_seconds
+    assert table.clock.between_deadline == 50.0 + table.options.between_deals_seconds
 
 
 def test_duplicate_table_ids_are_made_unique(tmp_path: Path,

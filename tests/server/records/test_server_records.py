@@ -176,7 +176,7 @@ def test_restore_between_deals_and_with_a_torn_last_line(tmp_path: Path) -> None
     again, new_record = restored[0]
     assert again.id == "t7" and again.status == "between_deals"
     assert again.match.scores == scores and again.match.deal_number == 1
-    assert again.between_deadline == 100.0 + again.options.between_deals_seconds
+    assert again.clock.between_deadline == 100.0 + again.options.between_deals_seconds
     assert again.seats[Seat.W].kind == "bot"
     for slot in again.seating.humans:
         assert slot.peer is None and slot.held_until == 100.0 + again.options.hold_seconds

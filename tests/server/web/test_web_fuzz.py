@@ -75,7 +75,7 @@ async def _through_websocket(lines: list[str], cuts: list[int], max_line: int) -
     near, far = trio.testing.memory_stream_pair()
     session = Session(WebSocketStream(far, server_ws), 1, "fuzz", config, hub, hub.flusher,
                       hub.keepalive)
-    hub.sessions[session] = None
+    hub.connected(session)
     codes: list[str] = []
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:

@@ -1169,9 +1169,10 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     report["errors"] = sum(r["errors"] for r in reports)
     report["error_samples"] = [e for r in reports for e in r["error_samples"]][:10]
     report["server_peak_kib"] = max(r["server_peak_kib"] for r in reports)
-    keys = ("plays_per_s", "p50_ms", "p99_ms", "server_cpu_us_per_play",
-            "baseline_plays_per_s", "baseline_ratio", "baseline_cpu_ratio",
-            "stock_relay_plays_per_s", "stock_relay_ratio", "stock_relay_cpu_ratio")
+    keys: tuple[str, ...] = (
+        "plays_per_s", "p50_ms", "p99_ms", "server_cpu_us_per_play", "baseline_plays_per_s",
+        "baseline_ratio", "baseline_cpu_ratio", "stock_relay_plays_per_s", "stock_relay_ratio",
+        "stock_relay_cpu_ratio")
     if args.transport == "ws":
         keys = ("plays_per_s", "server_cpu_us_per_play", "ws_plays_per_s",
                 "ws_server_cpu_us_per_play", "ws_ratio", "ws_cpu_ratio")

@@ -543,9 +543,10 @@ class RunStats:
         return ordered[rank] * 1000.0
 
 
-def run_clients(kind: str, port: int, groups: int, procs: int,
-                options: dict[str, Any]) -> RunStats:
-    """Spread ``groups`` over ``procs`` client processes and collect their figures."""
+def run_clients(kind: str, port: int, groups: int, procs: int, options: dict[str, Any],
+                on_go: Callable[[], None] | None = None) -> RunStats:
+    """Spread ``groups`` over ``procs`` client processes and collect their figures;
+    ``on_go`` is called as the start signal is given (every group seated)."""
     ctx = mp.get_context("fork")
     ready_q = ctx.Queue()
     results_q = ctx.Queue()
@@ -560,6 +561,8 @@ def run_clients(kind: str, port: int, groups: int, procs: int,
         workers.append(worker)
     for _ in workers:
         ready_q.get(timeout=options["timeout"] + 30)
+    if on_go is not None:
+        on_go()
     start = time.monotonic()
     go.set()
     results = [results_q.get(timeout=options["timeout"] * 2 + 30) for _ in workers]
@@ -1010,6 +1013,8 @@ class JackalRun:
     peak_kib: int
     server_cpu: float
     server_errors: list[str]
+    #: The server's CPU seconds from the start signal on (connecting and seating excluded).
+    play_cpu: float = 0.0
 
     def per_play_us(self, seconds: float) -> float | None:
         return round(seconds / self.stats.plays * 1e6, 1) if self.stats.plays else None
@@ -1035,16 +1040,19 @@ def run_jackal(args: argparse.Namespace, options: dict[str, Any], transport: str
         idle_kib = server.status_kib("VmRSS")
         cpu_before = server.cpu_seconds()
         port = server.web_port if transport == "ws" else server.port
+        cpu_at_go = [cpu_before]
         stats = run_clients("jackal", port, args.tables, args.procs,
-                            {**options, "transport": transport})
+                            {**options, "transport": transport},
+                            on_go=lambda: cpu_at_go.append(server.cpu_seconds()))
         peak_kib = server.status_kib("VmHWM")
-        server_cpu = server.cpu_seconds() - cpu_before
+        cpu_after = server.cpu_seconds()
     finally:
         code = server.stop()
     server_errors = server.problems()
     if code not in (0, None, -signal.SIGTERM):
         server_errors.append(f"jackal serve exited with status {code}")
-    return JackalRun(stats, idle_kib, peak_kib, server_cpu, server_errors)
+    return JackalRun(stats, idle_kib, peak_kib, cpu_after - cpu_before, server_errors,
+                     cpu_after - cpu_at_go[-1])
 
 
 def measure_round(args: argparse.Namespace) -> dict[str, Any]:
@@ -1105,11 +1113,14 @@ def measure_round(args: argparse.Namespace) -> dict[str, Any]:
 def ws_report(args: argparse.Namespace, tcp: JackalRun, ws: JackalRun) -> dict[str, Any]:
     """The WebSocket run's figures (``ws_*``) beside the TCP run's: ``ws_ratio`` is its
     plays per second over TCP's, ``ws_cpu_ratio`` TCP's server CPU per play over its own
-    (both 1.0 when the WebSocket costs nothing more)."""
+    while playing (``*_play_cpu_us_per_play``: from the start signal on, so connecting
+    and seating are left out); both 1.0 when the WebSocket costs nothing more."""
     stats, connections = ws.stats, args.tables * 4
-    cpu_per_play = ws.per_play_us(ws.server_cpu)
-    tcp_cpu_per_play = tcp.per_play_us(tcp.server_cpu)
+    cpu_per_play = ws.per_play_us(ws.play_cpu)
+    tcp_cpu_per_play = tcp.per_play_us(tcp.play_cpu)
     return {
+        "tcp_play_cpu_us_per_play": tcp_cpu_per_play,
+        "ws_play_cpu_us_per_play": cpu_per_play,
         "ws_matches": stats.done,
         "ws_plays": stats.plays,
         "ws_plays_per_s": round(stats.plays_per_s, 1),
@@ -1120,7 +1131,7 @@ def ws_report(args: argparse.Namespace, tcp: JackalRun, ws: JackalRun) -> dict[s
         "ws_server_idle_kib": ws.idle_kib,
         "ws_server_peak_kib": ws.peak_kib,
         "ws_server_kib_per_connection": ws.kib_per_connection(connections),
-        "ws_server_cpu_us_per_play": cpu_per_play,
+        "ws_server_cpu_us_per_play": ws.per_play_us(ws.server_cpu),
         "ws_client_cpu_us_per_play": ws.per_play_us(stats.client_cpu),
         "ws_ratio": round(stats.plays_per_s / tcp.stats.plays_per_s, 3)
         if tcp.stats.plays_per_s else None,
@@ -1174,8 +1185,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "baseline_ratio", "baseline_cpu_ratio", "stock_relay_plays_per_s", "stock_relay_ratio",
         "stock_relay_cpu_ratio")
     if args.transport == "ws":
-        keys = ("plays_per_s", "server_cpu_us_per_play", "ws_plays_per_s",
-                "ws_server_cpu_us_per_play", "ws_ratio", "ws_cpu_ratio")
+        keys = ("plays_per_s", "tcp_play_cpu_us_per_play", "ws_plays_per_s",
+                "ws_play_cpu_us_per_play", "ws_ratio", "ws_cpu_ratio")
     report["rounds"] = [{key: r.get(key) for key in keys} for r in reports]
     return report
 

@@ -60,6 +60,8 @@ class WebSocketStream(trio.abc.Stream):
         self._send_lock = trio.Lock()
         #: Inside a binary message (its start has been marked).
         self._in_binary = False
+        #: Bytes were given to wsproto since its events were last taken.
+        self._events_due = True
         #: The transport that writes our lines straight to the socket, if it does; then
         #: our own frames (pongs) wait here for its next write.
         self._out: Outgoing | None = None
@@ -77,7 +79,7 @@ class WebSocketStream(trio.abc.Stream):
         """Whole lines as text frames, after any frames of our own that wait. Once the
         peer's close is read no message may follow it: the lines are dropped."""
         control, self._control = self._control, b""
-        if not data or self._ws.state is not ConnectionState.OPEN:
+        if not data or self._eof:  # (read as the peer's close is: wsproto's state then)
             return control
         lines = data.split(b"\n")
         if not lines[-1]:
@@ -97,11 +99,15 @@ class WebSocketStream(trio.abc.Stream):
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
         size = max_bytes or _READ_SIZE
         while not self._pending and not self._eof:
-            await self._take_events()
-            if self._pending or self._eof:
-                break
+            # wsproto's events once after each read (and first of all for what came with
+            # the handshake): looking for them costs even when there are none.
+            if self._events_due:
+                self._events_due = False
+                await self._take_events()
+                continue
             data = await read_some(self._sock, _READ_SIZE)
             self._ws.receive_data(data or None)
+            self._events_due = True
         chunk = bytes(self._pending[:size])
         del self._pending[:size]
         return chunk

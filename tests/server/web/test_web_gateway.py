@@ -324,4 +324,3 @@ async def test_a_frame_that_breaks_the_websocket_protocol_closes_with_its_code()
         await lines.sock.send_all(b"\x81\x82\x00\x00\x00\x00\xff\xfe")
         await client.eof()
         assert lines.close_code == 1007
-

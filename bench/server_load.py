@@ -61,11 +61,13 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from benchkit.wsconn import WsConn
 
 HOST = "127.0.0.1"
 SEATS = ("N", "E", "S", "W")
 BENCH_DIR = Path(__file__).resolve().parent
 LISTENING = re.compile(r"listening on \S+?:(\d+)")
+WEB_PAGE = re.compile(r"web page on http://\S+?:(\d+)/")
 _decode = msgspec.json.Decoder().decode
 
 
@@ -75,18 +77,21 @@ _decode = msgspec.json.Decoder().decode
 class ServerProcess:
     """A server subprocess: started, its port read from its log, its output drained."""
 
-    def __init__(self, argv: Sequence[str], *, startup_timeout: float = 30.0) -> None:
+    def __init__(self, argv: Sequence[str], *, startup_timeout: float = 30.0,
+                 web: bool = False) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.argv = list(argv)
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
         self.lines: list[str] = []
-        self.port = self._read_port(startup_timeout)
+        #: With ``web``, the server's web port too (``--web 0``: its ``web page on`` line).
+        self.web_port = 0
+        self.port = self._read_port(startup_timeout, web)
         # Keep reading so that a chatty server never blocks on a full pipe.
         self._drain = threading.Thread(target=self._drain_output, daemon=True)
         self._drain.start()
 
-    def _read_port(self, timeout: float) -> int:
+    def _read_port(self, timeout: float, web: bool) -> int:
         assert self.proc.stdout is not None
         deadline = time.monotonic() + timeout
         found: list[int] = []
@@ -99,12 +104,16 @@ class ServerProcess:
                 match = LISTENING.search(line)
                 if match:
                     found.append(int(match.group(1)))
+                page = WEB_PAGE.search(line)
+                if page:
+                    self.web_port = int(page.group(1))
+                if found and (self.web_port or not web):
                     return
 
         reader = threading.Thread(target=scan, daemon=True)
         reader.start()
         reader.join(max(0.0, deadline - time.monotonic()))
-        if not found:
+        if not found or (web and not self.web_port):
             self.stop()
             tail = "\n".join(self.lines[-20:])
             raise RuntimeError(f"server did not report its port: {self.argv}\n{tail}")
@@ -167,6 +176,9 @@ class WorkerResult:
     deals: int = 0
     expert_delivered: int = 0
     expert_unavailable: int = 0
+    #: The client process's own CPU seconds from the start signal to its end: next to
+    #: the server's, it tells whether the load generator kept up.
+    client_cpu: float = 0.0
 
 
 class Conn:
@@ -247,11 +259,14 @@ class Conn:
 class JackalTable:
     """Four protocol clients sharing one table, driven by the server's events."""
 
-    def __init__(self, index: int, seed: int, target: int, result: WorkerResult) -> None:
+    def __init__(self, index: int, seed: int, target: int, result: WorkerResult,
+                 conn_type: type[Conn] | type[WsConn] = Conn) -> None:
         self.index = index
         self.seed = seed
         self.target = target
         self.result = result
+        #: How the clients connect: ``Conn`` (TCP lines) or ``WsConn`` (``/ws`` frames).
+        self.conn_type = conn_type
         self.table_id: str | None = None
         self.hello_done = 0
         self.joined = 0
@@ -259,7 +274,7 @@ class JackalTable:
         self.refused = False
         self.finished = 0
         self.join_sent = False
-        self.conns: list[Conn] = []
+        self.conns: list[Conn | WsConn] = []
         self.hands: list[list[str]] = [[] for _ in SEATS]
         self.sent_at: list[float] = [0.0] * 4
         self.rng = random.Random(seed)
@@ -274,7 +289,7 @@ class JackalTable:
 
     def connect(self, sel: selectors.BaseSelector, port: int) -> None:
         for seat in range(4):
-            self.conns.append(Conn(sel, port, self._handler(seat)))
+            self.conns.append(self.conn_type(sel, port, self._handler(seat)))
 
     def go(self) -> None:
         for conn in self.conns:
@@ -439,7 +454,7 @@ def _service(sel: selectors.BaseSelector, groups: Sequence[Group], timeout: floa
              result: WorkerResult) -> None:
     """One selector round: flush what can be written, read what came, note early closes."""
     for key, mask in sel.select(timeout):
-        conn: Conn = key.data
+        conn: Conn | WsConn = key.data
         if mask & selectors.EVENT_WRITE:
             conn.flush()
         if mask & selectors.EVENT_READ and not conn.readable():
@@ -458,18 +473,20 @@ def _pump(sel: selectors.BaseSelector, groups: Sequence[Group], until: Callable[
         _service(sel, groups, min(timeout, 1.0), result)
 
 
-def worker_main(kind: str, port: int, indices: list[int], options: dict[str, int],
+def worker_main(kind: str, port: int, indices: list[int], options: dict[str, Any],
                 ready_q: Any, go: Any, results_q: Any) -> None:
     """One client process: connect its groups, wait for the start signal, play to the end."""
     _raise_fd_limit()
     result = WorkerResult()
     sel = selectors.DefaultSelector()
     groups: list[Group] = []
+    conn_type = WsConn if options.get("transport") == "ws" else Conn
     try:
         for index in indices:
             group: Group
             if kind == "jackal":
-                group = JackalTable(index, options["seed"] + index, options["target"], result)
+                group = JackalTable(index, options["seed"] + index, options["target"], result,
+                                    conn_type)
             else:
                 group = BaselineGroup(index, options["plays"], result)
             group.connect(sel, port)
@@ -482,11 +499,13 @@ def worker_main(kind: str, port: int, indices: list[int], options: dict[str, int
             result.errors.append(f"{unseated} groups never got seated")
         ready_q.put(("ready", os.getpid()))
         go.wait(options["timeout"])
+        cpu_from = time.process_time()
         for group in groups:
             if group.seated:
                 group.go()
         deadline = time.monotonic() + options["timeout"]
         _pump(sel, groups, lambda: all(g.done or not g.seated for g in groups), deadline, result)
+        result.client_cpu = time.process_time() - cpu_from
         late = sum(1 for g in groups if g.seated and not g.done)
         if late:
             result.errors.append(f"{late} groups did not finish within {options['timeout']} s")
@@ -509,6 +528,8 @@ class RunStats:
     done: int
     #: Deals ended, expert figures delivered, declared unavailable (see WorkerResult).
     expert: tuple[int, int, int] = (0, 0, 0)
+    #: CPU seconds of every client process together, from the start signal to its end.
+    client_cpu: float = 0.0
 
     @property
     def plays_per_s(self) -> float:
@@ -522,9 +543,10 @@ class RunStats:
         return ordered[rank] * 1000.0
 
 
-def run_clients(kind: str, port: int, groups: int, procs: int,
-                options: dict[str, int]) -> RunStats:
-    """Spread ``groups`` over ``procs`` client processes and collect their figures."""
+def run_clients(kind: str, port: int, groups: int, procs: int, options: dict[str, Any],
+                on_go: Callable[[], None] | None = None) -> RunStats:
+    """Spread ``groups`` over ``procs`` client processes and collect their figures;
+    ``on_go`` is called as the start signal is given (every group seated)."""
     ctx = mp.get_context("fork")
     ready_q = ctx.Queue()
     results_q = ctx.Queue()
@@ -539,6 +561,8 @@ def run_clients(kind: str, port: int, groups: int, procs: int,
         workers.append(worker)
     for _ in workers:
         ready_q.get(timeout=options["timeout"] + 30)
+    if on_go is not None:
+        on_go()
     start = time.monotonic()
     go.set()
     results = [results_q.get(timeout=options["timeout"] * 2 + 30) for _ in workers]
@@ -552,6 +576,7 @@ def run_clients(kind: str, port: int, groups: int, procs: int,
         errors=[e for r in results for e in r.errors],
         done=sum(r.done_tables for r in results),
         expert=_expert_counts(results),
+        client_cpu=sum(r.client_cpu for r in results),
     )
 
 
@@ -979,25 +1004,65 @@ def baseline_argv(stock: bool = False) -> list[str]:
     return [*argv, "--stock"] if stock else argv
 
 
-def measure_round(args: argparse.Namespace) -> dict[str, Any]:
-    """Run both servers under the same client pattern and gather the report."""
-    options = {"seed": args.seed, "target": args.target, "timeout": args.timeout, "plays": 0}
-    connections = args.tables * 4
-    server = ServerProcess(jackal_argv([*server_capacity_args(args.tables), *args.server_arg],
-                                       args.profile))
+@dataclass
+class JackalRun:
+    """One run of the Jackal clients against a fresh server, and the server's figures."""
+
+    stats: RunStats
+    idle_kib: int
+    peak_kib: int
+    server_cpu: float
+    server_errors: list[str]
+    #: The server's CPU seconds from the start signal on (connecting and seating excluded).
+    play_cpu: float = 0.0
+
+    def per_play_us(self, seconds: float) -> float | None:
+        return round(seconds / self.stats.plays * 1e6, 1) if self.stats.plays else None
+
+    def kib_per_connection(self, connections: int) -> float:
+        return round((self.peak_kib - self.idle_kib) / connections, 1)
+
+    @property
+    def errors(self) -> list[str]:
+        return self.stats.errors + self.server_errors
+
+
+def run_jackal(args: argparse.Namespace, options: dict[str, Any], transport: str) -> JackalRun:
+    """A fresh ``jackal serve`` and the clients over ``transport`` (``tcp`` or ``ws``). In
+    the WebSocket comparison both runs' servers serve the web port, so that both start
+    from the same idle memory."""
+    web = args.transport == "ws"
+    extra = [*server_capacity_args(args.tables), *args.server_arg,
+             *(["--web", "0"] if web else [])]
+    server = ServerProcess(jackal_argv(extra, args.profile), web=web)
     try:
         time.sleep(0.2)
         idle_kib = server.status_kib("VmRSS")
         cpu_before = server.cpu_seconds()
-        jackal = run_clients("jackal", server.port, args.tables, args.procs, options)
+        port = server.web_port if transport == "ws" else server.port
+        cpu_at_go = [cpu_before]
+        stats = run_clients("jackal", port, args.tables, args.procs,
+                            {**options, "transport": transport},
+                            on_go=lambda: cpu_at_go.append(server.cpu_seconds()))
         peak_kib = server.status_kib("VmHWM")
-        server_cpu = server.cpu_seconds() - cpu_before
+        cpu_after = server.cpu_seconds()
     finally:
         code = server.stop()
     server_errors = server.problems()
     if code not in (0, None, -signal.SIGTERM):
         server_errors.append(f"jackal serve exited with status {code}")
+    return JackalRun(stats, idle_kib, peak_kib, cpu_after - cpu_before, server_errors,
+                     cpu_after - cpu_at_go[-1])
 
+
+def measure_round(args: argparse.Namespace) -> dict[str, Any]:
+    """Run both servers under the same client pattern and gather the report (with
+    ``--transport ws``: Jackal over TCP, then over the WebSocket, instead of the relays)."""
+    options: dict[str, Any] = {"seed": args.seed, "target": args.target,
+                               "timeout": args.timeout, "plays": 0}
+    connections = args.tables * 4
+    run = run_jackal(args, options, "tcp")
+    jackal = run.stats
     report: dict[str, Any] = {
         "tables": args.tables,
         "connections": connections,
@@ -1011,19 +1076,25 @@ def measure_round(args: argparse.Namespace) -> dict[str, Any]:
         "p99_ms": round(jackal.percentile_ms(0.99), 3),
         "p999_ms": round(jackal.percentile_ms(0.999), 3),
         "max_ms": round(jackal.percentile_ms(1.0), 3),
-        "errors": len(jackal.errors) + len(server_errors) + (args.tables - jackal.done),
-        "error_samples": (jackal.errors + server_errors)[:10],
-        "server_idle_kib": idle_kib,
-        "server_peak_kib": peak_kib,
-        "server_kib_per_connection": round((peak_kib - idle_kib) / connections, 1),
-        "server_cpu_s": round(server_cpu, 2),
-        "server_cpu_us_per_play": round(server_cpu / jackal.plays * 1e6, 1)
-        if jackal.plays else None,
+        "errors": len(run.errors) + (args.tables - jackal.done),
+        "error_samples": run.errors[:10],
+        "server_idle_kib": run.idle_kib,
+        "server_peak_kib": run.peak_kib,
+        "server_kib_per_connection": run.kib_per_connection(connections),
+        "server_cpu_s": round(run.server_cpu, 2),
+        "server_cpu_us_per_play": run.per_play_us(run.server_cpu),
+        "client_cpu_us_per_play": run.per_play_us(jackal.client_cpu),
         # The deal summary's expert figure: deals ended, figures delivered, declared
         # unavailable (the rest came after the clients left, or never).
         "deals": jackal.expert[0], "expert_delivered": jackal.expert[1],
         "expert_unavailable": jackal.expert[2],
     }
+    if args.transport == "ws":
+        ws = run_jackal(args, options, "ws")
+        report.update(ws_report(args, run, ws))
+        report["errors"] += report["ws_errors"]
+        report["error_samples"] = (report["error_samples"] + ws.errors)[:10]
+        return report
     if args.no_baseline:
         report["baseline_ratio"] = None
         return report
@@ -1037,6 +1108,36 @@ def measure_round(args: argparse.Namespace) -> dict[str, Any]:
         report.update(relay_report(prefix, stock, args, options, jackal,
                                    report["server_cpu_us_per_play"]))
     return report
+
+
+def ws_report(args: argparse.Namespace, tcp: JackalRun, ws: JackalRun) -> dict[str, Any]:
+    """The WebSocket run's figures (``ws_*``) beside the TCP run's: ``ws_ratio`` is its
+    plays per second over TCP's, ``ws_cpu_ratio`` TCP's server CPU per play over its own
+    while playing (``*_play_cpu_us_per_play``: from the start signal on, so connecting
+    and seating are left out); both 1.0 when the WebSocket costs nothing more."""
+    stats, connections = ws.stats, args.tables * 4
+    cpu_per_play = ws.per_play_us(ws.play_cpu)
+    tcp_cpu_per_play = tcp.per_play_us(tcp.play_cpu)
+    return {
+        "tcp_play_cpu_us_per_play": tcp_cpu_per_play,
+        "ws_play_cpu_us_per_play": cpu_per_play,
+        "ws_matches": stats.done,
+        "ws_plays": stats.plays,
+        "ws_plays_per_s": round(stats.plays_per_s, 1),
+        "ws_p50_ms": round(stats.percentile_ms(0.5), 3),
+        "ws_p99_ms": round(stats.percentile_ms(0.99), 3),
+        "ws_max_ms": round(stats.percentile_ms(1.0), 3),
+        "ws_errors": len(ws.errors) + (args.tables - stats.done),
+        "ws_server_idle_kib": ws.idle_kib,
+        "ws_server_peak_kib": ws.peak_kib,
+        "ws_server_kib_per_connection": ws.kib_per_connection(connections),
+        "ws_server_cpu_us_per_play": ws.per_play_us(ws.server_cpu),
+        "ws_client_cpu_us_per_play": ws.per_play_us(stats.client_cpu),
+        "ws_ratio": round(stats.plays_per_s / tcp.stats.plays_per_s, 3)
+        if tcp.stats.plays_per_s else None,
+        "ws_cpu_ratio": round(tcp_cpu_per_play / cpu_per_play, 3)
+        if cpu_per_play and tcp_cpu_per_play else None,
+    }
 
 
 def relay_report(prefix: str, stock: bool, args: argparse.Namespace, options: dict[str, Any],
@@ -1073,14 +1174,19 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     reports = [measure_round(args) for _ in range(max(1, args.rounds))]
     if len(reports) == 1:
         return reports[0]
-    ordered = sorted(reports, key=lambda r: r.get("baseline_ratio") or 0.0)
+    by = "ws_ratio" if args.transport == "ws" else "baseline_ratio"
+    ordered = sorted(reports, key=lambda r: r.get(by) or 0.0)
     report = dict(ordered[len(ordered) // 2])
     report["errors"] = sum(r["errors"] for r in reports)
     report["error_samples"] = [e for r in reports for e in r["error_samples"]][:10]
     report["server_peak_kib"] = max(r["server_peak_kib"] for r in reports)
-    keys = ("plays_per_s", "p50_ms", "p99_ms", "server_cpu_us_per_play",
-            "baseline_plays_per_s", "baseline_ratio", "baseline_cpu_ratio",
-            "stock_relay_plays_per_s", "stock_relay_ratio", "stock_relay_cpu_ratio")
+    keys: tuple[str, ...] = (
+        "plays_per_s", "p50_ms", "p99_ms", "server_cpu_us_per_play", "baseline_plays_per_s",
+        "baseline_ratio", "baseline_cpu_ratio", "stock_relay_plays_per_s", "stock_relay_ratio",
+        "stock_relay_cpu_ratio")
+    if args.transport == "ws":
+        keys = ("plays_per_s", "tcp_play_cpu_us_per_play", "ws_plays_per_s",
+                "ws_play_cpu_us_per_play", "ws_ratio", "ws_cpu_ratio")
     report["rounds"] = [{key: r.get(key) for key in keys} for r in reports]
     return report
 
@@ -1099,6 +1205,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", metavar="FILE", help="run the server under cProfile")
     parser.add_argument("--rounds", type=int, default=1,
                         help="repeat the whole measurement; report the median round")
+    parser.add_argument("--transport", choices=("tcp", "ws"), default="tcp",
+                        help="ws: play over TCP, then over the WebSocket of jackal serve "
+                             "--web (wsproto clients), and compare them (ws_ratio, memory "
+                             "a connection) instead of running the bare relays")
     parser.add_argument("--rate", type=float, metavar="PLAYS",
                         help="paced mode: each table plays PLAYS plays a second on a fixed "
                              "timeline (open loop); without it, tables play flat out")
@@ -1110,6 +1220,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="paced mode: read the server's memory this often (default 10)")
     args = parser.parse_args(argv)
     _raise_fd_limit()
+    if args.rate and args.transport == "ws":
+        parser.error("--transport ws measures at saturation: it takes no --rate")
     report = measure_paced(args) if args.rate else measure(args)
     if args.json:
         print(json.dumps(report))

@@ -98,6 +98,18 @@ def test_every_bench_script_runs_on_a_small_size(name: str) -> None:
 
 
 @pytest.mark.subprocess
+def test_the_load_bench_plays_over_the_websocket_too() -> None:
+    # --transport ws: the same tables over TCP, then over /ws of jackal serve --web.
+    done = _run([str(ROOT / "bench" / "server_load.py"), "--tables", "2", "--target", "1",
+                 "--procs", "1", "--timeout", "60", "--json", "--transport", "ws"])
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-3000:])
+    report = _last_json(done.stdout)
+    assert report["errors"] == 0 and report["matches"] == report["ws_matches"] == 2, report
+    assert report["ws_plays"] == report["plays"] and report["ws_ratio"] > 0, report
+    assert report["ws_server_kib_per_connection"] is not None, report
+
+
+@pytest.mark.subprocess
 def test_the_load_bench_fails_loudly_when_the_server_refuses_tables() -> None:
     # A per-address limit the bench does not lift (here given back on purpose).
     done = _run([str(ROOT / "bench" / "server_load.py"), "--tables", "3", "--target", "1",

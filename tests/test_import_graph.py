@@ -183,8 +183,9 @@ ROOMS: dict[str, frozenset[str]] = {
     "client.tui": frozenset({"cli.play"}),
     # The network edge is the hub's: the hub and the greeter hand it lines, server bots
     # think behind its thread slots. No table, lobby or record touches a connection.
+    # The WebSocket's stream reads its socket and is written by the edge's transport.
     "server.net": frozenset({"server.hub", "server.hello", "server.bots",
-                            "server.web.gateway"}),
+                            "server.web.gateway", "server.web.wsstream"}),
     # Only what starts a server goes in by the listener: jackal serve, play (a local
     # table) and tournament, and the package's own `serve`.
     "server.net.listener": frozenset({"server", "cli.serve", "cli.play", "cli.tournament"}),
@@ -209,8 +210,9 @@ REACHES: dict[str, frozenset[str]] = {
     # ...and the listener, which hands each accepted connection to the hub.
     "server.net.listener": frozenset({"server.config", "server.hub", "server.net",
                                       "server.web"}),
-    # The web port knows the edge's limits per address, never the hub or a table.
-    "server.web": frozenset({"server.net.ratelimit"}),
+    # The web port knows the edge's limits per address and its transport (which writes a
+    # WebSocket's frames as it writes TCP lines), never the hub or a table.
+    "server.web": frozenset({"server.net.ratelimit", "server.net.transport"}),
     # Records know the table they write and restore, never the network, the hub or the
     # lobby.
     "server.records": frozenset({"server.config", "server.names", "server.seating",

@@ -13,7 +13,7 @@ from typing import Protocol
 
 import trio
 
-__all__ = ["Flusher", "Owner", "SendQueue", "read_some"]
+__all__ = ["Flusher", "Framed", "Owner", "SendQueue", "read_some"]
 
 
 async def read_some(stream: trio.abc.ReceiveStream, size: int) -> bytes:
@@ -40,6 +40,14 @@ class Owner(Protocol):
 
     def lost(self) -> None: ...
 
+class Framed(Protocol):
+    """A stream whose lines go out in frames (a WebSocket) but can still be written
+    straight to its socket: it gives its descriptor and the function that turns whole
+    lines into the bytes to write (``None`` when it has no socket under it)."""
+
+    def write_directly(self, out: SendQueue) -> tuple[int, Callable[[bytes], bytes]] | None: ...
+
+
 #: Errors that mean the peer is gone (any other OSError is a bug and propagates).
 _GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
 
@@ -59,13 +67,21 @@ class SendQueue:
     """
 
     # Slots and no bound methods kept: thousands are alive at once (see gctune).
-    __slots__ = ("_chunks", "_draining", "_fd", "_flushed", "_flusher", "_owner",
+    __slots__ = ("_chunks", "_draining", "_fd", "_flushed", "_flusher", "_frame", "_owner",
                  "_partial", "_stream", "bound", "dirty", "gone", "pushed", "unsent")
 
     def __init__(self, stream: trio.abc.Stream, bound: int, flusher: Flusher,
                  owner: Owner) -> None:
         self._stream = stream
         self._fd = stream.socket.fileno() if isinstance(stream, trio.SocketStream) else -1
+        #: A framed stream's framing (see :class:`Framed`): its lines are written here too,
+        #: framed as they go, instead of through a task per write.
+        self._frame: Callable[[bytes], bytes] | None = None
+        direct = getattr(stream, "write_directly", None)
+        if self._fd < 0 and direct is not None:
+            found = direct(self)
+            if found is not None:
+                self._fd, self._frame = found
         self.bound = bound
         self._flusher = flusher
         self._owner = owner
@@ -115,6 +131,19 @@ class SendQueue:
             self.dirty = True
             self._flusher.mark(self)
 
+    @property
+    def cut(self) -> bool:
+        """The last write stopped inside a line (for a framed stream: inside a frame),
+        and its rest is still to come, or never will if the peer is gone."""
+        return self._partial
+
+    def nudge(self) -> None:
+        """Have the flusher write soon even with no line queued: a framed stream has
+        frames of its own waiting (a WebSocket's pong), which its framing adds."""
+        if not self.dirty and not self.gone:
+            self.dirty = True
+            self._flusher.mark(self)
+
     async def flushed(self) -> None:
         """Wait until everything pushed so far is written (or the peer is gone)."""
         while self.unsent and not self.gone:
@@ -133,12 +162,17 @@ class SendQueue:
     def write_now(self) -> None:
         """Write as much of the backlog as the socket takes, without waiting (flusher)."""
         self.dirty = False
-        if not self._chunks or self.gone:
+        if self.gone or not (self._chunks or self._frame):
             return
         if self._fd < 0:
             self._start_drain()  # not a socket: the drain task sends through the stream
             return
-        data = self._chunks[0] if len(self._chunks) == 1 else b"".join(self._chunks)
+        if self._frame is not None:
+            data = self._framed(self._frame)
+            if not data:
+                return
+        else:
+            data = self._chunks[0] if len(self._chunks) == 1 else b"".join(self._chunks)
         try:
             sent = os.write(self._fd, data)
         except BlockingIOError:
@@ -156,6 +190,17 @@ class SendQueue:
         self._chunks = [data[sent:]]
         self._partial = True
         self._start_drain()
+
+    def _framed(self, frame: Callable[[bytes], bytes]) -> bytes:
+        """The backlog as bytes to write: the rest of a frame partly written, as it is,
+        then every whole line queued since, framed (the frames' heads count as unsent
+        from now on). Lines are pushed whole between two writes, so none is cut here."""
+        chunks = self._chunks
+        head = chunks[0] if self._partial else b""
+        raw = b"".join(chunks[1:] if self._partial else chunks)
+        framed = frame(raw)
+        self.unsent += len(framed) - len(raw)
+        return head + framed
 
     def _done(self, *, gone: bool) -> None:
         if gone:

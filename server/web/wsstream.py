@@ -7,11 +7,15 @@ and lines to frames, so every limit of the line protocol applies to the messages
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import trio
 from wsproto import WSConnection
 from wsproto.connection import ConnectionState
 from wsproto.events import BytesMessage, CloseConnection, Event, Ping, Request, TextMessage
 from wsproto.frame_protocol import CloseReason
+
+from ..net.transport import SendQueue, read_some
 
 __all__ = ["WebSocketStream"]
 
@@ -19,6 +23,14 @@ _READ_SIZE = 16384
 #: A binary frame's bytes reach the session after this byte, which no UTF-8 text holds:
 #: the session answers them ``bad_json``, as it answers bytes that are not text over TCP.
 _NOT_TEXT = b"\xff"
+#: A whole text message's frame depends on its text alone (a server masks nothing, and
+#: the gateway accepts no extension such as compression): the frame of a line sent to a
+#: whole table is made once, by wsproto, and reused for every connection. Short lines only
+#: (the table's news; snapshots and lobby lists go to one connection at a time), and the
+#: few last ones: the cache is emptied when full.
+_FRAMES: dict[bytes, bytes] = {}
+_FRAMES_KEPT = 256
+_FRAMED_LINE_MAX = 512
 
 
 class WebSocketStream(trio.abc.Stream):
@@ -30,8 +42,11 @@ class WebSocketStream(trio.abc.Stream):
     on as frames arrive, never buffered whole, so an oversized message meets the
     session's ``max_line`` (``line_too_long``) as a long TCP line does. Pings are
     answered here; a close frame or a broken frame reads as the end of the stream.
-    Out: :meth:`send_all` gets whole lines (the session's writer never cuts one) and
-    sends each as a text frame.
+    Out: whole lines (the session's writer never cuts one), each sent as a text frame.
+    Over a socket the server's transport writes them itself, framed by
+    :meth:`write_directly`'s function, as it writes a TCP connection's lines (no task or
+    lock per write); over another stream (the tests' in-memory ones) :meth:`send_all`
+    frames and sends them.
     """
 
     def __init__(self, sock: trio.abc.Stream, ws: WSConnection) -> None:
@@ -45,15 +60,54 @@ class WebSocketStream(trio.abc.Stream):
         self._send_lock = trio.Lock()
         #: Inside a binary message (its start has been marked).
         self._in_binary = False
+        #: Bytes were given to wsproto since its events were last taken.
+        self._events_due = True
+        #: The transport that writes our lines straight to the socket, if it does; then
+        #: our own frames (pongs) wait here for its next write.
+        self._out: SendQueue | None = None
+        self._control = b""
+
+    def write_directly(self, out: SendQueue) -> tuple[int, Callable[[bytes], bytes]] | None:
+        """``out`` will write our lines to the socket itself: its descriptor, and how
+        lines become frames (see :class:`..net.transport.Framed`)."""
+        if not isinstance(self._sock, trio.SocketStream):
+            return None
+        self._out = out
+        return self._sock.socket.fileno(), self._frame_lines
+
+    def _frame_lines(self, data: bytes) -> bytes:
+        """Whole lines as text frames, after any frames of our own that wait. Once the
+        peer's close is read no message may follow it: the lines are dropped."""
+        control, self._control = self._control, b""
+        if not data or self._eof:  # (read as the peer's close is: wsproto's state then)
+            return control
+        lines = data.split(b"\n")
+        if not lines[-1]:
+            lines.pop()  # the empty rest after the last line's end
+        frames = [control]
+        for line in lines:
+            frame = _FRAMES.get(line)
+            if frame is None:
+                frame = self._ws.send(TextMessage(data=line.decode(errors="replace")))
+                if len(line) <= _FRAMED_LINE_MAX:
+                    if len(_FRAMES) >= _FRAMES_KEPT:
+                        _FRAMES.clear()
+                    _FRAMES[line] = frame
+            frames.append(frame)
+        return b"".join(frames)
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
         size = max_bytes or _READ_SIZE
         while not self._pending and not self._eof:
-            await self._take_events()
-            if self._pending or self._eof:
-                break
-            data = await self._sock.receive_some(_READ_SIZE)
-            self._ws.receive_data(bytes(data) if data else None)
+            # wsproto's events once after each read (and first of all for what came with
+            # the handshake): looking for them costs even when there are none.
+            if self._events_due:
+                self._events_due = False
+                await self._take_events()
+                continue
+            data = await read_some(self._sock, _READ_SIZE)
+            self._ws.receive_data(data or None)
+            self._events_due = True
         chunk = bytes(self._pending[:size])
         del self._pending[:size]
         return chunk
@@ -86,19 +140,23 @@ class WebSocketStream(trio.abc.Stream):
             self._in_binary = False
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        lines = bytes(data).split(b"\n")
-        if lines[-1] == b"":
-            lines.pop()
         async with self._send_lock:
             # Checked under the lock: the peer's close may have been read while we waited,
             # and after it a WebSocket sends no more messages (the replies are dropped).
             if self._ws.state is not ConnectionState.OPEN:
                 raise trio.ClosedResourceError("the WebSocket is closing")
-            frames = b"".join(self._ws.send(TextMessage(data=line.decode(errors="replace")))
-                              for line in lines)
-            await self._sock.send_all(frames)
+            await self._sock.send_all(self._frame_lines(bytes(data)))
 
     async def _send(self, event: Event) -> None:
+        out = self._out
+        if out is not None:
+            if not out.gone:  # the transport writes it, between two whole frames
+                if self._ws.state in (ConnectionState.OPEN, ConnectionState.REMOTE_CLOSING):
+                    self._control += self._ws.send(event)
+                    out.nudge()
+                return
+            if out.cut:
+                return  # the peer was dropped in the middle of a frame: nothing more fits
         async with self._send_lock:
             if self._ws.state in (ConnectionState.OPEN, ConnectionState.REMOTE_CLOSING):
                 await self._sock.send_all(self._ws.send(event))

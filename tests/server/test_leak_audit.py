@@ -1,11 +1,14 @@
 """Hidden-information audit over 1,000+ seeded deals of real server traffic (issue 7.5).
 
 A real server listens on port 0 in this process. Several tables play at once; every seat
-is a raw TCP client of ours (on every third table two seats are server-side bots instead)
-and every table has a spectator from the start, a second one who arrives in the middle of
-deal 1, and a North who hangs up in the middle of deal 2 and reclaims the seat with its
-token. Every line each of those connections receives is kept, and after each match the
-audit replays each connection's stream in order:
+is a raw client of ours (on every third table two seats are server-side bots instead),
+over TCP or, for N and E and the late spectator of every eighth table, over the web
+port's WebSocket as a browser's page (the streams are its text frames, audited alike:
+each of those seats' partner is on TCP), and every table has a spectator from the start, a
+second one who arrives in the middle of deal 1, and a North who hangs up in the middle of
+deal 2 and reclaims the seat with its token. Every line each of those connections
+receives is kept, and after each match the audit replays each connection's stream in
+order:
 
 - for each deal, the four hands are known independently: the engine's deal from the
   table's seed (and each seat's ``deal_started`` copy must equal its part of it); the
@@ -48,8 +51,9 @@ when no connection receives anything but keepalive for STALL_SECONDS.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import msgspec
 import pytest
@@ -63,6 +67,7 @@ from jackal.server.config import ServerConfig
 from jackal.server.net.listener import serve
 from support.client import Msg, RawClient
 from support.leaks import cards_named, seat_timed_events
+from support.wsclient import WsLines
 
 DEALS_WANTED = 1000
 #: The audit's parts, each DEALS_WANTED // PARTS deals from seeds of its own (SEEDS_PER_PART
@@ -90,6 +95,32 @@ class AuditClient(RawClient):
         return msg
 
 
+#: The server's ports: (TCP, web).
+Ports = tuple[int, int]
+
+
+async def dial(ports: Ports, local: str, websocket: bool) -> AuditClient:
+    """A new connection from ``local``, its welcome read: over TCP, or over the web port's
+    WebSocket as a browser's page connects (then each text frame is one line)."""
+    if not websocket:
+        return await AuditClient.connect(ports[0], local=local)
+    client = AuditClient(await WsLines.open(ports[1], local=local))  # type: ignore[arg-type]
+    await client.expect("welcome")
+    return client
+
+
+#: Every WEB_EVERY-th table has seats over the WebSocket (a share, not all: each line
+#: costs more there, on both sides, and the audit's time is the suite's).
+WEB_EVERY = 8
+
+
+def over_websocket(seed: int) -> frozenset[Seat | None]:
+    """Who of table ``seed`` connects over the WebSocket: on every WEB_EVERY-th table, one
+    seat of each side (each with its partner on TCP), N (who reclaims its seat and asks for
+    a hint) and E, and the late spectator (``None``); elsewhere nobody."""
+    return frozenset({Seat.N, Seat.E, None} if seed % WEB_EVERY == 1 else ())
+
+
 async def until(client: AuditClient, kind: str) -> Msg:
     """Read until a message of ``kind``; an ``error`` on the way fails the test."""
     msg = (await client.recv_until(lambda m: m["type"] in (kind, "error"), math.inf))[-1]
@@ -110,6 +141,10 @@ class Audit:
     reclaims: int = 0
     #: your_turn messages checked against the true hand and rows.
     your_turns: int = 0
+    #: Deals played at tables with WebSocket seats, and the lines those seats received
+    #: (the audit read them all).
+    ws_deals: int = 0
+    ws_lines: int = 0
     #: Hints North received (tables that allow them) and refusals (tables that do not).
     hints: int = 0
     refused_hints: int = 0
@@ -265,16 +300,18 @@ def audit_stream(seed: int, seat: Seat | None, lines: list[bytes],
             audit.snapshots += 1
 
 
-async def seat_loop(client: AuditClient, seat: Seat, port: int, token: str, reclaim: bool,
-                    extra: list[AuditClient], audit: Audit, seed: int, typed: Typed) -> None:
+async def seat_loop(client: AuditClient, seat: Seat, redial: Callable[[], Awaitable[AuditClient]],
+                    token: str, reclaim: bool, extra: list[AuditClient], audit: Audit,
+                    seed: int, typed: Typed) -> None:
     """Play this seat's turns, each from its ``your_turn`` alone, until match_ended.
 
     North asks for a hint on its first turn of deal 1 and plays the card it names (on a
     table that does not allow hints the refusal is counted and it plays as usual).
 
     With ``reclaim``, on its 4th turn of deal 2 the seat hangs up instead of playing,
-    reconnects, reclaims the seat with its token, and plays on from the ``your_turn``
-    that follows the snapshot. Its lines go on in the same list, as one stream.
+    reconnects (``redial``: from the same address, over the same transport), reclaims
+    the seat with its token, and plays on from the ``your_turn`` that follows the
+    snapshot. Its lines go on in the same list, as one stream.
 
     And it cheats as the module notes say, each typed text a marker kept in ``typed``.
     """
@@ -328,10 +365,9 @@ async def seat_loop(client: AuditClient, seat: Seat, port: int, token: str, recl
         elif kind == "your_turn":
             if reclaim and msg["deal"] == 2 and msg["play"] == 4:
                 reclaim = False
-                local = client.stream.socket.getsockname()[0]
                 await client.stream.aclose()
                 lines = client.lines  # the new connection's lines go on in the same stream
-                client = await AuditClient.connect(port, local=local)
+                client = await redial()
                 lines.extend(client.lines)
                 client.lines = lines
                 extra.append(client)
@@ -365,13 +401,14 @@ async def spectator_loop(client: AuditClient, plays_seen: trio.Event | None = No
             return
 
 
-async def late_spectator(port: int, table: str, plays_seen: trio.Event,
-                         streams: list[Stream], extra: list[AuditClient], local: str) -> None:
+async def late_spectator(dial_in: Callable[[], Awaitable[AuditClient]], table: str,
+                         plays_seen: trio.Event, streams: list[Stream],
+                         extra: list[AuditClient], name: str) -> None:
     """Start watching in the middle of deal 1: the snapshot must show rows, no hand."""
     await plays_seen.wait()
-    client = await AuditClient.connect(port, local=local)
+    client = await dial_in()
     extra.append(client)
-    await client.send(type="hello", name=f"late {local}")
+    await client.send(type="hello", name=name)
     await until(client, "hello_ok")
     await client.send(type="spectate", table=table)
     streams.append((None, client.lines))
@@ -380,7 +417,7 @@ async def late_spectator(port: int, table: str, plays_seen: trio.Event,
     await spectator_loop(client)
 
 
-async def play_match(port: int, seed: int, bots: tuple[Seat, ...], audit: Audit) -> None:
+async def play_match(ports: Ports, seed: int, bots: tuple[Seat, ...], audit: Audit) -> None:
     """One table: create, seat humans and bots, spectate, play the match, audit it.
 
     A second spectator arrives in the middle of deal 1, and N drops and reclaims its
@@ -390,8 +427,13 @@ async def play_match(port: int, seed: int, bots: tuple[Seat, ...], audit: Audit)
     # Each table's people come from an address of their own: a deal at one table closes
     # the lobby to its address (PROTOCOL.md, "The lobby during a deal"), not to the others.
     local = f"127.0.{seed // 200}.{seed % 200 + 10}"
-    clients = {seat: await AuditClient.connect(port, local=local) for seat in humans}
-    watcher = await AuditClient.connect(port, local=local)
+    websocket = over_websocket(seed)
+
+    def redial(who: Seat | None) -> Callable[[], Awaitable[AuditClient]]:
+        return lambda: dial(ports, local, who in websocket)
+
+    clients = {seat: await redial(seat)() for seat in humans}
+    watcher = await AuditClient.connect(ports[0], local=local)
     everyone: list[tuple[Seat | None, AuditClient]] = [*clients.items(), (None, watcher)]
     extra: list[AuditClient] = []
     tokens: dict[Seat, str] = {}
@@ -417,14 +459,20 @@ async def play_match(port: int, seed: int, bots: tuple[Seat, ...], audit: Audit)
         plays_seen = trio.Event()
         async with trio.open_nursery() as nursery:
             for seat, client in clients.items():
-                nursery.start_soon(seat_loop, client, seat, port, tokens[seat],
+                nursery.start_soon(seat_loop, client, seat, redial(seat), tokens[seat],
                                    seat is Seat.N, extra, audit, seed, typed)
             nursery.start_soon(spectator_loop, watcher, plays_seen)
-            nursery.start_soon(late_spectator, port, table, plays_seen, streams, extra, local)
+            nursery.start_soon(late_spectator, redial(None), table, plays_seen, streams, extra,
+                               f"late {local}")
     finally:
         for client in [client for _, client in everyone] + extra:
             await client.stream.aclose()
+    deals_before = audit.deals
     check_match(seed, streams, audit, typed)
+    if websocket:
+        audit.ws_deals += audit.deals - deals_before
+        audit.ws_lines += sum(len(client.lines) for seat, client in clients.items()
+                              if seat in websocket)
     audit.matches += 1
     audit.reclaims += sum(1 for line in clients[Seat.N].lines if b'"hello_ok"' in line) - 1
     if audit.sample is None and not bots:
@@ -450,10 +498,12 @@ async def watchdog(progress: Callable[[], int], stall_seconds: float) -> None:
 async def test_no_seat_ever_sees_another_seats_unplayed_cards(part: int) -> None:
     wanted = DEALS_WANTED // PARTS
     audit = Audit()
-    config = ServerConfig(host="127.0.0.1", port=0, rate_per_second=1000.0, rate_burst=1000.0)
+    config = ServerConfig(host="127.0.0.1", port=0, web_port=0, rate_per_second=1000.0,
+                          rate_burst=1000.0)
     AuditClient.received = 0
     async with trio.open_nursery() as server:
-        port = await server.start(serve, config)
+        web: list[int] = []
+        port = await server.start(partial(serve, config, web_started=web.append))
         # Instead of a deadline for the whole audit, which a busy machine can miss:
         # the traffic must keep moving.
         server.start_soon(watchdog, lambda: AuditClient.received, STALL_SECONDS)
@@ -464,7 +514,7 @@ async def test_no_seat_ever_sees_another_seats_unplayed_cards(part: int) -> None
                 seed = next(seeds)
                 # Every third table has two server-side bots (a seat each side).
                 bots = (Seat.E, Seat.S) if seed % 3 == 0 else ()
-                await play_match(port, seed, bots, audit)
+                await play_match((port, web[0]), seed, bots, audit)
 
         async with trio.open_nursery() as workers:
             for _ in range(PARALLEL_TABLES):
@@ -475,8 +525,11 @@ async def test_no_seat_ever_sees_another_seats_unplayed_cards(part: int) -> None
     # The cheats were made: each human seat's question of every deal reached its target.
     assert audit.typed_seen >= audit.deals * 2
     assert audit.deals >= wanted
-    # The audit really looked at traffic: tens of lines per deal and connection.
+    # The audit really looked at traffic: tens of lines per deal and connection, over
+    # the WebSocket too (one table in WEB_EVERY, at least one seat a table).
     assert audit.lines > audit.deals * 4 * 32
+    assert audit.ws_deals >= audit.deals // (2 * WEB_EVERY)
+    assert audit.ws_lines > audit.ws_deals * 32
     # Mid-deal snapshots were audited too: a late spectator and a reclaimed seat per table.
     assert audit.snapshots >= audit.matches and audit.reclaims >= audit.matches * 9 // 10
     # The expert figures of finished deals came during later deals, and were audited.
@@ -488,6 +541,7 @@ async def test_no_seat_ever_sees_another_seats_unplayed_cards(part: int) -> None
     assert audit.hints + audit.refused_hints == audit.matches
     print(f"audited {audit.deals} deals, {audit.matches} matches, {audit.lines} lines, "
           f"{audit.snapshots} mid-deal snapshots, {audit.reclaims} reclaims, "
+          f"{audit.ws_lines} lines to WebSocket seats in {audit.ws_deals} deals, "
           f"{audit.your_turns} your_turn, {audit.hints} hints")
 
     # And it can fail: slip one unplayed card of E into a line N receives mid-deal.

@@ -40,9 +40,10 @@ class WsLines(trio.abc.Stream):
         self._buf = bytearray()
 
     @classmethod
-    async def open(cls, port: int, origin: str | None = "same", host: str = "127.0.0.1"
-                   ) -> WsLines:
-        sock = await trio.open_tcp_stream(host, port)
+    async def open(cls, port: int, origin: str | None = "same", host: str = "127.0.0.1",
+                   local: str | None = None) -> WsLines:
+        """``local`` (e.g. ``"127.0.0.2"``): come from that address of the loopback."""
+        sock = await trio.open_tcp_stream(host, port, local_address=local)
         ws = WSConnection(ConnectionType.CLIENT)
         headers = [] if origin is None else [
             (b"origin", (f"http://{host}:{port}" if origin == "same" else origin).encode())]
@@ -66,11 +67,20 @@ class WsLines(trio.abc.Stream):
             await self.send_event(TextMessage(data=line.decode()))
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
-        while not self._buf:
+        # Events first: the server's first frames may have come with its handshake answer.
+        while not await self._take_events():
             if self.close_code is not None:
                 return b""
             data = await self.sock.receive_some(65536)
             self.ws.receive_data(data or None)
+        size = max_bytes or len(self._buf)
+        chunk = bytes(self._buf[:size])
+        del self._buf[:size]
+        return chunk
+
+    async def _take_events(self) -> bool:
+        """Turn the frames received so far into lines; True if there are lines to read."""
+        if not self._buf:
             for event in self.ws.events():
                 if isinstance(event, TextMessage):
                     assert event.message_finished  # the server sends small whole frames
@@ -81,10 +91,7 @@ class WsLines(trio.abc.Stream):
                     await self.send_event(event.response())
                 elif isinstance(event, CloseConnection):
                     self.close_code = event.code
-        size = max_bytes or len(self._buf)
-        chunk = bytes(self._buf[:size])
-        del self._buf[:size]
-        return chunk
+        return bool(self._buf)
 
     async def wait_send_all_might_not_block(self) -> None:
         await self.sock.wait_send_all_might_not_block()

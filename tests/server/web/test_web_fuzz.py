@@ -1,12 +1,15 @@
 """Hostile messages over the WebSocket get the verdicts the sans-IO protocol gives the same
-lines over TCP: the real WebSocketStream and Session, over an in-memory stream, with each
-message cut into random continuation frames (hypothesis)."""
+lines over TCP: the real WebSocketStream and Session, over an in-memory stream or a real
+socket pair (where the transport writes the frames itself), with each message cut into
+random continuation frames and pings between them (hypothesis); and random bytes in
+place of frames end in a close frame, never in an exception."""
 
 from __future__ import annotations
 
 import contextlib
 import itertools
 import json
+import logging
 
 import trio
 import trio.testing
@@ -19,7 +22,7 @@ from jackal.server.hub import Hub
 from jackal.server.net.session import Session
 from jackal.server.web.wsstream import WebSocketStream
 from wsproto import ConnectionType, WSConnection
-from wsproto.events import AcceptConnection, CloseConnection, Request, TextMessage
+from wsproto.events import AcceptConnection, CloseConnection, Ping, Pong, Request, TextMessage
 
 _GOOD = ['{"type":"hello","name":"fuzz"}', '{"type":"ping","id":7}', '{"type":"help"}',
          '{"type":"list_tables"}', '{"type":"play","card":"7H"}', '{"type":"ready"}']
@@ -67,16 +70,29 @@ def _handshake() -> tuple[WSConnection, WSConnection]:
     return client, server
 
 
-async def _through_websocket(lines: list[str], cuts: list[int], max_line: int) -> list[str]:
+def _streams(kind: str) -> tuple[trio.abc.Stream, trio.abc.Stream]:
+    """The client's end and the server's: in memory, or a real socket pair (then the
+    server's transport writes the frames straight to its socket)."""
+    if kind == "memory":
+        return trio.testing.memory_stream_pair()
+    near, far = trio.socket.socketpair()
+    return trio.SocketStream(near), trio.SocketStream(far)
+
+
+async def _through_websocket(lines: list[str], cuts: list[int], max_line: int,
+                             kind: str = "memory", pings: int = 0) -> tuple[list[str], int]:
+    """The error codes the server answered, and how many pings it answered (in order)."""
     config = ServerConfig(max_line=max_line, rate_burst=10_000, ping_interval=10_000,
                           hello_timeout=10_000)
     hub = Hub(config)
     client_ws, server_ws = _handshake()
-    near, far = trio.testing.memory_stream_pair()
+    near, far = _streams(kind)
     session = Session(WebSocketStream(far, server_ws), 1, "fuzz", config, hub, hub.flusher,
                       hub.keepalive)
     hub.connected(session)
     codes: list[str] = []
+    sent: list[bytes] = []
+    pongs: list[bytes] = []
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:
             hub.start(nursery)
@@ -89,22 +105,31 @@ async def _through_websocket(lines: list[str], cuts: list[int], max_line: int) -
                     for i, part in enumerate(parts or [""]):
                         await near.send_all(client_ws.send(TextMessage(
                             data=part, message_finished=i == max(0, len(parts) - 1))))
+                        if len(sent) < pings:  # a ping between two frames of a message
+                            sent.append(b"p%d" % len(sent))
+                            await near.send_all(client_ws.send(Ping(payload=sent[-1])))
                 # A last ping: its pong says every message before it was answered (a
                 # client's close frame would drop the replies still to come).
                 await near.send_all(client_ws.send(TextMessage(data=_LAST)))
             answered = False
-            while not answered and (data := await near.receive_some(1 << 16)):
-                client_ws.receive_data(bytes(data))
-                for event in client_ws.events():
-                    if isinstance(event, TextMessage):
-                        msg = json.loads(event.data)
-                        if msg["type"] == "error":
-                            codes.append(msg["code"])
-                        answered = answered or msg.get("id") == "last"
+            # A socket closed with our frames unread resets: its end, like a close.
+            with contextlib.suppress(trio.BrokenResourceError):
+                while not answered and (data := await near.receive_some(1 << 16)):
+                    client_ws.receive_data(bytes(data))
+                    for event in client_ws.events():
+                        if isinstance(event, TextMessage):
+                            msg = json.loads(event.data)
+                            if msg["type"] == "error":
+                                codes.append(msg["code"])
+                            answered = answered or msg.get("id") == "last"
+                        elif isinstance(event, Pong):
+                            pongs.append(bytes(event.payload))
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                 await near.send_all(client_ws.send(CloseConnection(code=1000)))
             nursery.cancel_scope.cancel()
-    return codes
+    # Every ping before the last message was answered, in order, if that message was.
+    assert pongs == sent[:len(pongs)] and (not answered or len(pongs) == len(sent)), pongs
+    return codes, len(pongs)
 
 
 _LAYER = {"bad_json", "unknown_type", "hello_first", "line_too_long", "invalid_message"}
@@ -112,9 +137,75 @@ _LAYER = {"bad_json", "unknown_type", "hello_first", "line_too_long", "invalid_m
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(messages, max_size=8), st.lists(st.integers(0, 3000), max_size=4),
-       st.sampled_from([300, 65536]))
+       st.sampled_from([300, 65536]), st.sampled_from(["memory", "socket"]),
+       st.integers(0, 3))
 def test_websocket_messages_get_the_verdicts_of_tcp_lines(
-        lines: list[str], cuts: list[int], max_line: int) -> None:
+        lines: list[str], cuts: list[int], max_line: int, kind: str, pings: int) -> None:
     expected = _sans_io(lines, max_line)
-    got = trio.run(_through_websocket, lines, cuts, max_line)
+    got, _ = trio.run(_through_websocket, lines, cuts, max_line, kind, pings)
     assert [code for code in got if code in _LAYER] == [c for c in expected if c in _LAYER]
+
+
+def test_pings_between_the_frames_of_a_message_are_answered_over_a_socket() -> None:
+    # The pongs go out through the transport's own writes, between whole frames.
+    message = '{"type":"ping","id":"mid"}'  # three frames, a ping after each
+    codes, pongs = trio.run(_through_websocket, [message], [3, 9], 65536, "socket", 3)
+    assert codes == [] and pongs == 3
+
+
+async def _garbage(data: bytes, kind: str) -> int | None:
+    """Send ``data`` after the handshake, in place of frames; the close code the server
+    ends with (None if it did not close), with a bystander's session unhurt."""
+    config = ServerConfig(rate_burst=10_000, ping_interval=10_000, hello_timeout=10_000)
+    hub = Hub(config)
+    client_ws, server_ws = _handshake()
+    near, far = _streams(kind)
+    session = Session(WebSocketStream(far, server_ws), 1, "fuzz", config, hub, hub.flusher,
+                      hub.keepalive)
+    hub.connected(session)
+    closed: int | None = None
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            hub.start(nursery)
+            nursery.start_soon(session.run)
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                await near.send_all(data)
+                await near.send_all(client_ws.send(TextMessage(data='{"type":"help"}')))
+            with trio.move_on_after(2):  # a frame left unfinished just waits for the rest
+                while closed is None and (got := await near.receive_some(1 << 16)):
+                    client_ws.receive_data(bytes(got))
+                    for event in client_ws.events():
+                        if isinstance(event, CloseConnection):
+                            closed = event.code
+            nursery.cancel_scope.cancel()
+    return closed
+
+
+class _Failures(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.binary(min_size=1, max_size=64),
+                 # A frame head of any opcode and flags, masked or not, then bytes.
+                 st.tuples(st.integers(0, 255), st.integers(0, 255), st.binary(max_size=40))
+                 .map(lambda g: bytes([g[0], g[1]]) + g[2])),
+       st.sampled_from(["memory", "socket"]))
+def test_random_bytes_for_frames_end_in_a_close_frame_not_an_exception(
+        data: bytes, kind: str) -> None:
+    failures = _Failures()
+    logger = logging.getLogger("jackal.server")
+    logger.addHandler(failures)
+    try:
+        code = trio.run(_garbage, data, kind)
+    finally:
+        logger.removeHandler(failures)
+    assert not failures.records, [r.getMessage() for r in failures.records]
+    # Broken framing closes with its reason; a valid frame (the odd random one is) or an
+    # unfinished one leaves the connection open or closes it normally.
+    assert code in (None, 1000, 1002, 1007, 1009), code

@@ -190,6 +190,29 @@ async def test_a_stopping_server_says_goodbye_over_the_websocket() -> None:
     assert [m["type"] for m in got] == ["server_shutdown"] and lines.close_code == 1000
 
 
+async def test_a_websocket_that_stops_reading_is_dropped_after_whole_frames(
+        caplog: pytest.LogCaptureFixture) -> None:
+    # The transport writes a WebSocket's frames itself: a reader it drops still gets
+    # whole frames (wsproto would close 1002 on a cut one), the reason, and a close frame.
+    config = {"send_buffer": 4096, "rate_per_second": 1e6, "rate_burst": 1e6}
+    async with web_server(**config) as (tcp, web):
+        bystander = await greeted(tcp, "bo")
+        lines = await WsLines.open(web)
+        hog = RawClient(lines, "hog")  # type: ignore[arg-type]
+        await hog.expect("welcome")
+        await hog.hello()
+        # Read in one go, these ask for more replies than the queue holds at once.
+        await lines.sock.send_all(b"".join(
+            lines.ws.send(TextMessage(data='{"type":"help"}')) for _ in range(50)))
+        with trio.fail_after(10):
+            while not any("not reading" in r.getMessage() for r in caplog.records):
+                await trio.sleep(0.01)
+        got = await hog.eof()
+        assert got[-1]["type"] == "error" and got[-1]["code"] == "slow_reader", got[-1]
+        assert all(m["type"] == "help" for m in got[:-1]) and lines.close_code == 1000
+        assert (await bystander.request(type="ping"))["type"] == "pong"
+
+
 async def test_requests_held_open_are_capped_per_address() -> None:
     async with web_server() as (_, web):
         idle = [await trio.open_tcp_stream("127.0.0.1", web)

@@ -476,7 +476,50 @@ const act = {
 
 // ------------------------------------------------------------------ drawing
 
+// A redraw replaces every node: one between the press and the release of a tap would take
+// the button from under the finger and the tap would do nothing. So while a pointer is
+// down, and from its release until the click it makes (a touch's click comes as an event
+// of its own, after the release), redraws wait; the last one owed runs then.
+const pressed = new Set(); // ids of the pointers down
+let settling = null; // the timer that ends the wait when a release brings no click
+let owed = false;
+
+function held() { return pressed.size > 0 || settling !== null; }
+
+function flush() {
+  clearTimeout(settling);
+  settling = null;
+  if (owed && !pressed.size) render();
+}
+
+if (document.addEventListener) {
+  document.addEventListener("pointerdown", (e) => {
+    pressed.add(e.pointerId);
+    clearTimeout(settling);
+    settling = null;
+  }, true);
+  const release = (e) => {
+    pressed.delete(e.pointerId);
+    if (pressed.size) return;
+    clearTimeout(settling);
+    // A cancelled pointer (a scroll) clicks nothing: no reason to wait.
+    settling = e.type === "pointercancel" ? null : setTimeout(flush, 400);
+    if (settling === null) flush();
+  };
+  document.addEventListener("pointerup", release, true);
+  document.addEventListener("pointercancel", release, true);
+  // Bubbling, on the window, and a turn later: after the tapped button's handler and its
+  // default action (a form submits only while its button is still in the page).
+  window.addEventListener("click", () => {
+    if (pressed.size) return;
+    clearTimeout(settling);
+    settling = setTimeout(flush, 0);
+  });
+}
+
 function render() {
+  if (held()) { owed = true; return; }
+  owed = false;
   // Redrawing replaces the nodes: keep the focus (and the caret) where the player types.
   const s = S.state;
   const mine = S.view === "table" && s && s.status === "playing" && s.you && s.turn === s.you;

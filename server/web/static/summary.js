@@ -54,7 +54,11 @@ export function summaryView(S) {
     }
     part.append(groups);
     if (m.information_cost && m.best) {
-      part.append(text("p", `best keep ${m.best[side].penalty} \u00b7 information cost ${m.information_cost[side]} \u00b7 expert pair's ${expertText(S, m.deal, side)}`));
+      // Each figure stays with its words when the line wraps.
+      const figures = [`best keep ${m.best[side].penalty}`, `information cost ${m.information_cost[side]}`,
+                       `expert pair's ${expertText(S, m.deal, side)}`];
+      part.append(el("p", { class: "figures" },
+                     figures.flatMap((f, i) => [i ? " \u00b7 " : null, text("span", f)])));
     }
     box.append(part);
   }

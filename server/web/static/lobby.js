@@ -44,7 +44,7 @@ function tableItem(t, act) {
     const kind = t.kinds ? t.kinds[seat] : (t.seats[seat] ? "human" : "empty");
     const who = t.seats[seat] || "";
     const cell = el("span", { class: `seat ${kind}`, "data-kind": kind },
-                    text("b", seat), ` ${who}`,
+                    text("b", seat), who ? el("span", { class: "name", title: who }, who) : null,
                     KIND_WORDS[kind] ? text("small", ` (${KIND_WORDS[kind]})`) : null);
     if (kind === "empty" && open) {
       cell.append(el("button", { type: "button", class: "sit", "data-join": `${t.table}/${seat}`,

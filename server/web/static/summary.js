@@ -68,7 +68,7 @@ export function summaryView(S) {
     const cards = m.dealt ? m.dealt[seat] : [...kept];
     const name = s ? ((s.seats || []).find((x) => x.seat === seat) || {}).name : null;
     const line = el("div", { class: "hand-line", "data-seat": seat },
-                    text("span", `${seat} ${name || ""}`, "who"));
+                    el("span", { class: "who", title: name || null }, `${seat} ${name || ""}`));
     line.append(el("span", { class: "cards" },
                    cards.map((c) => cardNode(c, { cls: kept.has(c) && m.dealt ? "kept" : "" }))));
     if (m.best) {

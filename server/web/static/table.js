@@ -61,7 +61,7 @@ function rowsView(S, act) {
     const row = el("div", { class: `row${seat === s.turn ? " active" : ""}${mine ? " mine" : ""}` });
     const note = [seatNote(s, seat), seat === s.dealer ? "dealer" : ""].filter(Boolean).join(", ");
     row.append(el("div", { class: "who" }, text("b", seat),
-                  el("span", { "data-seat-name": seat }, seatName(s, seat)),
+                  el("span", { "data-seat-name": seat, title: seatName(s, seat) }, seatName(s, seat)),
                   note ? text("small", note, "muted") : null));
     const cards = el("div", { id: `row-${seat}`, class: "played" });
     (s.rows[seat] || []).forEach((card, i) => {

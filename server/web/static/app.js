@@ -382,9 +382,24 @@ async function joinSeat(table, seat, invite) {
   return false;
 }
 
+/** "Ada's table"; a table's name takes 32 columns, so a long player's name is cut (not
+ * the suffix). The server counts a wide character as two columns: here every character
+ * past ASCII counts two, which may cut a little early but never too late. */
+function defaultName(player) {
+  const suffix = "'s table";
+  let room = 32 - suffix.length;
+  let kept = "";
+  for (const ch of player) {
+    room -= ch.charCodeAt(0) < 128 ? 1 : 2;
+    if (room < 0) break;
+    kept += ch;
+  }
+  return `${kept}${suffix}`;
+}
+
 async function createTable() {
   const o = S.create;
-  const name = o.name.trim() || `${localStorage.getItem(STORE.name)}'s table`.slice(0, 32);
+  const name = o.name.trim() || defaultName(localStorage.getItem(STORE.name) || "");
   const msg = { type: "create_table", name, private: o.private,
                 conventions_ns: o.conventions, conventions_ew: o.conventions };
   const target = parseInt(o.target, 10);

@@ -73,6 +73,10 @@ async def test_a_hostile_name_is_shown_as_text_to_another_player(
     await bea.wait(f"document.querySelector('li[data-table=\"{table}\"]')"
                    f"?.textContent.includes({HOSTILE!r})", "the table in Bea's lobby")
     await bea.screenshot(screenshots / "desktop-lobby.png")
+    # Her name is too long for the default table name: it is cut, not "'s table".
+    named_as = await bea.js(f"document.querySelector('li[data-table=\"{table}\"] strong')"
+                            ".textContent")
+    assert named_as == HOSTILE[:24] + "'s table", named_as
     await bea.tap(f'[data-join="{table}/N"]')
     shown = await bea.wait("document.querySelector('section.table[data-you=\"N\"] "
                            "[data-seat-name=\"S\"]')?.textContent", "Bea seated")

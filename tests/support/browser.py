@@ -194,8 +194,8 @@ class Page:
         self.session = session
         self.dialogs: list[str] = []
         self.errors: list[str] = []
-        #: Taps that did not play the card (the page moved under them) and were repeated.
-        self.missed = 0
+        #: The text of every WebSocket frame the page received (after :meth:`listen`).
+        self.frames: list[str] = []
         self.closed = False
 
     def on_event(self, method: str, params: dict[str, Any]) -> None:
@@ -204,6 +204,8 @@ class Page:
             self.dialogs.append(str(params.get("message")))
             self.browser.nursery.start_soon(partial(
                 self.send, "Page.handleJavaScriptDialog", accept=False))
+        elif method == "Network.webSocketFrameReceived":
+            self.frames.append(str(params.get("response", {}).get("payloadData", "")))
         elif method == "Runtime.exceptionThrown":
             details = params.get("exceptionDetails", {})
             exception = details.get("exception", {})
@@ -259,9 +261,18 @@ class Page:
     async def count(self, selector: str) -> int:
         return int(await self.js(f"document.querySelectorAll({json.dumps(selector)}).length"))
 
+    async def listen(self) -> None:
+        """Keep the frames the page's WebSocket receives from now on in :attr:`frames`."""
+        await self.send("Network.enable")
+
     async def tap(self, selector: str, what: str | None = None) -> None:
         """A real click (mouse press and release at the element's centre, hit-tested by
         the browser) on the first element ``selector`` finds, once it is shown."""
+        x, y = await self.press(selector, what)
+        await self.release(x, y)
+
+    async def press(self, selector: str, what: str | None = None) -> tuple[float, float]:
+        """The first half of :meth:`tap`: the mouse button down on the element; where."""
         found = json.dumps(selector)
         box = await self.wait(
             f"""(() => {{ const e = document.querySelector({found});
@@ -271,9 +282,14 @@ class Page:
                  return [r.left + r.width / 2, r.top + r.height / 2]; }})()""",
             what or f"{selector} to tap")
         x, y = box
-        for kind in ("mousePressed", "mouseReleased"):
-            await self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left",
-                            clickCount=1)
+        await self.send("Input.dispatchMouseEvent", type="mousePressed", x=x, y=y,
+                        button="left", clickCount=1)
+        return x, y
+
+    async def release(self, x: float, y: float) -> None:
+        """The second half of :meth:`tap`: the mouse button up where it went down."""
+        await self.send("Input.dispatchMouseEvent", type="mouseReleased", x=x, y=y,
+                        button="left", clickCount=1)
 
     async def type(self, selector: str, text: str) -> None:
         """Tap the field and type ``text`` into it (as a keyboard's input)."""
@@ -340,24 +356,17 @@ def _next(played: int) -> str:
 
 async def tap_card(page: Page, what: str, timeout: float = 4 * TIMEOUT) -> str | None:
     """Wait for ``what``'s turn and tap a playable card; the card the page then shows
-    played in its row (None: the deal ended first). A tap the page moved away from (it
-    redraws on every message, and a row grows when a card's meaning arrives) is tapped
-    again."""
+    played in its row (None: the deal ended first). One tap: the page must not lose it
+    (it redraws on every message, and meanings arrive while the finger is down)."""
     with trio.fail_after(timeout):
         await page.shows("section.table[data-you]", f"{what} seated", timeout)
         before: list[str] = await page.js(ROW)
-        tapped = False
-        while True:
-            got = await page.wait(_next(len(before)), f"{what}'s turn or the summary",
-                                  timeout)
-            if got == "played":
-                break
-            if got == "done":
-                return None
-            page.missed += tapped
-            tapped = True
-            await page.tap(f'#hand [data-card="{got}"][data-playable]')
-            await page.poll(f"{_next(len(before))} === 'played'", 3.0)
+        got = await page.wait(_next(len(before)), f"{what}'s turn or the summary", timeout)
+        if got == "done":
+            return None
+        assert got != "played", "a card played with no tap"
+        await page.tap(f'#hand [data-card="{got}"][data-playable]')
+        await page.wait(f"{_next(len(before))} === 'played'", f"{what}'s tap on {got} to play it")
     after: list[str] = await page.js(ROW)
     assert after[:len(before)] == before and len(after) == len(before) + 1, (before, after)
     return after[-1]

@@ -382,9 +382,24 @@ async function joinSeat(table, seat, invite) {
   return false;
 }
 
+/** "Ada's table"; a table's name takes 32 columns, so a long player's name is cut (not
+ * the suffix). The server counts a wide character as two columns: here every character
+ * past ASCII counts two, which may cut a little early but never too late. */
+function defaultName(player) {
+  const suffix = "'s table";
+  let room = 32 - suffix.length;
+  let kept = "";
+  for (const ch of player) {
+    room -= ch.charCodeAt(0) < 128 ? 1 : 2;
+    if (room < 0) break;
+    kept += ch;
+  }
+  return `${kept}${suffix}`;
+}
+
 async function createTable() {
   const o = S.create;
-  const name = o.name.trim() || `${localStorage.getItem(STORE.name)}'s table`.slice(0, 32);
+  const name = o.name.trim() || defaultName(localStorage.getItem(STORE.name) || "");
   const msg = { type: "create_table", name, private: o.private,
                 conventions_ns: o.conventions, conventions_ew: o.conventions };
   const target = parseInt(o.target, 10);
@@ -476,7 +491,50 @@ const act = {
 
 // ------------------------------------------------------------------ drawing
 
+// A redraw replaces every node: one between the press and the release of a tap would take
+// the button from under the finger and the tap would do nothing. So while a pointer is
+// down, and from its release until the click it makes (a touch's click comes as an event
+// of its own, after the release), redraws wait; the last one owed runs then.
+const pressed = new Set(); // ids of the pointers down
+let settling = null; // the timer that ends the wait when a release brings no click
+let owed = false;
+
+function held() { return pressed.size > 0 || settling !== null; }
+
+function flush() {
+  clearTimeout(settling);
+  settling = null;
+  if (owed && !pressed.size) render();
+}
+
+if (document.addEventListener) {
+  document.addEventListener("pointerdown", (e) => {
+    pressed.add(e.pointerId);
+    clearTimeout(settling);
+    settling = null;
+  }, true);
+  const release = (e) => {
+    pressed.delete(e.pointerId);
+    if (pressed.size) return;
+    clearTimeout(settling);
+    // A cancelled pointer (a scroll) clicks nothing: no reason to wait.
+    settling = e.type === "pointercancel" ? null : setTimeout(flush, 400);
+    if (settling === null) flush();
+  };
+  document.addEventListener("pointerup", release, true);
+  document.addEventListener("pointercancel", release, true);
+  // Bubbling, on the window, and a turn later: after the tapped button's handler and its
+  // default action (a form submits only while its button is still in the page).
+  window.addEventListener("click", () => {
+    if (pressed.size) return;
+    clearTimeout(settling);
+    settling = setTimeout(flush, 0);
+  });
+}
+
 function render() {
+  if (held()) { owed = true; return; }
+  owed = false;
   // Redrawing replaces the nodes: keep the focus (and the caret) where the player types.
   const s = S.state;
   const mine = S.view === "table" && s && s.status === "playing" && s.you && s.turn === s.you;

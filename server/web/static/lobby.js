@@ -44,7 +44,7 @@ function tableItem(t, act) {
     const kind = t.kinds ? t.kinds[seat] : (t.seats[seat] ? "human" : "empty");
     const who = t.seats[seat] || "";
     const cell = el("span", { class: `seat ${kind}`, "data-kind": kind },
-                    text("b", seat), ` ${who}`,
+                    text("b", seat), who ? el("span", { class: "name", title: who }, who) : null,
                     KIND_WORDS[kind] ? text("small", ` (${KIND_WORDS[kind]})`) : null);
     if (kind === "empty" && open) {
       cell.append(el("button", { type: "button", class: "sit", "data-join": `${t.table}/${seat}`,
@@ -78,9 +78,9 @@ function createForm(S, act) {
   const o = S.create;
   const form = el("form", { id: "create", class: "create" });
   const field = (label, node) => el("label", { for: node.getAttribute("id") }, label, node);
-  const box = (id, label, prop) => {
+  const box = (id, label, prop, then = null) => {
     const node = el("input", { type: "checkbox", id,
-                               onchange: () => { o[prop] = node.checked; } });
+                               onchange: () => { o[prop] = node.checked; if (then) then(); } });
     node.checked = o[prop];
     return el("label", { for: id, class: "check" }, node, ` ${label}`);
   };
@@ -96,8 +96,12 @@ function createForm(S, act) {
   const bots = el("div", { class: "bots" }, text("span", "Bots at: "));
   for (const seat of ["N", "E", "W"]) bots.append(box(`bot${seat}`, seat, seat));
   form.append(bots);
-  form.append(box("private", "private: invite by link", "private"));
-  form.append(box("allow-spectators", "let others watch (private tables)", "spectators"));
+  // Only a private table may keep watchers out: its box shows while "private" is ticked.
+  const watchers = box("allow-spectators", "let others watch", "spectators");
+  watchers.hidden = !o.private;
+  form.append(box("private", "private: invite by link", "private",
+                  () => { watchers.hidden = !o.private; }));
+  form.append(watchers);
   form.append(field("Target ", value(el("input", { type: "number", id: "target", min: "1",
                                                    max: "1000000", inputmode: "numeric" }),
                                      "target")));

@@ -54,7 +54,11 @@ export function summaryView(S) {
     }
     part.append(groups);
     if (m.information_cost && m.best) {
-      part.append(text("p", `best keep ${m.best[side].penalty} \u00b7 information cost ${m.information_cost[side]} \u00b7 expert pair's ${expertText(S, m.deal, side)}`));
+      // Each figure stays with its words when the line wraps.
+      const figures = [`best keep ${m.best[side].penalty}`, `information cost ${m.information_cost[side]}`,
+                       `expert pair's ${expertText(S, m.deal, side)}`];
+      part.append(el("p", { class: "figures" },
+                     figures.flatMap((f, i) => [i ? " \u00b7 " : null, text("span", f)])));
     }
     box.append(part);
   }
@@ -64,7 +68,7 @@ export function summaryView(S) {
     const cards = m.dealt ? m.dealt[seat] : [...kept];
     const name = s ? ((s.seats || []).find((x) => x.seat === seat) || {}).name : null;
     const line = el("div", { class: "hand-line", "data-seat": seat },
-                    text("span", `${seat} ${name || ""}`, "who"));
+                    el("span", { class: "who", title: name || null }, `${seat} ${name || ""}`));
     line.append(el("span", { class: "cards" },
                    cards.map((c) => cardNode(c, { cls: kept.has(c) && m.dealt ? "kept" : "" }))));
     if (m.best) {

@@ -61,7 +61,7 @@ function rowsView(S, act) {
     const row = el("div", { class: `row${seat === s.turn ? " active" : ""}${mine ? " mine" : ""}` });
     const note = [seatNote(s, seat), seat === s.dealer ? "dealer" : ""].filter(Boolean).join(", ");
     row.append(el("div", { class: "who" }, text("b", seat),
-                  el("span", { "data-seat-name": seat }, seatName(s, seat)),
+                  el("span", { "data-seat-name": seat, title: seatName(s, seat) }, seatName(s, seat)),
                   note ? text("small", note, "muted") : null));
     const cards = el("div", { id: `row-${seat}`, class: "played" });
     (s.rows[seat] || []).forEach((card, i) => {
@@ -232,7 +232,6 @@ export function tableView(S, act) {
   // Two columns on a wide screen (the play, then what is read beside it), one on a phone.
   const main = el("div", { class: "main" });
   const side = el("div", { class: "side" });
-  box.append(main, side);
   const scores = s.scores || { NS: 0, EW: 0 };
   const us = s.you ? team(s.you) : null;
   main.append(el("div", { class: "info" }, text("strong", s.name),
@@ -256,7 +255,9 @@ export function tableView(S, act) {
   const questions = questionsView(S, act);
   if (questions) main.append(questions);
   if (s.status === "playing") main.append(actions);
-  if (S.summary) side.append(summaryView(S));
+  // The summary comes after the play on a phone; a wide screen gives it the full width
+  // under both columns (style.css), where it is read without scrolling far.
+  box.append(...[main, S.summary ? summaryView(S) : null, side].filter(Boolean));
   const invites = invitesView(S);
   if (invites) side.append(invites);
   if (S.log.length) {

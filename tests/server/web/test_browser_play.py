@@ -1,15 +1,18 @@
 """The page in a real browser (headless Chromium): a whole deal against three server bots
 played by tapping cards on a phone-sized page, checked against what a spectator on TCP
 saw; a hostile name shown as text to another player; screenshots at phone and desktop
-size for the run to keep. One Chromium for the module; a test takes a few seconds."""
+size for the run to keep; a tap whose press and release straddle a message still counts.
+One Chromium for the module; a test takes a few seconds."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+import trio
 from support.browser import Browser, Web, named, tap_card, tap_cards
-from support.client import greeted
+from support.client import greeted, new_table
+from support.server import TIMEOUT
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.xdist_group("browser")]
 
@@ -70,6 +73,10 @@ async def test_a_hostile_name_is_shown_as_text_to_another_player(
     await bea.wait(f"document.querySelector('li[data-table=\"{table}\"]')"
                    f"?.textContent.includes({HOSTILE!r})", "the table in Bea's lobby")
     await bea.screenshot(screenshots / "desktop-lobby.png")
+    # Her name is too long for the default table name: it is cut, not "'s table".
+    named_as = await bea.js(f"document.querySelector('li[data-table=\"{table}\"] strong')"
+                            ".textContent")
+    assert named_as == HOSTILE[:24] + "'s table", named_as
     await bea.tap(f'[data-join="{table}/N"]')
     shown = await bea.wait("document.querySelector('section.table[data-you=\"N\"] "
                            "[data-seat-name=\"S\"]')?.textContent", "Bea seated")
@@ -86,3 +93,30 @@ async def test_a_hostile_name_is_shown_as_text_to_another_player(
         assert await page.count("img") == 0
         assert await page.count("[onerror]") == 0
         assert not page.dialogs and not page.errors, (page.dialogs, page.errors)
+
+
+async def test_a_tap_survives_a_message_that_comes_while_the_finger_is_down(
+        devtools: Browser, page_server: Web) -> None:
+    host = await greeted(page_server.port, "Hal")
+    table = await new_table(host, name="Hal's")
+    await host.join(table, "S")
+    bea = await named(devtools, page_server.url, "Bea")
+    await bea.tap(f'[data-join="{table}/N"]')
+    await bea.shows('section.table[data-you="N"] [data-action="ready"]', "Bea's Ready button")
+    await bea.listen()
+    # The button is marked: a redraw would put an unmarked one in its place.
+    await bea.js("document.querySelector('[data-action=\"ready\"]').dataset.probe = 'kept'")
+    x, y = await bea.press('[data-action="ready"]')
+    await host.send(type="chat", text="said while Bea presses")
+    with trio.fail_after(TIMEOUT):
+        while not any("said while Bea presses" in frame for frame in bea.frames):
+            await trio.sleep(0.05)
+    assert await bea.js("document.querySelector('[data-action=\"ready\"]')?.dataset.probe"
+                        ) == "kept", "the page was redrawn under the finger"
+    await bea.release(x, y)
+    # The one tap said ready, and the line held back meanwhile shows now.
+    await bea.wait("!document.querySelector('[data-action=\"ready\"]')", "Bea's ready")
+    await bea.wait("document.querySelector('#chat-log').textContent"
+                   ".includes('said while Bea presses')", "the chat line")
+    assert not bea.errors and not bea.dialogs, (bea.errors, bea.dialogs)
+    await host.aclose()

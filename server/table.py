@@ -525,8 +525,7 @@ class Table:
         if self.status != "playing" or deal is None:
             raise ProtocolError(ErrorCode.NO_DEAL, "no deal is in progress")
         if self.pausing.paused:
-            raise ProtocolError(ErrorCode.PAUSED, "the table is paused: no card is played "
-                                                  "until someone resumes")
+            raise ProtocolError(ErrorCode.PAUSED, "the table is paused until someone resumes")
         try:
             index = deal.play(card, seat)
         except IllegalAction as exc:

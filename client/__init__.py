@@ -16,7 +16,7 @@ from .connection import (
     parse_address,
 )
 from .mirror import SeatView, TableMirror
-from .session import Backoff, SeatSession, SessionLost, Status
+from .session import Backoff, SeatSession, SessionLost, SessionStatus
 
 __all__ = [
     "Backoff",
@@ -29,7 +29,7 @@ __all__ = [
     "SeatView",
     "ServerError",
     "SessionLost",
-    "Status",
+    "SessionStatus",
     "TableMirror",
     "open_connection",
     "parse_address",

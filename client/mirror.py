@@ -42,7 +42,7 @@ from ..protocol.messages import (
 )
 from .chat_log import ChatLog, line_of
 
-__all__ = ["Change", "DealResult", "SeatView", "TableMirror"]
+__all__ = ["Change", "SeatView", "TableMirror"]
 
 
 @dataclass
@@ -74,11 +74,6 @@ class Change:
 
     def __bool__(self) -> bool:
         return self.changed
-
-
-#: One scored deal of the match: who dealt, the penalties, who won (None on a tie) and
-#: how many points, and the scores after it; the snapshot's ``history`` lists them.
-DealResult = DealSummary
 
 
 _UNCHANGED = Change(False)
@@ -118,10 +113,11 @@ class TableMirror:
     - ``you``: your ``Seat`` or None (spectating);
     - ``knowledge``: the picture above; ``last_deal``: the latest ``DealEnded`` message
       (kept hands, penalties, breakdown, and from newer servers the dealt hands and best
-      keeps); ``deals``: the match so far, a :class:`DealResult` per deal scored (with its
-      information cost, and the expert pair's once ``expert_cost`` told it); ``winner``: the
-      ``Team`` that won, once over; ``questions``: the open questions the last snapshot
-      listed for us (an ``OpenQuestion`` each);
+      keeps); ``deals``: the match so far, a ``DealSummary`` per deal scored (the wire's
+      summary: who dealt and won, penalties, scores after it; with its information cost,
+      and the expert pair's once ``expert_cost`` told it); ``winner``: the ``Team`` that won,
+      once over; ``questions``: the open questions the last snapshot listed for us (an
+      ``OpenQuestion`` each);
       ``next_deal_in``: between deals, the seconds until the next deal as of the last
       ``table_state`` or ``deal_ended`` that said (the mirror keeps no clock).
     - ``chat``: the table's last chat lines this client may read (a :class:`ChatLog`;
@@ -150,7 +146,7 @@ class TableMirror:
     #: Every deal of the match scored so far, oldest first, as the snapshot lists them
     #: (from a server without its ``history``, a ``table_state`` of the same table keeps
     #: those up to its deal).
-    deals: list[DealResult] = field(default_factory=list)
+    deals: list[DealSummary] = field(default_factory=list)
     #: The open questions the last ``table_state`` listed for us.
     questions: list[OpenQuestion] = field(default_factory=list)
     #: Between deals: seconds until the next deal, as last told (None: not said).
@@ -376,7 +372,7 @@ class TableMirror:
 
     def _record(self, ended: DealEnded) -> None:
         """Add ``ended`` to the match so far (once: a deal is scored once)."""
-        result = DealResult(deal=ended.deal, dealer=self.knowledge.dealer,
+        result = DealSummary(deal=ended.deal, dealer=self.knowledge.dealer,
                             penalty=_teams(ended.penalty), winner=ended.winner,
                             victory_points=ended.victory_points,
                             scores=_teams(ended.scores),

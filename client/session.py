@@ -51,12 +51,12 @@ from ..protocol.requests import (
 from .connection import MAX_EVENT_BYTES, ClientError, Connection, ConnectionLost, ServerError
 from .mirror import Change, TableMirror
 
-__all__ = ["Backoff", "MissingFeatures", "SeatSession", "SessionLost", "Status"]
+__all__ = ["Backoff", "MissingFeatures", "SeatSession", "SessionLost", "SessionStatus"]
 
 log = logging.getLogger("jackal.client")
 
 
-class Status(StrEnum):
+class SessionStatus(StrEnum):
     """The state of a :class:`SeatSession`'s link to its seat."""
 
     CONNECTING = "connecting"
@@ -130,7 +130,7 @@ class Backoff:
         raise AssertionError("unreachable")  # pragma: no cover
 
 
-StatusCallback = Callable[[Status, str], None]
+StatusCallback = Callable[[SessionStatus, str], None]
 
 _Reply = TypeVar("_Reply")
 
@@ -186,7 +186,7 @@ class SeatSession:
     the end, so the caller may ask for a ``rematch`` or ``leave``, and ends when the
     caller closes it).
 
-    ``session.status`` is a :class:`Status`: "connecting" -> "connected" -> ("reconnecting"
+    ``session.status`` is a :class:`SessionStatus`: "connecting" -> "connected" -> ("reconnecting"
     -> "connected")* -> "lost" | "closed"; every change is reported through
     ``on_status(status, detail)`` (called in the trio thread; keep it quick, e.g.
     ``app.invalidate()``); ``on_retry(delay, reason)`` is called before every reconnection
@@ -261,7 +261,7 @@ class SeatSession:
         self.mirror = TableMirror()
         #: What that event changed in :attr:`mirror` (false when nothing).
         self.change = Change(False)
-        self.status = Status.CONNECTING
+        self.status = SessionStatus.CONNECTING
         self.status_detail = ""
         # Events for the consumer, each with its wire size; ``_DONE`` ends the stream. Not
         # bounded in count (the consumer's mirror must see every event) but in bytes: a
@@ -310,13 +310,13 @@ class SeatSession:
         except ClientError as exc:
             self._error = exc if isinstance(exc, SessionLost) else SessionLost(str(exc))
             # Before the seat is had, the caller gets the exception and reports it.
-            self._set_status(Status.LOST, str(exc),
+            self._set_status(SessionStatus.LOST, str(exc),
                              level=logging.INFO if started else logging.DEBUG)
             if not started:
                 raise
         finally:
-            if self.status is not Status.LOST:
-                self._set_status(Status.CLOSED, self.status_detail or "closed")
+            if self.status is not SessionStatus.LOST:
+                self._set_status(SessionStatus.CLOSED, self.status_detail or "closed")
             if self.conn is not None:
                 with trio.CancelScope(shield=True):
                     await self.conn.aclose()
@@ -397,7 +397,8 @@ class SeatSession:
 
     # ------------------------------------------------------------------ internals
 
-    def _set_status(self, status: Status, detail: str = "", *, level: int = logging.INFO) -> None:
+    def _set_status(self, status: SessionStatus, detail: str = "", *,
+                    level: int = logging.INFO) -> None:
         if status is self.status and detail == self.status_detail:
             return
         self.status = status
@@ -408,8 +409,8 @@ class SeatSession:
 
     def _announce_retry(self, delay: float, reason: str) -> None:
         """Say when the next attempt comes (every attempt, so a countdown can be drawn)."""
-        if self.status is not Status.RECONNECTING:
-            self._set_status(Status.RECONNECTING, reason)
+        if self.status is not SessionStatus.RECONNECTING:
+            self._set_status(SessionStatus.RECONNECTING, reason)
         if self._on_retry is not None:
             self._on_retry(delay, reason)
 
@@ -451,7 +452,7 @@ class SeatSession:
         await self._queue_snapshot(conn)
         if self._conventions is not None:
             await conn.request(Conventions(card=self._conventions), timeout=self._timeout)
-        self._set_status(Status.CONNECTED, f"seated at {self.seat} of table {self.table}")
+        self._set_status(SessionStatus.CONNECTED, f"seated at {self.seat} of table {self.table}")
         await self._ready_when_seated(conn)
 
     async def _reclaim_seat(self, conn: Connection) -> None:
@@ -463,7 +464,7 @@ class SeatSession:
         self.table, self.seat = reply.table, Seat(reply.seat)
         # The reclaim's table_state follows as an event; queue it for events() first.
         await self._queue_snapshot(conn)
-        self._set_status(Status.CONNECTED, f"reclaimed {self.seat} of table {self.table}")
+        self._set_status(SessionStatus.CONNECTED, f"reclaimed {self.seat} of table {self.table}")
         await self._ready_when_seated(conn)
 
     async def _queue_snapshot(self, conn: Connection) -> None:
@@ -548,19 +549,19 @@ class SeatSession:
                         self._deliver(msg, conn.last_event_size)
                         if isinstance(msg, MatchEnded) and not self._stays(conn):
                             self._closing = True
-                            self._set_status(Status.CLOSED, "match over")
+                            self._set_status(SessionStatus.CLOSED, "match over")
                             self._events_in.send_nowait(_DONE)
                             break
                         if isinstance(msg, ServerShutdown):
                             # A server restarted on the same records directory restores
                             # the match and holds our seat: try to reclaim it as after
                             # any drop (we give up if it never comes back).
-                            self._set_status(Status.RECONNECTING,
+                            self._set_status(SessionStatus.RECONNECTING,
                                              f"server shutdown: {msg.reason}")
                             break
                 except ConnectionLost as exc:
                     if not self._closing:
-                        self._set_status(Status.RECONNECTING, exc.reason)
+                        self._set_status(SessionStatus.RECONNECTING, exc.reason)
                 nursery.cancel_scope.cancel()
         finally:
             self.conn = None
@@ -589,5 +590,5 @@ class SeatSession:
             await conn.aclose()
             raise SessionLost("the server no longer holds the seat")
         self.conn = conn
-        self._set_status(Status.CONNECTED, f"reclaimed {reply.seat} of table {reply.table}")
+        self._set_status(SessionStatus.CONNECTED, f"reclaimed {reply.seat} of table {reply.table}")
         return conn

@@ -25,14 +25,14 @@ from ..embedded import EmbeddedGame
 from ..lobby_link import LobbyLink
 from ..mirror import TableMirror
 from ..seat_store import SavedSeat, SeatStore, server_key
-from ..session import Backoff, SeatSession, SessionLost, Status
+from ..session import Backoff, SeatSession, SessionLost, SessionStatus
 from .clock import clock_warning
 from .events import apply, on_message
 from .gathering import bots_only
 from .keys import create_key_bindings
 from .layout import build_layout
 from .lobby import JoinSeat, SpectateTable
-from .state import Mode, Outgoing, PlayAgain, TuiState
+from .state import Intent, Mode, PlayAgain, TuiState
 from .style import STYLE
 
 __all__ = ["PlayOptions", "TuiApp", "run_tui"]
@@ -196,8 +196,8 @@ class TuiApp:
             output.flush()
         self.app.invalidate()
 
-    def _on_status(self, status: Status, detail: str) -> None:
-        if self._taking_seat and status in (Status.LOST, Status.CLOSED):
+    def _on_status(self, status: SessionStatus, detail: str) -> None:
+        if self._taking_seat and status in (SessionStatus.LOST, SessionStatus.CLOSED):
             # Refused before it was seated: the lobby link is still up, and the lobby
             # says why the seat was refused.
             return
@@ -205,7 +205,7 @@ class TuiApp:
         self._redraw()
 
     def _on_retry(self, delay: float, reason: str) -> None:
-        self.state.set_status(Status.RECONNECTING.value, reason, delay)
+        self.state.set_status(SessionStatus.RECONNECTING.value, reason, delay)
         self._redraw()
 
     def _on_link_status(self, status: str, detail: str, retry_in: float | None) -> None:
@@ -223,7 +223,7 @@ class TuiApp:
 
     # ------------------------------------------------------------------ the outbox
 
-    async def _next_outgoing(self) -> Outgoing:
+    async def _next_intent(self) -> Intent:
         while not self.state.outbox:
             await self._wakeup.wait()
             self._wakeup = trio.Event()
@@ -255,7 +255,7 @@ class TuiApp:
     # ------------------------------------------------------------------ a seat
 
     async def _play_seat(self, session: SeatSession, *,
-                         raise_refusal: bool = False) -> Outgoing | None:
+                         raise_refusal: bool = False) -> Intent | None:
         """Play at ``session``'s seat until the match ends and the player asks for what is
         next (returned), or the seat is lost (None). Bots the session adds show up in the
         ``table_state`` it gets on joining. With ``raise_refusal``, a server that refuses
@@ -267,7 +267,7 @@ class TuiApp:
         # what changed (session.change), and the screen shows that.
         state.mirror = session.mirror
         state.questions_to_me.clear()
-        result: list[Outgoing | None] = [None]
+        result: list[Intent | None] = [None]
         self._taking_seat = True
         try:
             async with trio.open_nursery() as nursery:
@@ -310,7 +310,7 @@ class TuiApp:
 
                 async def send() -> None:
                     while True:
-                        item = await self._next_outgoing()
+                        item = await self._next_intent()
                         if isinstance(item, PlayAgain | JoinSeat | SpectateTable):
                             result[0] = item
                             nursery.cancel_scope.cancel()
@@ -431,7 +431,7 @@ class TuiApp:
 
             nursery.start_soon(refresh)
             while True:
-                item = await self._next_outgoing()
+                item = await self._next_intent()
                 if isinstance(item, JoinSeat):
                     await self._stop_watching(link)
                     await self._seat_then_lobby(host, port, item)

@@ -26,9 +26,9 @@ from .lobby import JoinSeat, LobbyState, SpectateTable
 from .meaning import explain_card
 
 __all__ = [
+    "Intent",
     "LogLine",
     "Mode",
-    "Outgoing",
     "Overlay",
     "PlayAgain",
     "Prompt",
@@ -75,7 +75,7 @@ class PlayAgain:
 
 #: What key handlers queue for the network task: protocol messages, or intents that
 #: take several messages (the network task knows how to carry them out).
-Outgoing = requests.ClientMessage | JoinSeat | SpectateTable | PlayAgain
+Intent = requests.ClientMessage | JoinSeat | SpectateTable | PlayAgain
 
 
 @dataclass(frozen=True)
@@ -172,7 +172,7 @@ class TuiState:
     panel_scroll: int = 0
     # -- plumbing ----------------------------------------------------------------------------
     log: deque[LogLine] = field(default_factory=lambda: deque(maxlen=LOG_SIZE))
-    outbox: deque[Outgoing] = field(default_factory=deque)
+    outbox: deque[Intent] = field(default_factory=deque)
     wake: Callable[[], None] = field(default=lambda: None)
     quit_requested: bool = False
     lobby: LobbyState = field(init=False, repr=False, compare=False)
@@ -358,7 +358,7 @@ class TuiState:
         self.notice = escape_text(text)
         self.notice_style = style
 
-    def send(self, msg: Outgoing) -> None:
+    def send(self, msg: Intent) -> None:
         """Queue ``msg`` for the network task and wake it."""
         self.outbox.append(msg)
         self.wake()

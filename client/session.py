@@ -5,9 +5,7 @@ copy of the table."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import math
 import random
 from collections.abc import (
     AsyncIterator,
@@ -20,7 +18,7 @@ from collections.abc import (
 )
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import trio
 
@@ -48,7 +46,8 @@ from ..protocol.requests import (
     Play,
     Ready,
 )
-from .connection import MAX_EVENT_BYTES, ClientError, Connection, ConnectionLost, ServerError
+from .connection import ClientError, Connection, ConnectionLost, ServerError, connect
+from .event_stream import EventStream
 from .mirror import Change, TableMirror
 
 __all__ = ["Backoff", "MissingFeatures", "SeatSession", "SessionLost", "SessionStatus"]
@@ -141,9 +140,6 @@ def _expect(reply: ServerMessage, kind: type[_Reply]) -> _Reply:
         raise SessionLost(f"expected {kind.__name__} from the server, got "
                           f"{type(reply).__name__}")
     return reply
-
-_DONE = object()
-
 
 class SeatSession:
     """One seat at one table, kept across dropped connections.
@@ -263,13 +259,14 @@ class SeatSession:
         self.change = Change(False)
         self.status = SessionStatus.CONNECTING
         self.status_detail = ""
-        # Events for the consumer, each with its wire size; ``_DONE`` ends the stream. Not
-        # bounded in count (the consumer's mirror must see every event) but in bytes: a
-        # consumer that leaves more than MAX_EVENT_BYTES unread (a hostile server flooding
+        # The one queue of events for the consumer: each connection in turn writes into
+        # it. A consumer that leaves more than its budget unread (a hostile server flooding
         # while a bot thinks) gets the connection dropped, and the reclaim's table_state
         # starts its mirror again from a snapshot.
-        self._events_in, self._events_out = trio.open_memory_channel[Any](math.inf)
-        self._event_bytes = 0
+        self._events = EventStream()
+        # Set by the seat's table_state as it is queued (see _take_seat).
+        self._snapshot = trio.Event()
+        self._nursery: trio.Nursery | None = None
         self._ready_sent_for: int | None = None
         # Set when the mirror shows the table waiting for our ``ready``; the connection's
         # sender task sends it.
@@ -293,35 +290,50 @@ class SeatSession:
         :class:`ServerError` (hello, create or join refused, e.g. ``no_such_table``) or
         :class:`SessionLost`; later losses end :meth:`events` with :class:`SessionLost`.
         """
-        started = False
+        started: list[bool] = []
+        error: ClientError | None = None
         try:
             with self._cancel:
-                conn = await self._connect()
-                if self.token is not None:
-                    await self._reclaim_seat(conn)
-                else:
-                    await self._take_seat(conn)
-                started = True
-                task_status.started()
-                await self._serve(conn)
-                while not self._closing:
-                    conn = await self._reconnect()
-                    await self._serve(conn)
-        except ClientError as exc:
-            self._error = exc if isinstance(exc, SessionLost) else SessionLost(str(exc))
-            # Before the seat is had, the caller gets the exception and reports it.
-            self._set_status(SessionStatus.LOST, str(exc),
-                             level=logging.INFO if started else logging.DEBUG)
-            if not started:
-                raise
+                # The connections' tasks run here, one connection after another.
+                async with trio.open_nursery() as nursery:
+                    self._nursery = nursery
+                    try:
+                        await self._keep_seat(task_status, started)
+                    except ClientError as exc:
+                        error = exc  # raised below, not wrapped in the nursery's group
+                    nursery.cancel_scope.cancel()
         finally:
+            self._nursery = None
+            if error is not None:
+                self._error = error if isinstance(error, SessionLost) \
+                    else SessionLost(str(error))
+                # Before the seat is had, the caller gets the exception and reports it.
+                self._set_status(SessionStatus.LOST, str(error),
+                                 level=logging.INFO if started else logging.DEBUG)
             if self.status is not SessionStatus.LOST:
                 self._set_status(SessionStatus.CLOSED, self.status_detail or "closed")
             if self.conn is not None:
                 with trio.CancelScope(shield=True):
                     await self.conn.aclose()
                 self.conn = None
-            self._events_in.close()
+            self._events.end()
+        if error is not None and not started:
+            raise error
+
+    async def _keep_seat(self, task_status: trio.TaskStatus[None],
+                         started: list[bool]) -> None:
+        """Take the seat (``started`` gets True then), then keep it across connections."""
+        conn = await self._connect()
+        if self.token is not None:
+            await self._reclaim_seat(conn)
+        else:
+            await self._take_seat(conn)
+        started.append(True)
+        task_status.started()
+        await self._serve(conn)
+        while not self._closing:
+            conn = await self._reconnect()
+            await self._serve(conn)
 
     async def events(self) -> AsyncIterator[ServerMessage]:
         """Events in order; :attr:`mirror` is updated with each just before it is yielded.
@@ -332,15 +344,11 @@ class SeatSession:
         """
         while True:
             try:
-                item = await self._events_out.receive()
-            except (trio.EndOfChannel, trio.ClosedResourceError):
+                item = await self._events.get()
+            except trio.EndOfChannel:
                 if self._error is not None:
                     raise self._error from None
                 return
-            if item is _DONE:
-                return
-            item, size = item
-            self._event_bytes -= size
             self.change = self.mirror.apply(item)
             if isinstance(item, TableState):
                 self._played_for = None  # the snapshot shows whether our play arrived
@@ -415,9 +423,32 @@ class SeatSession:
             self._on_retry(delay, reason)
 
     async def _connect(self) -> Connection:
-        conn = await Connection.open(self.host, self.port)
+        conn = await self._open()
         self.conn = conn
         return conn
+
+    async def _open(self) -> Connection:
+        """A connection whose events go to :meth:`events`, its tasks in run()'s nursery."""
+        assert self._nursery is not None, "only while run() runs"
+        return await connect(self._nursery, self.host, self.port, events=self._events,
+                             on_event=self._watch)
+
+    def _watch(self, conn: Connection, msg: ServerMessage) -> None:
+        """Told of each event as ``conn`` queues it (in its reader task: never blocks)."""
+        if isinstance(msg, TableState) and not self._snapshot.is_set():
+            self.seated_status = msg.status
+            self.seated_with = {info.seat: info.kind for info in msg.seats}
+            self._snapshot.set()
+        elif isinstance(msg, MatchEnded) and not self._stays(conn):
+            self._closing = True
+            self._set_status(SessionStatus.CLOSED, "match over")
+            self._events.end()  # events() ends after this one
+            conn.close_soon()
+        elif isinstance(msg, ServerShutdown):
+            # A server restarted on the same records directory restores the match and
+            # holds our seat: try to reclaim it as after any drop (we give up if it never
+            # comes back). The connection ends itself after this message.
+            self._set_status(SessionStatus.RECONNECTING, f"server shutdown: {msg.reason}")
 
     async def _hello(self, conn: Connection, token: str | None) -> HelloOk:
         # Every connection, reconnections included: the server may have been replaced.
@@ -444,6 +475,7 @@ class SeatSession:
             await conn.request(AddBot(table=self.table, seat=bot_seat, strategy=strategy),
                                timeout=self._timeout)
         join = Join(table=self.table, seat=self.seat, invite=self._invite)
+        self._snapshot = trio.Event()  # before the join: its table_state may come at once
         joined = await conn.request(join, timeout=self._timeout)
         seated = _expect(joined, Joined)
         self.seat = seated.seat
@@ -458,6 +490,7 @@ class SeatSession:
     async def _reclaim_seat(self, conn: Connection) -> None:
         """First connection with a saved token: hello with it, and the seat is ours again
         (``bad_token`` raises ``ServerError``: the server no longer holds it)."""
+        self._snapshot = trio.Event()
         reply = await self._hello(conn, self.token)
         if reply.seat is None or reply.table is None:
             raise SessionLost("the server took the token but gave no seat back")
@@ -468,19 +501,18 @@ class SeatSession:
         await self._ready_when_seated(conn)
 
     async def _queue_snapshot(self, conn: Connection) -> None:
-        """Queue events up to the seat's ``table_state`` and note the table's status in it."""
-        snapshot = await self._pump_until(conn, lambda msg: isinstance(msg, TableState))
-        if isinstance(snapshot, TableState):
-            self.seated_status = snapshot.status
-            self.seated_with = {info.seat: info.kind for info in snapshot.seats}
-
-    async def _pump_until(self, conn: Connection,
-                          stop: Callable[[ServerMessage], bool]) -> ServerMessage:
-        while True:
-            msg = await conn.next_event()
-            self._deliver(msg, conn.last_event_size)
-            if stop(msg):
-                return msg
+        """Wait until the seat's ``table_state`` is queued for :meth:`events` (which
+        :meth:`_watch` notes); ConnectionLost if the connection ends first."""
+        snapshot = self._snapshot
+        async with trio.open_nursery() as nursery:
+            async def on_close() -> None:
+                await conn.wait_closed()
+                nursery.cancel_scope.cancel()
+            nursery.start_soon(on_close)
+            await snapshot.wait()
+            nursery.cancel_scope.cancel()
+        if not snapshot.is_set():
+            raise ConnectionLost(conn.lost_reason or "closed")
 
     async def _ready_when_seated(self, conn: Connection) -> None:
         """Once seated, ``ready`` goes at once, before ``events()`` has handed the seat's
@@ -507,14 +539,6 @@ class SeatSession:
             # the reclaim's table_state says whether ready is due again.
             log.debug("ready not sent: %s", exc)
 
-    def _deliver(self, msg: ServerMessage, size: int) -> None:
-        if self._event_bytes + size > MAX_EVENT_BYTES:
-            raise ConnectionLost(f"more than {MAX_EVENT_BYTES} bytes of events unread by "
-                                 "this client: starting again from a snapshot")
-        self._event_bytes += size
-        with contextlib.suppress(trio.ClosedResourceError):
-            self._events_in.send_nowait((msg, size))
-
     def _wants_ready(self) -> bool:
         mirror = self.mirror
         if not self.auto_ready or mirror.you is None:
@@ -536,33 +560,16 @@ class SeatSession:
         return self._rematch and welcome is not None and "rematch" in welcome.features
 
     async def _serve(self, conn: Connection) -> None:
-        """Pump events from one connection until it drops or the match ends."""
+        """Keep ``conn`` (sending ``ready`` when due) until it ends: dropped, shut down,
+        or closed after the match (its events go to :meth:`events` by themselves)."""
         try:
             async with trio.open_nursery() as nursery:
                 if self.auto_ready:
                     nursery.start_soon(self._send_ready, conn)
-                # Exceptions are caught inside the nursery body so they never surface
-                # wrapped in an ExceptionGroup.
-                try:
-                    while True:
-                        msg = await conn.next_event()
-                        self._deliver(msg, conn.last_event_size)
-                        if isinstance(msg, MatchEnded) and not self._stays(conn):
-                            self._closing = True
-                            self._set_status(SessionStatus.CLOSED, "match over")
-                            self._events_in.send_nowait(_DONE)
-                            break
-                        if isinstance(msg, ServerShutdown):
-                            # A server restarted on the same records directory restores
-                            # the match and holds our seat: try to reclaim it as after
-                            # any drop (we give up if it never comes back).
-                            self._set_status(SessionStatus.RECONNECTING,
-                                             f"server shutdown: {msg.reason}")
-                            break
-                except ConnectionLost as exc:
-                    if not self._closing:
-                        self._set_status(SessionStatus.RECONNECTING, exc.reason)
+                await conn.wait_closed()
                 nursery.cancel_scope.cancel()
+            if not self._closing and self.status is not SessionStatus.RECONNECTING:
+                self._set_status(SessionStatus.RECONNECTING, conn.lost_reason or "closed")
         finally:
             self.conn = None
             with trio.CancelScope(shield=True):
@@ -574,7 +581,7 @@ class SeatSession:
 
     async def _reclaim(self) -> Connection:
         """One attempt of :meth:`_reconnect`; raises ConnectionLost to be tried again."""
-        conn = await Connection.open(self.host, self.port)
+        conn = await self._open()
         try:
             reply = await self._hello(conn, self.token)
         except ServerError as exc:
@@ -590,5 +597,7 @@ class SeatSession:
             await conn.aclose()
             raise SessionLost("the server no longer holds the seat")
         self.conn = conn
-        self._set_status(SessionStatus.CONNECTED, f"reclaimed {reply.seat} of table {reply.table}")
+        if not self._closing:  # else the match ended while we took the seat back
+            self._set_status(SessionStatus.CONNECTED,
+                             f"reclaimed {reply.seat} of table {reply.table}")
         return conn

@@ -20,7 +20,7 @@ from prompt_toolkit.output import Output
 from ...game.seats import Seat
 from ...protocol import messages as m
 from ...protocol import requests
-from ..connection import STATEFUL_REPLIES, ClientError, Connection, ConnectionLost, ServerError
+from ..connection import ClientError, Connection, ConnectionLost, ServerError, also_an_event
 from ..embedded import EmbeddedGame
 from ..lobby_link import LobbyLink
 from ..mirror import TableMirror
@@ -245,7 +245,7 @@ class TuiApp:
             self.state.awaiting_play = None
             self.state.say(f"Not sent: {exc}", "error")
         else:
-            if reply is not None and not isinstance(reply, STATEFUL_REPLIES):
+            if reply is not None and not also_an_event(reply):
                 on_message(self.state, reply)  # a reply: nothing in it belongs to the mirror
             # A bot we add at our own table reaches the mirror as the table's player_joined
             # event, which the server sends us too after the ok.

@@ -163,13 +163,13 @@ class Connection:
     routes each message by the table :data:`ROUTES` (``ping`` answered here, a reply to
     the request waiting for its id, the rest to the :class:`EventStream`), and a writer that
     drains a bounded outgoing queue, so the reader can queue a ``pong`` without ever
-    blocking on the socket. ``events`` is that stream: the connection's own, ended with
-    the connection, or one given by a caller that hands it to each connection it makes in
-    turn (a seat session, the lobby link), which it outlives.
+    blocking on the socket. ``event_stream`` is that stream: the connection's own, ended
+    with the connection, or one given by a caller that hands it to each connection it
+    makes in turn (a seat session, the lobby link), which it outlives.
     """
 
     def __init__(self, stream: trio.abc.Stream, *, max_line: int = CLIENT_MAX_LINE,
-                 events: EventStream | None = None, max_outgoing: int = 256,
+                 event_stream: EventStream | None = None, max_outgoing: int = 256,
                  max_event_bytes: int = MAX_EVENT_BYTES,
                  on_event: Callable[[Connection, ServerMessage], None] | None = None,
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT) -> None:
@@ -179,9 +179,10 @@ class Connection:
         self._conn = ClientConnection(max_line=max_line)
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
-        self._owns_events = events is None
+        self._owns_events = event_stream is None
         #: Where pushed events go, each with its wire size, until read.
-        self.events = EventStream(max_event_bytes) if events is None else events
+        self.event_stream = EventStream(max_event_bytes) if event_stream is None \
+            else event_stream
         # Told of each event (with this connection) as it is queued, in the reader task:
         # it must not block.
         self._on_event = on_event
@@ -200,7 +201,7 @@ class Connection:
     @property
     def last_event_size(self) -> int:
         """Wire size in bytes of the event :meth:`next_event` returned last."""
-        return self.events.last_size
+        return self.event_stream.last_size
 
     async def aclose(self) -> None:
         """Close the connection (idempotent) and wait until its tasks have ended."""
@@ -295,13 +296,21 @@ class Connection:
 
     # ------------------------------------------------------------------ receiving
 
+    async def events(self) -> AsyncIterator[ServerMessage]:
+        """Every pushed event in arrival order; raises :class:`ConnectionLost` at the end.
+
+        Only one task should iterate at a time.
+        """
+        while True:
+            yield await self.next_event()
+
     async def next_event(self) -> ServerMessage:
         """The next pushed event; raises :class:`ConnectionLost` once none can come.
 
-        For a connection with its own stream; a caller that gave ``events`` reads that.
+        For a connection with its own stream; a caller that gave one reads that.
         """
         try:
-            return await self.events.get()
+            return await self.event_stream.get()
         except trio.EndOfChannel:
             raise ConnectionLost(self.lost_reason or "closed") from None
 
@@ -409,7 +418,7 @@ class Connection:
         return False
 
     def _queue_event(self, msg: ServerMessage) -> bool:
-        events = self.events
+        events = self.event_stream
         if not events.put(msg, self._conn.last_line_size):
             if events.ended:
                 return False
@@ -431,7 +440,7 @@ class Connection:
         for pending in self._pending.values():
             pending.done.set()
         if self._owns_events:
-            self.events.end()
+            self.event_stream.end()
         self._out_in.close()
 
 

@@ -117,7 +117,7 @@ class LobbyLink:
 
     async def _open(self) -> Connection:
         assert self._nursery is not None, "only while run() runs"
-        conn = await connect(self._nursery, self.host, self.port, events=self._events)
+        conn = await connect(self._nursery, self.host, self.port, event_stream=self._events)
         try:
             await conn.request(Hello(name=self.name, protocol=1, client=self._client,
                                      password=self._password), timeout=self._timeout)

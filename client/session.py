@@ -6,17 +6,13 @@ copy of the table."""
 from __future__ import annotations
 
 import logging
-import random
 from collections.abc import (
     AsyncIterator,
-    Awaitable,
     Callable,
     Collection,
-    Iterator,
     Mapping,
     Sequence,
 )
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeVar
 
@@ -46,6 +42,7 @@ from ..protocol.requests import (
     Play,
     Ready,
 )
+from .backoff import Backoff, SessionLost
 from .connection import ClientError, Connection, ConnectionLost, ServerError, connect
 from .event_stream import EventStream
 from .mirror import Change, TableMirror
@@ -67,10 +64,6 @@ class SessionStatus(StrEnum):
     CLOSED = "closed"
 
 
-class SessionLost(ClientError):
-    """The session could not get (or get back) its seat."""
-
-
 class MissingFeatures(ClientError):
     """The server's ``welcome.features`` lacks something this client relies on: the
     server is older than the client. Raised before ``hello``, so nothing changed there."""
@@ -80,53 +73,6 @@ class MissingFeatures(ClientError):
         super().__init__(f"the server at {where} (jackal {version or 'unknown version'}) "
                          f"lacks the protocol features {', '.join(self.missing)}: it is "
                          "older than this client; upgrade the server")
-
-
-_T = TypeVar("_T")
-
-
-@dataclass(frozen=True)
-class Backoff:
-    """Reconnection timing: ``initial`` seconds, doubling up to ``maximum``, with jitter."""
-
-    initial: float = 0.2
-    maximum: float = 5.0
-    #: Give up after this many seconds without a connection (the server holds a seat 120 s).
-    give_up_after: float = 130.0
-
-    def delays(self) -> Iterator[float]:
-        """Waits before each attempt: ``initial`` doubling up to ``maximum``, each with
-        +-20% jitter, so clients that lost the same server do not all knock at once."""
-        delay = self.initial
-        while True:
-            yield delay * random.uniform(0.8, 1.2)
-            delay = min(delay * 2, self.maximum)
-
-    async def retry(self, attempt: Callable[[], Awaitable[_T]],
-                    on_wait: Callable[[float, str], None], *, at_once: bool = False,
-                    reason: str = "no attempt") -> _T:
-        """``attempt()`` until it returns, after each of :meth:`delays` (the first try
-        without one if ``at_once``), telling ``on_wait(delay, reason)`` before each wait:
-        the reason the last attempt failed (``reason`` before the first).
-        An attempt fails by raising :class:`ConnectionLost` with its reason; any other
-        exception ends the retrying. Raises :class:`SessionLost` when the next wait would
-        pass ``give_up_after`` seconds from the call."""
-        deadline = trio.current_time() + self.give_up_after
-        last = reason
-        for number, delay in enumerate(self.delays()):
-            if at_once and number == 0:
-                delay = 0.0
-            else:
-                if trio.current_time() + delay > deadline:
-                    raise SessionLost(f"gave up reconnecting after {self.give_up_after:g}s "
-                                      f"({last})")
-                on_wait(delay, last)
-                await trio.sleep(delay)
-            try:
-                return await attempt()
-            except ConnectionLost as exc:
-                last = exc.reason
-        raise AssertionError("unreachable")  # pragma: no cover
 
 
 StatusCallback = Callable[[SessionStatus, str], None]
@@ -430,7 +376,7 @@ class SeatSession:
     async def _open(self) -> Connection:
         """A connection whose events go to :meth:`events`, its tasks in run()'s nursery."""
         assert self._nursery is not None, "only while run() runs"
-        return await connect(self._nursery, self.host, self.port, events=self._events,
+        return await connect(self._nursery, self.host, self.port, event_stream=self._events,
                              on_event=self._watch)
 
     def _watch(self, conn: Connection, msg: ServerMessage) -> None:

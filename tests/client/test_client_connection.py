@@ -15,12 +15,11 @@ from typing import Any
 import pytest
 import trio
 from jackal.client.connection import (
-    Connection,
-    connect,
     ConnectionLost,
     RequestTimeout,
     ServerError,
     UnexpectedReply,
+    connect,
     open_connection,
     parse_address,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 import trio
-from jackal.client.connection import ServerError, connect
+from jackal.client.connection import Connection, ServerError, connect
 from jackal.client.lobby_link import LobbyLink
 from jackal.client.session import Backoff
 from jackal.protocol.messages import TableCreated, Tables

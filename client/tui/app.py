@@ -32,6 +32,7 @@ from .gathering import bots_only
 from .keys import create_key_bindings
 from .layout import build_layout
 from .lobby import JoinSeat, SpectateTable
+from .parts import Bell
 from .state import Intent, Mode, PlayAgain, TuiState
 from .style import STYLE
 
@@ -94,7 +95,7 @@ class TuiApp:
                  output: Output | None = None) -> None:
         self.options = options
         self.state = TuiState(mode=Mode.TABLE if options.server is None else Mode.LOBBY,
-                              bell=options.bell, confirm=options.confirm,
+                              bell=Bell(options.bell), confirm=options.confirm,
                               on_server=options.server is not None)
         server = "" if options.server is None else f"{options.server[0]}:{options.server[1]}"
         self.app: Application[int] = Application(
@@ -177,7 +178,7 @@ class TuiApp:
         warning's bell when it comes)."""
         while True:
             await trio.sleep(0.5)
-            if self.state.clock is not None:
+            if self.state.clock.running is not None:
                 clock_warning(self.state)
                 self._redraw()
 
@@ -189,8 +190,7 @@ class TuiApp:
             token.run_sync_soon(self._wakeup.set)
 
     def _redraw(self) -> None:
-        if self.state.bell_due:
-            self.state.bell_due = False
+        if self.state.bell.take():
             output = self.app.output
             output.bell()
             output.flush()

@@ -3,7 +3,6 @@ notice, the clock and the bell, beside what the mirror already holds of them."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -41,15 +40,15 @@ def _on_table_state(state: TuiState, msg: m.TableState, changed: Change) -> None
     _log_chat(state, changed.chat)
     state.awaiting_play = None
     state.confirming = None
-    if state.mode is not Mode.TABLE or state.notice_style == "info":
+    if state.mode is not Mode.TABLE or state.notice.style == "info":
         state.say("")  # "Joining...", "Taking back...": done now
     state.mode = Mode.TABLE
     state.clamp_cursor()
     turn, left = msg.turn, msg.turn_left
     _set_clock(state, turn, left, msg.turn_seconds)
     if msg.clock_stopped and turn is not None and left is not None:
-        state.clock, state.clock_stopped = None, (Seat(turn), left)
-    _set_next_deal(state, state.mirror.next_deal_in)
+        state.clock.stop(Seat(turn), left)
+    state.clock.next_deal_in(state.mirror.next_deal_in)
     _apply_snapshot(state, msg)
     gathering.check_ready_kept(state)
 
@@ -65,7 +64,7 @@ def _on_deal_started(state: TuiState, msg: m.DealStarted, _changed: Change) -> N
 
 
 def _on_turn(state: TuiState, msg: m.Turn, _changed: Change) -> None:
-    _set_clock(state, msg.seat, msg.seconds, state.clock_limit or msg.seconds)
+    _set_clock(state, msg.seat, msg.seconds, state.clock.limit or msg.seconds)
 
 
 def _on_your_turn(state: TuiState, _msg: m.YourTurn, _changed: Change) -> None:
@@ -76,9 +75,9 @@ def _on_your_turn(state: TuiState, _msg: m.YourTurn, _changed: Change) -> None:
 
 def _on_clock(state: TuiState, msg: m.Clock, _changed: Change) -> None:
     if msg.stopped:
-        state.clock, state.clock_stopped = None, (msg.seat, msg.seconds)
+        state.clock.stop(msg.seat, msg.seconds)
         return
-    _set_clock(state, msg.seat, msg.seconds, state.clock_limit)
+    _set_clock(state, msg.seat, msg.seconds, state.clock.limit)
     if state.my_turn:
         _your_turn(state)  # the clock runs again (a pause ended): say whose turn it is
 
@@ -195,16 +194,9 @@ def _on_error(state: TuiState, msg: m.Error, _changed: Change) -> None:
 
 def _set_clock(state: TuiState, seat: str | None, seconds: float | None,
                limit: float | None) -> None:
-    state.clock = None if seat is None or seconds is None \
-        else (Seat(seat), time.monotonic() + seconds)
-    state.clock_limit = limit
-    state.clock_stopped = None
     # A snapshot of a paused table gives what the clock had when it stopped.
-    state.clock_frozen = seconds if state.mirror.paused else None
-
-
-def _set_next_deal(state: TuiState, seconds: float | None) -> None:
-    state.next_deal_at = None if seconds is None else time.monotonic() + seconds
+    state.clock.set(None if seat is None else Seat(seat), seconds, limit,
+                    paused=state.mirror.paused)
 
 
 def _apply_snapshot(state: TuiState, snapshot: m.TableState) -> None:
@@ -254,8 +246,7 @@ def _apply_pause(state: TuiState, msg: m.PauseState) -> None:
     stands): stop or restart our picture of the clock, and say it."""
     who = state.who(msg.seat)
     if msg.paused:
-        if state.clock is not None and state.clock_frozen is None:
-            state.clock_frozen = max(0.0, state.clock[1] - time.monotonic())
+        state.clock.freeze()
         # Not "{who} agreed": a pause also begins when the last one to agree leaves.
         # Only the players resume: a spectator is not offered the key.
         seated = state.you is not None
@@ -263,9 +254,7 @@ def _apply_pause(state: TuiState, msg: m.PauseState) -> None:
                      + ("; p resumes." if seated else "."), "warn")
         state.say("Paused. Press p to resume." if seated else "Paused by the players.")
     elif msg.asked_by is None:
-        if state.clock is not None and state.clock_frozen is not None:
-            state.clock = (state.clock[0], time.monotonic() + state.clock_frozen)
-        state.clock_frozen = None
+        state.clock.thaw()
         # A request also lapses when everyone who agreed to it has gone.
         state.add_log(f"{who} resumed: the pause is over."
                      if state.mirror.seats[msg.seat].connected
@@ -300,7 +289,7 @@ def _log_played(state: TuiState, msg: m.Played) -> None:
     if seat is state.you:
         state.awaiting_play = None
         state.clamp_cursor()
-        if state.notice_style != "error":
+        if state.notice.style != "error":
             state.say("")
     extra = ""
     if state.you is None or seat.team is not state.you.team:
@@ -321,15 +310,12 @@ def _your_turn(state: TuiState) -> None:
         state.say(f"Your turn ({state.substitute_note}).", "error")
     else:
         state.say("Your turn: pick a card (arrows + Enter, or type it).")
-    turn = (state.mirror.deal, state.mirror.plays_made)
-    if state.bell and turn != state.rung_for:
-        state.rung_for = turn
-        state.bell_due = True
+    state.bell.ring_for_turn((state.mirror.deal, state.mirror.plays_made))
 
 
 def _apply_deal_ended(state: TuiState, msg: m.DealEnded) -> None:
     state.clamp_cursor()
-    _set_next_deal(state, msg.next_deal_in)
+    state.clock.next_deal_in(msg.next_deal_in)
     state.add_log(deal_result_text(msg.deal, msg.winner, msg.penalty,
                                   msg.victory_points), "good")
     for q in msg.questions or ():

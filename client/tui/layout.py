@@ -25,7 +25,7 @@ from prompt_toolkit.widgets import Frame
 from ...game.cards import rank_name
 from ...game.seats import Team
 from ...protocol.text import display_width, fit_width
-from .clock import between_deals_text, clock_text, clock_warning, retry_text
+from .clock import between_deals_text, clock_text, clock_warning
 from .fit import (
     MIN_SIZE,
     drawn,
@@ -78,9 +78,9 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     name = drawn(mirror.name, 20) or ("lobby" if state.mode is Mode.LOBBY else "")
     left = f" JACKAL  {name}"
     status = {"connected": "connected", "connecting": "connecting...",
-              "reconnecting": f"RECONNECTING ({retry_text(state)})",
-              "unreachable": f"UNREACHABLE ({retry_text(state)})", "lost": "DISCONNECTED",
-              "closed": "closed"}.get(state.status, state.status)
+              "reconnecting": f"RECONNECTING ({state.link.retry_text()})",
+              "unreachable": f"UNREACHABLE ({state.link.retry_text()})", "lost": "DISCONNECTED",
+              "closed": "closed"}.get(state.link.status, state.link.status)
     if state.mode is Mode.TABLE and mirror.table is not None:
         deal = f"deal {mirror.deal}" if mirror.deal else "before the first deal"
         dealer = f"  dealer {mirror.dealer}" if mirror.dealer else ""
@@ -90,7 +90,7 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
         left = f" JACKAL  {fit_width(name, max(room, 4))}{facts}"
     elif server:
         left += f"  {server}"
-    status_style = "class:header.status.ok" if state.status in ("connected", "connecting") \
+    status_style = "class:header.status.ok" if state.link.status in ("connected", "connecting") \
         else "class:header.status.bad"
     width = max(screen_width() - len(status) - 2, display_width(left) + 1)
     out: StyleAndTextTuples = [("class:header", padded(left, width)),
@@ -98,7 +98,7 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     if state.mode is Mode.LOBBY:
         shown = len(state.lobby.tables)
         total = state.lobby.tables_total
-        if state.status != "connected" and not shown:
+        if state.link.status != "connected" and not shown:
             out.append(("", "\n"))  # no list came: no count to give
             return out
         more = f" (the first {shown} shown)" if total > shown else ""
@@ -114,8 +114,8 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     flags: StyleAndTextTuples = []
     if mirror.seeded:  # its creator chose the seed, so may know every hand
         flags.append(("class:header.status.bad", " SEEDED "))
-    if state.clock_limit:  # the table's clock: a late card is the substitute's
-        flags.append(("class:dim", f" CLOCK {state.clock_limit:g}s"))
+    if state.clock.limit:  # the table's clock: a late card is the substitute's
+        flags.append(("class:dim", f" CLOCK {state.clock.limit:g}s"))
     if mirror.hints and state.you is not None:  # seated players may ask the expert
         flags.append(("class:dim", " HINTS (x)"))
     # What the second line holds so far (the first line is out's first three pieces).
@@ -293,7 +293,7 @@ def render_message(state: TuiState) -> StyleAndTextTuples:
         out.append(("class:prompt", f" Card> {state.typed:<3} "))
     else:
         out.append(("", " "))
-    out.append((f"class:notice.{state.notice_style}", state.notice))
+    out.append((f"class:notice.{state.notice.style}", state.notice.text))
     # By word, here: the window would cut a word in two at the edge ("Chat o").
     return wrap_fragments(out, screen_width() - 1)
 

@@ -5,7 +5,6 @@ methods; what must be sent goes to its outbox. Server messages reach it through
 
 from __future__ import annotations
 
-import time
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from . import gathering
 from .hint import hint_is_current, why_no_hint
 from .lobby import JoinSeat, LobbyState, SpectateTable
 from .meaning import explain_card
+from .parts import Bell, ClockView, LinkView, Notice
 
 __all__ = [
     "Intent",
@@ -114,14 +114,10 @@ class TuiState:
     """
 
     mode: Mode = Mode.TABLE
-    #: "connecting", "connected", "reconnecting", "lost", "closed".
-    status: str = "connecting"
-    status_detail: str = ""
-    #: While reconnecting: when the next attempt comes (``time.monotonic()``).
-    retry_at: float | None = None
-    #: The turn's clock, when the table has one: the seat and when its time runs out
-    #: (``time.monotonic()``); None when no clock runs.
-    clock: tuple[Seat, float] | None = None
+    #: The connection as the header shows it.
+    link: LinkView = field(default_factory=LinkView)
+    #: The turn's clock and the countdown to the next deal, as shown.
+    clock: ClockView = field(default_factory=ClockView)
     #: On a server (not the built-in game): "n" after a match goes back to the lobby,
     #: and quitting leaves a held seat behind.
     on_server: bool = False
@@ -140,26 +136,17 @@ class TuiState:
     rejected: bool = False
     #: What the substitute last did at our seat, until we play again ourselves.
     substitute_note: str = ""
-    #: The table's per-play limit in seconds, when it has a clock.
-    clock_limit: float | None = None
-    #: The turn's clock is stopped (its player waits for an answer): the seat and the
-    #: seconds it will have when it runs again.
-    clock_stopped: tuple[Seat, float] | None = None
-    #: Between deals: when the next deal starts (``time.monotonic()``), if the server said.
-    next_deal_at: float | None = None
     #: The next seated ``table_state`` is a seat taken back (a restarted client, or a
     #: reconnection): the log says so, with where the match stands.
     taking_back: bool = False
-    #: The warning before our time runs out was given (bell) for this turn.
-    warned_for: tuple[Seat, float] | None = None
     #: The table as the server describes it: the process's one mirror (the seat
     #: session's while seated), which the screen renders from.
     mirror: TableMirror = field(default_factory=TableMirror)
     # -- what the player is doing ---------------------------------------------------------
     cursor: int = 0
     typed: str = ""
-    notice: str = ""
-    notice_style: str = "info"
+    #: The message line.
+    notice: Notice = field(default_factory=Notice)
     overlay: Overlay = Overlay.NONE
     prompt: Prompt | None = None
     #: The card being asked about: (seat, index 1..8).
@@ -176,13 +163,8 @@ class TuiState:
     wake: Callable[[], None] = field(default=lambda: None)
     quit_requested: bool = False
     lobby: LobbyState = field(init=False, repr=False, compare=False)
-    #: Ring the terminal bell when it becomes our turn (``--no-bell`` turns it off).
-    bell: bool = True
-    #: A bell is due; the application rings it when it next draws, and clears this.
-    bell_due: bool = False
-    rung_for: tuple[int, int] | None = None
-    #: While the table is paused: what the turn's clock had left when it stopped.
-    clock_frozen: float | None = None
+    #: The terminal bell (``--no-bell`` turns it off).
+    bell: Bell = field(default_factory=Bell)
 
     def __post_init__(self) -> None:
         self.lobby = LobbyState(say=self.say, send=self.send, open_prompt=self.open_prompt)
@@ -224,7 +206,7 @@ class TuiState:
         needs a confirmation; while reconnecting Ctrl-Q quits at once: the seat is held
         and its token saved either way)."""
         return self.you is not None and self.table_status in ("playing", "between_deals") \
-            and self.status not in ("lost", "closed", "reconnecting")
+            and self.link.status not in ("lost", "closed", "reconnecting")
 
 
     def sorted_hand(self) -> list[Card]:
@@ -333,17 +315,11 @@ class TuiState:
     def set_status(self, status: str, detail: str = "", retry_in: float | None = None) -> None:
         """Connection status from the network task (connected / reconnecting / lost);
         ``retry_in``: seconds until the next reconnection attempt."""
-        self.retry_at = None if retry_in is None else time.monotonic() + retry_in
         if status == "reconnecting" and self.you is not None:
             self.taking_back = True  # the reclaim's snapshot then says where we stand
-        if status != self.status:
-            text = {"connected": "Connected.", "reconnecting": "Connection lost: reconnecting...",
-                    "unreachable": "Not connected, trying again:",
-                    "lost": "Disconnected.", "closed": "Closed."}.get(status, status)
-            self.add_log(text + (f" {detail}" if detail else ""),
-                         "good" if status == "connected" else "warn")
-        self.status = status
-        self.status_detail = detail
+        line = self.link.set(status, detail, retry_in)
+        if line:
+            self.add_log(line, "good" if status == "connected" else "warn")
 
     # ====================================================================== small helpers
 
@@ -355,8 +331,7 @@ class TuiState:
     def say(self, text: str, style: str = "info") -> None:
         """Show ``text`` on the message line (the place where choices are explained);
         escaped, as log lines are."""
-        self.notice = escape_text(text)
-        self.notice_style = style
+        self.notice.say(text, style)
 
     def send(self, msg: Intent) -> None:
         """Queue ``msg`` for the network task and wake it."""

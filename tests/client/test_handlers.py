@@ -53,16 +53,16 @@ async def test_your_turn_prompts_and_rings_once_per_turn(server_port: int) -> No
         async with trio.open_nursery() as nursery:
             await nursery.start(session.run)
             async for event in session.events():
-                state.bell_due = False
+                state.bell.take()
                 on_message(state, event, session.change)
                 if isinstance(event, m.YourTurn):
                     turns += 1
                     assert event.seat is Seat.S and session.my_turn
-                    assert state.notice.startswith("Your turn") and state.bell_due
+                    assert state.notice.text.startswith("Your turn") and state.bell.take()
                     await session.play(sorted(session.mirror.hand)[0])
                     if turns == 3:
                         break
                 else:
-                    assert not state.bell_due, event
+                    assert not state.bell.due, event
             await session.aclose()
     assert turns == 3

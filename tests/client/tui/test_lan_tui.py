@@ -42,7 +42,7 @@ def test_enter_after_a_refused_key_plays_nothing() -> None:
     assert state.my_turn
     state.reject_char("z")  # what the key binding does with a key that is no card
     state.submit()
-    assert not state.outbox and "Nothing played" in state.notice
+    assert not state.outbox and "Nothing played" in state.notice.text
     state.submit()  # the refusal is spent: now Enter plays the card under the cursor
     assert isinstance(state.outbox[-1], requests.Play)
 
@@ -50,7 +50,7 @@ def test_enter_after_a_refused_key_plays_nothing() -> None:
 def test_confirm_asks_before_a_card_is_sent() -> None:
     state, _, _ = _my_turn_state(confirm=True)
     state.submit()
-    assert not state.outbox and state.notice.startswith("Play ")
+    assert not state.outbox and state.notice.text.startswith("Play ")
     state.clear_input()  # Esc: choose again
     state.submit()
     assert not state.outbox
@@ -66,7 +66,7 @@ def test_a_created_table_is_selected_once_listed() -> None:
             for t in ("t1", "t2", "t3")]
     state.lobby.set_tables(info[:2])
     apply(state, m.TableCreated(table="t3", name="t3"))
-    assert "Enter joins it" in state.notice
+    assert "Enter joins it" in state.notice.text
     apply(state, m.Tables(tables=info))
     selected = state.lobby.selected_table()
     assert selected is not None and selected.table == "t3"
@@ -79,23 +79,23 @@ def test_the_message_line_does_not_keep_stale_text() -> None:
     apply(state, m.TableState(table="t1", name="duel", target=1, status="waiting", seats=[],
                               conventions={}, scores={}, deal=0, dealer=None, first=None, turn=None,
                               rows={}))
-    assert state.notice == ""
+    assert state.notice.text == ""
     state.say("Ready; waiting for the others.")
     for msg in peers[Seat.N].got:
         if isinstance(msg, m.DealStarted):
             apply(state, msg)
-    assert "waiting for the others" not in state.notice
+    assert "waiting for the others" not in state.notice.text
 
 
 def test_after_a_server_match_n_goes_back_to_the_lobby_and_says_so() -> None:
     state = TuiState(on_server=True)
     state.mirror.you, state.mirror.status, state.mirror.table = Seat.N, "over", "t1"
     state.ready()
-    assert isinstance(state.outbox[-1], PlayAgain) and state.notice == "Back to the lobby..."
+    assert isinstance(state.outbox[-1], PlayAgain) and state.notice.text == "Back to the lobby..."
     solo = TuiState()
     solo.mirror.you, solo.mirror.status, solo.mirror.table = Seat.N, "over", "t1"
     solo.ready()
-    assert solo.notice == "Setting up a new match..."
+    assert solo.notice.text == "Setting up a new match..."
 
 
 def test_help_explains_the_codes_under_the_cards_and_quit_fits_the_game() -> None:

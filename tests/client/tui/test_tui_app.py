@@ -159,10 +159,10 @@ def test_a_dropped_connection_is_reclaimed_and_the_screen_says_so() -> None:
         conn = session.conn
         # Cut the TCP connection under the session, from inside the trio run.
         token.run_sync_soon(lambda: trio.lowlevel.spawn_system_task(conn.aclose))
-        await until(lambda: app.state.status == "reconnecting", "reconnecting")
+        await until(lambda: app.state.link.status == "reconnecting", "reconnecting")
         # The header says so while it happens with the next attempt (the first waits about 0.2 s).
         await drawn(app, "RECONNECTING (")
-        await until(lambda: app.state.status == "connected" and session.conn is not None
+        await until(lambda: app.state.link.status == "connected" and session.conn is not None
                     and session.conn is not conn, "reconnected")
         await until(lambda: screen(app).splitlines()[0].endswith(" connected"),
                     "the header to say connected again")
@@ -246,8 +246,8 @@ def test_the_screen_draws_the_sessions_one_mirror_and_a_reclaim_leaves_it_as_it_
         conn, token = session.conn, app._token
         assert conn is not None and token is not None
         token.run_sync_soon(lambda: trio.lowlevel.spawn_system_task(conn.aclose))
-        await until(lambda: app.state.status == "reconnecting", "reconnecting")
-        await until(lambda: app.state.status == "connected" and session.conn is not None
+        await until(lambda: app.state.link.status == "reconnecting", "reconnecting")
+        await until(lambda: app.state.link.status == "connected" and session.conn is not None
                     and session.conn is not conn, "reconnected")
         await my_turn(app)
         assert app.state.mirror is session.mirror is mirror

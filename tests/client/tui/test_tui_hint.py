@@ -53,12 +53,12 @@ def test_x_asks_once_per_turn_and_shows_the_card_and_the_words() -> None:
     state = seated(hints=True)
     shown = drive(state, lambda pipe, _app: pipe.send_text("x"))
     assert list(state.outbox) == [requests.Hint()]
-    assert "everyone at the table will be told" in state.notice
+    assert "everyone at the table will be told" in state.notice.text
     assert "HINTS" in shown
     apply(state, hint_reply())
     assert state.overlay is Overlay.HINT
     assert state.sorted_hand()[state.cursor] == Card.parse("9C")
-    assert "9C" in state.notice
+    assert "9C" in state.notice.text
     panel = " ".join(text(render_overlay(state)).split())  # wherever the words wrap
     assert "The expert bot would play 9C" in panel and "honest signal here" in panel
     assert "three queens" in panel
@@ -84,16 +84,16 @@ def test_hint_notices_are_logged_for_everyone() -> None:
 def test_no_hint_is_asked_where_it_cannot_be_given() -> None:
     off = seated()
     off.ask_hint()
-    assert not off.outbox and "does not allow hints" in off.notice
+    assert not off.outbox and "does not allow hints" in off.notice.text
     waiting = seated(hints=True, rows={"S": ["4C"], "W": [], "N": [], "E": []}, turn="W")
     waiting.ask_hint()
-    assert not waiting.outbox and "your own turn" in waiting.notice
+    assert not waiting.outbox and "your own turn" in waiting.notice.text
     watcher = TuiState()
     apply(watcher, m.TableState(table="t1", name="t", target=300, status="playing", seats=[],
                                 conventions={}, scores={}, deal=1, dealer=Seat.E,
                                 first=Seat.S, turn=Seat.S, rows={}, hints=True))
     watcher.ask_hint()
-    assert not watcher.outbox and "Spectators" in watcher.notice
+    assert not watcher.outbox and "Spectators" in watcher.notice.text
     # A hint from an earlier turn is not shown as this turn's: x asks again.
     state = seated(hints=True)
     state.hint = hint_reply(play=2)

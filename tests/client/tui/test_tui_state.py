@@ -44,7 +44,7 @@ def test_enter_plays_the_cursor_card_once() -> None:
     assert list(state.outbox) == [requests.Play(card=Card.parse("2S"))]
     assert state.awaiting_play == Card.parse("2S")
     state.submit()  # a second Enter before the reply sends nothing more
-    assert len(state.outbox) == 1 and "on its way" in state.notice
+    assert len(state.outbox) == 1 and "on its way" in state.notice.text
     apply(state, m.Played(seat=Seat.S, card=Card.parse("2S"), index=1))
     assert state.awaiting_play is None
     assert Card.parse("2S") not in state.hand and state.rows[Seat.S] == [Card.parse("2S")]
@@ -86,14 +86,14 @@ def test_a_card_not_in_hand_is_explained_and_never_sent() -> None:
     type_text(state, "4d")
     state.submit()
     assert not state.outbox
-    assert state.notice == "4D is not in your hand." and state.notice_style == "error"
+    assert state.notice.text == "4D is not in your hand." and state.notice.style == "error"
 
 
 def test_an_incomplete_card_is_explained_and_never_sent() -> None:
     state = seated()
     type_text(state, "q")
     state.submit()
-    assert not state.outbox and "'q' is not a card" in state.notice
+    assert not state.outbox and "'q' is not a card" in state.notice.text
 
 
 def test_out_of_turn_play_is_explained_and_never_sent() -> None:
@@ -102,7 +102,7 @@ def test_out_of_turn_play_is_explained_and_never_sent() -> None:
     state.submit()
     state.click_card(3)
     assert not state.outbox
-    assert "W botW's turn" in state.notice
+    assert "W botW's turn" in state.notice.text
     assert state.cursor == 3  # the click still moved the cursor
 
 
@@ -126,7 +126,7 @@ def test_server_error_reenables_play_and_is_shown() -> None:
     state.submit()
     state.on_error("not_your_turn", "it is W's turn")
     assert state.awaiting_play is None
-    assert "it is W's turn" in state.notice and state.notice_style == "error"
+    assert "it is W's turn" in state.notice.text and state.notice.style == "error"
 
 
 def test_history_and_explanations_use_the_public_rows() -> None:
@@ -178,13 +178,13 @@ def test_ask_about_an_opponent_card() -> None:
 def test_ask_with_nothing_played_says_so() -> None:
     state = seated()
     open_ask(state)
-    assert state.overlay is Overlay.NONE and "No opponent card" in state.notice
+    assert state.overlay is Overlay.NONE and "No opponent card" in state.notice.text
 
 
 def test_questions_to_me_are_answered_with_r() -> None:
     state = seated(rows={"S": ["2S"], "W": [], "N": [], "E": []}, turn=Seat.W)
     apply(state, m.Question(question="q7", seat=Seat.S, text="what is 2S?", asker=Seat.E, index=1))
-    assert "press r" in state.notice
+    assert "press r" in state.notice.text
     reply_question(state)
     assert state.prompt is not None and "what is 2S?" in state.prompt.label
     for char in "aces":
@@ -193,7 +193,7 @@ def test_questions_to_me_are_answered_with_r() -> None:
     assert list(state.outbox) == [requests.AnswerQuestion(question="q7", text="aces")]
     assert not state.questions_to_me
     reply_question(state)
-    assert "Nobody has asked" in state.notice
+    assert "Nobody has asked" in state.notice.text
 
 
 def test_own_question_receipt_and_answer_are_logged() -> None:
@@ -202,7 +202,7 @@ def test_own_question_receipt_and_answer_are_logged() -> None:
     apply(state, m.AnswerMessage(question="q1", question_text="meaning?", seat=Seat.W,
                                  text="no pair"))
     assert not state.questions_to_me
-    assert "W answered: no pair" in state.notice
+    assert "W answered: no pair" in state.notice.text
     assert any("You asked W" in line.text for line in state.log)
 
 
@@ -223,7 +223,7 @@ def test_deal_end_then_ready_then_match_end_then_play_again() -> None:
     state.ready()
     assert list(state.outbox) == [requests.Ready()]
     apply(state, m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
-    assert state.mirror.winner is Team.NS and "play again" in state.notice
+    assert state.mirror.winner is Team.NS and "play again" in state.notice.text
     state.ready()
     assert isinstance(state.outbox[-1], PlayAgain)
 
@@ -328,7 +328,7 @@ def test_bots_can_be_added_before_the_first_deal_and_after_the_match() -> None:
     assert state.seat_label(Seat.E) == "E greedy bot"
     playing = seated()
     playing.table_add_bot()
-    assert playing.prompt is None and "only before the first deal" in playing.notice
+    assert playing.prompt is None and "only before the first deal" in playing.notice.text
     over = seated(status="over")
     over.can_rematch = True
     apply(over, m.PlayerLeft(seat=Seat.N))
@@ -349,7 +349,7 @@ def test_after_the_match_the_line_says_who_left_who_is_gone_and_who_must_ask() -
     assert "waiting for N" not in line and len(line) <= 66
     # A new target from E: we must ask again; o proposes ours (and our side's card).
     apply(state, m.RematchWanted(seat=Seat.E, target=500))
-    assert "rematch to 500 points: n agrees" in state.notice
+    assert "rematch to 500 points: n agrees" in state.notice.text
     state.mirror.seats[Seat.S].ready = False
     assert "waiting for E, you (n)" not in gathering.waiting_line(state)
     assert gathering.waiting_line(state).startswith(" Rematch to 500:")
@@ -373,7 +373,7 @@ def test_a_ready_the_server_lost_is_told_plainly() -> None:
                           ready=s != "S") for s in "NESW"],
         conventions={}, scores={Team.NS: 10, Team.EW: 20}, deal=1, dealer=Seat.E,
         first=Seat.S, turn=None, rows={}, you=Seat.S))
-    assert "press n again" in state.notice
+    assert "press n again" in state.notice.text
     assert any("Your ready was lost" in line.text for line in state.log)
 
 
@@ -386,7 +386,7 @@ def test_questions_answers_and_errors_from_a_server_show_escaped() -> None:
     apply(state, m.AnswerMessage(question="q1", question_text="meaning?", seat=Seat.W,
                                  text=hostile))
     state.on_error("internal", hostile)
-    shown = [line.text for line in state.log] + [state.notice]
+    shown = [line.text for line in state.log] + [state.notice.text]
     assert any("\\x1b]0;pwned\\x07\\x1b[2J evil\\u202egnp\\u200b\\x9b" in text
                for text in shown), shown
     assert not [text for text in shown if any(ch in text for ch in "\x1b\x07\x9b\u202e\u200b")]
@@ -395,7 +395,7 @@ def test_questions_answers_and_errors_from_a_server_show_escaped() -> None:
 def test_chat_is_refused_by_the_client_during_a_deal_and_sent_between_deals() -> None:
     state = seated()
     state.open_chat()
-    assert "No chat during a deal" in state.notice and state.prompt is None
+    assert "No chat during a deal" in state.notice.text and state.prompt is None
     assert not state.outbox
     state = seated(status="between_deals")
     state.open_chat()
@@ -419,8 +419,9 @@ def test_a_pause_freezes_the_clock_shown_and_resume_lets_it_run() -> None:
                               agreed=[Seat.N, Seat.S]))
     frozen = clock_left(state)
     assert frozen is not None and state.mirror.paused
-    assert state.clock is not None
-    state.clock = (state.clock[0], state.clock[1] - 100.0)  # time passes meanwhile
+    running = state.clock.running
+    assert running is not None
+    state.clock.running = (running[0], running[1] - 100.0)  # time passes meanwhile
     assert clock_left(state) == frozen
     state.outbox.clear()
     state.toggle_pause()
@@ -500,7 +501,7 @@ def test_a_spectator_sees_meanings_but_is_not_offered_a_question() -> None:
     assert "Under" in panel and "ask" not in panel.lower()
     assert "ask" not in footer.lower()
     ask_question(state)  # Enter anyway: told why, nothing sent
-    assert state.prompt is None and "Spectators cannot ask" in state.notice
+    assert state.prompt is None and "Spectators cannot ask" in state.notice.text
     assert not state.outbox
     seated_state = seated(rows=rows, turn="N")
     open_ask(seated_state)
@@ -527,11 +528,11 @@ def test_after_the_match_n_is_offered_for_what_it_does() -> None:
         state.on_server = on_server
         state.mirror.you = None  # watching, as a spectator does
         apply(state, m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
-        assert wanted in state.notice, (on_server, state.notice)
+        assert wanted in state.notice.text, (on_server, state.notice.text)
     rematch = seated()
     rematch.on_server = rematch.can_rematch = True
     apply(rematch, m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
-    assert "n: rematch, g: lobby" in rematch.notice
+    assert "n: rematch, g: lobby" in rematch.notice.text
 
 
 def test_the_deal_end_shows_the_questions_partner_asked_during_it() -> None:

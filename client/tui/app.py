@@ -238,11 +238,11 @@ class TuiApp:
         except ServerError as exc:
             self.state.on_error(exc.code, exc.message)
         except ConnectionLost as exc:
-            self.state.awaiting_play = None
+            self.state.composer.awaiting_play = None
             self.state.say(f"Not sent: not connected ({exc.reason}); try again in a moment.",
                            "error")
         except ClientError as exc:
-            self.state.awaiting_play = None
+            self.state.composer.awaiting_play = None
             self.state.say(f"Not sent: {exc}", "error")
         else:
             if reply is not None and not also_an_event(reply):

@@ -38,12 +38,12 @@ def on_message(state: TuiState, msg: m.ServerMessage, changed: Change = NOTHING)
 
 def _on_table_state(state: TuiState, msg: m.TableState, changed: Change) -> None:
     _log_chat(state, changed.chat)
-    state.awaiting_play = None
-    state.confirming = None
+    state.composer.awaiting_play = None
+    state.composer.confirming = None
     if state.mode is not Mode.TABLE or state.notice.style == "info":
         state.say("")  # "Joining...", "Taking back...": done now
     state.mode = Mode.TABLE
-    state.clamp_cursor()
+    state.composer.clamp_cursor()
     turn, left = msg.turn, msg.turn_left
     _set_clock(state, turn, left, msg.turn_seconds)
     if msg.clock_stopped and turn is not None and left is not None:
@@ -54,9 +54,9 @@ def _on_table_state(state: TuiState, msg: m.TableState, changed: Change) -> None
 
 
 def _on_deal_started(state: TuiState, msg: m.DealStarted, _changed: Change) -> None:
-    state.awaiting_play = None
-    state.confirming = None
-    state.cursor = 0
+    state.composer.awaiting_play = None
+    state.composer.confirming = None
+    state.composer.cursor = 0
     state.say("")  # whatever it said ("Joining...", "Ready...") is over
     if state.overlay is Overlay.ASK:
         state.overlay = Overlay.NONE
@@ -287,8 +287,8 @@ def _log_played(state: TuiState, msg: m.Played) -> None:
     elif seat is state.you:
         state.substitute_note = ""
     if seat is state.you:
-        state.awaiting_play = None
-        state.clamp_cursor()
+        state.composer.awaiting_play = None
+        state.composer.clamp_cursor()
         if state.notice.style != "error":
             state.say("")
     extra = ""
@@ -314,7 +314,7 @@ def _your_turn(state: TuiState) -> None:
 
 
 def _apply_deal_ended(state: TuiState, msg: m.DealEnded) -> None:
-    state.clamp_cursor()
+    state.composer.clamp_cursor()
     state.clock.next_deal_in(msg.next_deal_in)
     state.add_log(deal_result_text(msg.deal, msg.winner, msg.penalty,
                                   msg.victory_points), "good")

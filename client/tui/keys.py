@@ -46,7 +46,7 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
     free = no_prompt & Condition(lambda: state.overlay is Overlay.NONE)
     table = free & Condition(lambda: state.mode is Mode.TABLE)
     lobby = free & Condition(lambda: state.mode is Mode.LOBBY)
-    nothing_typed = Condition(lambda: not state.typed)
+    nothing_typed = Condition(lambda: not state.composer.typed)
 
     def finish(event: KeyPressEvent) -> None:
         if state.quit_requested and not event.app.is_done:
@@ -170,37 +170,37 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
     @kb.add("left", filter=table)
     def cursor_left(event: KeyPressEvent) -> None:
         """Move the cursor one card left."""
-        state.move_cursor(-1)
+        state.composer.move_cursor(-1)
 
     @kb.add("right", filter=table)
     def cursor_right(event: KeyPressEvent) -> None:
         """Move the cursor one card right."""
-        state.move_cursor(1)
+        state.composer.move_cursor(1)
 
     @kb.add("home", filter=table)
     def cursor_home(event: KeyPressEvent) -> None:
         """Move the cursor to the lowest card."""
-        state.select(0)
+        state.composer.select(0)
 
     @kb.add("end", filter=table)
     def cursor_end(event: KeyPressEvent) -> None:
         """Move the cursor to the highest card."""
-        state.select(len(state.hand) - 1)
+        state.composer.select(len(state.hand) - 1)
 
     @kb.add("enter", filter=table)
     def play(event: KeyPressEvent) -> None:
         """Play the typed card, or the one under the cursor."""
-        state.submit()
+        state.composer.submit()
 
     @kb.add("backspace", filter=table)
     def untype(event: KeyPressEvent) -> None:
         """Delete the last typed character."""
-        state.backspace()
+        state.composer.backspace()
 
     @kb.add("escape", filter=table)
     def clear(event: KeyPressEvent) -> None:
         """Forget what was typed and the message."""
-        state.clear_input()
+        state.composer.clear_input()
 
     @kb.add("c", filter=table & nothing_typed)
     def conventions(event: KeyPressEvent) -> None:
@@ -270,8 +270,8 @@ def create_key_bindings(state: TuiState) -> KeyBindings:
     def type_card(event: KeyPressEvent) -> None:
         """Type a card: a rank (A 2-9 T 10 J Q K) then a suit (S H D C or a symbol)."""
         for char in event.data:
-            if not state.type_char(char) and char.isprintable():
-                state.reject_char(char)
+            if not state.composer.type_char(char) and char.isprintable():
+                state.composer.reject_char(char)
 
     # ------------------------------------------------------------------ the lobby
 

@@ -240,7 +240,7 @@ def render_hand(state: TuiState, symbols: bool = False,
             top.append(("", "["))
             column += 1
         style = card_style(card) + (" class:card.group" if grouped else "")
-        if i == state.cursor and state.prompt is None:
+        if i == state.composer.cursor and state.prompt is None:
             style += " class:cursor"
             caret = column
         text = card_text(card, symbols)
@@ -290,7 +290,7 @@ def render_message(state: TuiState) -> StyleAndTextTuples:
         return wrap_fragments(out, screen_width() - 1)
     out = []
     if state.mode is Mode.TABLE and state.you is not None:
-        out.append(("class:prompt", f" Card> {state.typed:<3} "))
+        out.append(("class:prompt", f" Card> {state.composer.typed:<3} "))
     else:
         out.append(("", " "))
     out.append((f"class:notice.{state.notice.style}", state.notice.text))
@@ -446,7 +446,7 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
         return FormattedTextControl(render, focusable=False, show_cursor=False)
 
     def click(index: int) -> None:
-        state.click_card(index)
+        state.composer.click_card(index)
 
     in_table = Condition(lambda: state.mode is Mode.TABLE)
     in_lobby = Condition(lambda: state.mode is Mode.LOBBY)

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from enum import Enum
 from typing import Any
 
-from ...game.cards import Card, parse_card
-from ...game.errors import MalformedInput
+from ...game.cards import Card
 from ...game.explain import ordinal
 from ...game.seats import SEATS, Seat, Team
 from ...protocol import messages as m
@@ -20,6 +19,7 @@ from ...protocol import requests
 from ...protocol.text import escape_text
 from ..mirror import TableMirror
 from . import gathering
+from .composer import Composer, sort_hand
 from .hint import hint_is_current, why_no_hint
 from .lobby import JoinSeat, LobbyState, SpectateTable
 from .meaning import explain_card
@@ -36,10 +36,6 @@ __all__ = [
     "ordinal",
 ]
 
-SUIT_ORDER = {"S": 0, "H": 1, "D": 2, "C": 3}
-#: Characters that may start or continue a typed card ("7h", "th", "10s", "q♠").
-RANK_CHARS = frozenset("a23456789tjqk1")
-SUIT_CHARS = frozenset("shdc♠♥♦♣♤♡♢♧")
 LOG_SIZE = 300
 
 
@@ -129,11 +125,7 @@ class TuiState:
     rematch_target: int | None = None
     ready_for: int | None = None
     #: Ask "Play 7H?" and wait for a second Enter before a card is sent (``--confirm``).
-    confirm: bool = False
-    #: The card waiting for that second Enter.
-    confirming: Card | None = None
-    #: The last typed character was refused: Enter then plays nothing.
-    rejected: bool = False
+    confirm: InitVar[bool] = False
     #: What the substitute last did at our seat, until we play again ourselves.
     substitute_note: str = ""
     #: The next seated ``table_state`` is a seat taken back (a restarted client, or a
@@ -143,8 +135,6 @@ class TuiState:
     #: session's while seated), which the screen renders from.
     mirror: TableMirror = field(default_factory=TableMirror)
     # -- what the player is doing ---------------------------------------------------------
-    cursor: int = 0
-    typed: str = ""
     #: The message line.
     notice: Notice = field(default_factory=Notice)
     overlay: Overlay = Overlay.NONE
@@ -155,7 +145,6 @@ class TuiState:
     hint: m.HintReply | None = None
     #: Questions the opponents asked us and we have not answered, oldest first.
     questions_to_me: list[m.Question] = field(default_factory=list)
-    awaiting_play: Card | None = None
     panel_scroll: int = 0
     # -- plumbing ----------------------------------------------------------------------------
     log: deque[LogLine] = field(default_factory=lambda: deque(maxlen=LOG_SIZE))
@@ -166,8 +155,13 @@ class TuiState:
     #: The terminal bell (``--no-bell`` turns it off).
     bell: Bell = field(default_factory=Bell)
 
-    def __post_init__(self) -> None:
+    #: The card being chosen, and the play on its way.
+    composer: Composer = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self, confirm: bool) -> None:
         self.lobby = LobbyState(say=self.say, send=self.send, open_prompt=self.open_prompt)
+        self.composer = Composer(table=lambda: self.mirror, say=self.say, send=self.send,
+                                 seat_label=self.seat_label, confirm=confirm)
 
     # ====================================================================== reading
     # The table itself lives in the mirror; these read it under the names the layout uses.
@@ -211,7 +205,7 @@ class TuiState:
 
     def sorted_hand(self) -> list[Card]:
         """The hand sorted by rank, then suit (spades, hearts, diamonds, clubs)."""
-        return sorted(self.hand, key=lambda c: (c.rank, SUIT_ORDER[c.suit]))
+        return sort_hand(self.hand)
 
     def group_sizes(self) -> Counter[int]:
         """How many cards of each rank the hand holds."""
@@ -279,9 +273,9 @@ class TuiState:
         self.hint = msg
         hand = self.sorted_hand()
         if msg.card in hand and self.my_turn:
-            self.cursor = hand.index(msg.card)
-            self.typed = ""
-            self.rejected = False
+            self.composer.cursor = hand.index(msg.card)
+            self.composer.typed = ""
+            self.composer.rejected = False
         self.say(f"Hint: the expert would play {msg.card} (under the cursor: Enter plays "
                  f"it). x shows why again.")
         if self.prompt is None:
@@ -306,7 +300,7 @@ class TuiState:
 
     def on_error(self, code: str, message: str) -> None:
         """A request failed on the server: nothing changed there; say why."""
-        self.awaiting_play = None
+        self.composer.awaiting_play = None
         self.say(f"Server: {message} [{code}]", "error")
         self.add_log(f"Server refused: {message} [{code}]", "error")
         if self.prompt is None:  # a refused new table: its dialog again, answers kept
@@ -343,133 +337,6 @@ class TuiState:
                     check: Callable[[str], str] | None = None, hint: str = "") -> None:
         """Open a one-line text entry (see :class:`Prompt`) that holds ``text`` already."""
         self.prompt = Prompt(label, on_submit, text, max_len, hint, check)
-
-    def clamp_cursor(self) -> None:
-        self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
-
-    # ====================================================================== table actions
-
-    def move_cursor(self, step: int) -> None:
-        """Move the hand cursor by ``step`` cards (wrapping round)."""
-        if self.hand:
-            self.cursor = (self.cursor + step) % len(self.hand)
-            self.typed = ""
-            self.rejected = False
-
-    def select(self, position: int) -> None:
-        """Put the cursor on the ``position``-th card of the sorted hand."""
-        if 0 <= position < len(self.hand):
-            self.cursor = position
-            self.typed = ""
-            self.rejected = False
-
-    def type_char(self, char: str) -> bool:
-        """Add a character to the card being typed; False if it cannot belong to a card."""
-        low = char.lower()
-        typed = self.typed.lower()
-        if not typed:
-            allowed = low in RANK_CHARS
-        elif typed == "1":
-            allowed = low == "0"
-        else:  # a rank is in: only a suit can follow, and nothing after the suit
-            allowed = typed[-1] not in SUIT_CHARS and low in SUIT_CHARS
-        if not allowed:
-            return False
-        self.rejected = False
-        self.typed += char
-        # Follow a fully typed card with the cursor, so Enter and the eye agree.
-        try:
-            card = parse_card(self.typed)
-        except MalformedInput:
-            return True
-        hand = self.sorted_hand()
-        if card in hand:
-            self.cursor = hand.index(card)
-        return True
-
-    def backspace(self) -> None:
-        self.typed = self.typed[:-1]
-
-    def clear_input(self) -> None:
-        """Escape on the table: forget the typed text, a card waiting for its confirmation
-        and the message."""
-        self.typed = ""
-        self.rejected = False
-        self.confirming = None
-        self.say("")
-
-    def reject_char(self, char: str) -> None:
-        """A key that cannot be part of a card: say so; what was typed is void, and the
-        next Enter plays nothing (the player meant something, but not this card)."""
-        self.typed = ""
-        self.rejected = True
-        self.confirming = None
-        self.say(f"'{char}' is not part of a card here; ? lists the keys.", "error")
-
-    def submit(self) -> None:
-        """Enter on the table: play the typed card, or the card under the cursor. After a
-        refused key it plays nothing (only clears the refusal)."""
-        if self.rejected:
-            self.rejected = False
-            self.say("Nothing played. Type a card or use the arrows, then Enter.", "error")
-            return
-        if self.typed:
-            text, self.typed = self.typed, ""
-            try:
-                card = parse_card(text)
-            except MalformedInput:
-                self.say(f"'{text}' is not a card: type a rank (A 2-9 T J Q K) and a suit "
-                         f"(S H D C), e.g. 7h or th.", "error")
-                return
-            self.play(card)
-            return
-        hand = self.sorted_hand()
-        if not hand:
-            self.say("You have no cards to play.", "error")
-            return
-        self.play(hand[self.cursor])
-
-    def click_card(self, position: int) -> None:
-        """A mouse click on the ``position``-th card: pick it, and play it on your turn."""
-        self.select(position)
-        if self.my_turn:
-            self.play(self.sorted_hand()[self.cursor])
-
-    def check_play(self, card: Card) -> str | None:
-        """Why ``card`` cannot be played now, or None if it can (the seat's knowledge
-        judges; this only puts its answer in the player's words)."""
-        known = self.mirror.seat_knowledge
-        if known is None:
-            return "You are watching: spectators do not play."
-        if self.table_status != "playing" or self.turn is None:
-            return "No deal is being played right now."
-        if self.mirror.paused:  # the server would refuse it: say why, send nothing
-            return "The table is paused: nobody plays until it resumes (p)."
-        if self.awaiting_play is not None and self.turn is self.you:
-            return f"Wait: your {self.awaiting_play} is on its way."
-        problem = known.check_play(known.seat, card)
-        if problem is None:
-            return None
-        if problem.code == "not_your_turn":
-            return f"It is {self.seat_label(self.turn)}'s turn, not yours."
-        if problem.code == "not_in_hand":
-            return f"{card} is not in your hand."
-        return "No deal is being played right now."
-
-    def play(self, card: Card) -> None:
-        """Play ``card`` if that can be legal; otherwise explain why, and send nothing."""
-        problem = self.check_play(card)
-        if problem is not None:
-            self.say(problem, "error")
-            return
-        if self.confirm and self.confirming != card:
-            self.confirming = card
-            self.say(f"Play {card}? Enter plays it, Esc chooses again.")
-            return
-        self.confirming = None
-        self.awaiting_play = card
-        self.say(f"Playing {card}...")
-        self.send(requests.Play(card=card))
 
     @property
     def after_match_keys(self) -> str:

@@ -40,21 +40,21 @@ def _my_turn_state(**options: Any) -> tuple[TuiState, Table, dict[Seat, Peer]]:
 def test_enter_after_a_refused_key_plays_nothing() -> None:
     state, _, _ = _my_turn_state()
     assert state.my_turn
-    state.reject_char("z")  # what the key binding does with a key that is no card
-    state.submit()
+    state.composer.reject_char("z")  # what the key binding does with a key that is no card
+    state.composer.submit()
     assert not state.outbox and "Nothing played" in state.notice.text
-    state.submit()  # the refusal is spent: now Enter plays the card under the cursor
+    state.composer.submit()  # the refusal is spent: now Enter plays the card under the cursor
     assert isinstance(state.outbox[-1], requests.Play)
 
 
 def test_confirm_asks_before_a_card_is_sent() -> None:
     state, _, _ = _my_turn_state(confirm=True)
-    state.submit()
+    state.composer.submit()
     assert not state.outbox and state.notice.text.startswith("Play ")
-    state.clear_input()  # Esc: choose again
-    state.submit()
+    state.composer.clear_input()  # Esc: choose again
+    state.composer.submit()
     assert not state.outbox
-    state.submit()
+    state.composer.submit()
     assert isinstance(state.outbox[-1], requests.Play)
 
 

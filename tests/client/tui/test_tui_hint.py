@@ -57,7 +57,7 @@ def test_x_asks_once_per_turn_and_shows_the_card_and_the_words() -> None:
     assert "HINTS" in shown
     apply(state, hint_reply())
     assert state.overlay is Overlay.HINT
-    assert state.sorted_hand()[state.cursor] == Card.parse("9C")
+    assert state.sorted_hand()[state.composer.cursor] == Card.parse("9C")
     assert "9C" in state.notice.text
     panel = " ".join(text(render_overlay(state)).split())  # wherever the words wrap
     assert "The expert bot would play 9C" in panel and "honest signal here" in panel
@@ -68,7 +68,7 @@ def test_x_asks_once_per_turn_and_shows_the_card_and_the_words() -> None:
     assert state.overlay is Overlay.HINT and len(state.outbox) == 1
     # The card is under the cursor: Enter plays it.
     state.close_overlay()
-    state.submit()
+    state.composer.submit()
     assert list(state.outbox)[-1] == requests.Play(card=Card.parse("9C"))
 
 
@@ -148,7 +148,7 @@ def test_the_built_in_game_gives_a_hint_by_keystroke() -> None:
         assert str(hint.card) in screen and "Under your 'beginner' card" in screen
         await until(lambda: any("You took a hint" in line.text for line in app.state.log),
                     "the notice")
-        assert app.state.sorted_hand()[app.state.cursor] == hint.card
+        assert app.state.sorted_hand()[app.state.composer.cursor] == hint.card
         pipe.send_text(" ")  # closes the panel
         await until(lambda: app.state.overlay is Overlay.NONE, "the panel closed")
         await asyncio.sleep(0.05)

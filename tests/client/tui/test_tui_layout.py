@@ -35,7 +35,7 @@ from support.tui import drive, lobby_state, penalty, seated, text
 
 def test_hand_is_sorted_with_groups_bracketed_and_a_caret_under_the_cursor() -> None:
     state = seated("2S 2C 5H 7D 9C TS JH QS QH QD KC AD 3H")
-    state.move_cursor(1)
+    state.composer.move_cursor(1)
     lines = text(render_hand(state)).splitlines()
     assert lines[0].split() == ["Hand", "AD", "[2S", "2C]", "3H", "5H", "7D", "9C", "TS",
                                 "JH", "[QS", "QH", "QD]", "KC"]
@@ -177,8 +177,8 @@ def test_c_is_a_suit_after_a_rank_and_a_panel_otherwise() -> None:
         pipe.send_text("kc")
 
     drive(state, steps)
-    assert (state.typed, state.overlay) == ("kc", Overlay.NONE)
-    state.typed = ""
+    assert (state.composer.typed, state.overlay) == ("kc", Overlay.NONE)
+    state.composer.typed = ""
     shown = drive(state, lambda pipe, _app: pipe.send_text("c"))
     assert state.overlay is Overlay.CONVENTIONS
     assert "Convention cards" in shown and "promises a pair of the rank one below" in shown

@@ -150,10 +150,10 @@ def test_a_card_typed_while_paused_is_not_sent() -> None:
     sent = state.outbox
     apply(state, m.PauseState(seat=Seat.S, paused=True, asked_by=Seat.S,
                               agreed=[Seat.S, Seat.N]))
-    state.play(Card.parse("QS"))
+    state.composer.play(Card.parse("QS"))
     assert not sent and "paused" in state.notice.text, state.notice.text
     apply(state, m.PauseState(seat=Seat.S, paused=False))
-    state.play(Card.parse("QS"))
+    state.composer.play(Card.parse("QS"))
     assert [type(msg).__name__ for msg in sent] == ["Play"]
 
 

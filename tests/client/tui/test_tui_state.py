@@ -24,7 +24,7 @@ from support.tui import HAND, lobby_state, seated
 
 def type_text(state: TuiState, text: str) -> None:
     for char in text:
-        state.type_char(char)
+        state.composer.type_char(char)
 
 
 def test_table_state_fills_the_mirror() -> None:
@@ -39,14 +39,14 @@ def test_table_state_fills_the_mirror() -> None:
 
 def test_enter_plays_the_cursor_card_once() -> None:
     state = seated()
-    state.move_cursor(1)  # AD -> 2S
-    state.submit()
+    state.composer.move_cursor(1)  # AD -> 2S
+    state.composer.submit()
     assert list(state.outbox) == [requests.Play(card=Card.parse("2S"))]
-    assert state.awaiting_play == Card.parse("2S")
-    state.submit()  # a second Enter before the reply sends nothing more
+    assert state.composer.awaiting_play == Card.parse("2S")
+    state.composer.submit()  # a second Enter before the reply sends nothing more
     assert len(state.outbox) == 1 and "on its way" in state.notice.text
     apply(state, m.Played(seat=Seat.S, card=Card.parse("2S"), index=1))
-    assert state.awaiting_play is None
+    assert state.composer.awaiting_play is None
     assert Card.parse("2S") not in state.hand and state.rows[Seat.S] == [Card.parse("2S")]
     assert state.turn is Seat.W and not state.my_turn
     assert any("You played 2S" in line.text for line in state.log)
@@ -55,36 +55,36 @@ def test_enter_plays_the_cursor_card_once() -> None:
 def test_typed_card_moves_the_cursor_and_plays() -> None:
     state = seated()
     type_text(state, "qh")
-    assert state.sorted_hand()[state.cursor] == Card.parse("QH")
-    state.submit()
+    assert state.sorted_hand()[state.composer.cursor] == Card.parse("QH")
+    state.composer.submit()
     assert list(state.outbox) == [requests.Play(card=Card.parse("QH"))]
-    assert state.typed == ""
+    assert state.composer.typed == ""
 
 
 def test_ten_can_be_typed_as_10() -> None:
     state = seated()
     type_text(state, "10s")
-    assert state.typed == "10s"
-    state.submit()
+    assert state.composer.typed == "10s"
+    state.composer.submit()
     assert list(state.outbox) == [requests.Play(card=Card.parse("TS"))]
 
 
 def test_characters_that_cannot_make_a_card_are_refused() -> None:
     state = seated()
-    assert not state.type_char("x")  # no rank starts with x
-    assert state.type_char("7")
-    assert not state.type_char("7")  # a suit must follow a rank
-    assert state.type_char("h")
-    assert not state.type_char("s")  # nothing follows the suit
-    assert state.typed == "7h"
-    state.backspace()
-    assert state.typed == "7"
+    assert not state.composer.type_char("x")  # no rank starts with x
+    assert state.composer.type_char("7")
+    assert not state.composer.type_char("7")  # a suit must follow a rank
+    assert state.composer.type_char("h")
+    assert not state.composer.type_char("s")  # nothing follows the suit
+    assert state.composer.typed == "7h"
+    state.composer.backspace()
+    assert state.composer.typed == "7"
 
 
 def test_a_card_not_in_hand_is_explained_and_never_sent() -> None:
     state = seated()
     type_text(state, "4d")
-    state.submit()
+    state.composer.submit()
     assert not state.outbox
     assert state.notice.text == "4D is not in your hand." and state.notice.style == "error"
 
@@ -92,40 +92,40 @@ def test_a_card_not_in_hand_is_explained_and_never_sent() -> None:
 def test_an_incomplete_card_is_explained_and_never_sent() -> None:
     state = seated()
     type_text(state, "q")
-    state.submit()
+    state.composer.submit()
     assert not state.outbox and "'q' is not a card" in state.notice.text
 
 
 def test_out_of_turn_play_is_explained_and_never_sent() -> None:
     # S led (E dealt), so W is next: the turn follows from the dealer and the rows.
     state = seated(rows={"S": ["4C"], "W": [], "N": [], "E": []}, turn=Seat.W)
-    state.submit()
-    state.click_card(3)
+    state.composer.submit()
+    state.composer.click_card(3)
     assert not state.outbox
     assert "W botW's turn" in state.notice.text
-    assert state.cursor == 3  # the click still moved the cursor
+    assert state.composer.cursor == 3  # the click still moved the cursor
 
 
 def test_mouse_click_plays_on_your_turn() -> None:
     state = seated()
-    state.click_card(2)
+    state.composer.click_card(2)
     assert list(state.outbox) == [requests.Play(card=(state.sorted_hand()[2]))]
 
 
 def test_cursor_wraps_and_stays_in_range_as_the_hand_shrinks() -> None:
     state = seated()
-    state.move_cursor(-1)
-    assert state.cursor == 12
-    state.submit()
+    state.composer.move_cursor(-1)
+    assert state.composer.cursor == 12
+    state.composer.submit()
     apply(state, m.Played(seat=Seat.S, card=(state.sorted_hand()[12]), index=1))
-    assert state.cursor == 11
+    assert state.composer.cursor == 11
 
 
 def test_server_error_reenables_play_and_is_shown() -> None:
     state = seated()
-    state.submit()
+    state.composer.submit()
     state.on_error("not_your_turn", "it is W's turn")
-    assert state.awaiting_play is None
+    assert state.composer.awaiting_play is None
     assert "it is W's turn" in state.notice.text and state.notice.style == "error"
 
 

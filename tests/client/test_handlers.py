@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import trio
+from jackal.client.botrunner import BOT_HANDLERS
 from jackal.client.connection import ROUTES, also_an_event
 from jackal.client.handlers import SERVER_MESSAGE_TYPES, Handlers
 from jackal.client.mirror import MIRROR_HANDLERS
@@ -16,6 +17,7 @@ from jackal.protocol import messages as m
 from jackal.protocol.requests import CreateTable
 
 CONSUMERS: dict[str, Handlers[object]] = {
+    "jackal bot": BOT_HANDLERS,  # type: ignore[dict-item]
     "connection": ROUTES,  # type: ignore[dict-item]
     "mirror": MIRROR_HANDLERS,  # type: ignore[dict-item]
     "screen": SCREEN_HANDLERS,  # type: ignore[dict-item]

@@ -198,6 +198,10 @@ class SeatSession:
         self._on_retry = on_retry
         #: ``welcome.features`` this client relies on; checked on every connection.
         self._features = tuple(features)
+        self._start_state()
+
+    def _start_state(self) -> None:
+        """What the session keeps as it runs (the options are :meth:`__init__`'s)."""
         #: The table as of the last event handed out by :meth:`events`: the client's one
         #: picture of it (a screen renders from it too).
         self.mirror = TableMirror()

@@ -282,45 +282,9 @@ class TuiApp:
                     nursery.cancel_scope.cancel()
                     return None
                 self._taking_seat = False
-                self._save_seat(session)
-                state.can_rematch = session.stays_for_rematch
-                state.mode = Mode.TABLE
-                self._redraw()
-                if session.seated_status == "waiting" and bots_only(session.seated_with,
-                                                                    session.seat):
-                    # Alone with bots there is nobody to greet: sitting down is being
-                    # ready. With people, each says ready (n) when they are (the table
-                    # line says so); a seat taken back between deals keeps n theirs too.
-                    await self._request(session.request, requests.Ready())
-
-                async def pump() -> None:
-                    try:
-                        async for event in session.events():
-                            on_message(state, event, session.change)
-                            if isinstance(event, m.MatchEnded):
-                                self._forget_seat(session)
-                            elif isinstance(event, m.RematchStarted):
-                                self._save_seat(session)  # a seat to take back again
-                            self._redraw()
-                    except SessionLost as exc:
-                        # With endless retries, only a refusal ends a session: the
-                        # server no longer holds the seat, so its token is worthless.
-                        self._forget_seat(session)
-                        self._show_lost(str(exc), f"The seat is lost: {exc}")
-
-                async def send() -> None:
-                    while True:
-                        item = await self._next_intent()
-                        if isinstance(item, PlayAgain | JoinSeat | SpectateTable):
-                            result[0] = item
-                            nursery.cancel_scope.cancel()
-                            return
-                        if isinstance(item, requests.Leave):
-                            self._forget_seat(session)
-                        await self._request(session.request, item)
-
-                nursery.start_soon(pump)
-                nursery.start_soon(send)
+                await self._seated(session)
+                nursery.start_soon(self._show_seat_events, session)
+                nursery.start_soon(self._send_for_seat, session, nursery, result)
         except BaseExceptionGroup as group:
             # The refusal left the nursery wrapped in a group: the caller wants it bare
             # (it goes back to the lobby and says why; a group would end the client).
@@ -333,6 +297,48 @@ class TuiApp:
             self._taking_seat = False
         await session.aclose()
         return result[0]
+
+    async def _seated(self, session: SeatSession) -> None:
+        """The seat is ours: save it, show the table, and say ready if nobody is to greet."""
+        self._save_seat(session)
+        self.state.can_rematch = session.stays_for_rematch
+        self.state.mode = Mode.TABLE
+        self._redraw()
+        if session.seated_status == "waiting" and bots_only(session.seated_with, session.seat):
+            # Alone with bots there is nobody to greet: sitting down is being ready. With
+            # people, each says ready (n) when they are (the table line says so); a seat
+            # taken back between deals keeps n theirs too.
+            await self._request(session.request, requests.Ready())
+
+    async def _show_seat_events(self, session: SeatSession) -> None:
+        """Each event of the seat to the screen, until the session ends."""
+        try:
+            async for event in session.events():
+                on_message(self.state, event, session.change)
+                if isinstance(event, m.MatchEnded):
+                    self._forget_seat(session)
+                elif isinstance(event, m.RematchStarted):
+                    self._save_seat(session)  # a seat to take back again
+                self._redraw()
+        except SessionLost as exc:
+            # With endless retries, only a refusal ends a session: the server no longer
+            # holds the seat, so its token is worthless.
+            self._forget_seat(session)
+            self._show_lost(str(exc), f"The seat is lost: {exc}")
+
+    async def _send_for_seat(self, session: SeatSession, nursery: trio.Nursery,
+                             result: list[Intent | None]) -> None:
+        """Send what the keys queue, until one asks to leave the seat for what is next
+        (kept in ``result``, and the seat's nursery cancelled)."""
+        while True:
+            item = await self._next_intent()
+            if isinstance(item, PlayAgain | JoinSeat | SpectateTable):
+                result[0] = item
+                nursery.cancel_scope.cancel()
+                return
+            if isinstance(item, requests.Leave):
+                self._forget_seat(session)
+            await self._request(session.request, item)
 
     # ------------------------------------------------------------------ saved seats
 

@@ -232,8 +232,7 @@ class TuiState:
         """How the log names a seat: "You" for ours, else its label."""
         return "You" if seat is self.you else self.seat_label(seat)
 
-    # ====================================================================== server messages
-
+    # ====================================================================== table actions
 
     def toggle_pause(self) -> None:
         """p: ask for a pause, agree to the one asked for, or end it (or withdraw ours)."""
@@ -371,9 +370,6 @@ class TuiState:
             self.say("The deal is under way.", "error")
         else:
             gathering.said_ready(self)
-
-    # ---------------------------------------------------------------- asking about a card
-
 
     # ---------------------------------------------------------------- prompts and panels
 

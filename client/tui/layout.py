@@ -436,41 +436,59 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
     cursor is reverse video with a caret under it, and whose turn it is has a ``>`` marker.
     """
 
-    def text(render: Callable[[], StyleAndTextTuples]) -> FormattedTextControl:
-        return FormattedTextControl(render, focusable=False, show_cursor=False)
+    screen = FloatContainer(_body(state, symbols, server), floats=_panels(state, symbols))
+    # Below the smallest size the screen fits, say so instead of cutting it up.
+    fits = Condition(lambda: all(have >= need for have, need in zip(screen_size(), MIN_SIZE,
+                                                                   strict=True)))
+    root = HSplit([
+        ConditionalContainer(screen, filter=fits),
+        ConditionalContainer(Window(_text(lambda: render_too_small(state)), wrap_lines=True),
+                             filter=~fits),
+    ])
+    return Layout(root)
 
-    def click(index: int) -> None:
-        state.composer.click_card(index)
 
+def _text(render: Callable[[], StyleAndTextTuples]) -> FormattedTextControl:
+    return FormattedTextControl(render, focusable=False, show_cursor=False)
+
+
+def _body(state: TuiState, symbols: bool, server: str) -> HSplit:
+    """The screen under the panels: header, the table or the lobby, message, log, footer."""
     in_table = Condition(lambda: state.mode is Mode.TABLE)
     in_lobby = Condition(lambda: state.mode is Mode.LOBBY)
     showing_result = Condition(lambda: state.mirror.last_deal is not None
                                and state.mirror.status in ("between_deals", "over"))
-
     table = HSplit([
-        Window(text(lambda: render_rows(state, symbols)), height=8),
+        Window(_text(lambda: render_rows(state, symbols)), height=8),
         # Two lines when the clock's warning does not fit beside the turn.
-        Window(text(lambda: wrap_fragments(render_turn(state), screen_width() - 1)),
+        Window(_text(lambda: wrap_fragments(render_turn(state), screen_width() - 1)),
                height=Dimension(min=1, max=2)),
-        Window(text(lambda: render_hand(state, symbols, click)), height=2),
+        Window(_text(lambda: render_hand(state, symbols, state.composer.click_card)),
+               height=2),
     ])
-    log = Window(text(lambda: render_log(state, symbols)), wrap_lines=True,
+    log = Window(_text(lambda: render_log(state, symbols)), wrap_lines=True,
                  height=Dimension(min=1, weight=1))
-    result = Window(text(lambda: render_result(state, symbols)), height=7)
-    body = HSplit([
-        Window(text(lambda: render_header(state, server)), height=2),
+    result = Window(_text(lambda: render_result(state, symbols)), height=7)
+    return HSplit([
+        Window(_text(lambda: render_header(state, server)), height=2),
         ConditionalContainer(table, filter=in_table),
-        ConditionalContainer(Window(text(lambda: render_lobby(state)),
+        ConditionalContainer(Window(_text(lambda: render_lobby(state)),
                                     height=Dimension(min=3, weight=2)), filter=in_lobby),
         # A long prompt (a question being answered) wraps onto a second line or third line.
-        Window(text(lambda: render_message(state)), wrap_lines=True,
+        Window(_text(lambda: render_message(state)), wrap_lines=True,
                height=Dimension(min=1, max=3)),
         ConditionalContainer(result, filter=in_table & showing_result),
         log,
-        Window(text(lambda: render_footer(state)), height=1),
+        Window(_text(lambda: render_footer(state)), height=1),
     ])
+
+
+def _panels(state: TuiState, symbols: bool) -> list[Float]:
+    """The panels over the screen: the big ones over all of it, the small ones (asking,
+    quitting) over the log."""
+
     def panel() -> Frame:
-        return Frame(Window(text(lambda: render_overlay(state, symbols)), wrap_lines=True),
+        return Frame(Window(_text(lambda: render_overlay(state, symbols)), wrap_lines=True),
                      title=lambda: overlay_title(state))
 
     small = (Overlay.ASK, Overlay.QUIT)
@@ -479,21 +497,12 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
     # Fixed margins rather than the panels' preferred sizes: panels then use what the
     # terminal has and redraw sensibly on resize. The small ones sit over the log, so
     # the rows (with the card being asked about highlighted) stay in view.
-    screen = FloatContainer(body, floats=[
+    return [
         # Edge to edge: a margin beside a panel showed a column of the screen under it.
         Float(ConditionalContainer(panel(), filter=big_panel), top=2, bottom=1, left=0, right=0),
         Float(ConditionalContainer(panel(), filter=small_panel), height=8, bottom=1, left=0,
               right=0),
-    ])
-    # Below the smallest size the screen fits, say so instead of cutting it up.
-    fits = Condition(lambda: all(have >= need for have, need in zip(screen_size(), MIN_SIZE,
-                                                                   strict=True)))
-    root = HSplit([
-        ConditionalContainer(screen, filter=fits),
-        ConditionalContainer(Window(text(lambda: render_too_small(state)), wrap_lines=True),
-                             filter=~fits),
-    ])
-    return Layout(root)
+    ]
 
 
 def render_too_small(state: TuiState) -> StyleAndTextTuples:

@@ -96,6 +96,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--records", type=Path, metavar="DIR",
                         help="the embedded server writes its match records here (one "
                              "file per table; the folder is made with mode 0700)")
+    _add_running_arguments(parser)
+
+
+def _add_running_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the tournament runs: where, how much at once, the programs' limits, output."""
     parser.add_argument("--jobs", type=int, default=2, metavar="J",
                         help="CPU work at once (default 2): programs thinking at once, the "
                              "embedded server's bot threads, and the tables in play when "

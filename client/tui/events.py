@@ -58,8 +58,8 @@ def _on_deal_started(state: TuiState, msg: m.DealStarted, _changed: Change) -> N
     state.composer.confirming = None
     state.composer.cursor = 0
     state.say("")  # whatever it said ("Joining...", "Ready...") is over
-    if state.overlay is Overlay.ASK:
-        state.overlay = Overlay.NONE
+    if state.panels.overlay is Overlay.ASK:
+        state.panels.overlay = Overlay.NONE
     state.add_log(f"Deal {msg.deal}: {msg.dealer} deals, {msg.first} plays first.", "good")
 
 

@@ -78,7 +78,7 @@ class Modes:
         no_prompt = ~prompt_open
 
         def overlay(*kinds: Overlay) -> Filter:
-            return no_prompt & Condition(lambda: state.overlay in kinds)
+            return no_prompt & Condition(lambda: state.panels.overlay in kinds)
 
         free = overlay(Overlay.NONE)
         return cls(prompt_open=prompt_open, no_prompt=no_prompt, free=free,
@@ -114,7 +114,7 @@ def load_global_bindings(state: TuiState, modes: Modes) -> KeyBindings:
     @kb.add("?", filter=modes.free)
     def show_help(event: KeyPressEvent) -> None:
         """Show every key."""
-        state.show(Overlay.HELP)
+        state.panels.show(Overlay.HELP)
 
 
 
@@ -168,7 +168,7 @@ def load_dialog_bindings(state: TuiState, modes: Modes) -> KeyBindings:
     @kb.add("escape", filter=modes.quit_dialog)
     def quit_no(event: KeyPressEvent) -> None:
         """Stay in the match."""
-        state.close_overlay()
+        state.panels.close()
 
     @kb.add("left", filter=modes.ask_dialog)
     @kb.add("up", filter=modes.ask_dialog)
@@ -191,7 +191,7 @@ def load_dialog_bindings(state: TuiState, modes: Modes) -> KeyBindings:
     @kb.add("e", filter=modes.ask_dialog)
     def ask_close(event: KeyPressEvent) -> None:
         """Close the ask panel."""
-        state.close_overlay()
+        state.panels.close()
 
     return kb
 
@@ -203,38 +203,38 @@ def load_reading_bindings(state: TuiState, modes: Modes) -> KeyBindings:
     @kb.add("up", filter=modes.reading)
     def panel_up(event: KeyPressEvent) -> None:
         """Scroll the panel up."""
-        state.panel_scroll = max(0, state.panel_scroll - 1)
+        state.panels.scroll = max(0, state.panels.scroll - 1)
 
     @kb.add("down", filter=modes.reading)
     def panel_down(event: KeyPressEvent) -> None:
         """Scroll the panel down."""
-        state.panel_scroll += 1
+        state.panels.scroll += 1
 
     @kb.add("pageup", filter=modes.reading)
     def panel_page_up(event: KeyPressEvent) -> None:
         """Scroll the panel up a page."""
-        state.panel_scroll = max(0, state.panel_scroll - max(panel_height() - 1, 1))
+        state.panels.scroll = max(0, state.panels.scroll - max(panel_height() - 1, 1))
 
     @kb.add("pagedown", filter=modes.reading)
     def panel_page_down(event: KeyPressEvent) -> None:
         """Scroll the panel down a page (drawing stops it at the end)."""
-        state.panel_scroll += max(panel_height() - 1, 1)
+        state.panels.scroll += max(panel_height() - 1, 1)
 
     @kb.add("home", filter=modes.reading)
     def panel_top(event: KeyPressEvent) -> None:
         """Scroll to the panel's first line."""
-        state.panel_scroll = 0
+        state.panels.scroll = 0
 
     @kb.add("end", filter=modes.reading)
     def panel_bottom(event: KeyPressEvent) -> None:
         """Scroll to the panel's last line."""
-        state.panel_scroll = PANEL_END
+        state.panels.scroll = PANEL_END
         render_overlay(state)  # brings the scroll back to the last page now
 
     @kb.add("<any>", filter=modes.reading)
     def panel_close(event: KeyPressEvent) -> None:
         """Any other key closes a reading panel."""
-        state.close_overlay()
+        state.panels.close()
 
     return kb
 
@@ -246,15 +246,15 @@ def load_table_panel_bindings(state: TuiState, modes: Modes) -> KeyBindings:
     @kb.add("c", filter=modes.table & modes.nothing_typed)
     def conventions(event: KeyPressEvent) -> None:
         """Show both convention cards."""
-        state.show(Overlay.CONVENTIONS)
+        state.panels.show(Overlay.CONVENTIONS)
 
     @kb.add("l", filter=modes.table)
     def full_log(event: KeyPressEvent) -> None:
         """Show the whole event log."""
-        state.show(Overlay.LOG)
+        state.panels.show(Overlay.LOG)
         # Open at the end: the newest lines are the interesting ones (drawing the panel
         # brings the scroll back to where its last line meets the bottom).
-        state.panel_scroll = PANEL_END
+        state.panels.scroll = PANEL_END
         render_overlay(state)  # now, not at the next redraw: a PgUp may come first
 
     @kb.add("e", filter=modes.table)
@@ -270,7 +270,7 @@ def load_table_panel_bindings(state: TuiState, modes: Modes) -> KeyBindings:
     @kb.add("h", filter=modes.table & modes.nothing_typed)
     def match_history(event: KeyPressEvent) -> None:
         """Show the deals of the match so far: penalties, points, the score."""
-        state.show(Overlay.HISTORY)
+        state.panels.show(Overlay.HISTORY)
 
     return kb
 

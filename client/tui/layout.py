@@ -151,7 +151,7 @@ def render_rows(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
     deals, the deal's summary instead (:mod:`.summary`), but the rows while the ask
     panel points at one of their cards."""
     mirror = state.mirror
-    target = state.ask_target if state.overlay is Overlay.ASK else None
+    target = state.panels.ask_target if state.panels.overlay is Overlay.ASK else None
     if target is None and shows_dealt(mirror):
         return render_dealt(mirror, symbols)
     out: StyleAndTextTuples = []
@@ -369,12 +369,12 @@ def render_footer(state: TuiState) -> StyleAndTextTuples:
     """One line of the most useful keys."""
     if state.prompt is not None:
         text = " Enter send  Esc cancel  Backspace edit"
-    elif state.overlay is Overlay.ASK:
+    elif state.panels.overlay is Overlay.ASK:
         text = " Left/Right choose a card  Enter ask a question  Esc close" \
             if state.you is not None else " Left/Right choose a card  Esc close"
-    elif state.overlay is Overlay.QUIT:
+    elif state.panels.overlay is Overlay.QUIT:
         text = " y quit  n / Esc stay"
-    elif state.overlay is not Overlay.NONE:
+    elif state.panels.overlay is not Overlay.NONE:
         text = " any key closes this panel  (Up/Down PgUp/PgDn Home/End scroll)"
     else:
         keys = ["Up/Down", "Enter join", "s watch", "c create", "b bot", "g list", "m chat"] \
@@ -492,8 +492,8 @@ def _panels(state: TuiState, symbols: bool) -> list[Float]:
                      title=lambda: overlay_title(state))
 
     small = (Overlay.ASK, Overlay.QUIT)
-    big_panel = Condition(lambda: state.overlay not in (Overlay.NONE, *small))
-    small_panel = Condition(lambda: state.overlay in small)
+    big_panel = Condition(lambda: state.panels.overlay not in (Overlay.NONE, *small))
+    small_panel = Condition(lambda: state.panels.overlay in small)
     # Fixed margins rather than the panels' preferred sizes: panels then use what the
     # terminal has and redraw sensibly on resize. The small ones sit over the log, so
     # the rows (with the card being asked about highlighted) stay in view.
@@ -509,7 +509,7 @@ def render_too_small(state: TuiState) -> StyleAndTextTuples:
     """The notice that the terminal is too small; the Ctrl-Q question in its place while
     it is asked, so quitting can be confirmed at any size."""
     columns, rows = screen_size()
-    if state.overlay is Overlay.QUIT:
+    if state.panels.overlay is Overlay.QUIT:
         return wrap_fragments(render_quit(state), max(columns - 1, 10))
     quits = "Ctrl-Q asks whether to leave: your match goes on meanwhile." if state.in_match \
         else "Ctrl-Q quits."

@@ -1,18 +1,19 @@
 """Parts of the terminal client's state, each owning its fields: :class:`ClockView` (the
 turn's clock and the countdown to the next deal), :class:`Bell` (once per turn),
-:class:`LinkView` (the connection's status and next attempt) and :class:`Notice` (the
-message line). Server messages, keys and timers change them through these methods."""
+:class:`LinkView` (the connection's status and next attempt), :class:`Notice` (the
+message line) and :class:`Panels` (what is drawn over the screen)."""
 
 from __future__ import annotations
 
 import math
 import time
 from dataclasses import dataclass
+from enum import Enum
 
 from ...game.seats import Seat
 from ...protocol.text import escape_text
 
-__all__ = ["Bell", "ClockView", "LinkView", "Notice"]
+__all__ = ["Bell", "ClockView", "LinkView", "Notice", "Overlay", "Panels"]
 
 
 @dataclass
@@ -149,3 +150,38 @@ class Notice:
     def say(self, text: str, style: str = "info") -> None:
         """Show ``text`` (escaped, as log lines are)."""
         self.text, self.style = escape_text(text), style
+
+
+class Overlay(Enum):
+    """A panel drawn over the screen, which takes the keys while it is up."""
+
+    NONE = "none"
+    HELP = "help"
+    CONVENTIONS = "conventions"
+    LOG = "log"
+    ASK = "ask"
+    QUIT = "quit"
+    HISTORY = "history"
+    HINT = "hint"
+
+
+@dataclass
+class Panels:
+    """The panel over the screen, how far it is scrolled, and the card being asked about."""
+
+    overlay: Overlay = Overlay.NONE
+    #: Lines scrolled down (drawing keeps it within the panel).
+    scroll: int = 0
+    #: The card being asked about: (seat, index 1..8).
+    ask_target: tuple[Seat, int] | None = None
+
+    def open(self, overlay: Overlay) -> None:
+        """Open ``overlay`` at its top."""
+        self.overlay, self.scroll = overlay, 0
+
+    def show(self, overlay: Overlay) -> None:
+        """Open a panel (toggle it off if it is already open)."""
+        self.open(Overlay.NONE if self.overlay is overlay else overlay)
+
+    def close(self) -> None:
+        self.overlay = Overlay.NONE

@@ -23,7 +23,7 @@ from .composer import Composer, sort_hand
 from .hint import hint_is_current, why_no_hint
 from .lobby import JoinSeat, LobbyState, SpectateTable
 from .meaning import explain_card
-from .parts import Bell, ClockView, LinkView, Notice
+from .parts import Bell, ClockView, LinkView, Notice, Overlay, Panels
 
 __all__ = [
     "Intent",
@@ -48,19 +48,6 @@ class Mode(Enum):
 
     LOBBY = "lobby"
     TABLE = "table"
-
-
-class Overlay(Enum):
-    """A panel drawn over the screen, which takes the keys while it is up."""
-
-    NONE = "none"
-    HELP = "help"
-    CONVENTIONS = "conventions"
-    LOG = "log"
-    ASK = "ask"
-    QUIT = "quit"
-    HISTORY = "history"
-    HINT = "hint"
 
 
 @dataclass(frozen=True)
@@ -137,15 +124,13 @@ class TuiState:
     # -- what the player is doing ---------------------------------------------------------
     #: The message line.
     notice: Notice = field(default_factory=Notice)
-    overlay: Overlay = Overlay.NONE
+    #: The panel over the screen, its scroll, the card being asked about.
+    panels: Panels = field(default_factory=Panels)
     prompt: Prompt | None = None
-    #: The card being asked about: (seat, index 1..8).
-    ask_target: tuple[Seat, int] | None = None
     #: The last hint the server gave our seat (shown again on the same turn).
     hint: m.HintReply | None = None
     #: Questions the opponents asked us and we have not answered, oldest first.
     questions_to_me: list[m.Question] = field(default_factory=list)
-    panel_scroll: int = 0
     # -- plumbing ----------------------------------------------------------------------------
     log: deque[LogLine] = field(default_factory=lambda: deque(maxlen=LOG_SIZE))
     outbox: deque[Intent] = field(default_factory=deque)
@@ -278,8 +263,8 @@ class TuiState:
         self.say(f"Hint: the expert would play {msg.card} (under the cursor: Enter plays "
                  f"it). x shows why again.")
         if self.prompt is None:
-            self.overlay = Overlay.HINT
-            self.panel_scroll = 0
+            self.panels.overlay = Overlay.HINT
+            self.panels.scroll = 0
 
     def ask_hint(self) -> None:
         """x: what would the expert play now, and why? Asked of the server (which tells
@@ -396,18 +381,10 @@ class TuiState:
     def prompt_cancel(self) -> None:
         self.prompt = None
 
-    def show(self, overlay: Overlay) -> None:
-        """Open a panel (toggle it off if it is already open)."""
-        self.overlay = Overlay.NONE if self.overlay is overlay else overlay
-        self.panel_scroll = 0
-
-    def close_overlay(self) -> None:
-        self.overlay = Overlay.NONE
-
     def request_quit(self) -> None:
         """Ctrl-Q / Ctrl-C: quit at once, or ask first while a match is under way."""
-        if self.in_match and self.overlay is not Overlay.QUIT:
-            self.overlay = Overlay.QUIT
+        if self.in_match and self.panels.overlay is not Overlay.QUIT:
+            self.panels.overlay = Overlay.QUIT
         else:
             self.quit_requested = True
 

@@ -100,11 +100,11 @@ def test_after_a_server_match_n_goes_back_to_the_lobby_and_says_so() -> None:
 
 def test_help_explains_the_codes_under_the_cards_and_quit_fits_the_game() -> None:
     state, _, _ = _my_turn_state()
-    state.show(Overlay.HELP)
+    state.panels.show(Overlay.HELP)
     text = _text(render_overlay(state))
     for code in ("7s?", "+7 / -7", "a free discard", "newest card"):
         assert code in text
-    state.overlay = Overlay.QUIT
+    state.panels.overlay = Overlay.QUIT
     assert "held" not in _text(render_overlay(state))  # the built-in game holds nothing
     state.on_server = True
     assert "held" in _text(render_overlay(state))
@@ -116,7 +116,7 @@ def test_symbols_reach_the_log_and_panels_wrap_by_word() -> None:
     assert log_text("You played 7H", symbols=False) == "You played 7H"
     state = TuiState()
     state.add_log("A very long line " + "with many words " * 12 + "unbroken")
-    state.show(Overlay.LOG)
+    state.panels.show(Overlay.LOG)
     lines = _text(render_overlay(state)).splitlines()
     assert len(lines) > 1 and all(len(line) <= 77 for line in lines)  # 80 - frame - 1
     assert all(not line.endswith("wi") for line in lines)  # no word cut in two
@@ -157,7 +157,7 @@ def test_the_newest_card_is_marked_and_deals_are_kept_in_the_history() -> None:
         assert seat is not None
         deliver_all(table.play(peers[seat], min(deal.hand(seat)), 2.0))
     state = _state_at(peers[Seat.N])
-    state.show(Overlay.HISTORY)
+    state.panels.show(Overlay.HISTORY)
     text = _text(render_overlay(state))
     ended = next(msg for msg in peers[Seat.N].got if isinstance(msg, m.DealEnded))
     assert f"{ended.penalty[Team.NS]}-{ended.penalty[Team.EW]}" in text

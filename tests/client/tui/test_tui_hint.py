@@ -56,18 +56,18 @@ def test_x_asks_once_per_turn_and_shows_the_card_and_the_words() -> None:
     assert "everyone at the table will be told" in state.notice.text
     assert "HINTS" in shown
     apply(state, hint_reply())
-    assert state.overlay is Overlay.HINT
+    assert state.panels.overlay is Overlay.HINT
     assert state.sorted_hand()[state.composer.cursor] == Card.parse("9C")
     assert "9C" in state.notice.text
     panel = " ".join(text(render_overlay(state)).split())  # wherever the words wrap
     assert "The expert bot would play 9C" in panel and "honest signal here" in panel
     assert "three queens" in panel
     # Any key closes the panel; x again on the same turn shows it without asking.
-    state.close_overlay()
+    state.panels.close()
     state.ask_hint()
-    assert state.overlay is Overlay.HINT and len(state.outbox) == 1
+    assert state.panels.overlay is Overlay.HINT and len(state.outbox) == 1
     # The card is under the cursor: Enter plays it.
-    state.close_overlay()
+    state.panels.close()
     state.composer.submit()
     assert list(state.outbox)[-1] == requests.Play(card=Card.parse("9C"))
 
@@ -150,7 +150,7 @@ def test_the_built_in_game_gives_a_hint_by_keystroke() -> None:
                     "the notice")
         assert app.state.sorted_hand()[app.state.composer.cursor] == hint.card
         pipe.send_text(" ")  # closes the panel
-        await until(lambda: app.state.overlay is Overlay.NONE, "the panel closed")
+        await until(lambda: app.state.panels.overlay is Overlay.NONE, "the panel closed")
         await asyncio.sleep(0.05)
         pipe.send_text("\r")
         await until(lambda: app.state.rows[Seat.S][:1] == [hint.card], "the hinted play")

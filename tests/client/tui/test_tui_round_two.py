@@ -85,11 +85,11 @@ def test_the_log_opens_at_its_newest_line_and_scrolls_without_closing(
     for typed in ([END], [PGDN] * 3, ["\x1b[B"] * 5, [PGUP, END]):
         state = _long_log()
         shown = drive(state, keys("l", *typed), rows=rows, columns=columns)
-        assert state.overlay is Overlay.LOG, typed
+        assert state.panels.overlay is Overlay.LOG, typed
         assert _panel(shown) == opened, typed  # still the last page, never blank
     state = _long_log()
     page_up = _panel(drive(state, keys("l", PGUP), rows=rows, columns=columns))
-    assert state.overlay is Overlay.LOG and "line 60" not in page_up and page_up[-1]
+    assert state.panels.overlay is Overlay.LOG and "line 60" not in page_up and page_up[-1]
     top = _panel(drive(_long_log(), keys("l", PGUP, HOME), rows=rows, columns=columns))
     assert top[0] == "line 01"
     # The panel spans the screen: nothing of the screen under it shows beside it.

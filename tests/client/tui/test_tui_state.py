@@ -157,10 +157,10 @@ def test_ask_about_an_opponent_card() -> None:
     rows = {"S": ["2S", "QH"], "W": ["9H", "4C"], "N": ["5D", "3D"], "E": ["KH"]}
     state = seated(rows=rows, turn=Seat.E)
     open_ask(state)
-    assert state.overlay is Overlay.ASK
-    assert state.ask_target == (Seat.W, 2)  # the newest opponent card first
+    assert state.panels.overlay is Overlay.ASK
+    assert state.panels.ask_target == (Seat.W, 2)  # the newest opponent card first
     move_ask(state, -1)
-    assert state.ask_target == (Seat.E, 1)  # Left goes back in time
+    assert state.panels.ask_target == (Seat.E, 1)  # Left goes back in time
     move_ask(state, 1)
     move_ask(state, -1)
     assert askable(state) == [(Seat.W, 2), (Seat.E, 1), (Seat.W, 1)]  # newest first
@@ -171,14 +171,14 @@ def test_ask_about_an_opponent_card() -> None:
     for char in "why?":
         state.prompt_char(char)
     state.prompt_submit()
-    assert state.prompt is None and state.overlay is Overlay.NONE
+    assert state.prompt is None and state.panels.overlay is Overlay.NONE
     assert list(state.outbox) == [requests.Ask(seat=Seat.E, index=1, text="why?")]
 
 
 def test_ask_with_nothing_played_says_so() -> None:
     state = seated()
     open_ask(state)
-    assert state.overlay is Overlay.NONE and "No opponent card" in state.notice.text
+    assert state.panels.overlay is Overlay.NONE and "No opponent card" in state.notice.text
 
 
 def test_questions_to_me_are_answered_with_r() -> None:
@@ -231,8 +231,8 @@ def test_deal_end_then_ready_then_match_end_then_play_again() -> None:
 def test_quit_asks_first_during_a_match_only() -> None:
     state = seated()
     state.request_quit()
-    assert state.overlay is Overlay.QUIT and not state.quit_requested
-    state.close_overlay()
+    assert state.panels.overlay is Overlay.QUIT and not state.quit_requested
+    state.panels.close()
     state.request_quit()
     state.confirm_quit()
     assert state.quit_requested
@@ -495,7 +495,7 @@ def test_a_spectator_sees_meanings_but_is_not_offered_a_question() -> None:
     state = seated(rows=rows, turn="N")
     state.mirror.you = None  # the same table, watched
     open_ask(state)
-    assert state.overlay is Overlay.ASK
+    assert state.panels.overlay is Overlay.ASK
     panel = "".join(text for _style, text, *_ in render_overlay(state))
     footer = "".join(text for _style, text, *_ in render_footer(state))
     assert "Under" in panel and "ask" not in panel.lower()

@@ -1,7 +1,8 @@
-"""Everything a Jackal client needs: :class:`Connection` (one TCP connection) and the client
-errors, :class:`SeatSession` (a seat kept across dropped connections), :class:`TableMirror`
-(the client's copy of the table), :func:`play_match` (``jackal bot``),
-:func:`play_exec_match` (``jackal bot --exec``); :mod:`.tui` is ``jackal play``."""
+"""Everything a Jackal client needs: :class:`Connection` (one TCP connection, made by
+:func:`connect` in your nursery or :func:`open_connection`) and the client errors,
+:class:`SeatSession` (a seat kept across dropped connections), :class:`TableMirror` (the
+client's copy of the table), :func:`play_match` (``jackal bot``), :func:`play_exec_match`
+(``jackal bot --exec``); :mod:`.tui` is ``jackal play``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from .connection import (
     ConnectionLost,
     RequestTimeout,
     ServerError,
+    connect,
     open_connection,
     parse_address,
 )
@@ -31,6 +33,7 @@ __all__ = [
     "SessionLost",
     "SessionStatus",
     "TableMirror",
+    "connect",
     "open_connection",
     "parse_address",
     "play_match",

@@ -20,7 +20,7 @@ from pathlib import Path
 import trio
 
 from ..bots.registry import make_strategy
-from ..client.connection import ClientError, Connection, ServerError
+from ..client.connection import ClientError, Connection, ServerError, open_connection
 from ..client.exec_host import (
     EXEC_FEATURES,
     EXIT_GRACE,
@@ -212,11 +212,8 @@ async def play_table(options: DirectorSettings, job: TableJob,
     Raises :class:`TableFailed` (or a ``ClientError``) when the table cannot finish.
     """
     started = trio.current_time()
-    conn = await Connection.open(options.host, options.port)
-    try:
+    async with open_connection(options.host, options.port) as conn:
         result = await _direct(conn, options, job, entries)
-    finally:
-        await conn.aclose()
     result.started, result.ended = started, trio.current_time()
     return result
 

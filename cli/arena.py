@@ -73,9 +73,7 @@ def run(args: argparse.Namespace) -> int:
         print("jackal arena: --jobs does not apply to a --scheduler address "
               "(the cluster's workers do the work)", file=sys.stderr)
         return 2
-    local_default = 0 if args.scheduler == "local" else 1
-    jobs = args.jobs if args.jobs is not None else local_default
-    jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
+    jobs = _jobs(args)
     try:
         cards = config.cards()
         from ..bots.registry import load_strategy
@@ -113,6 +111,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(_as_text(config, ns_side, ew_side, played, elapsed))
     return 0
+
+
+def _jobs(args: argparse.Namespace) -> int:
+    """Worker processes: ``--jobs``, where 0 means one per core (the default on a local
+    Dask cluster, 1 without one)."""
+    jobs = args.jobs if args.jobs is not None else 0 if args.scheduler == "local" else 1
+    return jobs if jobs > 0 else (os.cpu_count() or 1)
 
 
 def _play(config: ArenaConfig, cards: tuple[ConventionCard, ConventionCard], jobs: int,

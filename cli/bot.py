@@ -13,6 +13,7 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..bots.registry import STRATEGIES
 from ..game.errors import MalformedInput
@@ -20,6 +21,14 @@ from ..game.seats import SEATS, Seat, Team
 from ..protocol.text import escape_text
 from .program_clock import add_program_clock
 from .terminal import configure_logging, counted
+
+if TYPE_CHECKING:  # imported where used at run time: --help stays quick
+    from ..bots.base import Strategy
+    from ..client.botrunner import BotResult
+    from ..client.exec_host import ExecProgram, ExecResult
+    from ..client.session import SeatSession
+    from ..game.conventions import ConventionCard
+    from ..protocol.requests import CreateTable
 
 EPILOG = """\
 examples:
@@ -103,15 +112,7 @@ def run(args: argparse.Namespace) -> int:
     """Parse, check, then play the match in ``trio.run``."""
     import trio
 
-    from ..bots.cards import default_conventions
-    from ..bots.registry import load_strategy
-    from ..client.botrunner import play_match
-    from ..client.connection import ClientError, ServerError, parse_address
-    from ..client.exec_host import EXEC_FEATURES, ExecProgram, ExecResult, play_exec_match
-    from ..client.session import MissingFeatures, SeatSession, SessionLost
-    from ..game.conventions import BUILTIN_CARDS, ConventionCard, resolve_card
-    from ..protocol.requests import CreateTable
-    from ..server.names import poses_as_bot
+    from ..client.connection import parse_address
 
     # Log lines carry the server's text (reasons, card names, table ids): escaped.
     configure_logging(
@@ -120,112 +121,148 @@ def run(args: argparse.Namespace) -> int:
         host, port = parse_address(args.server)
     except ValueError as exc:
         return _fail(str(exc))
-    if args.target < 1:
-        return _fail("--target must be a positive number of victory points")
-    if args.invite is not None and args.table is None:
-        return _fail("--invite needs --table (the private table the code is for)")
+    problem = _bad_arguments(args)
+    if problem:
+        return _fail(problem)
     if sys.path[0] != "":
         sys.path.insert(0, "")  # let module:Class find the user's module in the cwd
     seed = args.seed if args.seed is not None else random.randrange(2**32)
-    program = strategy = None
     try:
-        if args.exec_command is not None:
-            program = ExecProgram(args.exec_command, startup_seconds=args.start_seconds)
-        else:
-            strategy = load_strategy(args.strategy)(seed)
+        program, strategy = _player(args, seed)
     except (MalformedInput, ValueError) as exc:
-        return _fail(f"--exec: {exc}" if program is None and args.exec_command else str(exc))
+        return _fail(f"--exec: {exc}" if args.exec_command else str(exc))
     if args.exec_events != "your_turn" and program is None:
         return _fail("--exec-events goes with --exec")
-    if args.move_seconds <= 0:
-        return _fail("--move-seconds must be positive")
-    if args.start_seconds < 0:
-        return _fail("--start-seconds must not be negative")
     # What the bot is called in logs and, by default, at the table.
     label = args.strategy or Path(program.argv[-1] if program else "exec").stem
+    try:
+        session = _session(args, host, port, label, program is not None)
+    except MalformedInput as exc:
+        return _fail(str(exc))
+    player = _Player(args, session, program, strategy, seed)
+    return trio.run(player.main)
+
+
+def _bad_arguments(args: argparse.Namespace) -> str:
+    """What is wrong with the arguments on their own, or ""."""
+    if args.target < 1:
+        return "--target must be a positive number of victory points"
+    if args.invite is not None and args.table is None:
+        return "--invite needs --table (the private table the code is for)"
+    if args.move_seconds <= 0:
+        return "--move-seconds must be positive"
+    if args.start_seconds < 0:
+        return "--start-seconds must not be negative"
+    return ""
+
+
+def _player(args: argparse.Namespace, seed: int) -> tuple[ExecProgram | None, Strategy | None]:
+    """The program (``--exec``) or the strategy that plays; raises on a bad one."""
+    from ..bots.registry import load_strategy
+    from ..client.exec_host import ExecProgram
+
+    if args.exec_command is not None:
+        return ExecProgram(args.exec_command, startup_seconds=args.start_seconds), None
+    return None, load_strategy(args.strategy)(seed)
+
+
+def _session(args: argparse.Namespace, host: str, port: int, label: str,
+             hosted: bool) -> SeatSession:
+    """The seat session: at ``--table``, or at a new table filled with server bots."""
+    from ..client.exec_host import EXEC_FEATURES
+    from ..client.session import SeatSession
+    from ..game.conventions import BUILTIN_CARDS, resolve_card
+    from ..server.names import poses_as_bot
+
     conventions: str | ConventionCard | None = None
     if args.conventions is not None:
-        try:
-            card = resolve_card(args.conventions)
-        except MalformedInput as exc:
-            return _fail(str(exc))
+        card = resolve_card(args.conventions)
         # A built-in travels by name; a card from a file travels inline.
         conventions = card.name if card.name in BUILTIN_CARDS else card
     seat = None if args.seat is None else Seat(args.seat)
     bots: dict[Seat, str] = {}
     create = None
     if args.table is None:
-        own = seat or Seat.S
-        seat = own
-        partner, opponents = args.partner or args.fill, args.opponents or args.fill
-        bots = {other: partner if other is own.partner else opponents
-                for other in SEATS if other is not own}
-        # Each side plays the card its strategy was built for (as in the arena): the
-        # opponents' bots theirs; on our side the bot's own, which its partner plays too,
-        # and none for a program or class, whose agreements nobody here can know.
-        cards: dict[Team, str | ConventionCard] = {
-                 own.team: default_conventions(args.strategy or ""),
-                 own.team.other: default_conventions(opponents)}
-        if conventions is not None:
-            # --conventions goes into the new table itself: declaring it after sitting
-            # down would spend one of the match's card changes.
-            cards[own.team] = conventions
-            conventions = None
-        create = CreateTable(name=f"{args.name or label} table"[:32],
-                             target=args.target, conventions_ns=cards[Team.NS],
-                             conventions_ew=cards[Team.EW])
+        seat = seat or Seat.S
+        bots, create = _new_table(args, seat, label, conventions)
+        conventions = None  # in the new table itself (see _new_table)
     name = args.name or label.rpartition(":")[2]
     if args.name is None and poses_as_bot(name):
         # A server refuses a connection named like its own bots ("expert"): this one is
         # a program of the player's, so say so.
         name = f"{name} (remote)"
-    session = SeatSession(host, port, name=name[:32],
-                          table=args.table, seat=seat, create=create, bots=bots,
-                          conventions=conventions, password=args.password,
-                          client="jackal-bot",
-                          features=EXEC_FEATURES if program is not None else (),
-                          invite=args.invite)
-    log = logging.getLogger("jackal.bot")
+    return SeatSession(host, port, name=name[:32], table=args.table, seat=seat,
+                       create=create, bots=bots, conventions=conventions,
+                       password=args.password, client="jackal-bot",
+                       features=EXEC_FEATURES if hosted else (), invite=args.invite)
 
-    async def main() -> int:
+
+def _new_table(args: argparse.Namespace, own: Seat, label: str,
+               conventions: str | ConventionCard | None
+               ) -> tuple[dict[Seat, str], CreateTable]:
+    """The bots of a table of our own and the request that makes it."""
+    from ..bots.cards import default_conventions
+    from ..protocol.requests import CreateTable
+
+    partner, opponents = args.partner or args.fill, args.opponents or args.fill
+    bots = {other: partner if other is own.partner else opponents
+            for other in SEATS if other is not own}
+    # Each side plays the card its strategy was built for (as in the arena): the
+    # opponents' bots theirs; on our side the bot's own, which its partner plays too,
+    # and none for a program or class, whose agreements nobody here can know.
+    cards: dict[Team, str | ConventionCard] = {
+             own.team: default_conventions(args.strategy or ""),
+             own.team.other: default_conventions(opponents)}
+    if conventions is not None:
+        # --conventions goes into the new table itself: declaring it after sitting
+        # down would spend one of the match's card changes.
+        cards[own.team] = conventions
+    return bots, CreateTable(name=f"{args.name or label} table"[:32], target=args.target,
+                             conventions_ns=cards[Team.NS], conventions_ew=cards[Team.EW])
+
+
+class _Player:
+    """The match as ``jackal bot`` plays it, once the arguments are checked."""
+
+    def __init__(self, args: argparse.Namespace, session: SeatSession,
+                 program: ExecProgram | None, strategy: Strategy | None, seed: int) -> None:
+        self.args, self.session, self.program = args, session, program
+        self.strategy, self.seed = strategy, seed
+
+    async def main(self) -> int:
+        program = self.program
         if program is None:
-            return await play()
+            return await self.play()
         try:
             await program.start()
         except OSError as exc:
-            print(escape_text(f"jackal bot: cannot run {args.exec_command!r}: {exc}"),
+            print(escape_text(f"jackal bot: cannot run {self.args.exec_command!r}: {exc}"),
                   file=sys.stderr)
             return 2
         try:
-            return await _until_stopped(play)
+            return await _until_stopped(self.play)
         finally:
             await program.kill()
 
-    async def play() -> int:
+    async def play(self) -> int:
+        import trio
+
+        from ..client.connection import ClientError
+        from ..client.session import SessionLost
+
+        session = self.session
         async with trio.open_nursery() as nursery:
             try:
                 await nursery.start(session.run)
-            except ServerError as exc:
-                print(escape_text(f"jackal bot: the server refused: {exc}"), file=sys.stderr)
-                return 2
-            except MissingFeatures as exc:
-                print(escape_text(f"jackal bot: --exec cannot run here: {exc}"), file=sys.stderr)
-                return 2
             except ClientError as exc:
-                print(escape_text(f"jackal bot: {exc}"), file=sys.stderr)
+                print(escape_text(f"jackal bot: {_refusal(exc)}"), file=sys.stderr)
                 return 2
-            log.info("seated at %s of table %s as %s (%s, seed %d)", session.seat,
-                     session.table, session.name, f"strategy {args.strategy}" if program is None
-                     else f"program {args.exec_command}", seed)
-            hosted: ExecResult | None = None
+            logging.getLogger("jackal.bot").info(
+                "seated at %s of table %s as %s (%s, seed %d)", session.seat, session.table,
+                session.name, f"strategy {self.args.strategy}" if self.program is None
+                else f"program {self.args.exec_command}", self.seed)
             try:
-                if program is not None:
-                    hosted = await play_exec_match(session, program,
-                                                   move_seconds=args.move_seconds,
-                                                   events=args.exec_events)
-                    result = hosted.match
-                else:
-                    result = await play_match(session, strategy)
+                result, hosted = await self.match()
             except SessionLost as exc:
                 print(escape_text(f"jackal bot: seat lost: {exc}"), file=sys.stderr)
                 nursery.cancel_scope.cancel()
@@ -239,7 +276,28 @@ def run(args: argparse.Namespace) -> int:
             print(f"moves the fallback played: {hosted.fault_summary()}")
         return 0
 
-    return trio.run(main)
+    async def match(self) -> tuple[BotResult, ExecResult | None]:
+        from ..client.botrunner import play_match
+        from ..client.exec_host import play_exec_match
+
+        if self.program is not None:
+            hosted = await play_exec_match(self.session, self.program,
+                                           move_seconds=self.args.move_seconds,
+                                           events=self.args.exec_events)
+            return hosted.match, hosted
+        return await play_match(self.session, self.strategy), None
+
+
+def _refusal(exc: Exception) -> str:
+    """How a seat that could not be had is reported."""
+    from ..client.connection import ServerError
+    from ..client.session import MissingFeatures
+
+    if isinstance(exc, ServerError):
+        return f"the server refused: {exc}"
+    if isinstance(exc, MissingFeatures):
+        return f"--exec cannot run here: {exc}"
+    return str(exc)
 
 
 async def _until_stopped(play: Callable[[], Awaitable[int]]) -> int:

@@ -70,6 +70,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(flag, dest=field, type=type(default), default=default,
                             metavar=flag[2:].upper().replace("-", "_"),
                             help=f"{text} (default {shown})")
+    _add_table_arguments(parser, defaults)
+
+
+def _add_table_arguments(parser: argparse.ArgumentParser, defaults: ServerConfig) -> None:
+    """How the server's tables play: workers, rates, substitutes, clocks, hints, bots."""
     parser.add_argument("--expert-workers", type=int, default=None, metavar="N",
                         help="worker processes for the deal summary's expert play-throughs "
                              "(default: one per spare core, at least one; 0: a thread of "

@@ -96,6 +96,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--records", type=Path, metavar="DIR",
                         help="the embedded server writes its match records here (one "
                              "file per table; the folder is made with mode 0700)")
+    _add_running_arguments(parser)
+
+
+def _add_running_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the tournament runs: where, how much at once, the programs' limits, output."""
     parser.add_argument("--jobs", type=int, default=2, metavar="J",
                         help="CPU work at once (default 2): programs thinking at once, the "
                              "embedded server's bot threads, and the tables in play when "
@@ -201,8 +206,6 @@ def _with_events(entries: list[Entry], events: Sequence[str]) -> list[Entry]:
 
 def run(args: argparse.Namespace) -> int:
     """Check the options, play every table, print and write the results."""
-    from ..client.connection import parse_address
-
     # Warnings quote servers and programs (reasons, errors): escaped.
     configure_logging(logging.WARNING)
     args.seed_secret = args.seed is None
@@ -220,31 +223,13 @@ def run(args: argparse.Namespace) -> int:
     sandbox = _sandbox(args, entries)
     if sandbox is None:
         return _fail(f"--sandbox on: no program can be sandboxed here: {sandbox_problem()}")
-    if args.jobs < 1:
-        return _fail("--jobs must be at least 1")
-    if args.tables_at_once is not None and args.tables_at_once < 1:
-        return _fail("--tables-at-once must be at least 1")
-    if args.move_seconds <= 0 or args.seat_seconds <= 0:
-        return _fail("--move-seconds and --seat-seconds must be positive")
-    if args.start_seconds < 0:
-        return _fail("--start-seconds must not be negative")
-    if args.substitute not in STRATEGIES:
-        return _fail(f"--substitute must be a built-in strategy ({', '.join(STRATEGIES)})")
-    address = None
-    if args.server is not None:
-        if args.records is not None:
-            return _fail("--records is for the embedded server; a --server keeps its own "
-                         "records (jackal serve --records DIR)")
-        try:
-            address = parse_address(args.server)
-        except ValueError as exc:
-            return _fail(str(exc))
-    if args.records is not None:
-        try:  # the records hold every hand: only the organizer may read them
-            args.records.mkdir(mode=0o700, parents=True, exist_ok=True)
-            args.records.chmod(0o700)
-        except OSError as exc:
-            return _fail(f"--records: {exc}")
+    problem = _bad_options(args)
+    if problem:
+        return _fail(problem)
+    try:
+        address = _where(args)
+    except (ValueError, OSError) as exc:
+        return _fail(str(exc))
     try:
         output = program_output(args, entries)
     except OSError as exc:
@@ -260,7 +245,47 @@ def run(args: argparse.Namespace) -> int:
         output.close()
         end_strays(before)
     args.program_logs = {name: str(path) for name, path in output.files.items()}
-    elapsed = time.perf_counter() - started
+    return _report(args, entries, results, failures, time.perf_counter() - started)
+
+
+def _bad_options(args: argparse.Namespace) -> str:
+    """What is wrong with the numeric and strategy options, or ""."""
+    if args.jobs < 1:
+        return "--jobs must be at least 1"
+    if args.tables_at_once is not None and args.tables_at_once < 1:
+        return "--tables-at-once must be at least 1"
+    if args.move_seconds <= 0 or args.seat_seconds <= 0:
+        return "--move-seconds and --seat-seconds must be positive"
+    if args.start_seconds < 0:
+        return "--start-seconds must not be negative"
+    if args.substitute not in STRATEGIES:
+        return f"--substitute must be a built-in strategy ({', '.join(STRATEGIES)})"
+    return ""
+
+
+def _where(args: argparse.Namespace) -> tuple[str, int] | None:
+    """The ``--server`` address (None: the embedded server), with ``--records`` made
+    ready for it; raises ``ValueError`` or ``OSError`` with the message to print."""
+    from ..client.connection import parse_address
+
+    address = None
+    if args.server is not None:
+        if args.records is not None:
+            raise ValueError("--records is for the embedded server; a --server keeps its "
+                             "own records (jackal serve --records DIR)")
+        address = parse_address(args.server)
+    if args.records is not None:
+        try:  # the records hold every hand: only the organizer may read them
+            args.records.mkdir(mode=0o700, parents=True, exist_ok=True)
+            args.records.chmod(0o700)
+        except OSError as exc:
+            raise OSError(f"--records: {exc}") from None
+    return address
+
+
+def _report(args: argparse.Namespace, entries: list[Entry], results: list[TableResult],
+            failures: list[str], elapsed: float) -> int:
+    """Print (and write, with ``--results``) the standings; the exit status."""
     ranked = standings(entries, results)
     report = results_report(args, entries, ranked, results, failures, elapsed)
     if args.results is not None:

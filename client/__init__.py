@@ -1,7 +1,8 @@
-"""Everything a Jackal client needs: :class:`Connection` (one TCP connection) and the client
-errors, :class:`SeatSession` (a seat kept across dropped connections), :class:`TableMirror`
-(the client's copy of the table), :func:`play_match` (``jackal bot``),
-:func:`play_exec_match` (``jackal bot --exec``); :mod:`.tui` is ``jackal play``."""
+"""Everything a Jackal client needs: :class:`Connection` (one TCP connection, made by
+:func:`connect` in your nursery or :func:`open_connection`) and the client errors,
+:class:`SeatSession` (a seat kept across dropped connections), :class:`TableMirror` (the
+client's copy of the table), :func:`play_match` (``jackal bot``), :func:`play_exec_match`
+(``jackal bot --exec``); :mod:`.tui` is ``jackal play``."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from .connection import (
     ConnectionLost,
     RequestTimeout,
     ServerError,
+    connect,
     open_connection,
     parse_address,
 )
 from .mirror import SeatView, TableMirror
-from .session import Backoff, SeatSession, SessionLost, Status
+from .session import Backoff, SeatSession, SessionLost, SessionStatus
 
 __all__ = [
     "Backoff",
@@ -29,8 +31,9 @@ __all__ = [
     "SeatView",
     "ServerError",
     "SessionLost",
-    "Status",
+    "SessionStatus",
     "TableMirror",
+    "connect",
     "open_connection",
     "parse_address",
     "play_match",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import trio
 
@@ -15,6 +16,7 @@ from ..bots.base import Strategy
 from ..bots.host import answer_question, decide
 from ..game.cards import Card, format_cards
 from ..game.seats import TEAMS, Seat, Team
+from ..protocol import messages as m
 from ..protocol.messages import (
     ConventionsChanged,
     DealEnded,
@@ -27,10 +29,11 @@ from ..protocol.messages import (
 )
 from ..protocol.requests import AnswerQuestion
 from .connection import ClientError, ConnectionLost, ServerError
+from .handlers import Handlers
 from .mirror import TableMirror
 from .session import SeatSession
 
-__all__ = ["BotResult", "TurnChooser", "answer_text", "choose_card", "play_match"]
+__all__ = ["BOT_HANDLERS", "BotResult", "TurnChooser", "answer_text", "choose_card", "play_match"]
 
 log = logging.getLogger("jackal.bot")
 
@@ -117,28 +120,9 @@ async def play_match(session: SeatSession, strategy: Strategy | None = None, *,
     mirror = session.mirror
     plays = 0
     async for event in session.events():
-        match event:
-            case TableState(conventions=cards):
-                log.info("convention cards: %s", ", ".join(
-                    f"{team} {cards[team].name}" for team in TEAMS if team in cards))
-            case ConventionsChanged(team=team, card=declared):
-                log.info("convention card of %s is now %s", team, declared.name)
-            case Question(id=None, seat=asked) if asked == mirror.you:
-                await _answer(session, event)
-            case DealStarted(deal=deal, dealer=dealer, first=first):
-                log.info("deal %d: dealer %s, %s leads; hand %s", deal, dealer, first,
-                         format_cards(sorted(mirror.hand, key=lambda c: (c.rank, c.suit))))
-            case DealEnded(deal=deal, penalty=penalty, winner=winner, points=points,
-                           scores=scores):
-                outcome = f"{winner} +{points}" if winner else "tie, nobody scores"
-                log.info("deal %d ended: penalty NS %d, EW %d; %s; scores NS %d, EW %d",
-                         deal, penalty.get(Team.NS, 0), penalty.get(Team.EW, 0), outcome,
-                         scores.get(Team.NS, 0), scores.get(Team.EW, 0))
-            case MatchEnded(winner=winner, scores=scores):
-                log.info("match over: %s wins, NS %d, EW %d", winner, scores.get(Team.NS, 0),
-                         scores.get(Team.EW, 0))
-            case _:
-                pass
+        handler = BOT_HANDLERS.get(event)
+        if handler is not None:
+            await handler(session, event)
         if on_event is not None:
             pending = on_event(event)
             if pending is not None:
@@ -155,15 +139,74 @@ async def play_match(session: SeatSession, strategy: Strategy | None = None, *,
         else:
             assert strategy is not None
             card = await choose_card(strategy, session)
-        try:
-            reply = await session.play(card)
-        except ServerError as exc:
-            log.warning("play %s refused: %s", card, exc)
-            continue
-        except ConnectionLost:
-            continue  # the session reclaims the seat; its table_state decides
-        plays += 1
-        log.info("deal %d play %d: %s%s", mirror.deal, reply.index, card, note)
+        if await _play(session, card, note):
+            plays += 1
     assert mirror.you is not None and mirror.table is not None
     return BotResult(seat=mirror.you, table=mirror.table, winner=mirror.winner,
                      scores=dict(mirror.scores), deals=mirror.deal, plays=plays)
+
+
+async def _play(session: SeatSession, card: Card, note: str) -> bool:
+    """Play ``card``; whether the server took it."""
+    try:
+        reply = await session.play(card)
+    except ServerError as exc:
+        log.warning("play %s refused: %s", card, exc)
+        return False
+    except ConnectionLost:
+        return False  # the session reclaims the seat; its table_state decides
+    log.info("deal %d play %d: %s%s", session.mirror.deal, reply.index, card, note)
+    return True
+
+
+async def _on_table_state(_session: SeatSession, msg: TableState) -> None:
+    cards = msg.conventions
+    log.info("convention cards: %s", ", ".join(
+        f"{team} {cards[team].name}" for team in TEAMS if team in cards))
+
+
+async def _on_conventions(_session: SeatSession, msg: ConventionsChanged) -> None:
+    log.info("convention card of %s is now %s", msg.team, msg.card.name)
+
+
+async def _on_question(session: SeatSession, msg: Question) -> None:
+    if msg.id is None and msg.seat == session.mirror.you:  # an opponent asks us
+        await _answer(session, msg)
+
+
+async def _on_deal_started(session: SeatSession, msg: DealStarted) -> None:
+    log.info("deal %d: dealer %s, %s leads; hand %s", msg.deal, msg.dealer, msg.first,
+             format_cards(sorted(session.mirror.hand, key=lambda c: (c.rank, c.suit))))
+
+
+async def _on_deal_ended(_session: SeatSession, msg: DealEnded) -> None:
+    penalty, scores = msg.penalty, msg.scores
+    outcome = f"{msg.winner} +{msg.points}" if msg.winner else "tie, nobody scores"
+    log.info("deal %d ended: penalty NS %d, EW %d; %s; scores NS %d, EW %d", msg.deal,
+             penalty.get(Team.NS, 0), penalty.get(Team.EW, 0), outcome,
+             scores.get(Team.NS, 0), scores.get(Team.EW, 0))
+
+
+async def _on_match_ended(_session: SeatSession, msg: MatchEnded) -> None:
+    log.info("match over: %s wins, NS %d, EW %d", msg.winner, msg.scores.get(Team.NS, 0),
+             msg.scores.get(Team.EW, 0))
+
+
+#: What ``jackal bot`` does with each event besides playing its turn (a test checks every
+#: type is here): a log line, or an answer to an opponent's question. The turn itself
+#: comes from the session's ``my_turn`` (or ``your_turn`` for ``--exec``), whatever the
+#: event; the rest the mirror holds or nobody reads.
+BOT_HANDLERS: Handlers[Callable[[SeatSession, Any], Awaitable[None]]] = Handlers({
+    TableState: _on_table_state,
+    ConventionsChanged: _on_conventions,
+    Question: _on_question,
+    DealStarted: _on_deal_started,
+    DealEnded: _on_deal_ended,
+    MatchEnded: _on_match_ended,
+}, ignored=(
+    m.AnswerMessage, m.BotTakeover, m.ChatMessage, m.Clock, m.Error, m.ExpertCost,
+    m.Explanation, m.HelloOk, m.HelpReply, m.HintReply, m.HintTaken, m.Joined, m.Ok,
+    m.PauseState, m.Played, m.PlayerBack, m.PlayerGone, m.PlayerJoined, m.PlayerLeft,
+    m.PlayerReady, m.QuestionAsked, m.RematchStarted, m.RematchWanted, m.ServerPing,
+    m.ServerPong, m.ServerShutdown, m.TableCreated, m.Tables, m.Turn, m.Welcome, m.YourTurn,
+))

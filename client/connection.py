@@ -1,8 +1,8 @@
 """One trio TCP connection to a Jackal server, shared by bots and the terminal UI:
-:class:`Connection` (open it with :meth:`Connection.open` or :func:`open_connection`) and
-the errors it raises. What a caller may rely on (request ids and replies, which replies
-also come as events, the bounded event queue, the idle ping) is docs/BOTS.md's ("The
-connection")."""
+:class:`Connection` (made by :func:`connect` in the caller's nursery, or by
+:func:`open_connection`), its routing table and the errors it raises. What a caller may
+rely on (request ids and replies, which replies also come as events, the event budget,
+the idle ping) is docs/BOTS.md's ("The connection")."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import contextlib
 import itertools
 import logging
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -21,49 +21,70 @@ from ..protocol.connection import CLIENT_MAX_LINE, ClientConnection
 from ..protocol.errors import ErrorCode, RemoteProtocolError
 from ..protocol.messages import (
     AnswerMessage,
+    BotTakeover,
     ChatMessage,
+    Clock,
+    ConventionsChanged,
+    DealEnded,
+    DealStarted,
     Error,
+    ExpertCost,
     Explanation,
+    HelloOk,
+    HelpReply,
+    HintReply,
+    HintTaken,
+    Joined,
+    MatchEnded,
+    Ok,
     PauseState,
     Played,
+    PlayerBack,
+    PlayerGone,
+    PlayerJoined,
+    PlayerLeft,
+    PlayerReady,
     Question,
+    QuestionAsked,
+    RematchStarted,
+    RematchWanted,
     ServerMessage,
     ServerPing,
     ServerPong,
     ServerShutdown,
+    TableCreated,
+    Tables,
     TableState,
+    Turn,
     Welcome,
+    YourTurn,
 )
 from ..protocol.replies import expects_reply, is_reply
 from ..protocol.requests import ClientMessage, Ping, Pong
-from ..protocol.state import ConnState
+from .event_stream import MAX_EVENT_BYTES, EventStream
+from .handlers import Handlers
 
 __all__ = [
     "MAX_EVENT_BYTES",
-    "STATEFUL_REPLIES",
+    "ROUTES",
     "ClientError",
     "Connection",
     "ConnectionLost",
+    "EventStream",
     "RequestTimeout",
     "ServerError",
     "UnexpectedReply",
+    "also_an_event",
+    "connect",
     "open_connection",
     "parse_address",
 ]
 
 log = logging.getLogger("jackal.client")
 
-#: Replies that also carry table state, so they go to the event queue as well.
-STATEFUL_REPLIES = (Played, TableState, Explanation, Question, AnswerMessage, ChatMessage,
-                     PauseState)
-
 DEFAULT_TIMEOUT = 30.0
 #: A connection that hears nothing (not even a pong to its own ping) this long is lost.
 DEFAULT_IDLE_TIMEOUT = 60.0
-#: Bytes (as they came on the wire) of pushed events a consumer may leave unread, here and
-#: in each queue after it (SeatSession, LobbyLink). Thousands of real events fit: a
-#: ``table_state`` with two inline cards is about 10 KB.
-MAX_EVENT_BYTES = 4 << 20
 
 
 class ClientError(Exception):
@@ -137,18 +158,22 @@ class _Pending:
 
 
 class Connection:
-    """A connected, greeted client connection. Build it with :meth:`open`.
+    """A connected, greeted client connection. Make it with :func:`connect`.
 
-    Two small tasks serve it: a reader that feeds the bytes to the sans-IO
-    :class:`~jackal.protocol.connection.ClientConnection`, answers ``ping`` itself, hands a
-    reply to the request waiting for its id and queues the rest as events; and a writer
-    that drains a bounded outgoing queue, so the reader can queue a ``pong`` without ever
-    blocking on the socket.
+    Two small tasks serve it, in the nursery given to :func:`connect`: a reader that feeds
+    the bytes to the sans-IO :class:`~jackal.protocol.connection.ClientConnection` and
+    routes each message by the table :data:`ROUTES` (``ping`` answered here, a reply to
+    the request waiting for its id, the rest to the :class:`EventStream`), and a writer that
+    drains a bounded outgoing queue, so the reader can queue a ``pong`` without ever
+    blocking on the socket. ``event_stream`` is that stream: the connection's own, ended
+    with the connection, or one given by a caller that hands it to each connection it
+    makes in turn (a seat session, the lobby link), which it outlives.
     """
 
     def __init__(self, stream: trio.abc.Stream, *, max_line: int = CLIENT_MAX_LINE,
-                 max_events: int = 4096, max_outgoing: int = 256,
+                 event_stream: EventStream | None = None, max_outgoing: int = 256,
                  max_event_bytes: int = MAX_EVENT_BYTES,
+                 on_event: Callable[[Connection, ServerMessage], None] | None = None,
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT) -> None:
         self._stream = stream
         self._idle_timeout = idle_timeout
@@ -156,13 +181,13 @@ class Connection:
         self._conn = ClientConnection(max_line=max_line)
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
-        # Each event travels with its size on the wire, counted in _event_bytes until read.
-        self._events_in, self._events_out = trio.open_memory_channel[
-            tuple[ServerMessage, int]](max_events)
-        self._max_event_bytes = max_event_bytes
-        self._event_bytes = 0
-        #: Wire size in bytes of the event :meth:`next_event` returned last.
-        self.last_event_size = 0
+        self._owns_events = event_stream is None
+        #: Where pushed events go, each with its wire size, until read.
+        self.event_stream = EventStream(max_event_bytes) if event_stream is None \
+            else event_stream
+        # Told of each event (with this connection) as it is queued, in the reader task:
+        # it must not block.
+        self._on_event = on_event
         self._out_in, self._out_out = trio.open_memory_channel[bytes](max_outgoing)
         self._welcomed = trio.Event()
         self._finished = trio.Event()
@@ -175,39 +200,23 @@ class Connection:
         """The server's greeting, once it has arrived (kept by the sans-IO connection)."""
         return self._conn.welcome
 
-    # ------------------------------------------------------------------ lifecycle
-
-    @classmethod
-    async def open(cls, host: str, port: int, *, nursery: trio.Nursery | None = None,
-                   connect_timeout: float = 10.0, **options: Any) -> Connection:
-        """Connect, start the reader and writer, and wait for the server's ``welcome``.
-
-        With ``nursery`` the tasks run there; without, they run as trio system tasks.
-        Raises :class:`ConnectionLost` if the server cannot be reached or does not greet.
-        """
-        try:
-            with trio.fail_after(connect_timeout):
-                stream = await trio.open_tcp_stream(host, port)
-        except (OSError, trio.TooSlowError) as exc:
-            # Never connected: nothing was lost, the server is not there (yet).
-            raise ConnectionLost(f"cannot reach {host}:{port} ({_describe(exc)})") from None
-        conn = cls(stream, **options)
-        if nursery is None:
-            trio.lowlevel.spawn_system_task(conn._run)
-        else:
-            nursery.start_soon(conn._run)
-        with trio.move_on_after(connect_timeout):
-            await conn._welcomed.wait()
-        if conn.welcome is None:
-            reason = conn.lost_reason or f"no welcome from {host}:{port} within {connect_timeout}s"
-            await conn.aclose()
-            raise ConnectionLost(reason)
-        return conn
+    @property
+    def last_event_size(self) -> int:
+        """Wire size in bytes of the event :meth:`next_event` returned last."""
+        return self.event_stream.last_size
 
     async def aclose(self) -> None:
         """Close the connection (idempotent) and wait until its tasks have ended."""
+        self.close_soon()
+        await self._finished.wait()
+
+    def close_soon(self) -> None:
+        """Close the connection without waiting (its tasks end at their next checkpoint)."""
         self._mark_lost("closed by the client")
         self._cancel.cancel()
+
+    async def wait_closed(self) -> None:
+        """Return once the connection has ended and its tasks with it."""
         await self._finished.wait()
 
     @property
@@ -224,7 +233,7 @@ class Connection:
                     await self._reader()
                     nursery.cancel_scope.cancel()
         except Exception as exc:
-            # A system task must never raise: report a bug here as a lost connection.
+            # The caller's nursery must not fail for this: a bug here is a lost connection.
             log.debug("connection task failed", exc_info=True)
             self._mark_lost(f"internal error in the client: {_describe(exc)}")
         finally:
@@ -298,14 +307,14 @@ class Connection:
             yield await self.next_event()
 
     async def next_event(self) -> ServerMessage:
-        """The next pushed event; raises :class:`ConnectionLost` once none can come."""
+        """The next pushed event; raises :class:`ConnectionLost` once none can come.
+
+        For a connection with its own stream; a caller that gave one reads that.
+        """
         try:
-            msg, size = await self._events_out.receive()
-        except (trio.EndOfChannel, trio.ClosedResourceError):
+            return await self.event_stream.get()
+        except trio.EndOfChannel:
             raise ConnectionLost(self.lost_reason or "closed") from None
-        self._event_bytes -= size
-        self.last_event_size = size
-        return msg
 
     async def _watchdog(self, limit: float) -> None:
         """Notice a link that died without a close (a half-open TCP connection).
@@ -357,48 +366,69 @@ class Connection:
                 return
 
     def _dispatch(self, msg: ServerMessage) -> bool:
-        """Route one decoded message; False when the connection must end."""
-        if isinstance(msg, ServerPing):
-            # If the writer is backed up, that traffic counts as life too: skip the pong.
-            if self.lost_reason is None:
-                with contextlib.suppress(trio.WouldBlock):
-                    self._out_in.send_nowait(self._conn.send(Pong()))
+        """Route one decoded message by :data:`ROUTES`; False when the connection must end."""
+        route = ROUTES.get(msg)
+        if route is None:  # not in the table: a type this client does not know
+            log.warning("ignoring a %s from the server", type(msg).__name__)
             return True
+        return route(self, msg)
+
+    def _on_ping(self, _msg: ServerMessage) -> bool:
+        # If the writer is backed up, that traffic counts as life too: skip the pong.
+        if self.lost_reason is None:
+            with contextlib.suppress(trio.WouldBlock):
+                self._out_in.send_nowait(self._conn.send(Pong()))
+        return True
+
+    def _on_welcome(self, msg: ServerMessage) -> bool:
         if msg is self._conn.welcome and not self._welcomed.is_set():
             self._welcomed.set()  # the first welcome, which the sans-IO object keeps
             return True
-        msg_id = getattr(msg, "id", None)
-        pending = self._pending.get(msg_id) if isinstance(msg_id, int) else None
-        if pending is not None and not pending.done.is_set():
-            pending.reply = msg
-            pending.done.set()
-            if not isinstance(msg, STATEFUL_REPLIES):
-                return True
-        if isinstance(msg, ServerPong):
-            return True  # the answer to the watchdog's ping: proof of life, nothing more
-        if self._conn.state is ConnState.CLOSED:  # the state machine: server_shutdown ends it
-            assert isinstance(msg, ServerShutdown)
-            self._queue_event(msg)
-            self._mark_lost(f"server shutdown: {msg.reason}")
-            return False
-        # Errors without an id (e.g. line_too_long before a close) are events; the EOF that
-        # follows a fatal one ends the connection.
         return self._queue_event(msg)
 
+    def _answer(self, msg: ServerMessage) -> bool:
+        """Hand ``msg`` to the request waiting for its id; False when none waits."""
+        msg_id = getattr(msg, "id", None)
+        pending = self._pending.get(msg_id) if isinstance(msg_id, int) else None
+        if pending is None or pending.done.is_set():
+            return False
+        pending.reply = msg
+        pending.done.set()
+        return True
+
+    def _on_reply(self, msg: ServerMessage) -> bool:
+        # Errors without an id (e.g. line_too_long before a close) are events; the EOF that
+        # follows a fatal one ends the connection.
+        return self._answer(msg) or self._queue_event(msg)
+
+    def _on_pong(self, msg: ServerMessage) -> bool:
+        self._answer(msg)  # else the answer to the watchdog's ping: proof of life, no more
+        return True
+
+    def _on_table_reply(self, msg: ServerMessage) -> bool:
+        self._answer(msg)
+        return self._queue_event(msg)
+
+    def _on_push(self, msg: ServerMessage) -> bool:
+        return self._queue_event(msg)
+
+    def _on_shutdown(self, msg: ServerMessage) -> bool:
+        assert isinstance(msg, ServerShutdown)
+        self._queue_event(msg)
+        # The state machine has closed: nothing the server says after this counts.
+        self._mark_lost(f"server shutdown: {msg.reason}")
+        return False
+
     def _queue_event(self, msg: ServerMessage) -> bool:
-        size = self._conn.last_line_size
-        if self._event_bytes + size > self._max_event_bytes:
-            self._mark_lost(f"more than {self._max_event_bytes} bytes of unread events "
+        events = self.event_stream
+        if not events.put(msg, self._conn.last_line_size):
+            if events.ended:
+                return False
+            self._mark_lost(f"more than {events.max_bytes} bytes of unread events "
                             "(the consumer fell behind)")
             return False
-        try:
-            self._events_in.send_nowait((msg, size))
-        except trio.WouldBlock:
-            self._mark_lost("too many unread events (the consumer fell behind)")
-            return False
-        except trio.ClosedResourceError:
-            return False
-        self._event_bytes += size
+        if self._on_event is not None:
+            self._on_event(self, msg)
         return True
 
     def _mark_lost(self, reason: str) -> None:
@@ -411,7 +441,8 @@ class Connection:
         self._welcomed.set()
         for pending in self._pending.values():
             pending.done.set()
-        self._events_in.close()
+        if self._owns_events:
+            self.event_stream.end()
         self._out_in.close()
 
 
@@ -420,12 +451,70 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+async def connect(nursery: trio.Nursery, host: str, port: int, *,
+                  connect_timeout: float = 10.0, **options: Any) -> Connection:
+    """Connect, start the connection's reader and writer in ``nursery``, and wait for the
+    server's ``welcome``; ``options`` go to :class:`Connection`.
+
+    The tasks end with the connection (:meth:`Connection.aclose`, or a drop), never with
+    an exception. Raises :class:`ConnectionLost` if the server cannot be reached or does
+    not greet.
+    """
+    try:
+        with trio.fail_after(connect_timeout):
+            stream = await trio.open_tcp_stream(host, port)
+    except (OSError, trio.TooSlowError) as exc:
+        # Never connected: nothing was lost, the server is not there (yet).
+        raise ConnectionLost(f"cannot reach {host}:{port} ({_describe(exc)})") from None
+    conn = Connection(stream, **options)
+    nursery.start_soon(conn._run)
+    with trio.move_on_after(connect_timeout):
+        await conn._welcomed.wait()
+    if conn.welcome is None:
+        reason = conn.lost_reason or f"no welcome from {host}:{port} within {connect_timeout}s"
+        await conn.aclose()
+        raise ConnectionLost(reason)
+    return conn
+
+
 @asynccontextmanager
 async def open_connection(host: str, port: int, **options: Any) -> AsyncIterator[Connection]:
-    """``async with open_connection(host, port) as conn:`` -- closed on exit."""
+    """``async with open_connection(host, port) as conn:`` -- :func:`connect` in a nursery
+    of its own, closed on exit. An exception of the block leaves it bare, not in a group."""
+    error: Exception | None = None
     async with trio.open_nursery() as nursery:
-        conn = await Connection.open(host, port, nursery=nursery, **options)
+        conn = await connect(nursery, host, port, **options)
         try:
             yield conn
+        except Exception as exc:
+            error = exc  # raised below, outside the nursery that would wrap it
         finally:
-            await conn.aclose()
+            with trio.CancelScope(shield=True):
+                await conn.aclose()
+    if error is not None:
+        raise error
+
+
+#: What the connection does with each server message (a test checks that every type of
+#: the protocol's union is here). A reply goes to the request waiting for its id; the
+#: replies that carry table state are queued as events too, so a mirror fed from the events
+#: sees them in order with the rest.
+ROUTES: Handlers[Callable[[Connection, Any], bool]] = Handlers({
+    ServerPing: Connection._on_ping,
+    Welcome: Connection._on_welcome,
+    ServerPong: Connection._on_pong,
+    ServerShutdown: Connection._on_shutdown,
+    **dict.fromkeys((Ok, HelloOk, Joined, Tables, TableCreated, HelpReply, HintReply, Error),
+                    Connection._on_reply),
+    **dict.fromkeys((Played, TableState, Explanation, Question, AnswerMessage, ChatMessage,
+                     PauseState), Connection._on_table_reply),
+    **dict.fromkeys((DealStarted, Turn, YourTurn, Clock, DealEnded, MatchEnded, ExpertCost,
+                     PlayerJoined, PlayerLeft, PlayerReady, PlayerGone, PlayerBack,
+                     BotTakeover, ConventionsChanged, QuestionAsked, HintTaken,
+                     RematchWanted, RematchStarted), Connection._on_push),
+})
+
+
+def also_an_event(reply: ServerMessage) -> bool:
+    """A reply that reaches the event stream as well (it carries table state)."""
+    return ROUTES.get(reply) is Connection._on_table_reply

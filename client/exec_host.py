@@ -313,81 +313,95 @@ async def play_exec_match(session: SeatSession, program: ExecProgram, *,
     from when the turn reached the host. ``thinking`` bounds how many programs think at
     once (``jackal tournament --jobs``); the wait for it is not the program's move time.
     """
-    clock = ReleaseClock(floor_seconds, program.where)
-    faults: Counter[str] = Counter()
-    deal_faults: dict[int, Counter[str]] = {}
-    # (deal, program start) the cards were last told for: a new deal or a restarted
-    # program is told again.
-    cards_told: tuple[int, int] | None = None
+    host = _ExecTurns(session, program, move_seconds, events, substitute,
+                      ReleaseClock(floor_seconds, program.where), thinking)
+    try:
+        result = await play_match(session, on_your_turn=host.choose,
+                                  on_event=host.relay if events == "all" else None)
+    finally:
+        await program.close()
+    return ExecResult(match=result, faults=host.faults, restarts=program.restarts,
+                      deal_faults=host.deal_faults)
 
-    def with_cards(line: bytes, deal: int, starts: int) -> bytes:
-        if events != "all" or cards_told == (deal, starts):
+
+class _ExecTurns:
+    """One program's turns at one seat: what it is told, and what it answers."""
+
+    def __init__(self, session: SeatSession, program: ExecProgram, move_seconds: float,
+                 events: ExecEvents, substitute: Strategy | None, clock: ReleaseClock,
+                 thinking: trio.CapacityLimiter | None) -> None:
+        self.session, self.program, self.move_seconds = session, program, move_seconds
+        self.events, self.substitute, self.clock = events, substitute, clock
+        self.thinking = thinking
+        self.faults: Counter[str] = Counter()
+        self.deal_faults: dict[int, Counter[str]] = {}
+        # (deal, program start) the cards were last told for: a new deal or a restarted
+        # program is told again.
+        self.cards_told: tuple[int, int] | None = None
+
+    def with_cards(self, line: bytes, deal: int, starts: int) -> bytes:
+        if self.events != "all" or self.cards_told == (deal, starts):
             return line
-        mirror = session.mirror
+        mirror = self.session.mirror
         cards = ConventionCards(deal=deal, cards=dict(mirror.played_under
                                                       or mirror.conventions))
         return encode(cards) + line
 
-    def told(deal: int) -> None:
-        nonlocal cards_told
-        if events == "all":
-            cards_told = (deal, program.starts) if program.running else None
+    def told(self, deal: int) -> None:
+        if self.events == "all":
+            program = self.program
+            self.cards_told = (deal, program.starts) if program.running else None
 
-    async def relay(event: ServerMessage) -> None:
+    async def relay(self, event: ServerMessage) -> None:
         if isinstance(event, YourTurn):
             return  # asked by choose(), which waits for the answer
         line = encode(event)
-        deal = session.mirror.deal
+        deal = self.session.mirror.deal
         if isinstance(event, DealStarted):
-            line = with_cards(line, deal, program.starts)
-        if await program.tell(line, move_seconds) and isinstance(event, DealStarted):
-            told(deal)
+            line = self.with_cards(line, deal, self.program.starts)
+        if await self.program.tell(line, self.move_seconds) and isinstance(event, DealStarted):
+            self.told(deal)
 
-    async def choose(turn: YourTurn) -> tuple[Card, str]:
+    async def choose(self, turn: YourTurn) -> tuple[Card, str]:
         started = trio.current_time()
-        if thinking is None:
-            chosen = await decide(turn)
+        if self.thinking is None:
+            chosen = await self.decide(turn)
         else:
-            async with thinking:
-                chosen = await decide(turn)
-        await clock.hold(started)
+            async with self.thinking:
+                chosen = await self.decide(turn)
+        await self.clock.hold(started)
         return chosen
 
-    async def decide(turn: YourTurn) -> tuple[Card, str]:
-        hand = tuple(turn.hand)
+    async def decide(self, turn: YourTurn) -> tuple[Card, str]:
+        program, hand = self.program, tuple(turn.hand)
         # A program that is not running is started by ask(): a new process, to be told.
         starts = program.starts + (0 if program.running else 1)
         try:
             try:
-                answer = await program.ask(with_cards(encode(turn), turn.deal, starts),
-                                           move_seconds)
+                answer = await program.ask(self.with_cards(encode(turn), turn.deal, starts),
+                                           self.move_seconds)
             finally:
-                told(turn.deal)
+                self.told(turn.deal)
             card = accept_choice(answer, hand)
             if card is None:
                 raise ProgramFault("garbage", f"answered {answer[:40]!r}, which is not a "
                                               f"card of the hand {format_cards(hand)}")
             return card, ""
         except ProgramFault as exc:
-            # The substitute, or the same fallback as every other bot host (jackal bot,
-            # server-side bots).
-            if substitute is not None:
-                card, who = await choose_card(substitute, session), "substitute"
-            else:
-                card, who = fallback_card(session.mirror.view()), "fallback"
-            faults[exc.kind] += 1
-            deal_faults.setdefault(turn.deal, Counter())[exc.kind] += 1
-            # Once per kind at warning level: a program that keeps failing the same way
-            # must not drown the log.
-            log.log(logging.WARNING if faults[exc.kind] == 1 else logging.DEBUG,
-                    "%sthe program failed to answer (%s); the %s plays %s", program.where,
-                    exc, who, card)
-            return card, f" ({who}: {exc.kind})"
+            return await self.fault(turn, exc)
 
-    try:
-        result = await play_match(session, on_your_turn=choose,
-                                  on_event=relay if events == "all" else None)
-    finally:
-        await program.close()
-    return ExecResult(match=result, faults=faults, restarts=program.restarts,
-                      deal_faults=deal_faults)
+    async def fault(self, turn: YourTurn, exc: ProgramFault) -> tuple[Card, str]:
+        """The program failed this turn: the substitute, or the same fallback as every
+        other bot host (jackal bot, server-side bots), plays for it."""
+        if self.substitute is not None:
+            card, who = await choose_card(self.substitute, self.session), "substitute"
+        else:
+            card, who = fallback_card(self.session.mirror.view()), "fallback"
+        self.faults[exc.kind] += 1
+        self.deal_faults.setdefault(turn.deal, Counter())[exc.kind] += 1
+        # Once per kind at warning level: a program that keeps failing the same way must
+        # not drown the log.
+        log.log(logging.WARNING if self.faults[exc.kind] == 1 else logging.DEBUG,
+                "%sthe program failed to answer (%s); the %s plays %s", self.program.where,
+                exc, who, card)
+        return card, f" ({who}: {exc.kind})"

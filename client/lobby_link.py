@@ -13,7 +13,8 @@ import trio
 from ..protocol.errors import ErrorCode
 from ..protocol.messages import ServerMessage
 from ..protocol.requests import ClientMessage, Hello
-from .connection import MAX_EVENT_BYTES, ClientError, Connection, ConnectionLost, ServerError
+from .connection import ClientError, Connection, ConnectionLost, ServerError, connect
+from .event_stream import EventStream
 from .session import Backoff
 
 __all__ = ["LinkStatus", "LobbyLink"]
@@ -45,9 +46,10 @@ class LobbyLink:
       next attempt, so a countdown can be drawn) or ``"lost"`` (the server refused the
       hello, e.g. a wrong password: trying again cannot help, and :meth:`LobbyLink.run`
       raises the ``ServerError``);
-    - :meth:`LobbyLink.events`: pushed events of every connection in turn, in order; an
-      owner that leaves more than ``MAX_EVENT_BYTES`` of them unread (a server flooding) gets
-      the connection dropped and a new one, which lists and watches again from snapshots;
+    - :meth:`LobbyLink.events`: pushed events of every connection in turn, in order, from
+      one :class:`~jackal.client.event_stream.EventStream`; an owner that leaves more than
+      its budget unread (a server flooding) gets the connection dropped and a new one,
+      which lists and watches again from snapshots;
     - :meth:`LobbyLink.request`: a request on the current connection (``ConnectionLost``
       while there is none: a request is never resent on a new connection by itself, so
       nothing is ever done twice).
@@ -71,11 +73,10 @@ class LobbyLink:
         self.status = "connecting"
         #: How many times a connection was made (1 after the first).
         self.connections = 0
-        # Each event with its wire size; bounded in bytes, as a SeatSession's queue is.
-        self._events_in, self._events_out = trio.open_memory_channel[
-            tuple[ServerMessage, int]](math.inf)
-        self._event_bytes = 0
+        # The one queue of events, which each connection in turn writes into.
+        self._events = EventStream()
         self._task_status: trio.TaskStatus[None] | None = None
+        self._nursery: trio.Nursery | None = None
 
     def _set(self, status: str, detail: str = "", retry_in: float | None = None) -> None:
         self.status = status
@@ -93,20 +94,32 @@ class LobbyLink:
             self._set("reconnecting" if self.connections else "unreachable", reason, delay)
 
         reason = "no attempt"
-        while True:
-            # The first connection is tried at once; after a drop, the backoff's first wait.
-            conn = await self._backoff.retry(self._open, waiting, at_once=not self.connections,
-                                             reason=reason)
-            try:
-                reason = (await self._serve(conn) or conn.lost_reason
-                          or "the connection closed")
-            finally:
-                self.conn = None
-                with trio.CancelScope(shield=True):
-                    await conn.aclose()
+        refused: ServerError | None = None
+        # The connections' tasks run here, one connection after another.
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            while refused is None:
+                # The first connection is tried at once; after a drop, the backoff's wait.
+                try:
+                    conn = await self._backoff.retry(self._open, waiting,
+                                                     at_once=not self.connections,
+                                                     reason=reason)
+                except ServerError as exc:
+                    refused = exc  # raised below, not wrapped in the nursery's group
+                    break
+                try:
+                    await self._serve(conn)
+                    reason = conn.lost_reason or "the connection closed"
+                finally:
+                    self.conn = None
+                    with trio.CancelScope(shield=True):
+                        await conn.aclose()
+            nursery.cancel_scope.cancel()
+        raise refused
 
     async def _open(self) -> Connection:
-        conn = await Connection.open(self.host, self.port)
+        assert self._nursery is not None, "only while run() runs"
+        conn = await connect(self._nursery, self.host, self.port, event_stream=self._events)
         try:
             await conn.request(Hello(name=self.name, protocol=1, client=self._client,
                                      password=self._password), timeout=self._timeout)
@@ -121,8 +134,9 @@ class LobbyLink:
             raise ConnectionLost(str(exc)) from None
         return conn
 
-    async def _serve(self, conn: Connection) -> str | None:
-        """Pump ``conn``'s events until it drops (or return why we drop it)."""
+    async def _serve(self, conn: Connection) -> None:
+        """Keep ``conn`` until it drops (its events go to :meth:`events` by themselves;
+        one the owner has no room for drops it)."""
         self.conn = conn
         self.connections += 1
         self._set("connected", f"{self.host}:{self.port}")
@@ -130,29 +144,16 @@ class LobbyLink:
             try:
                 await self._on_connected(conn)
             except ClientError:
-                return None  # dropped again at once: reconnect
+                return  # dropped again at once: reconnect
         if self._task_status is not None:
             self._task_status.started()
             self._task_status = None
-        try:
-            while True:
-                msg = await conn.next_event()
-                size = conn.last_event_size
-                if self._event_bytes + size > MAX_EVENT_BYTES:
-                    # The owner fell behind (or the server floods): drop this connection;
-                    # the next one lists and watches again, from fresh snapshots.
-                    return (f"more than {MAX_EVENT_BYTES} bytes of events unread: "
-                            "starting again from a snapshot")
-                self._event_bytes += size
-                self._events_in.send_nowait((msg, size))
-        except ConnectionLost:
-            return None
+        await conn.wait_closed()
 
     async def events(self) -> AsyncIterator[ServerMessage]:
         """Pushed events of every connection, in order (never ends by itself)."""
-        async for msg, size in self._events_out:
-            self._event_bytes -= size
-            yield msg
+        while True:
+            yield await self._events.get()
 
     async def request(self, msg: ClientMessage) -> ServerMessage:
         """``msg`` on the current connection; its reply. ``ConnectionLost`` while down."""

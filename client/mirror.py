@@ -5,8 +5,9 @@ shared by ``jackal bot`` and the terminal UI (a seat session keeps one as
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import msgspec
 
@@ -17,15 +18,25 @@ from ..game.errors import IllegalAction
 from ..game.knowledge import PlayApplied, SeatKnowledge, TableKnowledge, history_from_rows
 from ..game.seats import SEATS, Seat, Team
 from ..protocol.messages import (
+    AnswerMessage,
     BotTakeover,
     ChatLine,
     ChatMessage,
+    Clock,
     ConventionsChanged,
     DealEnded,
     DealStarted,
     DealSummary,
+    Error,
     ExpertCost,
+    Explanation,
+    HelloOk,
+    HelpReply,
+    HintReply,
+    HintTaken,
+    Joined,
     MatchEnded,
+    Ok,
     OpenQuestion,
     PauseInfo,
     PauseState,
@@ -35,15 +46,26 @@ from ..protocol.messages import (
     PlayerJoined,
     PlayerLeft,
     PlayerReady,
+    Question,
+    QuestionAsked,
     RematchStarted,
     RematchWanted,
     ServerMessage,
+    ServerPing,
+    ServerPong,
+    ServerShutdown,
+    TableCreated,
+    Tables,
     TableState,
     TableStatus,
+    Turn,
+    Welcome,
+    YourTurn,
 )
 from .chat_log import ChatLog, line_of
+from .handlers import Handlers
 
-__all__ = ["Change", "DealResult", "SeatView", "TableMirror"]
+__all__ = ["MIRROR_HANDLERS", "Change", "SeatView", "TableMirror"]
 
 
 @dataclass
@@ -75,11 +97,6 @@ class Change:
 
     def __bool__(self) -> bool:
         return self.changed
-
-
-#: One scored deal of the match: who dealt, the penalties, who won (None on a tie) and
-#: how many points, and the scores after it; the snapshot's ``history`` lists them.
-DealResult = DealSummary
 
 
 _UNCHANGED = Change(False)
@@ -119,10 +136,11 @@ class TableMirror:
     - ``you``: your ``Seat`` or None (spectating);
     - ``knowledge``: the picture above; ``last_deal``: the latest ``DealEnded`` message
       (kept hands, penalties, breakdown, and from newer servers the dealt hands and best
-      keeps); ``deals``: the match so far, a :class:`DealResult` per deal scored (with its
-      information cost, and the expert pair's once ``expert_cost`` told it); ``winner``: the
-      ``Team`` that won, once over; ``questions``: the open questions the last snapshot
-      listed for us (an ``OpenQuestion`` each);
+      keeps); ``deals``: the match so far, a ``DealSummary`` per deal scored (the wire's
+      summary: who dealt and won, penalties, scores after it; with its information cost,
+      and the expert pair's once ``expert_cost`` told it); ``winner``: the ``Team`` that won,
+      once over; ``questions``: the open questions the last snapshot listed for us (an
+      ``OpenQuestion`` each);
       ``next_deal_in``: between deals, the seconds until the next deal as of the last
       ``table_state`` or ``deal_ended`` that said (the mirror keeps no clock).
     - ``chat``: the table's last chat lines this client may read (a :class:`ChatLog`;
@@ -151,7 +169,7 @@ class TableMirror:
     #: Every deal of the match scored so far, oldest first, as the snapshot lists them
     #: (from a server without its ``history``, a ``table_state`` of the same table keeps
     #: those up to its deal).
-    deals: list[DealResult] = field(default_factory=list)
+    deals: list[DealSummary] = field(default_factory=list)
     #: The open questions the last ``table_state`` listed for us.
     questions: list[OpenQuestion] = field(default_factory=list)
     #: Between deals: seconds until the next deal, as last told (None: not said).
@@ -270,92 +288,123 @@ class TableMirror:
 
     def apply(self, msg: ServerMessage) -> Change:
         """Fold one server message into the mirror and say what changed."""
+        handler = MIRROR_HANDLERS.get(msg)
+        return _UNCHANGED if handler is None else handler(self, msg)
+
+    def _on_table_state(self, msg: TableState) -> Change:
+        if msg.table != self.table:
+            self.chat.clear()
+        self._reset(msg)
+        return Change(True, chat=self.chat.reset(msg.chat))
+
+    def _on_chat(self, msg: ChatMessage) -> Change:
+        if msg.channel == "lobby":  # not the table's: the lobby's lines are the screen's
+            return _UNCHANGED
+        return Change(True, chat=self.chat.add(line_of(msg)))
+
+    def _on_pause(self, msg: PauseState) -> Change:
+        self.pause = None if msg.asked_by is None else PauseInfo(
+            paused=msg.paused, asked_by=msg.asked_by, agreed=list(msg.agreed))
+        return _CHANGED
+
+    def _on_deal_started(self, msg: DealStarted) -> Change:
         known = self.knowledge
-        match msg:
-            case TableState():
-                if msg.table != self.table:
-                    self.chat.clear()
-                self._reset(msg)
-                return Change(True, chat=self.chat.reset(msg.chat))
-            case ChatMessage() if msg.channel != "lobby":
-                return Change(True, chat=self.chat.add(line_of(msg)))
-            case PauseState(paused=paused, asked_by=asked_by, agreed=agreed):
-                self.pause = None if asked_by is None else PauseInfo(
-                    paused=paused, asked_by=asked_by, agreed=list(agreed))
-            case DealStarted(deal=deal, dealer=dealer, hand=hand):
-                public = TableKnowledge(dealer=dealer, deal_number=deal,
-                                        conventions=known.conventions, scores=known.scores,
-                                        target=known.target)
-                self.knowledge = self._for_you(public, hand)
-                self.played_under = dict(known.conventions)
-                self.status = "playing"
-                self.last_deal = None
-                self.next_deal_in = None
-                self.questions = []
-                self.played_by = {}
-            case Played(seat=seat, card=card, index=index, by=by):
-                change = self._played(seat, card, index)
-                if change and by is not None:
-                    self.played_by[seat, index] = by
-                return change
-            case DealEnded():
-                self._record(msg)
-                self.knowledge = replace(known, scores=_teams(msg.scores))
-                kept = msg.hands.get(self.you) if self.you is not None else None
-                if kept is not None and isinstance(self.knowledge, SeatKnowledge):
-                    # The deal is over: every kept hand is public now, ours included.
-                    self.knowledge = replace(self.knowledge,
-                                             hand=tuple(kept))
-                self.last_deal = msg
-                self.next_deal_in = msg.next_deal_in
-                self.status = "between_deals"
-                # Every human says ``ready`` again for the next deal; bots always are.
-                for info in self.seats.values():
-                    if info.kind == "human":
-                        info.ready = False
-            case ExpertCost(deal=deal, information_cost=cost, unavailable=why):
-                # The expert pair's figure, worked out after the deal: beside its entry
-                # (or why it will not come: the server was too busy).
-                self.deals = [(msgspec.structs.replace(done, expert_cost=_teams(cost))
-                               if cost is not None else msgspec.structs.replace(
-                                   done, expert_unavailable=why or "unavailable"))
-                              if done.deal == deal else done for done in self.deals]
-            case MatchEnded(winner=winner, scores=scores):
-                self.knowledge = replace(known, scores=_teams(scores))
-                self.winner = winner
-                self.status = "over"
-                self.pause = None
-            case PlayerJoined(seat=seat, name=name, kind=kind):
-                self.seats[seat] = SeatView(name=name, kind=kind, connected=True,
-                                                  ready=kind == "bot")
-            case PlayerLeft(seat=seat):
-                self.seats[seat] = SeatView()
-            case PlayerReady(seat=seat) | RematchWanted(seat=seat):
-                # After the end a human seat's ready flag says it asked for a rematch.
-                self.seats[seat].ready = True
-            case RematchStarted():
-                # A new match at this table: same seats and cards, nothing scored yet.
-                self.knowledge = self._for_you(
-                    TableKnowledge(dealer=Seat.N, deal_number=0, conventions=known.conventions,
-                                   scores={Team.NS: 0, Team.EW: 0}, target=known.target),
-                    None)
-                self.deals, self.questions, self.last_deal = [], [], None
-                self.winner, self.next_deal_in, self.status = None, None, "waiting"
-            case PlayerGone(seat=seat, seconds=seconds):
-                info = self.seats[seat]
-                info.connected = False
-                info.hold_seconds = seconds
-            case PlayerBack(seat=seat):
-                info = self.seats[seat]
-                info.connected = True
-                info.hold_seconds = None
-                info.bot = None
-            case BotTakeover(seat=seat, strategy=strategy):
-                self.seats[seat].bot = strategy
-            case ConventionsChanged(team=team, card=card):
-                self.knowledge = replace(known, conventions={**known.conventions, team: card})
-            case _:
-                return _UNCHANGED
+        public = TableKnowledge(dealer=msg.dealer, deal_number=msg.deal,
+                                conventions=known.conventions, scores=known.scores,
+                                target=known.target)
+        self.knowledge = self._for_you(public, msg.hand)
+        self.played_under = dict(known.conventions)
+        self.status = "playing"
+        self.last_deal = None
+        self.next_deal_in = None
+        self.questions = []
+        self.played_by = {}
+        return _CHANGED
+
+    def _on_played(self, msg: Played) -> Change:
+        change = self._played(msg.seat, msg.card, msg.index)
+        if change and msg.by is not None:
+            self.played_by[msg.seat, msg.index] = msg.by
+        return change
+
+    def _on_deal_ended(self, msg: DealEnded) -> Change:
+        self._record(msg)
+        self.knowledge = replace(self.knowledge, scores=_teams(msg.scores))
+        kept = msg.hands.get(self.you) if self.you is not None else None
+        if kept is not None and isinstance(self.knowledge, SeatKnowledge):
+            # The deal is over: every kept hand is public now, ours included.
+            self.knowledge = replace(self.knowledge, hand=tuple(kept))
+        self.last_deal = msg
+        self.next_deal_in = msg.next_deal_in
+        self.status = "between_deals"
+        # Every human says ``ready`` again for the next deal; bots always are.
+        for info in self.seats.values():
+            if info.kind == "human":
+                info.ready = False
+        return _CHANGED
+
+    def _on_expert_cost(self, msg: ExpertCost) -> Change:
+        # The expert pair's figure, worked out after the deal: beside its entry (or why
+        # it will not come: the server was too busy).
+        cost, why = msg.information_cost, msg.unavailable
+        self.deals = [(msgspec.structs.replace(done, expert_cost=_teams(cost))
+                       if cost is not None else msgspec.structs.replace(
+                           done, expert_unavailable=why or "unavailable"))
+                      if done.deal == msg.deal else done for done in self.deals]
+        return _CHANGED
+
+    def _on_match_ended(self, msg: MatchEnded) -> Change:
+        self.knowledge = replace(self.knowledge, scores=_teams(msg.scores))
+        self.winner = msg.winner
+        self.status = "over"
+        self.pause = None
+        return _CHANGED
+
+    def _on_player_joined(self, msg: PlayerJoined) -> Change:
+        self.seats[msg.seat] = SeatView(name=msg.name, kind=msg.kind, connected=True,
+                                        ready=msg.kind == "bot")
+        return _CHANGED
+
+    def _on_player_left(self, msg: PlayerLeft) -> Change:
+        self.seats[msg.seat] = SeatView()
+        return _CHANGED
+
+    def _on_ready(self, msg: PlayerReady | RematchWanted) -> Change:
+        # After the end a human seat's ready flag says it asked for a rematch.
+        self.seats[msg.seat].ready = True
+        return _CHANGED
+
+    def _on_rematch_started(self, _msg: RematchStarted) -> Change:
+        # A new match at this table: same seats and cards, nothing scored yet.
+        known = self.knowledge
+        self.knowledge = self._for_you(
+            TableKnowledge(dealer=Seat.N, deal_number=0, conventions=known.conventions,
+                           scores={Team.NS: 0, Team.EW: 0}, target=known.target),
+            None)
+        self.deals, self.questions, self.last_deal = [], [], None
+        self.winner, self.next_deal_in, self.status = None, None, "waiting"
+        return _CHANGED
+
+    def _on_player_gone(self, msg: PlayerGone) -> Change:
+        info = self.seats[msg.seat]
+        info.connected = False
+        info.hold_seconds = msg.seconds
+        return _CHANGED
+
+    def _on_player_back(self, msg: PlayerBack) -> Change:
+        info = self.seats[msg.seat]
+        info.connected = True
+        info.hold_seconds = None
+        info.bot = None
+        return _CHANGED
+
+    def _on_bot_takeover(self, msg: BotTakeover) -> Change:
+        self.seats[msg.seat].bot = msg.strategy
+        return _CHANGED
+
+    def _on_conventions(self, msg: ConventionsChanged) -> Change:
+        known = self.knowledge
+        self.knowledge = replace(known, conventions={**known.conventions, msg.team: msg.card})
         return _CHANGED
 
     def _for_you(self, public: TableKnowledge, hand: list[Card] | None) -> TableKnowledge:
@@ -377,7 +426,7 @@ class TableMirror:
 
     def _record(self, ended: DealEnded) -> None:
         """Add ``ended`` to the match so far (once: a deal is scored once)."""
-        result = DealResult(deal=ended.deal, dealer=self.knowledge.dealer,
+        result = DealSummary(deal=ended.deal, dealer=self.knowledge.dealer,
                             penalty=_teams(ended.penalty), winner=ended.winner,
                             victory_points=ended.victory_points,
                             scores=_teams(ended.scores),
@@ -437,3 +486,33 @@ class TableMirror:
 
 def _teams(scores: Mapping[Team, int]) -> dict[Team, int]:
     return {Team.NS: 0, Team.EW: 0, **scores}
+
+
+#: What each server message does to the mirror (a test checks every type is here). The
+#: ignored ones hold nothing the mirror keeps: the connection's own (welcome, ping, pong),
+#: replies about no table's picture, what the screen alone shows (turn and clock times,
+#: explanations, questions and answers, hints), and ``your_turn``, whose every fact the
+#: mirror already has from ``deal_started`` and ``played``.
+MIRROR_HANDLERS: Handlers[Callable[[TableMirror, Any], Change]] = Handlers({
+    TableState: TableMirror._on_table_state,
+    ChatMessage: TableMirror._on_chat,
+    PauseState: TableMirror._on_pause,
+    DealStarted: TableMirror._on_deal_started,
+    Played: TableMirror._on_played,
+    DealEnded: TableMirror._on_deal_ended,
+    ExpertCost: TableMirror._on_expert_cost,
+    MatchEnded: TableMirror._on_match_ended,
+    PlayerJoined: TableMirror._on_player_joined,
+    PlayerLeft: TableMirror._on_player_left,
+    PlayerReady: TableMirror._on_ready,
+    RematchWanted: TableMirror._on_ready,
+    RematchStarted: TableMirror._on_rematch_started,
+    PlayerGone: TableMirror._on_player_gone,
+    PlayerBack: TableMirror._on_player_back,
+    BotTakeover: TableMirror._on_bot_takeover,
+    ConventionsChanged: TableMirror._on_conventions,
+}, ignored=(
+    Welcome, ServerPing, ServerPong, ServerShutdown, Error, Ok, HelloOk, HelpReply, Joined,
+    Tables, TableCreated, Turn, Clock, YourTurn, Explanation, Question, QuestionAsked,
+    AnswerMessage, HintReply, HintTaken,
+))

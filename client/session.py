@@ -5,22 +5,16 @@ copy of the table."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import math
-import random
 from collections.abc import (
     AsyncIterator,
-    Awaitable,
     Callable,
     Collection,
-    Iterator,
     Mapping,
     Sequence,
 )
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import trio
 
@@ -50,15 +44,17 @@ from ..protocol.requests import (
     Play,
     Ready,
 )
-from .connection import MAX_EVENT_BYTES, ClientError, Connection, ConnectionLost, ServerError
+from .backoff import Backoff, SessionLost
+from .connection import ClientError, Connection, ConnectionLost, ServerError, connect
+from .event_stream import EventStream
 from .mirror import Change, TableMirror
 
-__all__ = ["Backoff", "MissingFeatures", "SeatSession", "SessionLost", "Status"]
+__all__ = ["Backoff", "MissingFeatures", "SeatSession", "SessionLost", "SessionStatus"]
 
 log = logging.getLogger("jackal.client")
 
 
-class Status(StrEnum):
+class SessionStatus(StrEnum):
     """The state of a :class:`SeatSession`'s link to its seat."""
 
     CONNECTING = "connecting"
@@ -68,10 +64,6 @@ class Status(StrEnum):
     LOST = "lost"
     #: The session ended normally (match over, left, or closed by the program).
     CLOSED = "closed"
-
-
-class SessionLost(ClientError):
-    """The session could not get (or get back) its seat."""
 
 
 class MissingFeatures(ClientError):
@@ -85,54 +77,7 @@ class MissingFeatures(ClientError):
                          "older than this client; upgrade the server")
 
 
-_T = TypeVar("_T")
-
-
-@dataclass(frozen=True)
-class Backoff:
-    """Reconnection timing: ``initial`` seconds, doubling up to ``maximum``, with jitter."""
-
-    initial: float = 0.2
-    maximum: float = 5.0
-    #: Give up after this many seconds without a connection (the server holds a seat 120 s).
-    give_up_after: float = 130.0
-
-    def delays(self) -> Iterator[float]:
-        """Waits before each attempt: ``initial`` doubling up to ``maximum``, each with
-        +-20% jitter, so clients that lost the same server do not all knock at once."""
-        delay = self.initial
-        while True:
-            yield delay * random.uniform(0.8, 1.2)
-            delay = min(delay * 2, self.maximum)
-
-    async def retry(self, attempt: Callable[[], Awaitable[_T]],
-                    on_wait: Callable[[float, str], None], *, at_once: bool = False,
-                    reason: str = "no attempt") -> _T:
-        """``attempt()`` until it returns, after each of :meth:`delays` (the first try
-        without one if ``at_once``), telling ``on_wait(delay, reason)`` before each wait:
-        the reason the last attempt failed (``reason`` before the first).
-        An attempt fails by raising :class:`ConnectionLost` with its reason; any other
-        exception ends the retrying. Raises :class:`SessionLost` when the next wait would
-        pass ``give_up_after`` seconds from the call."""
-        deadline = trio.current_time() + self.give_up_after
-        last = reason
-        for number, delay in enumerate(self.delays()):
-            if at_once and number == 0:
-                delay = 0.0
-            else:
-                if trio.current_time() + delay > deadline:
-                    raise SessionLost(f"gave up reconnecting after {self.give_up_after:g}s "
-                                      f"({last})")
-                on_wait(delay, last)
-                await trio.sleep(delay)
-            try:
-                return await attempt()
-            except ConnectionLost as exc:
-                last = exc.reason
-        raise AssertionError("unreachable")  # pragma: no cover
-
-
-StatusCallback = Callable[[Status, str], None]
+StatusCallback = Callable[[SessionStatus, str], None]
 
 _Reply = TypeVar("_Reply")
 
@@ -143,9 +88,6 @@ def _expect(reply: ServerMessage, kind: type[_Reply]) -> _Reply:
         raise SessionLost(f"expected {kind.__name__} from the server, got "
                           f"{type(reply).__name__}")
     return reply
-
-_DONE = object()
-
 
 class SeatSession:
     """One seat at one table, kept across dropped connections.
@@ -188,7 +130,7 @@ class SeatSession:
     the end, so the caller may ask for a ``rematch`` or ``leave``, and ends when the
     caller closes it).
 
-    ``session.status`` is a :class:`Status`: "connecting" -> "connected" -> ("reconnecting"
+    ``session.status`` is a :class:`SessionStatus`: "connecting" -> "connected" -> ("reconnecting"
     -> "connected")* -> "lost" | "closed"; every change is reported through
     ``on_status(status, detail)`` (called in the trio thread; keep it quick, e.g.
     ``app.invalidate()``); ``on_retry(delay, reason)`` is called before every reconnection
@@ -258,20 +200,25 @@ class SeatSession:
         self._on_retry = on_retry
         #: ``welcome.features`` this client relies on; checked on every connection.
         self._features = tuple(features)
+        self._start_state()
+
+    def _start_state(self) -> None:
+        """What the session keeps as it runs (the options are :meth:`__init__`'s)."""
         #: The table as of the last event handed out by :meth:`events`: the client's one
         #: picture of it (a screen renders from it too).
         self.mirror = TableMirror()
         #: What that event changed in :attr:`mirror` (false when nothing).
         self.change = Change(False)
-        self.status = Status.CONNECTING
+        self.status = SessionStatus.CONNECTING
         self.status_detail = ""
-        # Events for the consumer, each with its wire size; ``_DONE`` ends the stream. Not
-        # bounded in count (the consumer's mirror must see every event) but in bytes: a
-        # consumer that leaves more than MAX_EVENT_BYTES unread (a hostile server flooding
+        # The one queue of events for the consumer: each connection in turn writes into
+        # it. A consumer that leaves more than its budget unread (a hostile server flooding
         # while a bot thinks) gets the connection dropped, and the reclaim's table_state
         # starts its mirror again from a snapshot.
-        self._events_in, self._events_out = trio.open_memory_channel[Any](math.inf)
-        self._event_bytes = 0
+        self._events = EventStream()
+        # Set by the seat's table_state as it is queued (see _take_seat).
+        self._snapshot = trio.Event()
+        self._nursery: trio.Nursery | None = None
         self._ready_sent_for: int | None = None
         # Set when the mirror shows the table waiting for our ``ready``; the connection's
         # sender task sends it.
@@ -295,35 +242,50 @@ class SeatSession:
         :class:`ServerError` (hello, create or join refused, e.g. ``no_such_table``) or
         :class:`SessionLost`; later losses end :meth:`events` with :class:`SessionLost`.
         """
-        started = False
+        started: list[bool] = []
+        error: ClientError | None = None
         try:
             with self._cancel:
-                conn = await self._connect()
-                if self.token is not None:
-                    await self._reclaim_seat(conn)
-                else:
-                    await self._take_seat(conn)
-                started = True
-                task_status.started()
-                await self._serve(conn)
-                while not self._closing:
-                    conn = await self._reconnect()
-                    await self._serve(conn)
-        except ClientError as exc:
-            self._error = exc if isinstance(exc, SessionLost) else SessionLost(str(exc))
-            # Before the seat is had, the caller gets the exception and reports it.
-            self._set_status(Status.LOST, str(exc),
-                             level=logging.INFO if started else logging.DEBUG)
-            if not started:
-                raise
+                # The connections' tasks run here, one connection after another.
+                async with trio.open_nursery() as nursery:
+                    self._nursery = nursery
+                    try:
+                        await self._keep_seat(task_status, started)
+                    except ClientError as exc:
+                        error = exc  # raised below, not wrapped in the nursery's group
+                    nursery.cancel_scope.cancel()
         finally:
-            if self.status is not Status.LOST:
-                self._set_status(Status.CLOSED, self.status_detail or "closed")
+            self._nursery = None
+            if error is not None:
+                self._error = error if isinstance(error, SessionLost) \
+                    else SessionLost(str(error))
+                # Before the seat is had, the caller gets the exception and reports it.
+                self._set_status(SessionStatus.LOST, str(error),
+                                 level=logging.INFO if started else logging.DEBUG)
+            if self.status is not SessionStatus.LOST:
+                self._set_status(SessionStatus.CLOSED, self.status_detail or "closed")
             if self.conn is not None:
                 with trio.CancelScope(shield=True):
                     await self.conn.aclose()
                 self.conn = None
-            self._events_in.close()
+            self._events.end()
+        if error is not None and not started:
+            raise error
+
+    async def _keep_seat(self, task_status: trio.TaskStatus[None],
+                         started: list[bool]) -> None:
+        """Take the seat (``started`` gets True then), then keep it across connections."""
+        conn = await self._connect()
+        if self.token is not None:
+            await self._reclaim_seat(conn)
+        else:
+            await self._take_seat(conn)
+        started.append(True)
+        task_status.started()
+        await self._serve(conn)
+        while not self._closing:
+            conn = await self._reconnect()
+            await self._serve(conn)
 
     async def events(self) -> AsyncIterator[ServerMessage]:
         """Events in order; :attr:`mirror` is updated with each just before it is yielded.
@@ -334,15 +296,11 @@ class SeatSession:
         """
         while True:
             try:
-                item = await self._events_out.receive()
-            except (trio.EndOfChannel, trio.ClosedResourceError):
+                item = await self._events.get()
+            except trio.EndOfChannel:
                 if self._error is not None:
                     raise self._error from None
                 return
-            if item is _DONE:
-                return
-            item, size = item
-            self._event_bytes -= size
             self.change = self.mirror.apply(item)
             if isinstance(item, TableState):
                 self._played_for = None  # the snapshot shows whether our play arrived
@@ -399,7 +357,8 @@ class SeatSession:
 
     # ------------------------------------------------------------------ internals
 
-    def _set_status(self, status: Status, detail: str = "", *, level: int = logging.INFO) -> None:
+    def _set_status(self, status: SessionStatus, detail: str = "", *,
+                    level: int = logging.INFO) -> None:
         if status is self.status and detail == self.status_detail:
             return
         self.status = status
@@ -410,15 +369,38 @@ class SeatSession:
 
     def _announce_retry(self, delay: float, reason: str) -> None:
         """Say when the next attempt comes (every attempt, so a countdown can be drawn)."""
-        if self.status is not Status.RECONNECTING:
-            self._set_status(Status.RECONNECTING, reason)
+        if self.status is not SessionStatus.RECONNECTING:
+            self._set_status(SessionStatus.RECONNECTING, reason)
         if self._on_retry is not None:
             self._on_retry(delay, reason)
 
     async def _connect(self) -> Connection:
-        conn = await Connection.open(self.host, self.port)
+        conn = await self._open()
         self.conn = conn
         return conn
+
+    async def _open(self) -> Connection:
+        """A connection whose events go to :meth:`events`, its tasks in run()'s nursery."""
+        assert self._nursery is not None, "only while run() runs"
+        return await connect(self._nursery, self.host, self.port, event_stream=self._events,
+                             on_event=self._watch)
+
+    def _watch(self, conn: Connection, msg: ServerMessage) -> None:
+        """Told of each event as ``conn`` queues it (in its reader task: never blocks)."""
+        if isinstance(msg, TableState) and not self._snapshot.is_set():
+            self.seated_status = msg.status
+            self.seated_with = {info.seat: info.kind for info in msg.seats}
+            self._snapshot.set()
+        elif isinstance(msg, MatchEnded) and not self._stays(conn):
+            self._closing = True
+            self._set_status(SessionStatus.CLOSED, "match over")
+            self._events.end()  # events() ends after this one
+            conn.close_soon()
+        elif isinstance(msg, ServerShutdown):
+            # A server restarted on the same records directory restores the match and
+            # holds our seat: try to reclaim it as after any drop (we give up if it never
+            # comes back). The connection ends itself after this message.
+            self._set_status(SessionStatus.RECONNECTING, f"server shutdown: {msg.reason}")
 
     async def _hello(self, conn: Connection, token: str | None) -> HelloOk:
         # Every connection, reconnections included: the server may have been replaced.
@@ -445,6 +427,7 @@ class SeatSession:
             await conn.request(AddBot(table=self.table, seat=bot_seat, strategy=strategy),
                                timeout=self._timeout)
         join = Join(table=self.table, seat=self.seat, invite=self._invite)
+        self._snapshot = trio.Event()  # before the join: its table_state may come at once
         joined = await conn.request(join, timeout=self._timeout)
         seated = _expect(joined, Joined)
         self.seat = seated.seat
@@ -453,35 +436,35 @@ class SeatSession:
         await self._queue_snapshot(conn)
         if self._conventions is not None:
             await conn.request(Conventions(card=self._conventions), timeout=self._timeout)
-        self._set_status(Status.CONNECTED, f"seated at {self.seat} of table {self.table}")
+        self._set_status(SessionStatus.CONNECTED, f"seated at {self.seat} of table {self.table}")
         await self._ready_when_seated(conn)
 
     async def _reclaim_seat(self, conn: Connection) -> None:
         """First connection with a saved token: hello with it, and the seat is ours again
         (``bad_token`` raises ``ServerError``: the server no longer holds it)."""
+        self._snapshot = trio.Event()
         reply = await self._hello(conn, self.token)
         if reply.seat is None or reply.table is None:
             raise SessionLost("the server took the token but gave no seat back")
         self.table, self.seat = reply.table, Seat(reply.seat)
         # The reclaim's table_state follows as an event; queue it for events() first.
         await self._queue_snapshot(conn)
-        self._set_status(Status.CONNECTED, f"reclaimed {self.seat} of table {self.table}")
+        self._set_status(SessionStatus.CONNECTED, f"reclaimed {self.seat} of table {self.table}")
         await self._ready_when_seated(conn)
 
     async def _queue_snapshot(self, conn: Connection) -> None:
-        """Queue events up to the seat's ``table_state`` and note the table's status in it."""
-        snapshot = await self._pump_until(conn, lambda msg: isinstance(msg, TableState))
-        if isinstance(snapshot, TableState):
-            self.seated_status = snapshot.status
-            self.seated_with = {info.seat: info.kind for info in snapshot.seats}
-
-    async def _pump_until(self, conn: Connection,
-                          stop: Callable[[ServerMessage], bool]) -> ServerMessage:
-        while True:
-            msg = await conn.next_event()
-            self._deliver(msg, conn.last_event_size)
-            if stop(msg):
-                return msg
+        """Wait until the seat's ``table_state`` is queued for :meth:`events` (which
+        :meth:`_watch` notes); ConnectionLost if the connection ends first."""
+        snapshot = self._snapshot
+        async with trio.open_nursery() as nursery:
+            async def on_close() -> None:
+                await conn.wait_closed()
+                nursery.cancel_scope.cancel()
+            nursery.start_soon(on_close)
+            await snapshot.wait()
+            nursery.cancel_scope.cancel()
+        if not snapshot.is_set():
+            raise ConnectionLost(conn.lost_reason or "closed")
 
     async def _ready_when_seated(self, conn: Connection) -> None:
         """Once seated, ``ready`` goes at once, before ``events()`` has handed the seat's
@@ -508,14 +491,6 @@ class SeatSession:
             # the reclaim's table_state says whether ready is due again.
             log.debug("ready not sent: %s", exc)
 
-    def _deliver(self, msg: ServerMessage, size: int) -> None:
-        if self._event_bytes + size > MAX_EVENT_BYTES:
-            raise ConnectionLost(f"more than {MAX_EVENT_BYTES} bytes of events unread by "
-                                 "this client: starting again from a snapshot")
-        self._event_bytes += size
-        with contextlib.suppress(trio.ClosedResourceError):
-            self._events_in.send_nowait((msg, size))
-
     def _wants_ready(self) -> bool:
         mirror = self.mirror
         if not self.auto_ready or mirror.you is None:
@@ -537,33 +512,16 @@ class SeatSession:
         return self._rematch and welcome is not None and "rematch" in welcome.features
 
     async def _serve(self, conn: Connection) -> None:
-        """Pump events from one connection until it drops or the match ends."""
+        """Keep ``conn`` (sending ``ready`` when due) until it ends: dropped, shut down,
+        or closed after the match (its events go to :meth:`events` by themselves)."""
         try:
             async with trio.open_nursery() as nursery:
                 if self.auto_ready:
                     nursery.start_soon(self._send_ready, conn)
-                # Exceptions are caught inside the nursery body so they never surface
-                # wrapped in an ExceptionGroup.
-                try:
-                    while True:
-                        msg = await conn.next_event()
-                        self._deliver(msg, conn.last_event_size)
-                        if isinstance(msg, MatchEnded) and not self._stays(conn):
-                            self._closing = True
-                            self._set_status(Status.CLOSED, "match over")
-                            self._events_in.send_nowait(_DONE)
-                            break
-                        if isinstance(msg, ServerShutdown):
-                            # A server restarted on the same records directory restores
-                            # the match and holds our seat: try to reclaim it as after
-                            # any drop (we give up if it never comes back).
-                            self._set_status(Status.RECONNECTING,
-                                             f"server shutdown: {msg.reason}")
-                            break
-                except ConnectionLost as exc:
-                    if not self._closing:
-                        self._set_status(Status.RECONNECTING, exc.reason)
+                await conn.wait_closed()
                 nursery.cancel_scope.cancel()
+            if not self._closing and self.status is not SessionStatus.RECONNECTING:
+                self._set_status(SessionStatus.RECONNECTING, conn.lost_reason or "closed")
         finally:
             self.conn = None
             with trio.CancelScope(shield=True):
@@ -575,7 +533,7 @@ class SeatSession:
 
     async def _reclaim(self) -> Connection:
         """One attempt of :meth:`_reconnect`; raises ConnectionLost to be tried again."""
-        conn = await Connection.open(self.host, self.port)
+        conn = await self._open()
         try:
             reply = await self._hello(conn, self.token)
         except ServerError as exc:
@@ -591,5 +549,7 @@ class SeatSession:
             await conn.aclose()
             raise SessionLost("the server no longer holds the seat")
         self.conn = conn
-        self._set_status(Status.CONNECTED, f"reclaimed {reply.seat} of table {reply.table}")
+        if not self._closing:  # else the match ended while we took the seat back
+            self._set_status(SessionStatus.CONNECTED,
+                             f"reclaimed {reply.seat} of table {reply.table}")
         return conn

@@ -21,19 +21,20 @@ from ...game.seats import Seat
 from ...protocol import messages as m
 from ...protocol import requests
 from ...protocol.errors import ErrorCode
-from ..connection import STATEFUL_REPLIES, ClientError, Connection, ConnectionLost, ServerError
+from ..connection import ClientError, Connection, ConnectionLost, ServerError, also_an_event
 from ..embedded import EmbeddedGame
 from ..lobby_link import LobbyLink
 from ..mirror import TableMirror
 from ..seat_store import SavedSeat, SeatStore, server_key
-from ..session import Backoff, SeatSession, SessionLost, Status
+from ..session import Backoff, SeatSession, SessionLost, SessionStatus
 from .clock import clock_warning
 from .events import apply, on_message
 from .gathering import bots_only
 from .keys import create_key_bindings
 from .layout import build_layout
 from .lobby import JoinSeat, SpectateTable
-from .state import Mode, Outgoing, PlayAgain, TuiState
+from .parts import Bell
+from .state import Intent, Mode, PlayAgain, TuiState
 from .style import STYLE
 
 __all__ = ["PlayOptions", "TuiApp", "run_tui"]
@@ -95,7 +96,7 @@ class TuiApp:
                  output: Output | None = None) -> None:
         self.options = options
         self.state = TuiState(mode=Mode.TABLE if options.server is None else Mode.LOBBY,
-                              bell=options.bell, confirm=options.confirm,
+                              bell=Bell(options.bell), confirm=options.confirm,
                               on_server=options.server is not None)
         server = "" if options.server is None else f"{options.server[0]}:{options.server[1]}"
         self.app: Application[int] = Application(
@@ -178,7 +179,7 @@ class TuiApp:
         warning's bell when it comes)."""
         while True:
             await trio.sleep(0.5)
-            if self.state.clock is not None:
+            if self.state.clock.running is not None:
                 clock_warning(self.state)
                 self._redraw()
 
@@ -190,15 +191,14 @@ class TuiApp:
             token.run_sync_soon(self._wakeup.set)
 
     def _redraw(self) -> None:
-        if self.state.bell_due:
-            self.state.bell_due = False
+        if self.state.bell.take():
             output = self.app.output
             output.bell()
             output.flush()
         self.app.invalidate()
 
-    def _on_status(self, status: Status, detail: str) -> None:
-        if self._taking_seat and status in (Status.LOST, Status.CLOSED):
+    def _on_status(self, status: SessionStatus, detail: str) -> None:
+        if self._taking_seat and status in (SessionStatus.LOST, SessionStatus.CLOSED):
             # Refused before it was seated: the lobby link is still up, and the lobby
             # says why the seat was refused.
             return
@@ -206,7 +206,7 @@ class TuiApp:
         self._redraw()
 
     def _on_retry(self, delay: float, reason: str) -> None:
-        self.state.set_status(Status.RECONNECTING.value, reason, delay)
+        self.state.set_status(SessionStatus.RECONNECTING.value, reason, delay)
         self._redraw()
 
     def _on_link_status(self, status: str, detail: str, retry_in: float | None) -> None:
@@ -224,7 +224,7 @@ class TuiApp:
 
     # ------------------------------------------------------------------ the outbox
 
-    async def _next_outgoing(self) -> Outgoing:
+    async def _next_intent(self) -> Intent:
         while not self.state.outbox:
             await self._wakeup.wait()
             self._wakeup = trio.Event()
@@ -239,14 +239,14 @@ class TuiApp:
         except ServerError as exc:
             self.state.on_error(exc.code, exc.message)
         except ConnectionLost as exc:
-            self.state.awaiting_play = None
+            self.state.composer.awaiting_play = None
             self.state.say(f"Not sent: not connected ({exc.reason}); try again in a moment.",
                            "error")
         except ClientError as exc:
-            self.state.awaiting_play = None
+            self.state.composer.awaiting_play = None
             self.state.say(f"Not sent: {exc}", "error")
         else:
-            if reply is not None and not isinstance(reply, STATEFUL_REPLIES):
+            if reply is not None and not also_an_event(reply):
                 on_message(self.state, reply)  # a reply: nothing in it belongs to the mirror
             # A bot we add at our own table reaches the mirror as the table's player_joined
             # event, which the server sends us too after the ok.
@@ -256,7 +256,7 @@ class TuiApp:
     # ------------------------------------------------------------------ a seat
 
     async def _play_seat(self, session: SeatSession, *,
-                         raise_refusal: bool = False) -> Outgoing | None:
+                         raise_refusal: bool = False) -> Intent | None:
         """Play at ``session``'s seat until the match ends and the player asks for what is
         next (returned), or the seat is lost (None). Bots the session adds show up in the
         ``table_state`` it gets on joining. With ``raise_refusal``, a server that refuses
@@ -268,7 +268,7 @@ class TuiApp:
         # what changed (session.change), and the screen shows that.
         state.mirror = session.mirror
         state.questions_to_me.clear()
-        result: list[Outgoing | None] = [None]
+        result: list[Intent | None] = [None]
         self._taking_seat = True
         try:
             async with trio.open_nursery() as nursery:
@@ -283,45 +283,9 @@ class TuiApp:
                     nursery.cancel_scope.cancel()
                     return None
                 self._taking_seat = False
-                self._save_seat(session)
-                state.can_rematch = session.stays_for_rematch
-                state.mode = Mode.TABLE
-                self._redraw()
-                if session.seated_status == "waiting" and bots_only(session.seated_with,
-                                                                    session.seat):
-                    # Alone with bots there is nobody to greet: sitting down is being
-                    # ready. With people, each says ready (n) when they are (the table
-                    # line says so); a seat taken back between deals keeps n theirs too.
-                    await self._request(session.request, requests.Ready())
-
-                async def pump() -> None:
-                    try:
-                        async for event in session.events():
-                            on_message(state, event, session.change)
-                            if isinstance(event, m.MatchEnded):
-                                self._forget_seat(session)
-                            elif isinstance(event, m.RematchStarted):
-                                self._save_seat(session)  # a seat to take back again
-                            self._redraw()
-                    except SessionLost as exc:
-                        # With endless retries, only a refusal ends a session: the
-                        # server no longer holds the seat, so its token is worthless.
-                        self._forget_seat(session)
-                        self._show_lost(str(exc), f"The seat is lost: {exc}")
-
-                async def send() -> None:
-                    while True:
-                        item = await self._next_outgoing()
-                        if isinstance(item, PlayAgain | JoinSeat | SpectateTable):
-                            result[0] = item
-                            nursery.cancel_scope.cancel()
-                            return
-                        if isinstance(item, requests.Leave):
-                            self._forget_seat(session)
-                        await self._request(session.request, item)
-
-                nursery.start_soon(pump)
-                nursery.start_soon(send)
+                await self._seated(session)
+                nursery.start_soon(self._show_seat_events, session)
+                nursery.start_soon(self._send_for_seat, session, nursery, result)
         except BaseExceptionGroup as group:
             # The refusal left the nursery wrapped in a group: the caller wants it bare
             # (it goes back to the lobby and says why; a group would end the client).
@@ -334,6 +298,48 @@ class TuiApp:
             self._taking_seat = False
         await session.aclose()
         return result[0]
+
+    async def _seated(self, session: SeatSession) -> None:
+        """The seat is ours: save it, show the table, and say ready if nobody is to greet."""
+        self._save_seat(session)
+        self.state.can_rematch = session.stays_for_rematch
+        self.state.mode = Mode.TABLE
+        self._redraw()
+        if session.seated_status == "waiting" and bots_only(session.seated_with, session.seat):
+            # Alone with bots there is nobody to greet: sitting down is being ready. With
+            # people, each says ready (n) when they are (the table line says so); a seat
+            # taken back between deals keeps n theirs too.
+            await self._request(session.request, requests.Ready())
+
+    async def _show_seat_events(self, session: SeatSession) -> None:
+        """Each event of the seat to the screen, until the session ends."""
+        try:
+            async for event in session.events():
+                on_message(self.state, event, session.change)
+                if isinstance(event, m.MatchEnded):
+                    self._forget_seat(session)
+                elif isinstance(event, m.RematchStarted):
+                    self._save_seat(session)  # a seat to take back again
+                self._redraw()
+        except SessionLost as exc:
+            # With endless retries, only a refusal ends a session: the server no longer
+            # holds the seat, so its token is worthless.
+            self._forget_seat(session)
+            self._show_lost(str(exc), f"The seat is lost: {exc}")
+
+    async def _send_for_seat(self, session: SeatSession, nursery: trio.Nursery,
+                             result: list[Intent | None]) -> None:
+        """Send what the keys queue, until one asks to leave the seat for what is next
+        (kept in ``result``, and the seat's nursery cancelled)."""
+        while True:
+            item = await self._next_intent()
+            if isinstance(item, PlayAgain | JoinSeat | SpectateTable):
+                result[0] = item
+                nursery.cancel_scope.cancel()
+                return
+            if isinstance(item, requests.Leave):
+                self._forget_seat(session)
+            await self._request(session.request, item)
 
     # ------------------------------------------------------------------ saved seats
 
@@ -432,7 +438,7 @@ class TuiApp:
 
             nursery.start_soon(refresh)
             while True:
-                item = await self._next_outgoing()
+                item = await self._next_intent()
                 if isinstance(item, JoinSeat):
                     await self._stop_watching(link)
                     await self._seat_then_lobby(host, port, item)

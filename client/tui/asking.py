@@ -25,8 +25,8 @@ def open_ask(state: TuiState) -> None:
     if not cards:
         state.say("No opponent card has been played yet.", "error")
         return
-    state.ask_target = cards[0]
-    state.overlay = Overlay.ASK
+    state.panels.ask_target = cards[0]
+    state.panels.overlay = Overlay.ASK
 
 
 def move_ask(state: TuiState, step: int) -> None:
@@ -34,15 +34,15 @@ def move_ask(state: TuiState, step: int) -> None:
     cards = askable(state)
     if not cards:
         return
-    current = cards.index(state.ask_target) if state.ask_target in cards else 0
-    state.ask_target = cards[(current - step) % len(cards)]
+    current = cards.index(state.panels.ask_target) if state.panels.ask_target in cards else 0
+    state.panels.ask_target = cards[(current - step) % len(cards)]
 
 
 def ask_question(state: TuiState) -> None:
     """Enter in the ask panel: type a free-text question to the card's player."""
-    if state.ask_target is None:
+    if state.panels.ask_target is None:
         return
-    seat, index = state.ask_target
+    seat, index = state.panels.ask_target
     if state.you is None:
         state.say("Spectators cannot ask questions: only the players at the table can.",
                  "error")
@@ -55,7 +55,7 @@ def ask_question(state: TuiState) -> None:
         if not text.strip():
             return "Type a question first (Esc to cancel)."
         state.send(requests.Ask(seat=seat, index=index, text=text.strip()))
-        state.overlay = Overlay.NONE
+        state.panels.overlay = Overlay.NONE
         state.say(f"Question sent to {seat}; the answer will appear here and in the log.")
         return None
 

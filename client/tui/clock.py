@@ -1,5 +1,5 @@
-"""What the terminal client says of time: the turn's clock and its warning, the countdown to
-the next deal, and the wait before it reconnects."""
+"""What the terminal client says of time: the turn's clock and its warning, and the
+countdown to the next deal (their fields are :class:`~.parts.ClockView`'s)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,7 @@ import time
 from ...game.seats import SEATS
 from .state import TuiState
 
-__all__ = ["between_deals_text", "clock_left", "clock_text", "clock_warning", "retry_text"]
-
-
-def retry_text(state: TuiState) -> str:
-    """"next try in 3s" while a reconnection attempt is scheduled, else "trying"."""
-    if state.retry_at is None:
-        return "trying"
-    left = state.retry_at - time.monotonic()
-    return f"next try in {math.ceil(left)}s" if left > 0.05 else "trying"
+__all__ = ["between_deals_text", "clock_left", "clock_text", "clock_warning"]
 
 
 #: A longer wait between deals is a table waiting for its players (the built-in game's
@@ -33,8 +25,9 @@ def between_deals_text(state: TuiState) -> str:
     ready = [s.value for s in humans if seats[s].ready]
     waiting = [s.value for s in humans if not seats[s].ready]
     parts = []
-    if state.next_deal_at is not None:
-        left = max(0, math.ceil(state.next_deal_at - time.monotonic()))
+    next_deal_at = state.clock.next_deal_at
+    if next_deal_at is not None:
+        left = max(0, math.ceil(next_deal_at - time.monotonic()))
         if left <= LONGEST_COUNTDOWN:
             parts.append(f"Next deal in {left}s")
     if ready:
@@ -48,32 +41,28 @@ def between_deals_text(state: TuiState) -> str:
 def clock_left(state: TuiState) -> float | None:
     """Seconds left on the turn's clock (None when no clock runs); while the table
     is paused, what it had when it stopped."""
-    if state.clock is None or state.table_status != "playing":
+    if state.table_status != "playing":
         return None
-    if state.mirror.paused and state.clock_frozen is not None:
-        return state.clock_frozen
-    return max(0.0, state.clock[1] - time.monotonic())
+    return state.clock.left(paused=state.mirror.paused)
 
 
 def clock_warning(state: TuiState) -> bool:
     """Our own time is nearly up: a third of the limit or 10 seconds, whichever is
     less. The first time it is, the bell rings (if on)."""
     left = clock_left(state)
-    if left is None or state.clock is None or state.clock[0] is not state.you \
-            or not state.my_turn:
+    running = state.clock.running
+    if left is None or running is None or running[0] is not state.you or not state.my_turn:
         return False
-    limit = state.clock_limit or left
-    if left > min(10.0, limit / 3):
+    if left > min(10.0, (state.clock.limit or left) / 3):
         return False
-    if state.warned_for != state.clock:
-        state.warned_for = state.clock
-        state.bell_due = state.bell
+    if state.clock.first_warning():
+        state.bell.ring()
     return True
 
 
 def clock_text(state: TuiState) -> str:
     """"12s left" on a clocked turn; the warning when our own time is nearly up."""
-    stopped = state.clock_stopped
+    stopped = state.clock.stopped
     if stopped is not None and state.table_status == "playing":
         return f"clock stopped at {math.ceil(stopped[1])}s: waiting for an answer"
     left = clock_left(state)

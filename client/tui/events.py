@@ -3,19 +3,20 @@ notice, the clock and the bell, beside what the mirror already holds of them."""
 
 from __future__ import annotations
 
-import time
-from typing import Final
+from collections.abc import Callable
+from typing import Any, Final
 
 from ...game.explain import ordinal
 from ...game.seats import Seat, Team
 from ...protocol import messages as m
 from ..chat_log import line_of
+from ..handlers import Handlers
 from ..mirror import Change
 from . import gathering
 from .hint import notice_text
 from .state import Mode, Overlay, TuiState, article, deal_result_text
 
-__all__ = ["NOTHING", "apply", "on_message"]
+__all__ = ["NOTHING", "SCREEN_HANDLERS", "apply", "on_message"]
 
 #: What a message that never reaches the mirror (a reply) changes there.
 NOTHING: Final = Change(False)
@@ -29,120 +30,173 @@ def apply(state: TuiState, msg: m.ServerMessage) -> None:
 def on_message(state: TuiState, msg: m.ServerMessage, changed: Change = NOTHING) -> None:
     """Show one server message the mirror has already taken in (``changed``: what it
     changed there), or a reply that never reaches it: the log, the message line, the
-    clock, the bell."""
-    match msg:
-        case m.TableState(turn=turn, turn_left=left, turn_seconds=limit):
-            _log_chat(state, changed.chat)
-            state.awaiting_play = None
-            state.confirming = None
-            if state.mode is not Mode.TABLE or state.notice_style == "info":
-                state.say("")  # "Joining...", "Taking back...": done now
-            state.mode = Mode.TABLE
-            state.clamp_cursor()
-            _set_clock(state, turn, left, limit)
-            if msg.clock_stopped and turn is not None and left is not None:
-                state.clock, state.clock_stopped = None, (Seat(turn), left)
-            _set_next_deal(state, state.mirror.next_deal_in)
-            _apply_snapshot(state, msg)
-            gathering.check_ready_kept(state)
-        case m.DealStarted(deal=deal, dealer=dealer, first=first):
-            state.awaiting_play = None
-            state.confirming = None
-            state.cursor = 0
-            state.say("")  # whatever it said ("Joining...", "Ready...") is over
-            if state.overlay is Overlay.ASK:
-                state.overlay = Overlay.NONE
-            state.add_log(f"Deal {deal}: {dealer} deals, {first} plays first.", "good")
-            if state.my_turn:
-                _your_turn(state)
-        case m.Turn(seat=seat, seconds=seconds):
-            _set_clock(state, seat, seconds, state.clock_limit or seconds)
-        case m.Clock(seat=seat, seconds=seconds, stopped=True):
-            state.clock, state.clock_stopped = None, (seat, seconds)
-        case m.Clock(seat=seat, seconds=seconds):
-            _set_clock(state, seat, seconds, state.clock_limit)
-            if state.my_turn:
-                _your_turn(state)
-        case m.Played() if changed:
-            _log_played(state, msg)
-        case m.DealEnded():
-            _apply_deal_ended(state, msg)
-        case m.MatchEnded(winner=winner, scores=scores):
-            side = "Your side" if state.you is not None and state.you.team is winner \
-                else f"Team {winner}"
-            state.add_log(f"Match over: {side} wins, {scores.get(Team.NS, 0)}-"
-                         f"{scores.get(Team.EW, 0)} (NS-EW).", "good")
-            state.say(f"Match over. {state.after_match_keys}, Ctrl-Q: quit.")
-        case m.RematchWanted():
-            gathering.rematch_wanted(state, msg)
-        case m.RematchStarted():
-            state.add_log("Rematch: a new match at this table.", "good")
-            state.rematch_target = None
-            state.say("")
-        case m.PlayerJoined(seat=seat, name=name):
-            state.add_log(f"{name} sits at {seat}.")
-        case m.PlayerLeft(seat=seat):
-            state.add_log(f"{seat} left the table.")
-        case m.PlayerGone(seat=seat, seconds=seconds):
-            # The server cannot tell a quit from a dropped line: say only what is known.
-            state.add_log(f"{state.seat_label(seat)} is away (quit, or the connection "
-                         f"dropped); the seat is held {seconds:.0f} s.", "warn")
-        case m.PlayerBack(seat=seat):
-            state.add_log(f"{state.seat_label(seat)} is back.")
-        case m.BotTakeover(seat=seat, strategy=strategy):
-            state.add_log(f"{article(strategy).capitalize()} {strategy} bot plays {seat} "
-                         "until its player returns.", "warn")
-        case m.ConventionsChanged(team=team, card=card):
-            state.add_log(f"{team} play the '{card.name}' convention card (c shows it).",
-                         "warn")
-        case m.HintReply():
-            state.take_hint(msg)
-        case m.HintTaken(seat=seat):
-            mine = seat is state.you
-            state.add_log(notice_text(msg, mine, state.seat_label(seat)),
-                         "" if mine else "warn")
-        case m.Explanation(seat=seat, index=index, card=card, text=text):
-            state.add_log(f"{seat}'s {ordinal(index)} card {card}: {text}")
-        case m.Question():
-            _apply_question(state, msg)
-        case m.QuestionAsked(seat=seat, asker=asker, index=index):
-            # Only from an older server: this one tells partner's questions at the end.
-            about = f" about their {ordinal(index)} card" if index else ""
-            state.add_log(f"Partner ({asker}) asked {state.seat_label(seat)}{about}.")
-        case m.AnswerMessage(seat=seat, text=text):
-            state.add_log(f"{state.seat_label(seat)} answers: {text}", "answer")
-            state.say(f"{seat} answered: {text}")
-        case m.Tables(tables=tables, total=total):
-            state.lobby.set_tables(tables, total)
-        case m.TableCreated(table=table, name=name):
-            state.add_log(f"Created table {name} ({table}).", "good")
-            state.lobby.created(msg)
-        case m.ChatMessage(channel="lobby"):
-            _log_chat(state, (line_of(msg),))
-        case m.ChatMessage():
-            _log_chat(state, changed.chat)
-        case m.PauseState():
-            _apply_pause(state, msg)
-        case m.ServerShutdown(reason=reason):
-            state.add_log(f"Server: {reason}", "warn")
-        case m.Error(code=code, message=message):
-            state.on_error(code, message)
-        case _:
-            pass  # welcome, pong, ok, help, joined: nothing to show
+    clock, the bell (by :data:`SCREEN_HANDLERS`)."""
+    handler = SCREEN_HANDLERS.get(msg)
+    if handler is not None:
+        handler(state, msg, changed)
+
+
+def _on_table_state(state: TuiState, msg: m.TableState, changed: Change) -> None:
+    _log_chat(state, changed.chat)
+    state.composer.awaiting_play = None
+    state.composer.confirming = None
+    if state.mode is not Mode.TABLE or state.notice.style == "info":
+        state.say("")  # "Joining...", "Taking back...": done now
+    state.mode = Mode.TABLE
+    state.composer.clamp_cursor()
+    turn, left = msg.turn, msg.turn_left
+    _set_clock(state, turn, left, msg.turn_seconds)
+    if msg.clock_stopped and turn is not None and left is not None:
+        state.clock.stop(Seat(turn), left)
+    state.clock.next_deal_in(state.mirror.next_deal_in)
+    _apply_snapshot(state, msg)
+    gathering.check_ready_kept(state)
+
+
+def _on_deal_started(state: TuiState, msg: m.DealStarted, _changed: Change) -> None:
+    state.composer.awaiting_play = None
+    state.composer.confirming = None
+    state.composer.cursor = 0
+    state.say("")  # whatever it said ("Joining...", "Ready...") is over
+    if state.panels.overlay is Overlay.ASK:
+        state.panels.overlay = Overlay.NONE
+    state.add_log(f"Deal {msg.deal}: {msg.dealer} deals, {msg.first} plays first.", "good")
+
+
+def _on_turn(state: TuiState, msg: m.Turn, _changed: Change) -> None:
+    _set_clock(state, msg.seat, msg.seconds, state.clock.limit or msg.seconds)
+
+
+def _on_your_turn(state: TuiState, _msg: m.YourTurn, _changed: Change) -> None:
+    # The server's word that we are to play (after ``turn``, and after a snapshot or a
+    # resumed record when it is our turn): the prompt and the bell hang on it.
+    _your_turn(state)
+
+
+def _on_clock(state: TuiState, msg: m.Clock, _changed: Change) -> None:
+    if msg.stopped:
+        state.clock.stop(msg.seat, msg.seconds)
+        return
+    _set_clock(state, msg.seat, msg.seconds, state.clock.limit)
+    if state.my_turn:
+        _your_turn(state)  # the clock runs again (a pause ended): say whose turn it is
+
+
+def _on_played(state: TuiState, msg: m.Played, changed: Change) -> None:
+    if changed:
+        _log_played(state, msg)
+
+
+def _on_match_ended(state: TuiState, msg: m.MatchEnded, _changed: Change) -> None:
+    winner, scores = msg.winner, msg.scores
+    side = "Your side" if state.you is not None and state.you.team is winner \
+        else f"Team {winner}"
+    state.add_log(f"Match over: {side} wins, {scores.get(Team.NS, 0)}-"
+                  f"{scores.get(Team.EW, 0)} (NS-EW).", "good")
+    state.say(f"Match over. {state.after_match_keys}, Ctrl-Q: quit.")
+
+
+def _on_rematch_started(state: TuiState, _msg: m.RematchStarted, _changed: Change) -> None:
+    state.add_log("Rematch: a new match at this table.", "good")
+    state.rematch_target = None
+    state.say("")
+
+
+def _on_player_gone(state: TuiState, msg: m.PlayerGone, _changed: Change) -> None:
+    # The server cannot tell a quit from a dropped line: say only what is known.
+    state.add_log(f"{state.seat_label(msg.seat)} is away (quit, or the connection "
+                  f"dropped); the seat is held {msg.seconds:.0f} s.", "warn")
+
+
+def _on_hint_taken(state: TuiState, msg: m.HintTaken, _changed: Change) -> None:
+    mine = msg.seat is state.you
+    state.add_log(notice_text(msg, mine, state.seat_label(msg.seat)), "" if mine else "warn")
+
+
+def _on_question_asked(state: TuiState, msg: m.QuestionAsked, _changed: Change) -> None:
+    # Only from an older server: this one tells partner's questions at the end.
+    about = f" about their {ordinal(msg.index)} card" if msg.index else ""
+    state.add_log(f"Partner ({msg.asker}) asked {state.seat_label(msg.seat)}{about}.")
+
+
+def _on_answer(state: TuiState, msg: m.AnswerMessage, _changed: Change) -> None:
+    state.add_log(f"{state.seat_label(msg.seat)} answers: {msg.text}", "answer")
+    state.say(f"{msg.seat} answered: {msg.text}")
+
+
+def _on_table_created(state: TuiState, msg: m.TableCreated, _changed: Change) -> None:
+    state.add_log(f"Created table {msg.name} ({msg.table}).", "good")
+    state.lobby.created(msg)
+
+
+def _on_chat(state: TuiState, msg: m.ChatMessage, changed: Change) -> None:
+    # The table's lines come through the mirror (which keeps them); the lobby's do not.
+    _log_chat(state, (line_of(msg),) if msg.channel == "lobby" else changed.chat)
+
+
+def _on_deal_ended(state: TuiState, msg: m.DealEnded, _changed: Change) -> None:
+    _apply_deal_ended(state, msg)
+
+
+def _on_rematch_wanted(state: TuiState, msg: m.RematchWanted, _changed: Change) -> None:
+    gathering.rematch_wanted(state, msg)
+
+
+def _on_player_joined(state: TuiState, msg: m.PlayerJoined, _changed: Change) -> None:
+    state.add_log(f"{msg.name} sits at {msg.seat}.")
+
+
+def _on_player_left(state: TuiState, msg: m.PlayerLeft, _changed: Change) -> None:
+    state.add_log(f"{msg.seat} left the table.")
+
+
+def _on_player_back(state: TuiState, msg: m.PlayerBack, _changed: Change) -> None:
+    state.add_log(f"{state.seat_label(msg.seat)} is back.")
+
+
+def _on_bot_takeover(state: TuiState, msg: m.BotTakeover, _changed: Change) -> None:
+    state.add_log(f"{article(msg.strategy).capitalize()} {msg.strategy} bot plays "
+                  f"{msg.seat} until its player returns.", "warn")
+
+
+def _on_conventions(state: TuiState, msg: m.ConventionsChanged, _changed: Change) -> None:
+    state.add_log(f"{msg.team} play the '{msg.card.name}' convention card (c shows it).",
+                  "warn")
+
+
+def _on_hint(state: TuiState, msg: m.HintReply, _changed: Change) -> None:
+    state.take_hint(msg)
+
+
+def _on_explanation(state: TuiState, msg: m.Explanation, _changed: Change) -> None:
+    state.add_log(f"{msg.seat}'s {ordinal(msg.index)} card {msg.card}: {msg.text}")
+
+
+def _on_question(state: TuiState, msg: m.Question, _changed: Change) -> None:
+    _apply_question(state, msg)
+
+
+def _on_tables(state: TuiState, msg: m.Tables, _changed: Change) -> None:
+    state.lobby.set_tables(msg.tables, msg.total)
+
+
+def _on_pause(state: TuiState, msg: m.PauseState, _changed: Change) -> None:
+    _apply_pause(state, msg)
+
+
+def _on_shutdown(state: TuiState, msg: m.ServerShutdown, _changed: Change) -> None:
+    state.add_log(f"Server: {msg.reason}", "warn")
+
+
+def _on_error(state: TuiState, msg: m.Error, _changed: Change) -> None:
+    state.on_error(msg.code, msg.message)
 
 
 def _set_clock(state: TuiState, seat: str | None, seconds: float | None,
                limit: float | None) -> None:
-    state.clock = None if seat is None or seconds is None \
-        else (Seat(seat), time.monotonic() + seconds)
-    state.clock_limit = limit
-    state.clock_stopped = None
     # A snapshot of a paused table gives what the clock had when it stopped.
-    state.clock_frozen = seconds if state.mirror.paused else None
-
-
-def _set_next_deal(state: TuiState, seconds: float | None) -> None:
-    state.next_deal_at = None if seconds is None else time.monotonic() + seconds
+    state.clock.set(None if seat is None else Seat(seat), seconds, limit,
+                    paused=state.mirror.paused)
 
 
 def _apply_snapshot(state: TuiState, snapshot: m.TableState) -> None:
@@ -192,8 +246,7 @@ def _apply_pause(state: TuiState, msg: m.PauseState) -> None:
     stands): stop or restart our picture of the clock, and say it."""
     who = state.who(msg.seat)
     if msg.paused:
-        if state.clock is not None and state.clock_frozen is None:
-            state.clock_frozen = max(0.0, state.clock[1] - time.monotonic())
+        state.clock.freeze()
         # Not "{who} agreed": a pause also begins when the last one to agree leaves.
         # Only the players resume: a spectator is not offered the key.
         seated = state.you is not None
@@ -201,9 +254,7 @@ def _apply_pause(state: TuiState, msg: m.PauseState) -> None:
                      + ("; p resumes." if seated else "."), "warn")
         state.say("Paused. Press p to resume." if seated else "Paused by the players.")
     elif msg.asked_by is None:
-        if state.clock is not None and state.clock_frozen is not None:
-            state.clock = (state.clock[0], time.monotonic() + state.clock_frozen)
-        state.clock_frozen = None
+        state.clock.thaw()
         # A request also lapses when everyone who agreed to it has gone.
         state.add_log(f"{who} resumed: the pause is over."
                      if state.mirror.seats[msg.seat].connected
@@ -236,9 +287,9 @@ def _log_played(state: TuiState, msg: m.Played) -> None:
     elif seat is state.you:
         state.substitute_note = ""
     if seat is state.you:
-        state.awaiting_play = None
-        state.clamp_cursor()
-        if state.notice_style != "error":
+        state.composer.awaiting_play = None
+        state.composer.clamp_cursor()
+        if state.notice.style != "error":
             state.say("")
     extra = ""
     if state.you is None or seat.team is not state.you.team:
@@ -251,8 +302,6 @@ def _log_played(state: TuiState, msg: m.Played) -> None:
                   else " ~ by the substitute: the player is away")
     state.add_log(f"{state.who(seat)} played {msg.card} ({ordinal(msg.index)}){extra}",
                   "warn" if msg.by is not None and seat is not state.you else "")
-    if state.my_turn:
-        _your_turn(state)
 
 
 def _your_turn(state: TuiState) -> None:
@@ -261,15 +310,12 @@ def _your_turn(state: TuiState) -> None:
         state.say(f"Your turn ({state.substitute_note}).", "error")
     else:
         state.say("Your turn: pick a card (arrows + Enter, or type it).")
-    turn = (state.mirror.deal, state.mirror.plays_made)
-    if state.bell and turn != state.rung_for:
-        state.rung_for = turn
-        state.bell_due = True
+    state.bell.ring_for_turn((state.mirror.deal, state.mirror.plays_made))
 
 
 def _apply_deal_ended(state: TuiState, msg: m.DealEnded) -> None:
-    state.clamp_cursor()
-    _set_next_deal(state, msg.next_deal_in)
+    state.composer.clamp_cursor()
+    state.clock.next_deal_in(msg.next_deal_in)
     state.add_log(deal_result_text(msg.deal, msg.winner, msg.penalty,
                                   msg.victory_points), "good")
     for q in msg.questions or ():
@@ -313,3 +359,42 @@ def standing(state: TuiState) -> str:
     who = "" if turn is None else (", your turn" if turn is state.you
                                    else f", {turn} to play")
     return f"deal {mirror.deal}, play {mirror.plays_made + 1} of 32{who}; {scores}"
+
+
+#: What each server message does to the screen (a test checks every type is here). The
+#: ignored ones show nothing: the connection's own (welcome, ping, pong), replies whose
+#: sender shows them (``ok``, ``hello_ok``, ``joined``, ``help``), and what the screen
+#: draws from the mirror alone (``player_ready``, ``expert_cost``).
+SCREEN_HANDLERS: Handlers[Callable[[TuiState, Any, Change], None]] = Handlers({
+    m.TableState: _on_table_state,
+    m.DealStarted: _on_deal_started,
+    m.Turn: _on_turn,
+    m.YourTurn: _on_your_turn,
+    m.Clock: _on_clock,
+    m.Played: _on_played,
+    m.DealEnded: _on_deal_ended,
+    m.MatchEnded: _on_match_ended,
+    m.RematchWanted: _on_rematch_wanted,
+    m.RematchStarted: _on_rematch_started,
+    m.PlayerJoined: _on_player_joined,
+    m.PlayerLeft: _on_player_left,
+    m.PlayerGone: _on_player_gone,
+    m.PlayerBack: _on_player_back,
+    m.BotTakeover: _on_bot_takeover,
+    m.ConventionsChanged: _on_conventions,
+    m.HintReply: _on_hint,
+    m.HintTaken: _on_hint_taken,
+    m.Explanation: _on_explanation,
+    m.Question: _on_question,
+    m.QuestionAsked: _on_question_asked,
+    m.AnswerMessage: _on_answer,
+    m.Tables: _on_tables,
+    m.TableCreated: _on_table_created,
+    m.ChatMessage: _on_chat,
+    m.PauseState: _on_pause,
+    m.ServerShutdown: _on_shutdown,
+    m.Error: _on_error,
+}, ignored=(
+    m.Welcome, m.ServerPing, m.ServerPong, m.Ok, m.HelloOk, m.Joined, m.HelpReply,
+    m.PlayerReady, m.ExpertCost,
+))

@@ -25,7 +25,7 @@ from prompt_toolkit.widgets import Frame
 from ...game.cards import rank_name
 from ...game.seats import Team
 from ...protocol.text import display_width, fit_width
-from .clock import between_deals_text, clock_text, clock_warning, retry_text
+from .clock import between_deals_text, clock_text, clock_warning
 from .fit import (
     MIN_SIZE,
     drawn,
@@ -78,9 +78,9 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     name = drawn(mirror.name, 20) or ("lobby" if state.mode is Mode.LOBBY else "")
     left = f" JACKAL  {name}"
     status = {"connected": "connected", "connecting": "connecting...",
-              "reconnecting": f"RECONNECTING ({retry_text(state)})",
-              "unreachable": f"UNREACHABLE ({retry_text(state)})", "lost": "DISCONNECTED",
-              "closed": "closed"}.get(state.status, state.status)
+              "reconnecting": f"RECONNECTING ({state.link.retry_text()})",
+              "unreachable": f"UNREACHABLE ({state.link.retry_text()})", "lost": "DISCONNECTED",
+              "closed": "closed"}.get(state.link.status, state.link.status)
     if state.mode is Mode.TABLE and mirror.table is not None:
         deal = f"deal {mirror.deal}" if mirror.deal else "before the first deal"
         dealer = f"  dealer {mirror.dealer}" if mirror.dealer else ""
@@ -90,7 +90,7 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
         left = f" JACKAL  {fit_width(name, max(room, 4))}{facts}"
     elif server:
         left += f"  {server}"
-    status_style = "class:header.status.ok" if state.status in ("connected", "connecting") \
+    status_style = "class:header.status.ok" if state.link.status in ("connected", "connecting") \
         else "class:header.status.bad"
     width = max(screen_width() - len(status) - 2, display_width(left) + 1)
     out: StyleAndTextTuples = [("class:header", padded(left, width)),
@@ -98,7 +98,7 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     if state.mode is Mode.LOBBY:
         shown = len(state.lobby.tables)
         total = state.lobby.tables_total
-        if state.status != "connected" and not shown:
+        if state.link.status != "connected" and not shown:
             out.append(("", "\n"))  # no list came: no count to give
             return out
         more = f" (the first {shown} shown)" if total > shown else ""
@@ -114,8 +114,8 @@ def render_header(state: TuiState, server: str = "") -> StyleAndTextTuples:
     flags: StyleAndTextTuples = []
     if mirror.seeded:  # its creator chose the seed, so may know every hand
         flags.append(("class:header.status.bad", " SEEDED "))
-    if state.clock_limit:  # the table's clock: a late card is the substitute's
-        flags.append(("class:dim", f" CLOCK {state.clock_limit:g}s"))
+    if state.clock.limit:  # the table's clock: a late card is the substitute's
+        flags.append(("class:dim", f" CLOCK {state.clock.limit:g}s"))
     if mirror.hints and state.you is not None:  # seated players may ask the expert
         flags.append(("class:dim", " HINTS (x)"))
     # What the second line holds so far (the first line is out's first three pieces).
@@ -151,7 +151,7 @@ def render_rows(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
     deals, the deal's summary instead (:mod:`.summary`), but the rows while the ask
     panel points at one of their cards."""
     mirror = state.mirror
-    target = state.ask_target if state.overlay is Overlay.ASK else None
+    target = state.panels.ask_target if state.panels.overlay is Overlay.ASK else None
     if target is None and shows_dealt(mirror):
         return render_dealt(mirror, symbols)
     out: StyleAndTextTuples = []
@@ -240,7 +240,7 @@ def render_hand(state: TuiState, symbols: bool = False,
             top.append(("", "["))
             column += 1
         style = card_style(card) + (" class:card.group" if grouped else "")
-        if i == state.cursor and state.prompt is None:
+        if i == state.composer.cursor and state.prompt is None:
             style += " class:cursor"
             caret = column
         text = card_text(card, symbols)
@@ -290,10 +290,10 @@ def render_message(state: TuiState) -> StyleAndTextTuples:
         return wrap_fragments(out, screen_width() - 1)
     out = []
     if state.mode is Mode.TABLE and state.you is not None:
-        out.append(("class:prompt", f" Card> {state.typed:<3} "))
+        out.append(("class:prompt", f" Card> {state.composer.typed:<3} "))
     else:
         out.append(("", " "))
-    out.append((f"class:notice.{state.notice_style}", state.notice))
+    out.append((f"class:notice.{state.notice.style}", state.notice.text))
     # By word, here: the window would cut a word in two at the edge ("Chat o").
     return wrap_fragments(out, screen_width() - 1)
 
@@ -369,12 +369,12 @@ def render_footer(state: TuiState) -> StyleAndTextTuples:
     """One line of the most useful keys."""
     if state.prompt is not None:
         text = " Enter send  Esc cancel  Backspace edit"
-    elif state.overlay is Overlay.ASK:
+    elif state.panels.overlay is Overlay.ASK:
         text = " Left/Right choose a card  Enter ask a question  Esc close" \
             if state.you is not None else " Left/Right choose a card  Esc close"
-    elif state.overlay is Overlay.QUIT:
+    elif state.panels.overlay is Overlay.QUIT:
         text = " y quit  n / Esc stay"
-    elif state.overlay is not Overlay.NONE:
+    elif state.panels.overlay is not Overlay.NONE:
         text = " any key closes this panel  (Up/Down PgUp/PgDn Home/End scroll)"
     else:
         keys = ["Up/Down", "Enter join", "s watch", "c create", "b bot", "g list", "m chat"] \
@@ -421,12 +421,6 @@ def _table_keys(state: TuiState) -> list[str]:
     return keys
 
 
-# ==================================================================== lobby
-
-
-# ==================================================================== panels
-
-
 # ==================================================================== assembly
 
 
@@ -442,71 +436,80 @@ def build_layout(state: TuiState, *, symbols: bool = False, server: str = "") ->
     cursor is reverse video with a caret under it, and whose turn it is has a ``>`` marker.
     """
 
-    def text(render: Callable[[], StyleAndTextTuples]) -> FormattedTextControl:
-        return FormattedTextControl(render, focusable=False, show_cursor=False)
-
-    def click(index: int) -> None:
-        state.click_card(index)
-
-    in_table = Condition(lambda: state.mode is Mode.TABLE)
-    in_lobby = Condition(lambda: state.mode is Mode.LOBBY)
-    showing_result = Condition(lambda: state.mirror.last_deal is not None
-                               and state.mirror.status in ("between_deals", "over"))
-
-    table = HSplit([
-        Window(text(lambda: render_rows(state, symbols)), height=8),
-        # Two lines when the clock's warning does not fit beside the turn.
-        Window(text(lambda: wrap_fragments(render_turn(state), screen_width() - 1)),
-               height=Dimension(min=1, max=2)),
-        Window(text(lambda: render_hand(state, symbols, click)), height=2),
-    ])
-    log = Window(text(lambda: render_log(state, symbols)), wrap_lines=True,
-                 height=Dimension(min=1, weight=1))
-    result = Window(text(lambda: render_result(state, symbols)), height=7)
-    body = HSplit([
-        Window(text(lambda: render_header(state, server)), height=2),
-        ConditionalContainer(table, filter=in_table),
-        ConditionalContainer(Window(text(lambda: render_lobby(state)),
-                                    height=Dimension(min=3, weight=2)), filter=in_lobby),
-        # A long prompt (a question being answered) wraps onto a second line or third line.
-        Window(text(lambda: render_message(state)), wrap_lines=True,
-               height=Dimension(min=1, max=3)),
-        ConditionalContainer(result, filter=in_table & showing_result),
-        log,
-        Window(text(lambda: render_footer(state)), height=1),
-    ])
-    def panel() -> Frame:
-        return Frame(Window(text(lambda: render_overlay(state, symbols)), wrap_lines=True),
-                     title=lambda: overlay_title(state))
-
-    small = (Overlay.ASK, Overlay.QUIT)
-    big_panel = Condition(lambda: state.overlay not in (Overlay.NONE, *small))
-    small_panel = Condition(lambda: state.overlay in small)
-    # Fixed margins rather than the panels' preferred sizes: panels then use what the
-    # terminal has and redraw sensibly on resize. The small ones sit over the log, so
-    # the rows (with the card being asked about highlighted) stay in view.
-    screen = FloatContainer(body, floats=[
-        # Edge to edge: a margin beside a panel showed a column of the screen under it.
-        Float(ConditionalContainer(panel(), filter=big_panel), top=2, bottom=1, left=0, right=0),
-        Float(ConditionalContainer(panel(), filter=small_panel), height=8, bottom=1, left=0,
-              right=0),
-    ])
+    screen = FloatContainer(_body(state, symbols, server), floats=_panels(state, symbols))
     # Below the smallest size the screen fits, say so instead of cutting it up.
     fits = Condition(lambda: all(have >= need for have, need in zip(screen_size(), MIN_SIZE,
                                                                    strict=True)))
     root = HSplit([
         ConditionalContainer(screen, filter=fits),
-        ConditionalContainer(Window(text(lambda: render_too_small(state)), wrap_lines=True),
+        ConditionalContainer(Window(_text(lambda: render_too_small(state)), wrap_lines=True),
                              filter=~fits),
     ])
     return Layout(root)
+
+
+def _text(render: Callable[[], StyleAndTextTuples]) -> FormattedTextControl:
+    return FormattedTextControl(render, focusable=False, show_cursor=False)
+
+
+def _body(state: TuiState, symbols: bool, server: str) -> HSplit:
+    """The screen under the panels: header, the table or the lobby, message, log, footer."""
+    in_table = Condition(lambda: state.mode is Mode.TABLE)
+    in_lobby = Condition(lambda: state.mode is Mode.LOBBY)
+    showing_result = Condition(lambda: state.mirror.last_deal is not None
+                               and state.mirror.status in ("between_deals", "over"))
+    table = HSplit([
+        Window(_text(lambda: render_rows(state, symbols)), height=8),
+        # Two lines when the clock's warning does not fit beside the turn.
+        Window(_text(lambda: wrap_fragments(render_turn(state), screen_width() - 1)),
+               height=Dimension(min=1, max=2)),
+        Window(_text(lambda: render_hand(state, symbols, state.composer.click_card)),
+               height=2),
+    ])
+    log = Window(_text(lambda: render_log(state, symbols)), wrap_lines=True,
+                 height=Dimension(min=1, weight=1))
+    result = Window(_text(lambda: render_result(state, symbols)), height=7)
+    return HSplit([
+        Window(_text(lambda: render_header(state, server)), height=2),
+        ConditionalContainer(table, filter=in_table),
+        ConditionalContainer(Window(_text(lambda: render_lobby(state)),
+                                    height=Dimension(min=3, weight=2)), filter=in_lobby),
+        # A long prompt (a question being answered) wraps onto a second line or third line.
+        Window(_text(lambda: render_message(state)), wrap_lines=True,
+               height=Dimension(min=1, max=3)),
+        ConditionalContainer(result, filter=in_table & showing_result),
+        log,
+        Window(_text(lambda: render_footer(state)), height=1),
+    ])
+
+
+def _panels(state: TuiState, symbols: bool) -> list[Float]:
+    """The panels over the screen: the big ones over all of it, the small ones (asking,
+    quitting) over the log."""
+
+    def panel() -> Frame:
+        return Frame(Window(_text(lambda: render_overlay(state, symbols)), wrap_lines=True),
+                     title=lambda: overlay_title(state))
+
+    small = (Overlay.ASK, Overlay.QUIT)
+    big_panel = Condition(lambda: state.panels.overlay not in (Overlay.NONE, *small))
+    small_panel = Condition(lambda: state.panels.overlay in small)
+    # Fixed margins rather than the panels' preferred sizes: panels then use what the
+    # terminal has and redraw sensibly on resize. The small ones sit over the log, so
+    # the rows (with the card being asked about highlighted) stay in view.
+    return [
+        # Edge to edge: a margin beside a panel showed a column of the screen under it.
+        Float(ConditionalContainer(panel(), filter=big_panel), top=2, bottom=1, left=0, right=0),
+        Float(ConditionalContainer(panel(), filter=small_panel), height=8, bottom=1, left=0,
+              right=0),
+    ]
 
 
 def render_too_small(state: TuiState) -> StyleAndTextTuples:
     """The notice that the terminal is too small; the Ctrl-Q question in its place while
     it is asked, so quitting can be confirmed at any size."""
     columns, rows = screen_size()
-    if state.overlay is Overlay.QUIT:
+    if state.panels.overlay is Overlay.QUIT:
         return wrap_fragments(render_quit(state), max(columns - 1, 10))
     quits = "Ctrl-Q asks whether to leave: your match goes on meanwhile." if state.in_match \
         else "Ctrl-Q quits."

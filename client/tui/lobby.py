@@ -37,7 +37,7 @@ class SpectateTable:
 
 
 #: What the lobby queues for the network task: a message, or one of the two intents above.
-LobbyOutgoing = requests.ClientMessage | JoinSeat | SpectateTable
+LobbyIntent = requests.ClientMessage | JoinSeat | SpectateTable
 
 
 class OpenPrompt(Protocol):
@@ -137,7 +137,7 @@ class LobbyState:
     #: Show a line on the message line, with a style ("info", "error" ...).
     say: Callable[[str, str], None]
     #: Queue a message or intent for the network task.
-    send: Callable[[LobbyOutgoing], None]
+    send: Callable[[LobbyIntent], None]
     open_prompt: OpenPrompt
     tables: list[m.TableInfo] = field(default_factory=list)
     cursor: int = 0

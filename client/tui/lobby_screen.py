@@ -19,9 +19,9 @@ _SEATS_LABEL = "   "
 def render_lobby(state: TuiState) -> StyleAndTextTuples:
     """The list of tables with their seats; the selected one in reverse video."""
     if not state.lobby.tables:
-        if state.status != "connected":  # no list came: say why, not that it is empty
+        if state.link.status != "connected":  # no list came: say why, not that it is empty
             why = {"lost": "Not connected", "unreachable": "The server cannot be reached",
-                   "reconnecting": "Connection lost"}.get(state.status, "Connecting")
+                   "reconnecting": "Connection lost"}.get(state.link.status, "Connecting")
             return [("", f"\n {why}: no list of tables yet.\n")]
         return [("", "\n No tables yet: press c to create one, g to refresh.\n")]
     # Two lines a table, each fitted to the screen, so no name or flag runs off its edge:

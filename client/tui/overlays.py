@@ -21,7 +21,7 @@ __all__ = ["overlay_title", "render_overlay", "render_quit"]
 
 def render_overlay(state: TuiState, symbols: bool = False) -> StyleAndTextTuples:
     """The content of the open panel."""
-    overlay = state.overlay
+    overlay = state.panels.overlay
     out: StyleAndTextTuples = []
     if overlay is Overlay.HELP:
         # "Anywhere" (help, quit) first: a small screen cuts the panel's end.
@@ -56,9 +56,9 @@ def render_overlay(state: TuiState, symbols: bool = False) -> StyleAndTextTuples
         lines = 1 + sum(fragment[1].count("\n") for fragment in out)
         if out and out[-1][1].endswith("\n"):
             lines -= 1
-        state.panel_scroll = max(0, min(state.panel_scroll, lines - panel_height()))
-        if state.panel_scroll:
-            out = _drop_lines(out, state.panel_scroll)
+        state.panels.scroll = max(0, min(state.panels.scroll, lines - panel_height()))
+        if state.panels.scroll:
+            out = _drop_lines(out, state.panels.scroll)
     return out
 
 
@@ -145,9 +145,9 @@ def _render_hint(state: TuiState) -> StyleAndTextTuples:
 
 
 def _render_ask(state: TuiState) -> StyleAndTextTuples:
-    if state.ask_target is None:
+    if state.panels.ask_target is None:
         return [("", "No card selected.")]
-    seat, index = state.ask_target
+    seat, index = state.panels.ask_target
     row = state.mirror.rows[seat]
     if index > len(row):
         return [("", "No card there.")]
@@ -190,5 +190,5 @@ def overlay_title(state: TuiState) -> str:
     return {Overlay.HELP: "Keys", Overlay.CONVENTIONS: "Convention cards",
             Overlay.LOG: "Event log", Overlay.ASK: "What does it mean?",
             Overlay.QUIT: "Quit", Overlay.HISTORY: "The match so far",
-            Overlay.HINT: "Hint"}.get(state.overlay, "")
+            Overlay.HINT: "Hint"}.get(state.panels.overlay, "")
 

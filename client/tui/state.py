@@ -5,30 +5,29 @@ methods; what must be sent goes to its outbox. Server messages reach it through
 
 from __future__ import annotations
 
-import time
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from enum import Enum
 
-from ...game.cards import Card, parse_card
-from ...game.errors import MalformedInput
+from ...game.cards import Card
 from ...game.explain import Meaning, ordinal
 from ...game.seats import SEATS, Seat, Team
 from ...protocol import messages as m
 from ...protocol import requests
-from ...protocol.errors import ErrorCode
 from ...protocol.text import escape_text
 from ..mirror import TableMirror
 from . import gathering
+from .composer import Composer, sort_hand
 from .hint import hint_is_current, why_no_hint
 from .lobby import JoinSeat, LobbyState, SpectateTable
 from .meaning import explain_card
+from .parts import Bell, ClockView, LinkView, Notice, Overlay, Panels
 
 __all__ = [
+    "Intent",
     "LogLine",
     "Mode",
-    "Outgoing",
     "Overlay",
     "PlayAgain",
     "Prompt",
@@ -36,10 +35,6 @@ __all__ = [
     "ordinal",
 ]
 
-SUIT_ORDER = {"S": 0, "H": 1, "D": 2, "C": 3}
-#: Characters that may start or continue a typed card ("7h", "th", "10s", "q♠").
-RANK_CHARS = frozenset("a23456789tjqk1")
-SUIT_CHARS = frozenset("shdc♠♥♦♣♤♡♢♧")
 LOG_SIZE = 300
 
 
@@ -54,19 +49,6 @@ class Mode(Enum):
     TABLE = "table"
 
 
-class Overlay(Enum):
-    """A panel drawn over the screen, which takes the keys while it is up."""
-
-    NONE = "none"
-    HELP = "help"
-    CONVENTIONS = "conventions"
-    LOG = "log"
-    ASK = "ask"
-    QUIT = "quit"
-    HISTORY = "history"
-    HINT = "hint"
-
-
 @dataclass(frozen=True)
 class PlayAgain:
     """Intent: what next after a match (or after watching): a new match in the embedded
@@ -75,7 +57,7 @@ class PlayAgain:
 
 #: What key handlers queue for the network task: protocol messages, or intents that
 #: take several messages (the network task knows how to carry them out).
-Outgoing = requests.ClientMessage | JoinSeat | SpectateTable | PlayAgain
+Intent = requests.ClientMessage | JoinSeat | SpectateTable | PlayAgain
 
 
 @dataclass(frozen=True)
@@ -114,14 +96,10 @@ class TuiState:
     """
 
     mode: Mode = Mode.TABLE
-    #: "connecting", "connected", "reconnecting", "lost", "closed".
-    status: str = "connecting"
-    status_detail: str = ""
-    #: While reconnecting: when the next attempt comes (``time.monotonic()``).
-    retry_at: float | None = None
-    #: The turn's clock, when the table has one: the seat and when its time runs out
-    #: (``time.monotonic()``); None when no clock runs.
-    clock: tuple[Seat, float] | None = None
+    #: The connection as the header shows it.
+    link: LinkView = field(default_factory=LinkView)
+    #: The turn's clock and the countdown to the next deal, as shown.
+    clock: ClockView = field(default_factory=ClockView)
     #: On a server (not the built-in game): "n" after a match goes back to the lobby,
     #: and quitting leaves a held seat behind.
     on_server: bool = False
@@ -133,59 +111,41 @@ class TuiState:
     rematch_target: int | None = None
     ready_for: int | None = None
     #: Ask "Play 7H?" and wait for a second Enter before a card is sent (``--confirm``).
-    confirm: bool = False
-    #: The card waiting for that second Enter.
-    confirming: Card | None = None
-    #: The last typed character was refused: Enter then plays nothing.
-    rejected: bool = False
+    confirm: InitVar[bool] = False
     #: What the substitute last did at our seat, until we play again ourselves.
     substitute_note: str = ""
-    #: The table's per-play limit in seconds, when it has a clock.
-    clock_limit: float | None = None
-    #: The turn's clock is stopped (its player waits for an answer): the seat and the
-    #: seconds it will have when it runs again.
-    clock_stopped: tuple[Seat, float] | None = None
-    #: Between deals: when the next deal starts (``time.monotonic()``), if the server said.
-    next_deal_at: float | None = None
     #: The next seated ``table_state`` is a seat taken back (a restarted client, or a
     #: reconnection): the log says so, with where the match stands.
     taking_back: bool = False
-    #: The warning before our time runs out was given (bell) for this turn.
-    warned_for: tuple[Seat, float] | None = None
     #: The table as the server describes it: the process's one mirror (the seat
     #: session's while seated), which the screen renders from.
     mirror: TableMirror = field(default_factory=TableMirror)
     # -- what the player is doing ---------------------------------------------------------
-    cursor: int = 0
-    typed: str = ""
-    notice: str = ""
-    notice_style: str = "info"
-    overlay: Overlay = Overlay.NONE
+    #: The message line.
+    notice: Notice = field(default_factory=Notice)
+    #: The panel over the screen, its scroll, the card being asked about.
+    panels: Panels = field(default_factory=Panels)
     prompt: Prompt | None = None
-    #: The card being asked about: (seat, index 1..8).
-    ask_target: tuple[Seat, int] | None = None
     #: The last hint the server gave our seat (shown again on the same turn).
     hint: m.HintReply | None = None
     #: Questions the opponents asked us and we have not answered, oldest first.
     questions_to_me: list[m.Question] = field(default_factory=list)
-    awaiting_play: Card | None = None
-    panel_scroll: int = 0
     # -- plumbing ----------------------------------------------------------------------------
     log: deque[LogLine] = field(default_factory=lambda: deque(maxlen=LOG_SIZE))
-    outbox: deque[Outgoing] = field(default_factory=deque)
+    outbox: deque[Intent] = field(default_factory=deque)
     wake: Callable[[], None] = field(default=lambda: None)
     quit_requested: bool = False
     lobby: LobbyState = field(init=False, repr=False, compare=False)
-    #: Ring the terminal bell when it becomes our turn (``--no-bell`` turns it off).
-    bell: bool = True
-    #: A bell is due; the application rings it when it next draws, and clears this.
-    bell_due: bool = False
-    rung_for: tuple[int, int] | None = None
-    #: While the table is paused: what the turn's clock had left when it stopped.
-    clock_frozen: float | None = None
+    #: The terminal bell (``--no-bell`` turns it off).
+    bell: Bell = field(default_factory=Bell)
 
-    def __post_init__(self) -> None:
+    #: The card being chosen, and the play on its way.
+    composer: Composer = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self, confirm: bool) -> None:
         self.lobby = LobbyState(say=self.say, send=self.send, open_prompt=self.open_prompt)
+        self.composer = Composer(table=lambda: self.mirror, say=self.say, send=self.send,
+                                 seat_label=self.seat_label, confirm=confirm)
 
     # ====================================================================== reading
     # The table itself lives in the mirror; these read it under the names the layout uses.
@@ -224,12 +184,12 @@ class TuiState:
         needs a confirmation; while reconnecting Ctrl-Q quits at once: the seat is held
         and its token saved either way)."""
         return self.you is not None and self.table_status in ("playing", "between_deals") \
-            and self.status not in ("lost", "closed", "reconnecting")
+            and self.link.status not in ("lost", "closed", "reconnecting")
 
 
     def sorted_hand(self) -> list[Card]:
         """The hand sorted by rank, then suit (spades, hearts, diamonds, clubs)."""
-        return sorted(self.hand, key=lambda c: (c.rank, SUIT_ORDER[c.suit]))
+        return sort_hand(self.hand)
 
     def group_sizes(self) -> Counter[int]:
         """How many cards of each rank the hand holds."""
@@ -256,8 +216,7 @@ class TuiState:
         """How the log names a seat: "You" for ours, else its label."""
         return "You" if seat is self.you else self.seat_label(seat)
 
-    # ====================================================================== server messages
-
+    # ====================================================================== table actions
 
     def toggle_pause(self) -> None:
         """p: ask for a pause, agree to the one asked for, or end it (or withdraw ours)."""
@@ -297,14 +256,14 @@ class TuiState:
         self.hint = msg
         hand = self.sorted_hand()
         if msg.card in hand and self.my_turn:
-            self.cursor = hand.index(msg.card)
-            self.typed = ""
-            self.rejected = False
+            self.composer.cursor = hand.index(msg.card)
+            self.composer.typed = ""
+            self.composer.rejected = False
         self.say(f"Hint: the expert would play {msg.card} (under the cursor: Enter plays "
                  f"it). x shows why again.")
         if self.prompt is None:
-            self.overlay = Overlay.HINT
-            self.panel_scroll = 0
+            self.panels.overlay = Overlay.HINT
+            self.panels.scroll = 0
 
     def ask_hint(self) -> None:
         """x: what would the expert play now, and why? Asked of the server (which tells
@@ -324,7 +283,7 @@ class TuiState:
 
     def on_error(self, code: str, message: str) -> None:
         """A request failed on the server: nothing changed there; say why."""
-        self.awaiting_play = None
+        self.composer.awaiting_play = None
         self.say(f"Server: {message} [{code}]", "error")
         self.add_log(f"Server refused: {message} [{code}]", "error")
         if self.prompt is None:  # a refused new table: its dialog again, answers kept
@@ -333,17 +292,11 @@ class TuiState:
     def set_status(self, status: str, detail: str = "", retry_in: float | None = None) -> None:
         """Connection status from the network task (connected / reconnecting / lost);
         ``retry_in``: seconds until the next reconnection attempt."""
-        self.retry_at = None if retry_in is None else time.monotonic() + retry_in
         if status == "reconnecting" and self.you is not None:
             self.taking_back = True  # the reclaim's snapshot then says where we stand
-        if status != self.status:
-            text = {"connected": "Connected.", "reconnecting": "Connection lost: reconnecting...",
-                    "unreachable": "Not connected, trying again:",
-                    "lost": "Disconnected.", "closed": "Closed."}.get(status, status)
-            self.add_log(text + (f" {detail}" if detail else ""),
-                         "good" if status == "connected" else "warn")
-        self.status = status
-        self.status_detail = detail
+        line = self.link.set(status, detail, retry_in)
+        if line:
+            self.add_log(line, "good" if status == "connected" else "warn")
 
     # ====================================================================== small helpers
 
@@ -355,10 +308,9 @@ class TuiState:
     def say(self, text: str, style: str = "info") -> None:
         """Show ``text`` on the message line (the place where choices are explained);
         escaped, as log lines are."""
-        self.notice = escape_text(text)
-        self.notice_style = style
+        self.notice.say(text, style)
 
-    def send(self, msg: Outgoing) -> None:
+    def send(self, msg: Intent) -> None:
         """Queue ``msg`` for the network task and wake it."""
         self.outbox.append(msg)
         self.wake()
@@ -368,133 +320,6 @@ class TuiState:
                     check: Callable[[str], str] | None = None, hint: str = "") -> None:
         """Open a one-line text entry (see :class:`Prompt`) that holds ``text`` already."""
         self.prompt = Prompt(label, on_submit, text, max_len, hint, check)
-
-    def clamp_cursor(self) -> None:
-        self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
-
-    # ====================================================================== table actions
-
-    def move_cursor(self, step: int) -> None:
-        """Move the hand cursor by ``step`` cards (wrapping round)."""
-        if self.hand:
-            self.cursor = (self.cursor + step) % len(self.hand)
-            self.typed = ""
-            self.rejected = False
-
-    def select(self, position: int) -> None:
-        """Put the cursor on the ``position``-th card of the sorted hand."""
-        if 0 <= position < len(self.hand):
-            self.cursor = position
-            self.typed = ""
-            self.rejected = False
-
-    def type_char(self, char: str) -> bool:
-        """Add a character to the card being typed; False if it cannot belong to a card."""
-        low = char.lower()
-        typed = self.typed.lower()
-        if not typed:
-            allowed = low in RANK_CHARS
-        elif typed == "1":
-            allowed = low == "0"
-        else:  # a rank is in: only a suit can follow, and nothing after the suit
-            allowed = typed[-1] not in SUIT_CHARS and low in SUIT_CHARS
-        if not allowed:
-            return False
-        self.rejected = False
-        self.typed += char
-        # Follow a fully typed card with the cursor, so Enter and the eye agree.
-        try:
-            card = parse_card(self.typed)
-        except MalformedInput:
-            return True
-        hand = self.sorted_hand()
-        if card in hand:
-            self.cursor = hand.index(card)
-        return True
-
-    def backspace(self) -> None:
-        self.typed = self.typed[:-1]
-
-    def clear_input(self) -> None:
-        """Escape on the table: forget the typed text, a card waiting for its confirmation
-        and the message."""
-        self.typed = ""
-        self.rejected = False
-        self.confirming = None
-        self.say("")
-
-    def reject_char(self, char: str) -> None:
-        """A key that cannot be part of a card: say so; what was typed is void, and the
-        next Enter plays nothing (the player meant something, but not this card)."""
-        self.typed = ""
-        self.rejected = True
-        self.confirming = None
-        self.say(f"'{char}' is not part of a card here; ? lists the keys.", "error")
-
-    def submit(self) -> None:
-        """Enter on the table: play the typed card, or the card under the cursor. After a
-        refused key it plays nothing (only clears the refusal)."""
-        if self.rejected:
-            self.rejected = False
-            self.say("Nothing played. Type a card or use the arrows, then Enter.", "error")
-            return
-        if self.typed:
-            text, self.typed = self.typed, ""
-            try:
-                card = parse_card(text)
-            except MalformedInput:
-                self.say(f"'{text}' is not a card: type a rank (A 2-9 T J Q K) and a suit "
-                         f"(S H D C), e.g. 7h or th.", "error")
-                return
-            self.play(card)
-            return
-        hand = self.sorted_hand()
-        if not hand:
-            self.say("You have no cards to play.", "error")
-            return
-        self.play(hand[self.cursor])
-
-    def click_card(self, position: int) -> None:
-        """A mouse click on the ``position``-th card: pick it, and play it on your turn."""
-        self.select(position)
-        if self.my_turn:
-            self.play(self.sorted_hand()[self.cursor])
-
-    def check_play(self, card: Card) -> str | None:
-        """Why ``card`` cannot be played now, or None if it can (the seat's knowledge
-        judges; this only puts its answer in the player's words)."""
-        known = self.mirror.seat_knowledge
-        if known is None:
-            return "You are watching: spectators do not play."
-        if self.table_status != "playing" or self.turn is None:
-            return "No deal is being played right now."
-        if self.mirror.paused:  # the server would refuse it: say why, send nothing
-            return "The table is paused: nobody plays until it resumes (p)."
-        if self.awaiting_play is not None and self.turn is self.you:
-            return f"Wait: your {self.awaiting_play} is on its way."
-        problem = known.check_play(known.seat, card)
-        if problem is None:
-            return None
-        if problem.code is ErrorCode.NOT_YOUR_TURN:
-            return f"It is {self.seat_label(self.turn)}'s turn, not yours."
-        if problem.code is ErrorCode.NOT_IN_HAND:
-            return f"{card} is not in your hand."
-        return "No deal is being played right now."
-
-    def play(self, card: Card) -> None:
-        """Play ``card`` if that can be legal; otherwise explain why, and send nothing."""
-        problem = self.check_play(card)
-        if problem is not None:
-            self.say(problem, "error")
-            return
-        if self.confirm and self.confirming != card:
-            self.confirming = card
-            self.say(f"Play {card}? Enter plays it, Esc chooses again.")
-            return
-        self.confirming = None
-        self.awaiting_play = card
-        self.say(f"Playing {card}...")
-        self.send(requests.Play(card=card))
 
     @property
     def after_match_keys(self) -> str:
@@ -530,9 +355,6 @@ class TuiState:
         else:
             gathering.said_ready(self)
 
-    # ---------------------------------------------------------------- asking about a card
-
-
     # ---------------------------------------------------------------- prompts and panels
 
     def prompt_char(self, char: str) -> None:
@@ -558,18 +380,10 @@ class TuiState:
     def prompt_cancel(self) -> None:
         self.prompt = None
 
-    def show(self, overlay: Overlay) -> None:
-        """Open a panel (toggle it off if it is already open)."""
-        self.overlay = Overlay.NONE if self.overlay is overlay else overlay
-        self.panel_scroll = 0
-
-    def close_overlay(self) -> None:
-        self.overlay = Overlay.NONE
-
     def request_quit(self) -> None:
         """Ctrl-Q / Ctrl-C: quit at once, or ask first while a match is under way."""
-        if self.in_match and self.overlay is not Overlay.QUIT:
-            self.overlay = Overlay.QUIT
+        if self.in_match and self.panels.overlay is not Overlay.QUIT:
+            self.panels.overlay = Overlay.QUIT
         else:
             self.quit_requested = True
 

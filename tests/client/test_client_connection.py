@@ -7,6 +7,7 @@ real server, which other tests use end to end.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -14,11 +15,11 @@ from typing import Any
 import pytest
 import trio
 from jackal.client.connection import (
-    Connection,
     ConnectionLost,
     RequestTimeout,
     ServerError,
     UnexpectedReply,
+    connect,
     open_connection,
     parse_address,
 )
@@ -157,7 +158,7 @@ async def test_drop_fails_waiting_request_and_ends_events() -> None:
         # ...and hang up without answering.
 
     async with fake_server(script) as (nursery, port):
-        conn = await Connection.open("127.0.0.1", port, nursery=nursery)
+        conn = await connect(nursery, "127.0.0.1", port)
         with pytest.raises(ConnectionLost):
             await conn.request(ListTables())
         # The event sent before the drop is still delivered, then the end.
@@ -177,9 +178,8 @@ async def test_request_timeout_leaves_connection_open() -> None:
         await peer.send({"type": "hello_ok", "name": "late", "id": msg["id"]})
         await trio.sleep_forever()
 
-    async with fake_server(script) as (_, port):
-        # No nursery: the connection's tasks run as trio system tasks.
-        conn = await Connection.open("127.0.0.1", port)
+    async with fake_server(script) as (nursery, port):
+        conn = await connect(nursery, "127.0.0.1", port)
         with pytest.raises(RequestTimeout):
             await conn.request(ListTables(), timeout=0.1)
         assert isinstance(await conn.request(Hello(name="late")), HelloOk)
@@ -187,9 +187,10 @@ async def test_request_timeout_leaves_connection_open() -> None:
         assert conn.closed
 
 
-async def test_unreachable_server_is_connection_lost(refused_port: int) -> None:
+async def test_unreachable_server_is_connection_lost(refused_port: int,
+                                                    nursery: trio.Nursery) -> None:
     with trio.fail_after(5), pytest.raises(ConnectionLost) as info:
-        await Connection.open("127.0.0.1", refused_port)
+        await connect(nursery, "127.0.0.1", refused_port)
     assert f"127.0.0.1:{refused_port}" in info.value.reason
 
 
@@ -222,14 +223,21 @@ async def test_server_shutdown_is_delivered_then_the_connection_ends() -> None:
             await conn.request(ListTables())
 
 
+#: One ``turn`` line as the scripted server writes it, newline included.
+_TURN = {"type": "turn", "seat": "N"}
+_TURN_SIZE = len(json.dumps(_TURN)) + 1
+
+
 async def test_a_consumer_that_falls_behind_loses_the_connection() -> None:
+    """The event stream's one budget is bytes: two turns fit, the third drops the link."""
+
     async def script(peer: Peer) -> None:
         for _ in range(5):
-            await peer.send({"type": "turn", "seat": "N"})
+            await peer.send(_TURN)
         await trio.sleep_forever()
 
     async with fake_server(script) as (nursery, port):
-        conn = await Connection.open("127.0.0.1", port, nursery=nursery, max_events=2)
+        conn = await connect(nursery, "127.0.0.1", port, max_event_bytes=2 * _TURN_SIZE)
         while not conn.closed:
             await trio.sleep(0.01)
         assert conn.lost_reason is not None and "fell behind" in conn.lost_reason
@@ -248,7 +256,7 @@ async def test_a_silent_server_is_pinged_then_given_up() -> None:
         await trio.sleep_forever()
 
     async with fake_server(script) as (nursery, port):
-        conn = await Connection.open("127.0.0.1", port, nursery=nursery, idle_timeout=0.4)
+        conn = await connect(nursery, "127.0.0.1", port, idle_timeout=0.4)
         with pytest.raises(ConnectionLost, match="nothing heard"):
             await conn.next_event()
         assert seen == [{"type": "ping"}]
@@ -263,7 +271,7 @@ async def test_an_answered_ping_keeps_a_quiet_link_open() -> None:
                 await peer.send({"type": "pong", **({"id": msg["id"]} if "id" in msg else {})})
 
     async with fake_server(script) as (nursery, port):
-        conn = await Connection.open("127.0.0.1", port, nursery=nursery, idle_timeout=0.2)
+        conn = await connect(nursery, "127.0.0.1", port, idle_timeout=0.2)
         await trio.sleep(1.0)  # five idle limits, kept alive by ping/pong alone
         assert not conn.closed
         assert isinstance(await conn.request(Ping()), ServerPong)  # a pong with our id

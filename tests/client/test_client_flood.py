@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import trio
-from jackal.client.connection import MAX_EVENT_BYTES, Connection
+from jackal.client.connection import MAX_EVENT_BYTES, connect
 from jackal.client.lobby_link import LobbyLink
 from jackal.game.cards import Card
 from jackal.game.conventions import builtin_card
@@ -120,7 +120,7 @@ async def test_a_flooding_server_cannot_grow_jackal_bot_exec(tmp_path: Path) -> 
     assert seen["peak_kb"] < RSS_LIMIT_KB, seen
     # It dropped the flood early, saying why, instead of reading it all.
     assert seen["sent"] < FLOOD_EVENTS, seen
-    assert "bytes of events unread" in log, log
+    assert "bytes of unread events" in log, log
 
 
 async def _flood(peer: Peer, seen: dict[str, Any]) -> None:
@@ -141,7 +141,7 @@ async def test_a_connection_whose_events_are_not_read_drops_a_flood() -> None:
 
     async with trio.open_nursery() as nursery:
         port = await start_fake(nursery, script)
-        conn = await Connection.open("127.0.0.1", port, nursery=nursery)
+        conn = await connect(nursery, "127.0.0.1", port)
         with trio.fail_after(30):
             while not conn.closed:
                 await trio.sleep(0.01)
@@ -172,6 +172,6 @@ async def test_the_lobby_link_drops_a_flood_and_comes_back() -> None:
             while link.connections < 2:
                 await trio.sleep(0.01)
         assert seen["sent"] < 20, seen
-        assert any(status == "reconnecting" and "bytes of events unread" in detail
+        assert any(status == "reconnecting" and "bytes of unread events" in detail
                    for status, detail in statuses), statuses
         nursery.cancel_scope.cancel()

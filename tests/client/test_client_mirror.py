@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from jackal.client.mirror import DealResult, TableMirror
+from jackal.client.mirror import TableMirror
 from jackal.game.deal import Deal
 from jackal.game.seats import SEATS, Seat, Team
 from jackal.protocol.messages import (
@@ -18,6 +18,7 @@ from jackal.protocol.messages import (
     ChatMessage,
     DealEnded,
     DealStarted,
+    DealSummary,
     MatchEnded,
     OpenQuestion,
     PauseState,
@@ -135,7 +136,7 @@ def test_the_match_so_far_is_kept_through_a_snapshot_of_the_same_match() -> None
         mirror.apply(DealEnded(deal=number, hands={}, penalty={Team.NS: 10, Team.EW: 20},
                                winner=Team.NS, points=10, victory_points=10,
                                scores={Team.NS: 10 * number, Team.EW: 0}, breakdown={}))
-    deal2 = DealResult(deal=2, dealer=Seat.E, penalty={Team.NS: 10, Team.EW: 20},
+    deal2 = DealSummary(deal=2, dealer=Seat.E, penalty={Team.NS: 10, Team.EW: 20},
                        winner=Team.NS, victory_points=10, scores={Team.NS: 20, Team.EW: 0})
     assert [d.deal for d in mirror.deals] == [1, 2] and mirror.deals[1] == deal2
     mirror.apply(DealEnded(deal=2, hands={}, penalty={Team.NS: 10, Team.EW: 20},
@@ -155,7 +156,7 @@ def test_a_snapshot_with_the_match_so_far_is_the_mirrors_match_so_far() -> None:
     """A restarted client's first table_state: the deals, the last summary, the open
     questions and the countdown come from it alone."""
     mirror = TableMirror()
-    history = [DealResult(deal=1, dealer=Seat.W, penalty={Team.NS: 30, Team.EW: 10},
+    history = [DealSummary(deal=1, dealer=Seat.W, penalty={Team.NS: 30, Team.EW: 10},
                           winner=Team.EW, victory_points=20, scores={Team.NS: 0, Team.EW: 20})]
     ended = DealEnded(deal=1, hands={}, penalty={Team.NS: 30, Team.EW: 10}, winner=Team.EW,
                       points=20, victory_points=20, scores={Team.NS: 0, Team.EW: 20},

@@ -17,7 +17,8 @@ from jackal.bots import make_strategy
 from jackal.bots.base import View
 from jackal.client.botrunner import play_match
 from jackal.client.connection import ConnectionLost, open_connection
-from jackal.client.session import Backoff, SeatSession, SessionLost, Status
+from jackal.client.session import Backoff, SeatSession, SessionLost
+from jackal.client.session import SessionStatus as Status
 from jackal.game.cards import Card
 from jackal.game.conventions import builtin_card
 from jackal.game.explain import explain_play

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 import trio
-from jackal.client.connection import Connection, ServerError
+from jackal.client.connection import Connection, ServerError, connect
 from jackal.client.lobby_link import LobbyLink
 from jackal.client.session import Backoff
 from jackal.protocol.messages import TableCreated, Tables
@@ -81,7 +81,7 @@ async def test_a_silent_cut_freezes_the_link_until_restored(nursery: trio.Nurser
     proxy = CuttableProxy(await _server(nursery))
     await nursery.start(proxy.run)
     with trio.fail_after(20):
-        conn = await Connection.open("127.0.0.1", proxy.port)
+        conn = await connect(nursery, "127.0.0.1", proxy.port)
         proxy.cut(silent=True)
         with trio.move_on_after(0.3) as waited:
             await conn.request(ListTables())
@@ -90,6 +90,6 @@ async def test_a_silent_cut_freezes_the_link_until_restored(nursery: trio.Nurser
         while not conn.closed:
             await trio.sleep(0.01)
         await conn.aclose()
-        again = await Connection.open("127.0.0.1", proxy.port)
+        again = await connect(nursery, "127.0.0.1", proxy.port)
         await again.aclose()
     nursery.cancel_scope.cancel()

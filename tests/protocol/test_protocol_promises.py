@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
-from jackal.client.connection import Connection
+from jackal.client.connection import connect
 from jackal.game.cards import Card
 from jackal.game.seats import Seat
 from jackal.protocol.codec import CLIENT_TYPES
@@ -94,7 +94,7 @@ async def test_the_client_ignores_unknown_fields_and_events(nursery: trio.Nurser
          "message, and ignore whole messages whose `type` it does not know")
     listeners = await nursery.start(trio.serve_tcp, _fake_server, 0)
     port = listeners[0].socket.getsockname()[1]
-    conn = await Connection.open("127.0.0.1", port, nursery=nursery)
+    conn = await connect(nursery, "127.0.0.1", port)
     try:
         assert isinstance(await conn.request(Hello(name="x")), HelloOk)
         event: ServerMessage = await conn.next_event()

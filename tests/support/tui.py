@@ -98,7 +98,7 @@ async def quit_app(app: TuiApp, pipe: PipeInput) -> None:
 
 
 async def my_turn(app: TuiApp) -> None:
-    await until(lambda: app.state.my_turn and app.state.awaiting_play is None, "my turn")
+    await until(lambda: app.state.my_turn and app.state.composer.awaiting_play is None, "my turn")
 
 
 async def spectate(port: int, table: str) -> dict[str, Any]:

@@ -40,21 +40,21 @@ def _my_turn_state(**options: Any) -> tuple[TuiState, Table, dict[Seat, Peer]]:
 def test_enter_after_a_refused_key_plays_nothing() -> None:
     state, _, _ = _my_turn_state()
     assert state.my_turn
-    state.reject_char("z")  # what the key binding does with a key that is no card
-    state.submit()
-    assert not state.outbox and "Nothing played" in state.notice
-    state.submit()  # the refusal is spent: now Enter plays the card under the cursor
+    state.composer.reject_char("z")  # what the key binding does with a key that is no card
+    state.composer.submit()
+    assert not state.outbox and "Nothing played" in state.notice.text
+    state.composer.submit()  # the refusal is spent: now Enter plays the card under the cursor
     assert isinstance(state.outbox[-1], requests.Play)
 
 
 def test_confirm_asks_before_a_card_is_sent() -> None:
     state, _, _ = _my_turn_state(confirm=True)
-    state.submit()
-    assert not state.outbox and state.notice.startswith("Play ")
-    state.clear_input()  # Esc: choose again
-    state.submit()
+    state.composer.submit()
+    assert not state.outbox and state.notice.text.startswith("Play ")
+    state.composer.clear_input()  # Esc: choose again
+    state.composer.submit()
     assert not state.outbox
-    state.submit()
+    state.composer.submit()
     assert isinstance(state.outbox[-1], requests.Play)
 
 
@@ -66,7 +66,7 @@ def test_a_created_table_is_selected_once_listed() -> None:
             for t in ("t1", "t2", "t3")]
     state.lobby.set_tables(info[:2])
     apply(state, m.TableCreated(table="t3", name="t3"))
-    assert "Enter joins it" in state.notice
+    assert "Enter joins it" in state.notice.text
     apply(state, m.Tables(tables=info))
     selected = state.lobby.selected_table()
     assert selected is not None and selected.table == "t3"
@@ -79,32 +79,32 @@ def test_the_message_line_does_not_keep_stale_text() -> None:
     apply(state, m.TableState(table="t1", name="duel", target=1, status="waiting", seats=[],
                               conventions={}, scores={}, deal=0, dealer=None, first=None, turn=None,
                               rows={}))
-    assert state.notice == ""
+    assert state.notice.text == ""
     state.say("Ready; waiting for the others.")
     for msg in peers[Seat.N].got:
         if isinstance(msg, m.DealStarted):
             apply(state, msg)
-    assert "waiting for the others" not in state.notice
+    assert "waiting for the others" not in state.notice.text
 
 
 def test_after_a_server_match_n_goes_back_to_the_lobby_and_says_so() -> None:
     state = TuiState(on_server=True)
     state.mirror.you, state.mirror.status, state.mirror.table = Seat.N, "over", "t1"
     state.ready()
-    assert isinstance(state.outbox[-1], PlayAgain) and state.notice == "Back to the lobby..."
+    assert isinstance(state.outbox[-1], PlayAgain) and state.notice.text == "Back to the lobby..."
     solo = TuiState()
     solo.mirror.you, solo.mirror.status, solo.mirror.table = Seat.N, "over", "t1"
     solo.ready()
-    assert solo.notice == "Setting up a new match..."
+    assert solo.notice.text == "Setting up a new match..."
 
 
 def test_help_explains_the_codes_under_the_cards_and_quit_fits_the_game() -> None:
     state, _, _ = _my_turn_state()
-    state.show(Overlay.HELP)
+    state.panels.show(Overlay.HELP)
     text = _text(render_overlay(state))
     for code in ("7s?", "+7 / -7", "a free discard", "newest card"):
         assert code in text
-    state.overlay = Overlay.QUIT
+    state.panels.overlay = Overlay.QUIT
     assert "held" not in _text(render_overlay(state))  # the built-in game holds nothing
     state.on_server = True
     assert "held" in _text(render_overlay(state))
@@ -116,7 +116,7 @@ def test_symbols_reach_the_log_and_panels_wrap_by_word() -> None:
     assert log_text("You played 7H", symbols=False) == "You played 7H"
     state = TuiState()
     state.add_log("A very long line " + "with many words " * 12 + "unbroken")
-    state.show(Overlay.LOG)
+    state.panels.show(Overlay.LOG)
     lines = _text(render_overlay(state)).splitlines()
     assert len(lines) > 1 and all(len(line) <= 77 for line in lines)  # 80 - frame - 1
     assert all(not line.endswith("wi") for line in lines)  # no word cut in two
@@ -157,7 +157,7 @@ def test_the_newest_card_is_marked_and_deals_are_kept_in_the_history() -> None:
         assert seat is not None
         deliver_all(table.play(peers[seat], min(deal.hand(seat)), 2.0))
     state = _state_at(peers[Seat.N])
-    state.show(Overlay.HISTORY)
+    state.panels.show(Overlay.HISTORY)
     text = _text(render_overlay(state))
     ended = next(msg for msg in peers[Seat.N].got if isinstance(msg, m.DealEnded))
     assert f"{ended.penalty[Team.NS]}-{ended.penalty[Team.EW]}" in text

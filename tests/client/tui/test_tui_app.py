@@ -62,9 +62,9 @@ def test_a_whole_deal_played_by_keystrokes() -> None:
             if play % 2 == 0:
                 # Arrow keys and Enter: two to the right of the lowest card.
                 pipe.send_text("\x1b[H")  # Home
-                await until(lambda: app.state.cursor == 0, "cursor home")
+                await until(lambda: app.state.composer.cursor == 0, "cursor home")
                 pipe.send_text("\x1b[C\x1b[C")  # Right, Right
-                await until(lambda: app.state.cursor == 2, "cursor moved")
+                await until(lambda: app.state.composer.cursor == 2, "cursor moved")
                 card = hand[2]
                 pipe.send_text("\r")
             else:
@@ -159,10 +159,10 @@ def test_a_dropped_connection_is_reclaimed_and_the_screen_says_so() -> None:
         conn = session.conn
         # Cut the TCP connection under the session, from inside the trio run.
         token.run_sync_soon(lambda: trio.lowlevel.spawn_system_task(conn.aclose))
-        await until(lambda: app.state.status == "reconnecting", "reconnecting")
+        await until(lambda: app.state.link.status == "reconnecting", "reconnecting")
         # The header says so while it happens with the next attempt (the first waits about 0.2 s).
         await drawn(app, "RECONNECTING (")
-        await until(lambda: app.state.status == "connected" and session.conn is not None
+        await until(lambda: app.state.link.status == "connected" and session.conn is not None
                     and session.conn is not conn, "reconnected")
         await until(lambda: screen(app).splitlines()[0].endswith(" connected"),
                     "the header to say connected again")
@@ -215,7 +215,7 @@ def test_the_screen_draws_the_sessions_one_mirror_and_a_reclaim_leaves_it_as_it_
         state = app.state
 
         def turn_or_result() -> bool:
-            return (state.my_turn and state.awaiting_play is None) \
+            return (state.my_turn and state.composer.awaiting_play is None) \
                 or state.table_status == "between_deals"
 
         def more_than(count: int, what: Callable[[], int]) -> Callable[[], bool]:
@@ -246,8 +246,8 @@ def test_the_screen_draws_the_sessions_one_mirror_and_a_reclaim_leaves_it_as_it_
         conn, token = session.conn, app._token
         assert conn is not None and token is not None
         token.run_sync_soon(lambda: trio.lowlevel.spawn_system_task(conn.aclose))
-        await until(lambda: app.state.status == "reconnecting", "reconnecting")
-        await until(lambda: app.state.status == "connected" and session.conn is not None
+        await until(lambda: app.state.link.status == "reconnecting", "reconnecting")
+        await until(lambda: app.state.link.status == "connected" and session.conn is not None
                     and session.conn is not conn, "reconnected")
         await my_turn(app)
         assert app.state.mirror is session.mirror is mirror
@@ -404,7 +404,7 @@ def test_match_end_shows_the_winner_and_n_plays_again() -> None:
 
                 await until(next_deal, "the next deal")
                 continue
-            if app.state.awaiting_play is None:
+            if app.state.composer.awaiting_play is None:
                 pipe.send_text("\r")
             await asyncio.sleep(0.01)
         text = await drawn(app, "MATCH OVER")

@@ -56,22 +56,22 @@ def test_x_asks_once_per_turn_and_shows_the_card_and_the_words() -> None:
     state = seated(hints=True)
     shown = drive(state, lambda pipe, _app: pipe.send_text("x"))
     assert list(state.outbox) == [requests.Hint()]
-    assert "everyone at the table will be told" in state.notice
+    assert "everyone at the table will be told" in state.notice.text
     assert "HINTS" in shown
     apply(state, hint_reply())
-    assert state.overlay is Overlay.HINT
-    assert state.sorted_hand()[state.cursor] == Card.parse("9C")
-    assert "9C" in state.notice
+    assert state.panels.overlay is Overlay.HINT
+    assert state.sorted_hand()[state.composer.cursor] == Card.parse("9C")
+    assert "9C" in state.notice.text
     panel = " ".join(text(render_overlay(state)).split())  # wherever the words wrap
     assert "The expert bot would play 9C" in panel and "honest signal here" in panel
     assert "three queens" in panel
     # Any key closes the panel; x again on the same turn shows it without asking.
-    state.close_overlay()
+    state.panels.close()
     state.ask_hint()
-    assert state.overlay is Overlay.HINT and len(state.outbox) == 1
+    assert state.panels.overlay is Overlay.HINT and len(state.outbox) == 1
     # The card is under the cursor: Enter plays it.
-    state.close_overlay()
-    state.submit()
+    state.panels.close()
+    state.composer.submit()
     assert list(state.outbox)[-1] == requests.Play(card=Card.parse("9C"))
 
 
@@ -87,16 +87,16 @@ def test_hint_notices_are_logged_for_everyone() -> None:
 def test_no_hint_is_asked_where_it_cannot_be_given() -> None:
     off = seated()
     off.ask_hint()
-    assert not off.outbox and "does not allow hints" in off.notice
+    assert not off.outbox and "does not allow hints" in off.notice.text
     waiting = seated(hints=True, rows={"S": ["4C"], "W": [], "N": [], "E": []}, turn="W")
     waiting.ask_hint()
-    assert not waiting.outbox and "your own turn" in waiting.notice
+    assert not waiting.outbox and "your own turn" in waiting.notice.text
     watcher = TuiState()
     apply(watcher, m.TableState(table="t1", name="t", target=300, status="playing", seats=[],
                                 conventions={}, scores={}, deal=1, dealer=Seat.E,
                                 first=Seat.S, turn=Seat.S, rows={}, hints=True))
     watcher.ask_hint()
-    assert not watcher.outbox and "Spectators" in watcher.notice
+    assert not watcher.outbox and "Spectators" in watcher.notice.text
     # A hint from an earlier turn is not shown as this turn's: x asks again.
     state = seated(hints=True)
     state.hint = hint_reply(play=2)
@@ -151,9 +151,9 @@ def test_the_built_in_game_gives_a_hint_by_keystroke() -> None:
         assert str(hint.card) in screen and "Under your 'beginner' card" in screen
         await until(lambda: any("You took a hint" in line.text for line in app.state.log),
                     "the notice")
-        assert app.state.sorted_hand()[app.state.cursor] == hint.card
+        assert app.state.sorted_hand()[app.state.composer.cursor] == hint.card
         pipe.send_text(" ")  # closes the panel
-        await until(lambda: app.state.overlay is Overlay.NONE, "the panel closed")
+        await until(lambda: app.state.panels.overlay is Overlay.NONE, "the panel closed")
         await asyncio.sleep(0.05)
         pipe.send_text("\r")
         await until(lambda: app.state.rows[Seat.S][:1] == [hint.card], "the hinted play")

@@ -35,7 +35,7 @@ from support.tui import drive, lobby_state, penalty, seated, text
 
 def test_hand_is_sorted_with_groups_bracketed_and_a_caret_under_the_cursor() -> None:
     state = seated("2S 2C 5H 7D 9C TS JH QS QH QD KC AD 3H")
-    state.move_cursor(1)
+    state.composer.move_cursor(1)
     lines = text(render_hand(state)).splitlines()
     assert lines[0].split() == ["Hand", "AD", "[2S", "2C]", "3H", "5H", "7D", "9C", "TS",
                                 "JH", "[QS", "QH", "QD]", "KC"]
@@ -122,7 +122,7 @@ def test_the_card_panel_says_what_jackal_conventions_show_prints() -> None:
     """The panel and the command give a player the same card, tolerance lines included."""
     state = seated()
     apply(state, m.ConventionsChanged(team=Team.EW, card=builtin_card("advanced")))
-    state.show(Overlay.CONVENTIONS)
+    state.panels.show(Overlay.CONVENTIONS)
     panel = text(render_overlay(state))
     ns_part, ew_part = panel.split("EW: ", 1)
     for part, name in ((ns_part, "beginner"), (ew_part, "advanced")):
@@ -137,10 +137,10 @@ def test_the_card_panel_says_what_jackal_conventions_show_prints() -> None:
 def test_footer_fits_80_columns_on_every_screen() -> None:
     state = seated()
     for overlay in Overlay:
-        state.overlay = overlay
+        state.panels.overlay = overlay
         assert len(text(render_footer(state)).rstrip()) <= 80
     state.mode = Mode.LOBBY
-    state.overlay = Overlay.NONE
+    state.panels.overlay = Overlay.NONE
     assert len(text(render_footer(state)).rstrip()) <= 80
 
 
@@ -177,10 +177,10 @@ def test_c_is_a_suit_after_a_rank_and_a_panel_otherwise() -> None:
         pipe.send_text("kc")
 
     drive(state, steps)
-    assert (state.typed, state.overlay) == ("kc", Overlay.NONE)
-    state.typed = ""
+    assert (state.composer.typed, state.panels.overlay) == ("kc", Overlay.NONE)
+    state.composer.typed = ""
     shown = drive(state, lambda pipe, _app: pipe.send_text("c"))
-    assert state.overlay is Overlay.CONVENTIONS
+    assert state.panels.overlay is Overlay.CONVENTIONS
     assert "Convention cards" in shown and "promises a pair of the rank one below" in shown
 
 
@@ -287,7 +287,7 @@ def test_the_deal_summary_and_the_evening_fit_the_smallest_screen() -> None:
         shown = drive(state, lambda _pipe, _app: None, rows=23, columns=66)
         assert f"expert pair's {3 * number}" in shown and f"expert pair's {5 + number}" in shown
     # h: every deal's information cost, and the evening's mean beside the expert pair's.
-    state.show(Overlay.HISTORY)
+    state.panels.show(Overlay.HISTORY)
     lines = drive(state, lambda _pipe, _app: None, rows=23, columns=66).splitlines()
     assert max(len(line) for line in lines) <= 66
     text_ = "\n".join(lines)
@@ -318,7 +318,7 @@ def test_an_expert_figure_the_server_was_too_busy_for_reads_not_available() -> N
     shown = drive(state, lambda _pipe, _app: None, rows=23, columns=66)
     assert shown.count("expert pair's n/a (busy)") == 2  # one a side
     # h: deal 2 says n/a; the means count deal 1 alone and wait for nothing more.
-    state.show(Overlay.HISTORY)
+    state.panels.show(Overlay.HISTORY)
     text_ = drive(state, lambda _pipe, _app: None, rows=23, columns=66)
     assert "  4-6  " in text_ and "  n/a  " in text_
     assert "Information cost, mean of 1 deal:" in text_

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from collections.abc import Callable
 
 import pytest
@@ -86,11 +85,11 @@ def test_the_log_opens_at_its_newest_line_and_scrolls_without_closing(
     for typed in ([END], [PGDN] * 3, ["\x1b[B"] * 5, [PGUP, END]):
         state = _long_log()
         shown = drive(state, keys("l", *typed), rows=rows, columns=columns)
-        assert state.overlay is Overlay.LOG, typed
+        assert state.panels.overlay is Overlay.LOG, typed
         assert _panel(shown) == opened, typed  # still the last page, never blank
     state = _long_log()
     page_up = _panel(drive(state, keys("l", PGUP), rows=rows, columns=columns))
-    assert state.overlay is Overlay.LOG and "line 60" not in page_up and page_up[-1]
+    assert state.panels.overlay is Overlay.LOG and "line 60" not in page_up and page_up[-1]
     top = _panel(drive(_long_log(), keys("l", PGUP, HOME), rows=rows, columns=columns))
     assert top[0] == "line 01"
     # The panel spans the screen: nothing of the screen under it shows beside it.
@@ -115,8 +114,7 @@ def _whole_words(shown: str, sentence: str) -> bool:
 def test_messages_and_the_clock_warning_wrap_by_word(rows: int, columns: int) -> None:
     """They were cut at the edge ("Chat o", "then a substitute plays this ca")."""
     state = seated()
-    state.clock = (Seat.S, time.monotonic() + 6.5)
-    state.clock_limit = 30.0
+    state.clock.set(Seat.S, 6.5, 30.0)
     shown = drive(state, keys("m"), rows=rows, columns=columns)
     lines = shown.splitlines()
     assert len(lines) == rows and all(len(line) <= columns for line in lines)
@@ -130,7 +128,7 @@ def test_messages_and_the_clock_warning_wrap_by_word(rows: int, columns: int) ->
     lobby.say("The table you chose is private: ask its creator for the invitation code of "
               "a seat, then press Enter on it and type the code (spaces are fine).")
     shown = drive(lobby, lambda _pipe, _app: None, rows=rows, columns=columns)
-    assert _whole_words(shown, lobby.notice)
+    assert _whole_words(shown, lobby.notice.text)
     assert all(len(line) <= columns for line in shown.splitlines())
 
 
@@ -138,7 +136,7 @@ def test_messages_and_the_clock_warning_wrap_by_word(rows: int, columns: int) ->
 def test_the_header_shows_the_clock_and_offers_hints_to_players_only(
         rows: int, columns: int) -> None:
     state = seated(hints=True)
-    state.clock_limit = 45.0
+    state.clock.limit = 45.0
     header = drive(state, lambda _pipe, _app: None, rows=rows, columns=columns).splitlines()[1]
     assert "CLOCK 45s" in header and "HINTS (x)" in header, header
     state.mirror.you = None  # a spectator cannot take a hint: none is offered
@@ -152,10 +150,10 @@ def test_a_card_typed_while_paused_is_not_sent() -> None:
     sent = state.outbox
     apply(state, m.PauseState(seat=Seat.S, paused=True, asked_by=Seat.S,
                               agreed=[Seat.S, Seat.N]))
-    state.play(Card.parse("QS"))
-    assert not sent and "paused" in state.notice, state.notice
+    state.composer.play(Card.parse("QS"))
+    assert not sent and "paused" in state.notice.text, state.notice.text
     apply(state, m.PauseState(seat=Seat.S, paused=False))
-    state.play(Card.parse("QS"))
+    state.composer.play(Card.parse("QS"))
     assert [type(msg).__name__ for msg in sent] == ["Play"]
 
 

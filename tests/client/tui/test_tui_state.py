@@ -27,7 +27,7 @@ from support.tui import HAND, lobby_state, seated
 
 def type_text(state: TuiState, text: str) -> None:
     for char in text:
-        state.type_char(char)
+        state.composer.type_char(char)
 
 
 def test_table_state_fills_the_mirror() -> None:
@@ -42,14 +42,14 @@ def test_table_state_fills_the_mirror() -> None:
 
 def test_enter_plays_the_cursor_card_once() -> None:
     state = seated()
-    state.move_cursor(1)  # AD -> 2S
-    state.submit()
+    state.composer.move_cursor(1)  # AD -> 2S
+    state.composer.submit()
     assert list(state.outbox) == [requests.Play(card=Card.parse("2S"))]
-    assert state.awaiting_play == Card.parse("2S")
-    state.submit()  # a second Enter before the reply sends nothing more
-    assert len(state.outbox) == 1 and "on its way" in state.notice
+    assert state.composer.awaiting_play == Card.parse("2S")
+    state.composer.submit()  # a second Enter before the reply sends nothing more
+    assert len(state.outbox) == 1 and "on its way" in state.notice.text
     apply(state, m.Played(seat=Seat.S, card=Card.parse("2S"), index=1))
-    assert state.awaiting_play is None
+    assert state.composer.awaiting_play is None
     assert Card.parse("2S") not in state.hand and state.rows[Seat.S] == [Card.parse("2S")]
     assert state.turn is Seat.W and not state.my_turn
     assert any("You played 2S" in line.text for line in state.log)
@@ -58,78 +58,78 @@ def test_enter_plays_the_cursor_card_once() -> None:
 def test_typed_card_moves_the_cursor_and_plays() -> None:
     state = seated()
     type_text(state, "qh")
-    assert state.sorted_hand()[state.cursor] == Card.parse("QH")
-    state.submit()
+    assert state.sorted_hand()[state.composer.cursor] == Card.parse("QH")
+    state.composer.submit()
     assert list(state.outbox) == [requests.Play(card=Card.parse("QH"))]
-    assert state.typed == ""
+    assert state.composer.typed == ""
 
 
 def test_ten_can_be_typed_as_10() -> None:
     state = seated()
     type_text(state, "10s")
-    assert state.typed == "10s"
-    state.submit()
+    assert state.composer.typed == "10s"
+    state.composer.submit()
     assert list(state.outbox) == [requests.Play(card=Card.parse("TS"))]
 
 
 def test_characters_that_cannot_make_a_card_are_refused() -> None:
     state = seated()
-    assert not state.type_char("x")  # no rank starts with x
-    assert state.type_char("7")
-    assert not state.type_char("7")  # a suit must follow a rank
-    assert state.type_char("h")
-    assert not state.type_char("s")  # nothing follows the suit
-    assert state.typed == "7h"
-    state.backspace()
-    assert state.typed == "7"
+    assert not state.composer.type_char("x")  # no rank starts with x
+    assert state.composer.type_char("7")
+    assert not state.composer.type_char("7")  # a suit must follow a rank
+    assert state.composer.type_char("h")
+    assert not state.composer.type_char("s")  # nothing follows the suit
+    assert state.composer.typed == "7h"
+    state.composer.backspace()
+    assert state.composer.typed == "7"
 
 
 def test_a_card_not_in_hand_is_explained_and_never_sent() -> None:
     state = seated()
     type_text(state, "4d")
-    state.submit()
+    state.composer.submit()
     assert not state.outbox
-    assert state.notice == "4D is not in your hand." and state.notice_style == "error"
+    assert state.notice.text == "4D is not in your hand." and state.notice.style == "error"
 
 
 def test_an_incomplete_card_is_explained_and_never_sent() -> None:
     state = seated()
     type_text(state, "q")
-    state.submit()
-    assert not state.outbox and "'q' is not a card" in state.notice
+    state.composer.submit()
+    assert not state.outbox and "'q' is not a card" in state.notice.text
 
 
 def test_out_of_turn_play_is_explained_and_never_sent() -> None:
     # S led (E dealt), so W is next: the turn follows from the dealer and the rows.
     state = seated(rows={"S": ["4C"], "W": [], "N": [], "E": []}, turn=Seat.W)
-    state.submit()
-    state.click_card(3)
+    state.composer.submit()
+    state.composer.click_card(3)
     assert not state.outbox
-    assert "W botW's turn" in state.notice
-    assert state.cursor == 3  # the click still moved the cursor
+    assert "W botW's turn" in state.notice.text
+    assert state.composer.cursor == 3  # the click still moved the cursor
 
 
 def test_mouse_click_plays_on_your_turn() -> None:
     state = seated()
-    state.click_card(2)
+    state.composer.click_card(2)
     assert list(state.outbox) == [requests.Play(card=(state.sorted_hand()[2]))]
 
 
 def test_cursor_wraps_and_stays_in_range_as_the_hand_shrinks() -> None:
     state = seated()
-    state.move_cursor(-1)
-    assert state.cursor == 12
-    state.submit()
+    state.composer.move_cursor(-1)
+    assert state.composer.cursor == 12
+    state.composer.submit()
     apply(state, m.Played(seat=Seat.S, card=(state.sorted_hand()[12]), index=1))
-    assert state.cursor == 11
+    assert state.composer.cursor == 11
 
 
 def test_server_error_reenables_play_and_is_shown() -> None:
     state = seated()
-    state.submit()
+    state.composer.submit()
     state.on_error("not_your_turn", "it is W's turn")
-    assert state.awaiting_play is None
-    assert "it is W's turn" in state.notice and state.notice_style == "error"
+    assert state.composer.awaiting_play is None
+    assert "it is W's turn" in state.notice.text and state.notice.style == "error"
 
 
 def test_history_and_explanations_use_the_public_rows() -> None:
@@ -171,10 +171,10 @@ def test_ask_about_an_opponent_card() -> None:
     rows = {"S": ["2S", "QH"], "W": ["9H", "4C"], "N": ["5D", "3D"], "E": ["KH"]}
     state = seated(rows=rows, turn=Seat.E)
     open_ask(state)
-    assert state.overlay is Overlay.ASK
-    assert state.ask_target == (Seat.W, 2)  # the newest opponent card first
+    assert state.panels.overlay is Overlay.ASK
+    assert state.panels.ask_target == (Seat.W, 2)  # the newest opponent card first
     move_ask(state, -1)
-    assert state.ask_target == (Seat.E, 1)  # Left goes back in time
+    assert state.panels.ask_target == (Seat.E, 1)  # Left goes back in time
     move_ask(state, 1)
     move_ask(state, -1)
     assert askable(state) == [(Seat.W, 2), (Seat.E, 1), (Seat.W, 1)]  # newest first
@@ -185,20 +185,20 @@ def test_ask_about_an_opponent_card() -> None:
     for char in "why?":
         state.prompt_char(char)
     state.prompt_submit()
-    assert state.prompt is None and state.overlay is Overlay.NONE
+    assert state.prompt is None and state.panels.overlay is Overlay.NONE
     assert list(state.outbox) == [requests.Ask(seat=Seat.E, index=1, text="why?")]
 
 
 def test_ask_with_nothing_played_says_so() -> None:
     state = seated()
     open_ask(state)
-    assert state.overlay is Overlay.NONE and "No opponent card" in state.notice
+    assert state.panels.overlay is Overlay.NONE and "No opponent card" in state.notice.text
 
 
 def test_questions_to_me_are_answered_with_r() -> None:
     state = seated(rows={"S": ["2S"], "W": [], "N": [], "E": []}, turn=Seat.W)
     apply(state, m.Question(question="q7", seat=Seat.S, text="what is 2S?", asker=Seat.E, index=1))
-    assert "press r" in state.notice
+    assert "press r" in state.notice.text
     reply_question(state)
     assert state.prompt is not None and "what is 2S?" in state.prompt.label
     for char in "aces":
@@ -207,7 +207,7 @@ def test_questions_to_me_are_answered_with_r() -> None:
     assert list(state.outbox) == [requests.AnswerQuestion(question="q7", text="aces")]
     assert not state.questions_to_me
     reply_question(state)
-    assert "Nobody has asked" in state.notice
+    assert "Nobody has asked" in state.notice.text
 
 
 def test_own_question_receipt_and_answer_are_logged() -> None:
@@ -216,7 +216,7 @@ def test_own_question_receipt_and_answer_are_logged() -> None:
     apply(state, m.AnswerMessage(question="q1", question_text="meaning?", seat=Seat.W,
                                  text="no pair"))
     assert not state.questions_to_me
-    assert "W answered: no pair" in state.notice
+    assert "W answered: no pair" in state.notice.text
     assert any("You asked W" in line.text for line in state.log)
 
 
@@ -237,7 +237,7 @@ def test_deal_end_then_ready_then_match_end_then_play_again() -> None:
     state.ready()
     assert list(state.outbox) == [requests.Ready()]
     apply(state, m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
-    assert state.mirror.winner is Team.NS and "play again" in state.notice
+    assert state.mirror.winner is Team.NS and "play again" in state.notice.text
     state.ready()
     assert isinstance(state.outbox[-1], PlayAgain)
 
@@ -245,8 +245,8 @@ def test_deal_end_then_ready_then_match_end_then_play_again() -> None:
 def test_quit_asks_first_during_a_match_only() -> None:
     state = seated()
     state.request_quit()
-    assert state.overlay is Overlay.QUIT and not state.quit_requested
-    state.close_overlay()
+    assert state.panels.overlay is Overlay.QUIT and not state.quit_requested
+    state.panels.close()
     state.request_quit()
     state.confirm_quit()
     assert state.quit_requested
@@ -342,7 +342,7 @@ def test_bots_can_be_added_before_the_first_deal_and_after_the_match() -> None:
     assert state.seat_label(Seat.E) == "E greedy bot"
     playing = seated()
     playing.table_add_bot()
-    assert playing.prompt is None and "only before the first deal" in playing.notice
+    assert playing.prompt is None and "only before the first deal" in playing.notice.text
     over = seated(status="over")
     over.can_rematch = True
     apply(over, m.PlayerLeft(seat=Seat.N))
@@ -363,7 +363,7 @@ def test_after_the_match_the_line_says_who_left_who_is_gone_and_who_must_ask() -
     assert "waiting for N" not in line and len(line) <= 66
     # A new target from E: we must ask again; o proposes ours (and our side's card).
     apply(state, m.RematchWanted(seat=Seat.E, target=500))
-    assert "rematch to 500 points: n agrees" in state.notice
+    assert "rematch to 500 points: n agrees" in state.notice.text
     state.mirror.seats[Seat.S].ready = False
     assert "waiting for E, you (n)" not in gathering.waiting_line(state)
     assert gathering.waiting_line(state).startswith(" Rematch to 500:")
@@ -387,7 +387,7 @@ def test_a_ready_the_server_lost_is_told_plainly() -> None:
                           ready=s != "S") for s in "NESW"],
         conventions={}, scores={Team.NS: 10, Team.EW: 20}, deal=1, dealer=Seat.E,
         first=Seat.S, turn=None, rows={}, you=Seat.S))
-    assert "press n again" in state.notice
+    assert "press n again" in state.notice.text
     assert any("Your ready was lost" in line.text for line in state.log)
 
 
@@ -400,7 +400,7 @@ def test_questions_answers_and_errors_from_a_server_show_escaped() -> None:
     apply(state, m.AnswerMessage(question="q1", question_text="meaning?", seat=Seat.W,
                                  text=hostile))
     state.on_error("internal", hostile)
-    shown = [line.text for line in state.log] + [state.notice]
+    shown = [line.text for line in state.log] + [state.notice.text]
     assert any("\\x1b]0;pwned\\x07\\x1b[2J evil\\u202egnp\\u200b\\x9b" in text
                for text in shown), shown
     assert not [text for text in shown if any(ch in text for ch in "\x1b\x07\x9b\u202e\u200b")]
@@ -409,7 +409,7 @@ def test_questions_answers_and_errors_from_a_server_show_escaped() -> None:
 def test_chat_is_refused_by_the_client_during_a_deal_and_sent_between_deals() -> None:
     state = seated()
     state.open_chat()
-    assert "No chat during a deal" in state.notice and state.prompt is None
+    assert "No chat during a deal" in state.notice.text and state.prompt is None
     assert not state.outbox
     state = seated(status="between_deals")
     state.open_chat()
@@ -433,8 +433,9 @@ def test_a_pause_freezes_the_clock_shown_and_resume_lets_it_run() -> None:
                               agreed=[Seat.N, Seat.S]))
     frozen = clock_left(state)
     assert frozen is not None and state.mirror.paused
-    assert state.clock is not None
-    state.clock = (state.clock[0], state.clock[1] - 100.0)  # time passes meanwhile
+    running = state.clock.running
+    assert running is not None
+    state.clock.running = (running[0], running[1] - 100.0)  # time passes meanwhile
     assert clock_left(state) == frozen
     state.outbox.clear()
     state.toggle_pause()
@@ -508,13 +509,13 @@ def test_a_spectator_sees_meanings_but_is_not_offered_a_question() -> None:
     state = seated(rows=rows, turn="N")
     state.mirror.you = None  # the same table, watched
     open_ask(state)
-    assert state.overlay is Overlay.ASK
+    assert state.panels.overlay is Overlay.ASK
     panel = "".join(text for _style, text, *_ in render_overlay(state))
     footer = "".join(text for _style, text, *_ in render_footer(state))
     assert "Under" in panel and "ask" not in panel.lower()
     assert "ask" not in footer.lower()
     ask_question(state)  # Enter anyway: told why, nothing sent
-    assert state.prompt is None and "Spectators cannot ask" in state.notice
+    assert state.prompt is None and "Spectators cannot ask" in state.notice.text
     assert not state.outbox
     seated_state = seated(rows=rows, turn="N")
     open_ask(seated_state)
@@ -541,11 +542,11 @@ def test_after_the_match_n_is_offered_for_what_it_does() -> None:
         state.on_server = on_server
         state.mirror.you = None  # watching, as a spectator does
         apply(state, m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
-        assert wanted in state.notice, (on_server, state.notice)
+        assert wanted in state.notice.text, (on_server, state.notice.text)
     rematch = seated()
     rematch.on_server = rematch.can_rematch = True
     apply(rematch, m.MatchEnded(winner=Team.NS, scores={Team.NS: 340, Team.EW: 20}))
-    assert "n: rematch, g: lobby" in rematch.notice
+    assert "n: rematch, g: lobby" in rematch.notice.text
 
 
 def test_the_deal_end_shows_the_questions_partner_asked_during_it() -> None:

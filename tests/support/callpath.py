@@ -80,9 +80,10 @@ class CallPath:
 
 
 def drawn_path(doc: str, heading: str) -> list[list[str]]:
-    """The files each numbered step of the section ``heading`` names, step by step."""
+    """The files each numbered step of the section ``heading`` names, step by step (a
+    step runs to the next step or to a blank line)."""
     section = doc.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
-    steps = re.split(r"\n(?=\d+\. )", "\n" + section)
+    steps = re.split(r"\n(?=\d+\. )|\n\n", "\n" + section)
     return [re.findall(r"`([a-z_/]+\.py)`", step) for step in steps if re.match(r"\d+\. ", step)]
 
 

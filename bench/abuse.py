@@ -63,7 +63,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from server_load import HOST, ServerProcess, _raise_fd_limit, fresh_records_dir, serve_help
+from benchkit.lineconn import HOST
+from server_load import ServerProcess, _raise_fd_limit, fresh_records_dir, serve_help
 
 FRESH_HOST = "127.0.0.2"
 NON_READERS = 100

@@ -49,7 +49,6 @@ import re
 import resource
 import selectors
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -61,9 +60,9 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from benchkit.lineconn import HOST, Conn
 from benchkit.wsconn import WsConn
 
-HOST = "127.0.0.1"
 SEATS = ("N", "E", "S", "W")
 BENCH_DIR = Path(__file__).resolve().parent
 LISTENING = re.compile(r"listening on \S+?:(\d+)")
@@ -179,81 +178,6 @@ class WorkerResult:
     #: The client process's own CPU seconds from the start signal to its end: next to
     #: the server's, it tells whether the load generator kept up.
     client_cpu: float = 0.0
-
-
-class Conn:
-    """One non-blocking client socket with line splitting and a write backlog."""
-
-    __slots__ = ("buf", "closed", "on_line", "out", "sel", "sock")
-
-    def __init__(self, sel: selectors.BaseSelector, port: int,
-                 on_line: Callable[[bytes], None]) -> None:
-        self.sock = socket.create_connection((HOST, port), timeout=30)
-        self.sock.setblocking(False)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.sel = sel
-        self.buf = b""
-        self.out = b""
-        self.closed = False
-        self.on_line = on_line
-        sel.register(self.sock, selectors.EVENT_READ, self)
-
-    def send(self, data: bytes) -> None:
-        if self.closed:
-            return
-        if self.out:
-            self.out += data
-            return
-        try:
-            sent = self.sock.send(data)
-        except BlockingIOError:
-            sent = 0
-        except OSError:
-            self.closed = True
-            return
-        if sent < len(data):
-            self.out = data[sent:]
-            self.sel.modify(self.sock, selectors.EVENT_READ | selectors.EVENT_WRITE, self)
-
-    def flush(self) -> None:
-        try:
-            sent = self.sock.send(self.out)
-        except BlockingIOError:
-            return
-        except OSError:
-            self.closed = True
-            return
-        self.out = self.out[sent:]
-        if not self.out:
-            self.sel.modify(self.sock, selectors.EVENT_READ, self)
-
-    def readable(self) -> bool:
-        """Read what is there and hand over complete lines; False at end of stream."""
-        try:
-            data = self.sock.recv(262144)
-        except BlockingIOError:
-            return True
-        except OSError:
-            data = b""
-        if not data:
-            self.closed = True
-            with contextlib.suppress(KeyError, ValueError):
-                self.sel.unregister(self.sock)
-            return False
-        self.buf += data
-        if b"\n" not in data:
-            return True
-        *lines, self.buf = self.buf.split(b"\n")
-        for line in lines:
-            if line:
-                self.on_line(line)
-        return True
-
-    def close(self) -> None:
-        with contextlib.suppress(KeyError, ValueError):
-            self.sel.unregister(self.sock)
-        self.sock.close()
-        self.closed = True
 
 
 class JackalTable:

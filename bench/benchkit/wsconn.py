@@ -23,16 +23,16 @@ from wsproto.events import (
     TextMessage,
 )
 
+from .lineconn import HOST, Conn
+
 __all__ = ["WsConn"]
 
-HOST = "127.0.0.1"
 
-
-class WsConn:
+class WsConn(Conn):
     """One non-blocking client WebSocket: each line sent is a text frame, each text
     message received is handed over as a line (``on_line`` gets it without its end)."""
 
-    __slots__ = ("buf", "closed", "on_line", "out", "partial", "sel", "slow", "sock", "ws")
+    __slots__ = ("partial", "slow", "ws")
 
     def __init__(self, sel: selectors.BaseSelector, port: int,
                  on_line: Callable[[bytes], None]) -> None:
@@ -74,36 +74,9 @@ class WsConn:
 
     def send(self, data: bytes) -> None:
         """Send each line of ``data`` (newline-ended lines) as one text frame."""
-        if self.closed:
-            return
-        ws = self.ws
-        frames = b"".join(ws.send(TextMessage(data=line.decode()))
-                          for line in data.split(b"\n") if line)
-        if self.out:
-            self.out += frames
-            return
-        try:
-            sent = self.sock.send(frames)
-        except BlockingIOError:
-            sent = 0
-        except OSError:
-            self.closed = True
-            return
-        if sent < len(frames):
-            self.out = frames[sent:]
-            self.sel.modify(self.sock, selectors.EVENT_READ | selectors.EVENT_WRITE, self)
-
-    def flush(self) -> None:
-        try:
-            sent = self.sock.send(self.out)
-        except BlockingIOError:
-            return
-        except OSError:
-            self.closed = True
-            return
-        self.out = self.out[sent:]
-        if not self.out:
-            self.sel.modify(self.sock, selectors.EVENT_READ, self)
+        if not self.closed:
+            super().send(b"".join(self.ws.send(TextMessage(data=line.decode()))
+                                  for line in data.split(b"\n") if line))
 
     def readable(self) -> bool:
         """Read what is there and hand over complete messages; False at the end.
@@ -171,9 +144,3 @@ class WsConn:
     def send_event_bytes(self, data: bytes) -> None:
         with contextlib.suppress(OSError):
             self.sock.send(data)
-
-    def close(self) -> None:
-        with contextlib.suppress(KeyError, ValueError):
-            self.sel.unregister(self.sock)
-        self.sock.close()
-        self.closed = True

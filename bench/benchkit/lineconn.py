@@ -60,14 +60,20 @@ class Conn:
         if not self.out:
             self.sel.modify(self.sock, selectors.EVENT_READ, self)
 
+    def received(self) -> bytes | None:
+        """What the socket holds now (None: nothing yet; empty: the end)."""
+        try:
+            return self.sock.recv(262144)
+        except BlockingIOError:
+            return None
+        except OSError:
+            return b""
+
     def readable(self) -> bool:
         """Read what is there and hand over complete lines; False at end of stream."""
-        try:
-            data = self.sock.recv(262144)
-        except BlockingIOError:
+        data = self.received()
+        if data is None:
             return True
-        except OSError:
-            data = b""
         if not data:
             self.closed = True
             with contextlib.suppress(KeyError, ValueError):

@@ -86,12 +86,9 @@ class WsConn(Conn):
         the server spends making it, and the bench must measure the server. At the first
         frame of any other kind, wsproto takes this connection's input over for good (it
         starts at a frame boundary): pings, closes, pieces of a message are all its."""
-        try:
-            data = self.sock.recv(262144)
-        except BlockingIOError:
+        data = self.received()
+        if data is None:
             return True
-        except OSError:
-            data = b""
         if not data:
             self.ws.receive_data(None)
             return self._take_events()

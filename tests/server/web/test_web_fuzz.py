@@ -79,17 +79,25 @@ def _streams(kind: str) -> tuple[trio.abc.Stream, trio.abc.Stream]:
     return trio.SocketStream(near), trio.SocketStream(far)
 
 
-async def _through_websocket(lines: list[str], cuts: list[int], max_line: int,
-                             kind: str = "memory", pings: int = 0) -> tuple[list[str], int]:
-    """The error codes the server answered, and how many pings it answered (in order)."""
-    config = ServerConfig(max_line=max_line, rate_burst=10_000, ping_interval=10_000,
-                          hello_timeout=10_000)
+def _websocket_session(config: ServerConfig, kind: str
+                       ) -> tuple[Hub, WSConnection, trio.abc.Stream, Session]:
+    """A hub with one WebSocket session over a stream pair of ``kind``, its handshake
+    done: the hub, the client's end of the WebSocket and of the stream, the session."""
     hub = Hub(config)
     client_ws, server_ws = _handshake()
     near, far = _streams(kind)
     session = Session(WebSocketStream(far, server_ws), 1, "fuzz", config, hub, hub.flusher,
                       hub.keepalive)
     hub.connected(session)
+    return hub, client_ws, near, session
+
+
+async def _through_websocket(lines: list[str], cuts: list[int], max_line: int,
+                             kind: str = "memory", pings: int = 0) -> tuple[list[str], int]:
+    """The error codes the server answered, and how many pings it answered (in order)."""
+    config = ServerConfig(max_line=max_line, rate_burst=10_000, ping_interval=10_000,
+                          hello_timeout=10_000)
+    hub, client_ws, near, session = _websocket_session(config, kind)
     codes: list[str] = []
     sent: list[bytes] = []
     pongs: list[bytes] = []
@@ -157,12 +165,7 @@ async def _garbage(data: bytes, kind: str) -> int | None:
     """Send ``data`` after the handshake, in place of frames; the close code the server
     ends with (None if it did not close), with a bystander's session unhurt."""
     config = ServerConfig(rate_burst=10_000, ping_interval=10_000, hello_timeout=10_000)
-    hub = Hub(config)
-    client_ws, server_ws = _handshake()
-    near, far = _streams(kind)
-    session = Session(WebSocketStream(far, server_ws), 1, "fuzz", config, hub, hub.flusher,
-                      hub.keepalive)
-    hub.connected(session)
+    hub, client_ws, near, session = _websocket_session(config, kind)
     closed: int | None = None
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:

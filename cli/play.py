@@ -37,6 +37,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      "x shows the card the expert bot would play and why (the built-in "
                      "game allows hints; on a server, tables that allow them); "
                      "? lists every key; Ctrl-Q quits.")
+    _add_where_arguments(parser)
+    parser.add_argument("--name", default=os.environ.get("USER") or "you",
+                        help="your name at the table (default: $USER, else 'you')")
+    parser.add_argument("--table", metavar="ID",
+                        help="with --server: go straight to this table, without the lobby "
+                             "(e.g. t3)")
+    parser.add_argument("--invite", metavar="CODE",
+                        help="with --table: the invitation code of a seat of a private table, "
+                             "from its creator (without --seat: the seat the code opens)")
+    parser.add_argument("--seat", default=None, type=_seat,
+                        help="your seat: N, E, S or W (built-in game: default S; with "
+                             "--table: default any free seat)")
+    _add_game_arguments(parser)
+    parser.add_argument("--symbols", action="store_true",
+                        help="draw suits as symbols instead of the letters S H D C")
+    parser.add_argument("--bot-pause", type=float, default=0.8, metavar="SECONDS",
+                        help="built-in game: a bot waits this long before each card, so "
+                             "a round can be followed (default 0.8; 0 for none)")
+    parser.add_argument("--confirm", action="store_true",
+                        help="ask before a card is played: Enter again plays it")
+    parser.add_argument("--no-bell", dest="bell", action="store_false",
+                        help="do not ring the terminal bell when it becomes your turn "
+                             "or your time on a clock is nearly up")
+    parser.add_argument("--log", metavar="FILE", default=None,
+                        help="write a debug log of the client (and built-in server) here")
+
+
+def _add_where_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where to play: a server, one found on the LAN, or one hosted here."""
     parser.add_argument("--server", metavar="HOST:PORT",
                         help="play on this server (opens its lobby) instead of the built-in "
                              "game against bots")
@@ -55,17 +84,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "its address is shown as text and QR code before the lobby)")
     parser.add_argument("--password", help="the server's password, if it has one (with "
                                            "--host: the password your server asks for)")
-    parser.add_argument("--name", default=os.environ.get("USER") or "you",
-                        help="your name at the table (default: $USER, else 'you')")
-    parser.add_argument("--table", metavar="ID",
-                        help="with --server: go straight to this table, without the lobby "
-                             "(e.g. t3)")
-    parser.add_argument("--invite", metavar="CODE",
-                        help="with --table: the invitation code of a seat of a private table, "
-                             "from its creator (without --seat: the seat the code opens)")
-    parser.add_argument("--seat", default=None, type=_seat,
-                        help="your seat: N, E, S or W (built-in game: default S; with "
-                             "--table: default any free seat)")
+
+
+def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
+    """The built-in game: its bots, the convention cards, the target and the seed."""
     bots = parser.add_argument_group(
         "the built-in game's bots", "server-side bots in the other three seats (built-in "
         "strategies only: " + ", ".join(STRATEGIES) + ")")
@@ -86,18 +108,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="victory points that win the match (default 300)")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed of the match's deals (reproducible games)")
-    parser.add_argument("--symbols", action="store_true",
-                        help="draw suits as symbols instead of the letters S H D C")
-    parser.add_argument("--bot-pause", type=float, default=0.8, metavar="SECONDS",
-                        help="built-in game: a bot waits this long before each card, so "
-                             "a round can be followed (default 0.8; 0 for none)")
-    parser.add_argument("--confirm", action="store_true",
-                        help="ask before a card is played: Enter again plays it")
-    parser.add_argument("--no-bell", dest="bell", action="store_false",
-                        help="do not ring the terminal bell when it becomes your turn "
-                             "or your time on a clock is nearly up")
-    parser.add_argument("--log", metavar="FILE", default=None,
-                        help="write a debug log of the client (and built-in server) here")
 
 
 def _seat(text: str) -> Seat:
@@ -160,30 +170,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"jackal play: bad convention card: {exc}", file=sys.stderr)
         return 2
     partner, opponents = bot_strategies(args, ours, theirs)
-    if args.table and not args.server:
-        print("jackal play: --table needs --server HOST:PORT", file=sys.stderr)
+    misused = _misused(args)
+    if misused is not None:
+        print(f"jackal play: {misused}", file=sys.stderr)
         return 2
-    if args.invite and not args.table:
-        print("jackal play: --invite needs --table (the private table the code is for)",
-              file=sys.stderr)
-        return 2
-    if sum(map(bool, (args.server, args.lan, args.host))) > 1:
-        print("jackal play: choose one of --server, --lan and --host", file=sys.stderr)
-        return 2
-    if not args.host and (args.port is not None or args.web is not None):
-        print("jackal play: --port and --web go with --host", file=sys.stderr)
-        return 2
-    if args.lan:
-        from .lan import find_server
-
-        found = find_server(input)
-        if found is None:
-            return 1
-        args.server = found.address
-        if found.password and args.password is None:
-            import getpass
-
-            args.password = getpass.getpass(f"Password of {found.address}: ")
+    if args.lan and not _found_on_lan(args):
+        return 1
     _quiet_logging(args.log)
     hosted = None
     if args.host:
@@ -213,6 +205,35 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if hosted is not None:
             hosted.stop()
+
+
+def _misused(args: argparse.Namespace) -> str | None:
+    """Why these options do not go together, or None when they do."""
+    if args.table and not args.server:
+        return "--table needs --server HOST:PORT"
+    if args.invite and not args.table:
+        return "--invite needs --table (the private table the code is for)"
+    if sum(map(bool, (args.server, args.lan, args.host))) > 1:
+        return "choose one of --server, --lan and --host"
+    if not args.host and (args.port is not None or args.web is not None):
+        return "--port and --web go with --host"
+    return None
+
+
+def _found_on_lan(args: argparse.Namespace) -> bool:
+    """``--lan``: the server the player picks from those found becomes ``args.server``
+    (its password asked for if it wants one); False if none was picked."""
+    from .lan import find_server
+
+    found = find_server(input)
+    if found is None:
+        return False
+    args.server = found.address
+    if found.password and args.password is None:
+        import getpass
+
+        args.password = getpass.getpass(f"Password of {found.address}: ")
+    return True
 
 
 async def start_embedded_server(nursery: trio.Nursery, bot_pause: float = 0.0) -> int:

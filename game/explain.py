@@ -311,57 +311,72 @@ def explain_play(card: ConventionCard, history: History, seat: Seat, index: int)
     head = f"{ordinal(index)} card {played}"
 
     if isinstance(rule, Promise):
-        target = promise_of(card, played.rank, index)
-        fallback = is_fallback_side(card, index, played.rank)
-        unneeded = f"an unneeded {rule.fallback} card"
-        if target is None:
-            reason = _edge_reason(played.rank, rule.offset)
-            text = f"{head}: promises nothing ({reason})"
-            if fallback:
-                text += f"; {unneeded}"
-            return Explained(seat, index, played, text, PromiseMeaning(
-                play=index, card=played, low=low, may_be_fallback=fallback, kind="none",
-                reason=reason))
-        text = f"{head}: promises {_amount(rule.count, target)}"
-        if fallback:
-            text += f", or {_nothing_word(rule.count)} ({unneeded})"
-        text += _deviation(card.tolerance.promise)
-        return Explained(seat, index, played, text, PromiseMeaning(
-            play=index, card=played, low=low, may_be_fallback=fallback, kind="promise",
-            rank=target, count=rule.count, deviates_one_in=card.tolerance.promise.one_in))
-
+        return _explain_promise(card, rule, seat, index, played)
     if isinstance(rule, Answer):
-        partner_row = _row(history, seat.partner)
-        if len(partner_row) < rule.play:
-            reason = f"partner has not made a {ordinal(rule.play)} play"
-            return Explained(seat, index, played, f"{head}: no meaning ({reason})", AnswerMeaning(
-                play=index, card=played, low=low, to_play=rule.play, kind="none",
-                reason=reason))
-        partner_card = partner_row[rule.play - 1]
-        target = promise_of(card, partner_card.rank, rule.play)
-        partner_fallback = is_fallback_side(card, rule.play, partner_card.rank)
-        about = f"partner's {ordinal(rule.play)} card {partner_card}"
-        if target is None:
-            reason = f"it answers {about}, which promised nothing"
-            return Explained(seat, index, played, f"{head}: no meaning ({reason})", AnswerMeaning(
-                play=index, card=played, low=low, to_play=rule.play, partner_card=partner_card,
-                partner_may_be_fallback=partner_fallback, kind="none", reason=reason))
-        what = "holds a card" if low else "holds no card"
-        text = (f"{head} ({'low' if low else 'high'}): {what} of partner's promised rank, "
-                f"{rank_word(target)} (answering {about}")
-        if partner_fallback:
-            promised = card.rule(rule.play)
-            assert isinstance(promised, Promise)  # guaranteed by validate_card
-            text += f", which may also have meant {_nothing_word(promised.count)}"
-        text += ")" + _deviation(card.tolerance.answer)
-        return Explained(seat, index, played, text, AnswerMeaning(
-            play=index, card=played, low=low, to_play=rule.play, partner_card=partner_card,
-            partner_may_be_fallback=partner_fallback, kind="answer", rank=target, holds=low,
-            deviates_one_in=card.tolerance.answer.one_in))
-
+        return _explain_answer(card, rule, history, seat, index, played)
     assert isinstance(rule, NoMeaning)
     return Explained(seat, index, played, f"{head}: no meaning (a free discard)", DiscardMeaning(
         play=index, card=played, low=low, kind="none", reason="a free discard"))
+
+
+def _explain_promise(card: ConventionCard, rule: Promise, seat: Seat, index: int,
+                     played: Card) -> Explained:
+    """A promising play: the rank it promises, or why it promises nothing."""
+    low = card.is_low(played.rank)
+    head = f"{ordinal(index)} card {played}"
+    target = promise_of(card, played.rank, index)
+    fallback = is_fallback_side(card, index, played.rank)
+    unneeded = f"an unneeded {rule.fallback} card"
+    if target is None:
+        reason = _edge_reason(played.rank, rule.offset)
+        text = f"{head}: promises nothing ({reason})"
+        if fallback:
+            text += f"; {unneeded}"
+        return Explained(seat, index, played, text, PromiseMeaning(
+            play=index, card=played, low=low, may_be_fallback=fallback, kind="none",
+            reason=reason))
+    text = f"{head}: promises {_amount(rule.count, target)}"
+    if fallback:
+        text += f", or {_nothing_word(rule.count)} ({unneeded})"
+    text += _deviation(card.tolerance.promise)
+    return Explained(seat, index, played, text, PromiseMeaning(
+        play=index, card=played, low=low, may_be_fallback=fallback, kind="promise",
+        rank=target, count=rule.count, deviates_one_in=card.tolerance.promise.one_in))
+
+
+def _explain_answer(card: ConventionCard, rule: Answer, history: History, seat: Seat,
+                    index: int, played: Card) -> Explained:
+    """An answering play: whether it holds partner's promised rank, or why it says
+    nothing."""
+    low = card.is_low(played.rank)
+    head = f"{ordinal(index)} card {played}"
+    partner_row = _row(history, seat.partner)
+    if len(partner_row) < rule.play:
+        reason = f"partner has not made a {ordinal(rule.play)} play"
+        return Explained(seat, index, played, f"{head}: no meaning ({reason})", AnswerMeaning(
+            play=index, card=played, low=low, to_play=rule.play, kind="none",
+            reason=reason))
+    partner_card = partner_row[rule.play - 1]
+    target = promise_of(card, partner_card.rank, rule.play)
+    partner_fallback = is_fallback_side(card, rule.play, partner_card.rank)
+    about = f"partner's {ordinal(rule.play)} card {partner_card}"
+    if target is None:
+        reason = f"it answers {about}, which promised nothing"
+        return Explained(seat, index, played, f"{head}: no meaning ({reason})", AnswerMeaning(
+            play=index, card=played, low=low, to_play=rule.play, partner_card=partner_card,
+            partner_may_be_fallback=partner_fallback, kind="none", reason=reason))
+    what = "holds a card" if low else "holds no card"
+    text = (f"{head} ({'low' if low else 'high'}): {what} of partner's promised rank, "
+            f"{rank_word(target)} (answering {about}")
+    if partner_fallback:
+        promised = card.rule(rule.play)
+        assert isinstance(promised, Promise)  # guaranteed by validate_card
+        text += f", which may also have meant {_nothing_word(promised.count)}"
+    text += ")" + _deviation(card.tolerance.answer)
+    return Explained(seat, index, played, text, AnswerMeaning(
+        play=index, card=played, low=low, to_play=rule.play, partner_card=partner_card,
+        partner_may_be_fallback=partner_fallback, kind="answer", rank=target, holds=low,
+        deviates_one_in=card.tolerance.answer.one_in))
 
 
 # --------------------------------------------------------------------------- whole cards

@@ -309,28 +309,16 @@ class Hub:
                     self._check_lobby_open(session, "leave of a seat", at)
                 table, out = self.lobby.leave(session, msg.id, now)
                 self.table_acted(out, table)
-            case Ready():
+            case Ready() | Rematch() | Conventions() | Ask() | AnswerQuestion() | Pause() \
+                    | Resume():
                 table, _seat = self.lobby.seated(session)
-                self.table_acted(table.ready(session, msg.id, now), table)
-            case Rematch():
-                table, _seat = self.lobby.seated(session)
-                self.table_acted(table.rematch(session, msg.id, now, msg.target), table)
-            case Conventions():
-                table, _seat = self.lobby.seated(session)
-                self.table_acted(table.set_conventions(session, msg.card, msg.id), table)
+                self.table_acted(_seat_action(table, session, msg, now), table)
             case Explain():
                 table = self.lobby.current(session)
                 card, text, data = table.disclosure.explain(
                     shown_deal(table), table.deal_conventions, msg.seat, msg.index)
                 session.deliver(Explanation(id=msg.id, seat=msg.seat, index=msg.index,
                                             card=card, text=text, meaning=data))
-            case Ask():
-                table, _seat = self.lobby.seated(session)
-                self.table_acted(table.ask(session, msg.seat, msg.text, msg.index, msg.id,
-                                           now), table)
-            case AnswerQuestion():
-                table, _seat = self.lobby.seated(session)
-                self.table_acted(table.answer(session, msg.question, msg.text, msg.id, now), table)
             case Sync():
                 table = self.lobby.current(session)
                 self.table_acted(state_for(table, session, table.seating.seat_of(session),
@@ -339,12 +327,6 @@ class Hub:
                 self._hint(session, msg)
             case Chat():
                 self._chat(session, msg, now)
-            case Pause():
-                table, _seat = self.lobby.seated(session)
-                self.table_acted(table.pause(session, now, msg.id), table)
-            case Resume():
-                table, _seat = self.lobby.seated(session)
-                self.table_acted(table.end_pause(session, now, msg.id), table)
             case _:  # pragma: no cover  (every client message is handled above)
                 raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"cannot handle {msg!r}")
 
@@ -521,3 +503,23 @@ def _clock(asked: float | None, default: float | None, least: float) -> float | 
     chosen = default if asked is None else asked
     return chosen if chosen else None
 
+
+def _seat_action(table: Table, session: Session,
+                 msg: Ready | Rematch | Conventions | Ask | AnswerQuestion | Pause | Resume,
+                 now: float) -> Outbox:
+    """What a seated player's request about the match does at its table."""
+    match msg:
+        case Ready():
+            return table.ready(session, msg.id, now)
+        case Rematch():
+            return table.rematch(session, msg.id, now, msg.target)
+        case Conventions():
+            return table.set_conventions(session, msg.card, msg.id)
+        case Ask():
+            return table.ask(session, msg.seat, msg.text, msg.index, msg.id, now)
+        case AnswerQuestion():
+            return table.answer(session, msg.question, msg.text, msg.id, now)
+        case Pause():
+            return table.pause(session, now, msg.id)
+        case Resume():
+            return table.end_pause(session, now, msg.id)

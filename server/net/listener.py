@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 import trio
@@ -44,58 +44,24 @@ async def serve(config: ServerConfig, *,
                 task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
                 web_started: Callable[[int], None] | None = None,
                 page_started: Callable[[str], None] | None = None) -> None:
-    """Run a Jackal server with ``config`` until cancelled.
+    """Run a Jackal server with ``config`` until cancelled: restore unfinished matches
+    from the records directory, listen, report the bound port through
+    ``task_status.started(port)`` (tests start it on port 0) and log ``listening on
+    HOST:PORT``; with ``config.tune_gc`` (``jackal serve``) the collector is tuned once
+    started and put back when the server stops (:mod:`.gctune`).
 
-    It restores unfinished matches from the records directory, listens, reports the bound
-    port through ``task_status.started(port)`` (tests start it on port 0) and logs
-    ``listening on HOST:PORT``. Once started and restored, the garbage collector is tuned
-    and what is alive is frozen (:mod:`.gctune`) when ``config.tune_gc`` says so
-    (``jackal serve`` does); it is put back when the server stops. A connection over
-    ``max_connections``, or over its address group's share (:func:`.share_refusal`),
-    gets ``error`` ``server_full`` and is closed.
+    However it stops (cancelled, Ctrl-C/SIGTERM in ``jackal serve``, or a crash) it stops
+    accepting, sends ``server_shutdown`` to every connection after what is queued for it,
+    waits at most :data:`SHUTDOWN_GRACE` seconds for those to be written, then closes
+    everything: connections and tables run in a nursery of their own, shielded from the
+    caller's cancellation, which is cancelled only after the hub's goodbye.
 
-    However it stops (cancelled by its caller, by ``jackal serve`` on Ctrl-C/SIGTERM, or
-    by a crash of its own) it stops accepting, sends ``server_shutdown`` to every
-    connection after what is already queued for it, waits for those to be written (at
-    most :data:`SHUTDOWN_GRACE` seconds), then closes everything. For that, connections
-    and tables run in their own nursery, shielded from the caller's cancellation, so they
-    are still alive when the accepting part has been cancelled and the hub says goodbye;
-    after that (or the grace) that nursery is cancelled too.
-
-    With ``config.web_port`` set it also serves the web page and its WebSocket
-    (:mod:`..web`), whose connections go through the same admission and sessions; the
-    bound web port is passed to ``web_started`` and logged as ``web page on URL``, and the
-    page's address for other machines (a LAN address when listening on every address) to
-    ``page_started``. With ``config.announce`` the server is announced on the LAN
-    (:mod:`.announce`) once listening, and withdrawn when it stops.
+    ``config.web_port``: the page and its WebSocket too (:mod:`..web`), through the same
+    admission (``web_started`` gets the port, ``page_started`` the page's address for
+    other machines); ``config.announce``: announced on the LAN (:mod:`.announce`).
     """
     hub = Hub(config)
-
-    async def handle(stream: trio.SocketStream) -> None:
-        await admit(stream, _address(stream))
-
-    async def admit(stream: trio.abc.Stream, address: str) -> None:
-        number = hub.next_number()
-        if hub.closing:
-            await stream.aclose()
-            return
-        if len(hub.sessions) >= config.max_connections:
-            log.warning("connection #%d %s refused: server full", number, address)
-            await _refuse(stream, "the server is full; try later")
-            return
-        refusal = hub.addresses.admit(address_group(address), len(hub.sessions),
-                                      config.max_connections)
-        if refusal is not None:
-            log.warning("connection #%d %s refused: its address group holds its share (%s)",
-                        number, address, refusal)
-            await _refuse(stream, _WHY[refusal].format(config.max_per_address))
-            return
-        session = Session(stream, number, address, config, hub, hub.flusher, hub.keepalive)
-        hub.connected(session)
-        log.info("connection #%d from %s", number, address)
-        session.deliver(hub.welcome())
-        await session.run()
-
+    admit = partial(_admit, hub)
     # Opened first, outside any nursery, so a busy port is a plain OSError for the caller.
     listeners = await trio.open_tcp_listeners(config.port, host=config.host)
     port = int(listeners[0].socket.getsockname()[1])
@@ -112,32 +78,22 @@ async def serve(config: ServerConfig, *,
                 thresholds = gctune.settle()
                 pool.start_soon(gctune.young_passes)
             # trio.serve_listeners closes the listeners when it is cancelled.
-            await outer.start(partial(trio.serve_listeners, handle, listeners,
-                                      handler_nursery=pool))
+            await outer.start(partial(trio.serve_listeners, partial(_accepted, admit),
+                                      listeners, handler_nursery=pool))
             log.info("listening on %s:%d", config.host, port)
-            web_port: int | None = None
-            if web_listeners:
-                web_port = int(web_listeners[0].socket.getsockname()[1])
-                await outer.start(partial(trio.serve_listeners, Gateway(admit).handle,
-                                          web_listeners, handler_nursery=pool))
-                urls = page_urls(config.host, web_port)
-                log.info("web page on %s%s", " or ".join(urls),
-                         _LOOPBACK_ONLY if _loopback(config.host) else "")
+            web_port = (await _serve_web(outer, pool, admit, web_listeners, config.host)
+                        if web_listeners else None)
+            if web_port is not None:
                 if web_started is not None:
                     web_started(web_port)
                 if page_started is not None:
-                    page_started(urls[0])
+                    page_started(page_urls(config.host, web_port)[0])
             if config.announce:
-                # Not awaited: the announcement takes a second or two and the server is
-                # already serving; cancelled with the accepting tasks, it says goodbye.
-                outer.start_soon(announce, Announcement(
-                    config.host, port, web_port, config.announce_name or default_name(),
-                    password=config.password is not None), lambda: len(hub.lobby.tables))
+                _announce(outer, hub, port, web_port)
             task_status.started(port)
             await trio.sleep_forever()
         finally:
-            # The caller cancelled us (or something failed): stop accepting, say goodbye.
-            outer.cancel_scope.cancel()  # the accepting task, if we are here by an error
+            outer.cancel_scope.cancel()  # stop accepting (still on if we failed), then goodbye
             with trio.CancelScope(shield=True):
                 await hub.shutdown(SHUTDOWN_GRACE)
             pool_scope.cancel()
@@ -147,6 +103,61 @@ async def serve(config: ServerConfig, *,
 
 #: Said after the page's address when the server listens on loopback only.
 _LOOPBACK_ONLY = " (this machine only: --host 0.0.0.0 serves the LAN)"
+
+
+def _announce(nursery: trio.Nursery, hub: Hub, port: int, web_port: int | None) -> None:
+    """Announce the server on the LAN. Not awaited: the announcement takes a second or
+    two and the server already serves; cancelled with the accepting tasks, it says
+    goodbye."""
+    config = hub.config
+    nursery.start_soon(announce, Announcement(
+        config.host, port, web_port, config.announce_name or default_name(),
+        password=config.password is not None), lambda: len(hub.lobby.tables))
+
+
+async def _accepted(admit: Callable[[trio.abc.Stream, str], Awaitable[None]],
+                    stream: trio.SocketStream) -> None:
+    await admit(stream, _address(stream))
+
+
+async def _admit(hub: Hub, stream: trio.abc.Stream, address: str) -> None:
+    """Take one connection (TCP, or a WebSocket the gateway hands over) as a Session, or
+    refuse it: the server is closing, or over ``max_connections``, or its address group
+    holds its share (:func:`.share_refusal`); a refused one gets ``server_full``."""
+    config = hub.config
+    number = hub.next_number()
+    if hub.closing:
+        await stream.aclose()
+        return
+    if len(hub.sessions) >= config.max_connections:
+        log.warning("connection #%d %s refused: server full", number, address)
+        await _refuse(stream, "the server is full; try later")
+        return
+    refusal = hub.addresses.admit(address_group(address), len(hub.sessions),
+                                  config.max_connections)
+    if refusal is not None:
+        log.warning("connection #%d %s refused: its address group holds its share (%s)",
+                    number, address, refusal)
+        await _refuse(stream, _WHY[refusal].format(config.max_per_address))
+        return
+    session = Session(stream, number, address, config, hub, hub.flusher, hub.keepalive)
+    hub.connected(session)
+    log.info("connection #%d from %s", number, address)
+    session.deliver(hub.welcome())
+    await session.run()
+
+
+async def _serve_web(outer: trio.Nursery, pool: trio.Nursery,
+                     admit: Callable[[trio.abc.Stream, str], Awaitable[None]],
+                     listeners: list[trio.SocketListener], host: str) -> int:
+    """Serve the page and its WebSocket on ``listeners`` (accepting in ``outer``, the
+    connections in ``pool``); log the page's addresses; return the bound port."""
+    port = int(listeners[0].socket.getsockname()[1])
+    await outer.start(partial(trio.serve_listeners, Gateway(admit).handle, listeners,
+                              handler_nursery=pool))
+    log.info("web page on %s%s", " or ".join(page_urls(host, port)),
+             _LOOPBACK_ONLY if _loopback(host) else "")
+    return port
 
 
 def _loopback(host: str) -> bool:

@@ -8,15 +8,14 @@ from __future__ import annotations
 import itertools
 from collections import deque
 from collections.abc import Iterable
-from typing import Protocol
 
 from ..game.seats import Seat
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import ChatLine, ChatMessage, MessageId, TableStatus
 from .records.recording import Recording
-from .seating import Outbox, Peer, Seating, SeatSlot
+from .seating import Outbox, Peer, Seating
 
-__all__ = ["KEEP", "RECORD_BUDGET", "ChattingTable", "TableChat", "chat_message", "line_bytes"]
+__all__ = ["KEEP", "RECORD_BUDGET", "TableChat", "chat_message", "line_bytes"]
 
 #: Lines of each channel a snapshot carries.
 KEEP = 20
@@ -29,22 +28,15 @@ def line_bytes(line: ChatLine) -> int:
     return len(line.text.encode()) + len(line.name.encode()) + 100
 
 
-class ChattingTable(Protocol):
-    """What chat reads of the table that owns it."""
-
-    id: str
-    status: TableStatus
-    seats: dict[Seat, SeatSlot]
-    spectators: dict[Peer, None]
-    seating: Seating
-    recording: Recording
-
-
 class TableChat:
-    """The lines a table keeps, and what is left of its record's chat budget (the table
-    passes itself to :meth:`say` rather than being kept here: no reference cycle)."""
+    """The lines a table keeps, and what is left of its record's chat budget. It holds the
+    table's seating (who reads a line) and recording (which keeps it), never the table."""
 
-    def __init__(self, budget: int | None = None) -> None:
+    def __init__(self, table_id: str, seating: Seating, recording: Recording,
+                 budget: int | None = None) -> None:
+        self._table_id = table_id
+        self._seating = seating
+        self._recording = recording
         self._order = itertools.count()
         self._table: deque[tuple[int, ChatLine]] = deque(maxlen=KEEP)
         self._spectators: deque[tuple[int, ChatLine]] = deque(maxlen=KEEP)
@@ -75,27 +67,30 @@ class TableChat:
         both = sorted((*self._table, *self._spectators), key=lambda kept: kept[0])
         return [line for _, line in both[-KEEP:]]
 
-    def say(self, table: ChattingTable, peer: Peer, name: str, text: str,
+    def say(self, status: TableStatus, peer: Peer, name: str, text: str,
             req_id: MessageId | None = None) -> Outbox:
-        """A chat line from ``peer`` at ``table``: a seat's goes to the ``table`` channel
-        (everyone at the table reads it), a spectator's to the ``spectators`` one (only
-        spectators read it: a spectator could be a player's partner's friend)."""
-        seat = table.seating.seat_of(peer)
+        """A chat line from ``peer`` at a table in ``status``: a seat's goes to the
+        ``table`` channel (everyone at the table reads it), a spectator's to the
+        ``spectators`` one (only spectators read it: a spectator could be a player's
+        partner's friend)."""
+        seating = self._seating
+        seat = seating.seat_of(peer)
         if seat is None:
-            if peer not in table.spectators:
-                raise ProtocolError(ErrorCode.NOT_SEATED, f"you are not at table {table.id}")
+            if peer not in seating.spectators:
+                raise ProtocolError(ErrorCode.NOT_SEATED,
+                                    f"you are not at table {self._table_id}")
             line = ChatLine(channel="spectators", name=name, text=text)
-            readers = list(table.spectators)
+            readers = list(seating.spectators)
         else:
-            if table.status == "playing":
+            if status == "playing":
                 raise ProtocolError(ErrorCode.CHAT_CLOSED,
                                     "no chat while a deal is being played: partners talk "
                                     "only through their cards (chat opens when it ends)")
-            line = ChatLine(channel="table", name=table.seats[seat].name or name, text=text,
+            line = ChatLine(channel="table", name=seating.seats[seat].name or name, text=text,
                             seat=seat)
-            readers = [each for each, _ in table.seating.audience()]
+            readers = [each for each, _ in seating.audience()]
         if self.add(line):
-            table.recording.chat("table" if seat is not None else "spectators", line)
+            self._recording.chat("table" if seat is not None else "spectators", line)
         public, own = chat_message(line), chat_message(line, req_id)
         return [(each, own if each is peer else public) for each in readers]
 

@@ -460,7 +460,7 @@ class Hub:
             # person typing: it may not carry text past the rule its seat keeps.
             check_chat_open(self.lobby.tables.values(), table, host)
         if table is not None:
-            out = table.chat.say(table, session, name, msg.text, msg.id)
+            out = table.chat.say(table.status, session, name, msg.text, msg.id)
         else:
             line = ChatLine(channel="lobby", name=name, text=msg.text)
             public = chat_message(line)

@@ -88,7 +88,7 @@ class Table:
         #: ...and the table halts, saying why: its task then closes it.
         self.halted: str | None = None
         #: The chat lines kept for snapshots, and the record's chat budget.
-        self.chat = TableChat()
+        self.chat = TableChat(table_id, self.seating, self.recording)
         #: A pause asked for or in force (see :mod:`.pause`).
         self.pausing = PauseVote()
         #: Seats held for players whose connection dropped (see :mod:`.holds`).

@@ -157,7 +157,7 @@ def test_random_actions_keep_the_table_consistent(actions: list[tuple[int, str, 
             elif action == "answer":
                 out = table.answer(peer, f"q{pick}", "because", rid)
             elif action == "chat":
-                out = table.chat.say(table, peer, peer.name, "hello", rid)
+                out = table.chat.say(table.status, peer, peer.name, "hello", rid)
                 # A seat never talks during a deal (partners talk only through cards).
                 assert table.seating.seat_of(peer) is None or table.status != "playing"
             elif action in ("pause", "resume"):

@@ -39,7 +39,7 @@ def deal_hands(seed: int) -> tuple[tuple[Card, ...], ...]:
 class Deal:
     """The state of one deal. Create with :meth:`from_seed` or from explicit hands."""
 
-    __slots__ = ("_count", "_dealt", "_hands", "_history", "_rows", "dealer", "seed")
+    __slots__ = ("_count", "_dealt", "_hands", "_history", "_mover", "_rows", "dealer", "seed")
 
     def __init__(self, hands: Sequence[Iterable[Card]], dealer: Seat,
                  seed: int | None = None) -> None:
@@ -65,6 +65,9 @@ class Deal:
         self._rows: list[list[Card]] = [[], [], [], []]
         self._history: list[tuple[Seat, Card]] = []
         self._count = 0
+        #: The seat to move, as the rules say after ``_count`` plays: asked once a play
+        #: and kept, for the engine reads it several times a play.
+        self._mover = seat_to_move(dealer, 0)
 
     @classmethod
     def from_seed(cls, seed: int, dealer: Seat = Seat.N) -> Deal:
@@ -84,7 +87,7 @@ class Deal:
     @property
     def turn(self) -> Seat | None:
         """The seat to move, or None once the deal is over."""
-        return seat_to_move(self.dealer, self._count)
+        return self._mover
 
     @property
     def plays_made(self) -> int:
@@ -113,7 +116,7 @@ class Deal:
 
     def legal_plays(self) -> tuple[Card, ...]:
         """The cards the seat to move may play: any card it holds."""
-        turn = seat_to_move(self.dealer, self._count)
+        turn = self._mover
         if turn is None:
             return ()
         return legal_plays(turn, turn, self._hands[turn.ordinal])
@@ -126,20 +129,26 @@ class Deal:
         Returns the card's place in that seat's row, 1..8.
         """
         count = self._count
-        mover = seat_to_move(self.dealer, count)
-        index = mover.ordinal if mover is not None else 0
-        hand = self._hands[index]
-        problem = play_refusal(mover, seat, card, hand=hand)
+        mover = self._mover
+        problem = play_refusal(mover, seat, card)
         if problem is not None:
             raise problem
         assert mover is not None  # play_refusal said no_deal otherwise
-        hand.remove(card)
+        index = mover.ordinal
+        hand = self._hands[index]
+        try:
+            hand.remove(card)  # one scan of the hand: removing is also the "held?" check
+        except ValueError:
+            refusal = play_refusal(mover, seat, card, hand=hand)
+            assert refusal is not None  # not held: the rules say not_in_hand
+            raise refusal from None
         if type(card) is not Card:  # e.g. a plain int equal to a held card
             card = DECK[int(card)]
         row = self._rows[index]
         row.append(card)
         self._history.append((mover, card))
         self._count = count + 1
+        self._mover = seat_to_move(self.dealer, count + 1)
         return len(row)
 
     # -- the end ----------------------------------------------------------------------
@@ -166,6 +175,7 @@ class Deal:
         other._rows = [list(row) for row in self._rows]
         other._history = list(self._history)
         other._count = self._count
+        other._mover = self._mover
         return other
 
     def __repr__(self) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import trio
 
 from ..game.conventions import ConventionCard
+from ..game.errors import Refusal
 from ..game.seats import SEATS, Seat, Team
 from ..game.version import package_version
 from ..protocol.codec import encode
@@ -263,12 +264,12 @@ class Hub:
         applied the protocol's state machine and the rate limit."""
         try:
             self.dispatch(session, msg, now)
-        except ProtocolError as exc:
-            exc.id = msg.id
-            if exc.fatal:
+        except Refusal as exc:  # the protocol's, the table's and the engine's alike
+            if isinstance(exc, ProtocolError) and exc.fatal:
+                exc.id = msg.id
                 session.close_with(exc)
             else:
-                session.deliver(exc.to_message())
+                session.deliver(Error(id=msg.id, code=exc.code, message=exc.message))
         except Exception:
             log.exception("internal error on %r from connection #%d", type(msg).__name__,
                           session.number)

@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from ..game.cards import Card
 from ..game.conventions import DEFAULT_CARD, ConventionCard, builtin_card
 from ..game.deal import Deal
-from ..game.errors import IllegalAction
 from ..game.match import Match
 from ..game.seats import TEAMS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
@@ -526,10 +525,7 @@ class Table:
             raise ProtocolError(ErrorCode.NO_DEAL, "no deal is in progress")
         if self.pausing.paused:
             raise ProtocolError(ErrorCode.PAUSED, "the table is paused until someone resumes")
-        try:
-            index = deal.play(card, seat)
-        except IllegalAction as exc:
-            raise ProtocolError(exc.code, str(exc)) from None
+        index = deal.play(card, seat)  # the engine's refusal goes to the player as is
         self._changed()
         by = self._played_by(seat, player)
         self.clock.played(deal_over=deal.is_over)

@@ -8,8 +8,6 @@ real server, which other tests use end to end.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -26,21 +24,7 @@ from jackal.client.connection import (
 from jackal.game.cards import Card
 from jackal.protocol.messages import HelloOk, Ok, Played, ServerPong, Tables
 from jackal.protocol.requests import Hello, ListTables, Ping, Play, Pong, Ready
-from support.fake_server import Peer, Script, start_fake
-
-
-@asynccontextmanager
-async def fake_server(script: Script) -> AsyncIterator[tuple[trio.Nursery, int]]:
-    """A scripted server for the duration of the block, which must end within 5 s.
-
-    Yields the nursery it runs in (for connections that run their tasks there) and its
-    port; the server is cancelled when the block ends.
-    """
-    with trio.fail_after(5):
-        async with trio.open_nursery() as nursery:
-            port = await start_fake(nursery, script)
-            yield nursery, port
-            nursery.cancel_scope.cancel()
+from support.fake_server import Peer, fake_server
 
 
 async def test_request_reply_ids_match_out_of_order() -> None:

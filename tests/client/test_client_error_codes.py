@@ -10,7 +10,7 @@ from jackal.client.connection import ServerError, open_connection
 from jackal.protocol import ErrorCode
 from jackal.protocol.messages import HelloOk
 from jackal.protocol.requests import Hello, ListTables
-from support.fake_server import Peer, start_fake
+from support.fake_server import Peer, fake_server
 
 
 async def test_error_codes_arrive_as_error_codes_known_or_not() -> None:
@@ -25,18 +25,14 @@ async def test_error_codes_arrive_as_error_codes_known_or_not() -> None:
         await peer.send({"type": "hello_ok", "name": "a", "id": msg["id"]})
         await trio.sleep_forever()
 
-    with trio.fail_after(5):
-        async with trio.open_nursery() as nursery:
-            port = await start_fake(nursery, script)
-            async with open_connection("127.0.0.1", port) as conn:
-                with pytest.raises(ServerError) as known:
-                    await conn.request(ListTables())
-                assert known.value.code is ErrorCode.SEAT_TAKEN and known.value.code.known
-                with pytest.raises(ServerError) as newer:
-                    await conn.request(ListTables())
-                code = newer.value.code
-                assert isinstance(code, ErrorCode) and not code.known
-                assert code == "too_early_in_the_day" and newer.value.message == "later"
-                assert "too_early_in_the_day: later" in str(newer.value)
-                assert isinstance(await conn.request(Hello(name="a")), HelloOk)
-            nursery.cancel_scope.cancel()
+    async with fake_server(script) as (_, port), open_connection("127.0.0.1", port) as conn:
+        with pytest.raises(ServerError) as known:
+            await conn.request(ListTables())
+        assert known.value.code is ErrorCode.SEAT_TAKEN and known.value.code.known
+        with pytest.raises(ServerError) as newer:
+            await conn.request(ListTables())
+        code = newer.value.code
+        assert isinstance(code, ErrorCode) and not code.known
+        assert code == "too_early_in_the_day" and newer.value.message == "later"
+        assert "too_early_in_the_day: later" in str(newer.value)
+        assert isinstance(await conn.request(Hello(name="a")), HelloOk)

@@ -241,20 +241,29 @@ async def test_an_opponents_second_connection_cannot_take_a_seat_left_mid_match(
         assert not any("hand" in msg for msg in (*peeker.log, *elsewhere.log))
 
 
+async def _friends_table(port: int, host_address: str | None = None
+                         ) -> tuple[RawClient, str, dict[str, str], dict[str, RawClient]]:
+    """A private table (no bot takeover) made by ``host`` (from ``host_address``), N and S
+    seated by their codes from 127.0.0.1, E and W from 127.0.0.2; not yet ready.
+    Returns the host, the table, its invitation codes and the players by seat."""
+    host = await greeted(port, "host", host_address)
+    made = await host.request(type="create_table", name="friends", private=True, seed=8,
+                              bot_takeover=False)
+    table, codes = made["table"], made["invitations"]
+    players = {}
+    for seat, address in zip("NESW", ["127.0.0.1", "127.0.0.2"] * 2, strict=True):
+        players[seat] = await greeted(port, f"p{seat}", address)
+        joined = await players[seat].request(type="join", table=table, seat=seat,
+                                             invite=codes[seat])
+        assert joined["type"] == "joined", joined
+    return host, table, codes, players
+
+
 async def test_a_seat_left_mid_match_takes_the_creators_invitation() -> None:
     """At a private table the creator's code for the seat seats a stand-in; the
     opponents' address is still refused (``opponent_address``)."""
     async with running_server(ServerConfig(**QUIET)) as port:
-        host = await greeted(port, "host")
-        made = await host.request(type="create_table", name="friends", private=True,
-                                  seed=8, bot_takeover=False)
-        table, codes = made["table"], made["invitations"]
-        players = {}
-        for seat, address in zip("NESW", ["127.0.0.1", "127.0.0.2"] * 2, strict=True):
-            players[seat] = await greeted(port, f"p{seat}", address)
-            joined = await players[seat].request(type="join", table=table, seat=seat,
-                                                 invite=codes[seat])
-            assert joined["type"] == "joined", joined
+        _host, table, codes, players = await _friends_table(port)
         await start_deal(list(players.values()))
         assert (await players["S"].request(type="leave"))["type"] == "ok"
         peeker = await greeted(port, "peeker", "127.0.0.2")
@@ -273,15 +282,7 @@ async def test_a_seat_taken_again_by_its_side_during_the_deal_keeps_its_name() -
     ``player_joined``. The seat keeps the name it had, as a reclaim does; someone from
     elsewhere sits under their own."""
     async with running_server(ServerConfig(**QUIET)) as port:
-        host = await greeted(port, "host", "127.0.0.5")
-        made = await host.request(type="create_table", name="friends", private=True,
-                                  seed=8, bot_takeover=False)
-        table, codes = made["table"], made["invitations"]
-        players = {}
-        for seat, address in zip("NESW", ["127.0.0.1", "127.0.0.2"] * 2, strict=True):
-            players[seat] = await greeted(port, f"p{seat}", address)
-            await players[seat].request(type="join", table=table, seat=seat,
-                                        invite=codes[seat])
+        host, table, codes, players = await _friends_table(port, "127.0.0.5")
         assert (await host.request(type="spectate", table=table))["type"] == "table_state"
         watcher = host
         await start_deal(list(players.values()))

@@ -31,6 +31,17 @@ async def _watch(port: int, table: str) -> RawClient:
     return watcher
 
 
+async def _watched_deal(port: int, seed: int) -> tuple[dict[str, RawClient], RawClient]:
+    """Four players by seat at a new table of a long match, a spectator watching it, and
+    the first deal dealt (each player's ``hand`` is its hand)."""
+    _, table = await open_table(port, seed=seed, target=100_000)
+    clients = await seat_four(port, table)
+    players = dict(zip("NESW", clients, strict=True))
+    watcher = await _watch(port, table)
+    await start_deal(clients)
+    return players, watcher
+
+
 async def _next_turn(watcher: RawClient) -> str | None:
     """The seat whose turn the table announces next (None: the deal ended)."""
     msg = (await watcher.recv_until(lambda m: m["type"] in ("turn", "deal_ended")))[-1]
@@ -73,11 +84,7 @@ async def test_reclaim_pulses_tell_partner_nothing() -> None:
     """S drops and reclaims its seat during N's turn, as many times as the symbol says;
     N reads ``player_gone``/``player_back`` (and ``seats`` in a ``sync``)."""
     async with running_server(ServerConfig(**QUIET)) as port:
-        _, table = await open_table(port, seed=21, target=100_000)
-        clients = await seat_four(port, table)
-        players = dict(zip("NESW", clients, strict=True))
-        watcher = await _watch(port, table)
-        await start_deal(clients)
+        players, watcher = await _watched_deal(port, seed=21)
         token = players["S"].token
         pulsed: set[int] = set()
 
@@ -177,11 +184,7 @@ async def test_pause_vote_delays_tell_partner_nothing(
     """N asks for a pause on its turn; S withdraws it after a delay that is the symbol
     (50 ms steps); N times the ``pause_state`` that says so."""
     async with running_server(ServerConfig(**QUIET)) as port:
-        _, table = await open_table(port, seed=9, target=100_000)
-        clients = await seat_four(port, table)
-        players = dict(zip("NESW", clients, strict=True))
-        watcher = await _watch(port, table)
-        await start_deal(clients)
+        players, watcher = await _watched_deal(port, seed=9)
         north, south = players["N"], players["S"]
         symbols = [0, 3, 7]  # N may ask 3 times a match
         observed: list[tuple[int, float]] = []

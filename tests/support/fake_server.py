@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any
 
@@ -74,3 +75,17 @@ async def seat_client(peer: Peer, hello: dict[str, Any], state: bytes) -> None:
             await peer.stream.send_all(state)
         if msg["type"] == "ready":
             return
+
+
+@asynccontextmanager
+async def fake_server(script: Script) -> AsyncIterator[tuple[trio.Nursery, int]]:
+    """A scripted server for the duration of the block, which must end within 5 s.
+
+    Yields the nursery it runs in (for connections that run their tasks there) and its
+    port; the server is cancelled when the block ends.
+    """
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            port = await start_fake(nursery, script)
+            yield nursery, port
+            nursery.cancel_scope.cancel()

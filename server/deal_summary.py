@@ -15,6 +15,7 @@ from ..game.deal import deal_hands
 from ..game.match import deal_seed
 from ..game.scoring import DealResult
 from ..game.seats import SEATS, TEAMS, Seat, Team
+from ..protocol.messages import ExpertCost
 
 __all__ = ["DealSummaries", "ExpertJob"]
 
@@ -87,14 +88,14 @@ class DealSummaries:
         return due
 
     def expert_done(self, job: ExpertJob, cost: Mapping[Team, int] | None,
-                    unavailable: str | None = None) -> bool:
-        """Keep a finished play-through's figure (or, without one, why it is unavailable);
-        False when it belongs to another match (a rematch started meanwhile) and is
-        dropped."""
+                    unavailable: str | None = None) -> ExpertCost | None:
+        """Keep a finished play-through's figure (or, without one, why it is unavailable)
+        and return the news of it; None when it belongs to another match (a rematch
+        started meanwhile) and is dropped."""
         if job.match_seed != self.match_seed:
-            return False
+            return None
         if cost is None:
             self.unavailable[job.deal] = unavailable or "unavailable"
-        else:
-            self.expert[job.deal] = dict(cost)
-        return True
+            return ExpertCost(deal=job.deal, unavailable=unavailable)
+        self.expert[job.deal] = dict(cost)
+        return ExpertCost(deal=job.deal, information_cost=dict(cost))

@@ -79,7 +79,7 @@ class Greeter:
             self.addresses.tokens.wrong(host, now)
             raise ProtocolError(ErrorCode.BAD_TOKEN, "that token reclaims no seat")
         table, seat = found
-        table.holds.check_reclaim(table, seat)  # before anything changes or is told
+        table.check_reclaim(seat)  # before anything changes or is told
         # A reclaim does not rename the seat: the name is the one the table shows.
         name = table.seats[seat].name or msg.name
         session.conn.accept_hello(name)

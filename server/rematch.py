@@ -30,9 +30,8 @@ class RematchTerms:
             self.target = target
             seating.unready(but=slot)
             return seating.broadcast(RematchWanted(seat=slot.seat, target=target)), True
-        if slot.ready:
+        if not seating.mark_ready(slot):
             return [], False
-        slot.ready = True
         return seating.broadcast(RematchWanted(seat=slot.seat, target=self.target)), False
 
     def next_match(self, last: Match) -> Match:

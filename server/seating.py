@@ -11,7 +11,7 @@ from typing import Protocol
 
 from ..game.seats import SEATS, TEAMS, Seat, Team
 from ..protocol.errors import ErrorCode, ProtocolError
-from ..protocol.messages import SeatInfo, SeatKind, ServerMessage
+from ..protocol.messages import BotPlayedBy, SeatInfo, SeatKind, ServerMessage
 from .tokens import hash_invite, new_token
 
 __all__ = ["Outbox", "Peer", "SeatSlot", "Seating"]
@@ -65,6 +65,15 @@ class SeatSlot:
     def bot_controlled(self) -> bool:
         return self.kind == "bot" or (self.kind == "human" and self.takeover)
 
+    @property
+    def stand_in(self) -> BotPlayedBy | None:
+        """Who plays this person's card when they do not: the ``substitute`` while they
+        are away, else the substitute's one card when their ``clock`` ran out. None at a
+        bot's seat, whose cards are its own."""
+        if self.kind == "bot":
+            return None
+        return "substitute" if self.takeover else "clock"
+
     def clear(self) -> None:
         """Make the seat empty."""
         self.kind = "empty"
@@ -106,9 +115,10 @@ class Seating:
         out.extend((peer, None) for peer in self.spectators)
         return out
 
-    def broadcast(self, msg: ServerMessage, *, skip: Peer | None = None) -> Outbox:
-        """``msg`` for everyone at the table (but ``skip``)."""
-        return [(peer, msg) for peer, _ in self.audience() if peer is not skip]
+    def broadcast(self, *msgs: ServerMessage, skip: Peer | None = None) -> Outbox:
+        """``msgs``, in order, for everyone at the table (but ``skip``)."""
+        audience = [peer for peer, _ in self.audience() if peer is not skip]
+        return [(peer, msg) for msg in msgs for peer in audience]
 
     def seat_of(self, peer: Peer) -> Seat | None:
         for slot in self.seats.values():
@@ -329,9 +339,67 @@ class Seating:
         for slot in self.seats.values():
             slot.held_until, slot.takeover = None, False
 
-    def stop_watching(self, peer: Peer) -> None:
-        """``peer`` watches another table now (nothing is sent)."""
+    def stop_watching(self, peer: Peer) -> bool:
+        """``peer`` watches no more (nothing is sent); False if it was not watching."""
+        watching = peer in self.spectators
         self.spectators.pop(peer, None)
+        return watching
+
+    def mark_ready(self, slot: SeatSlot) -> bool:
+        """The person at ``slot`` is ready (after a match: asks for the rematch); False if
+        they were already."""
+        if slot.ready:
+            return False
+        slot.ready = True
+        return True
+
+    # ------------------------------------------------------------------ holds
+
+    def hold(self, slot: SeatSlot, until: float, *, unready: bool) -> None:
+        """The player at ``slot`` lost their connection: the seat is theirs until
+        ``until`` (``unready``: before the match, they are no longer ready)."""
+        slot.peer, slot.held_until = None, until
+        if unready:
+            slot.ready = False
+
+    def seat_back(self, slot: SeatSlot, peer: Peer, host: str | None,
+                  in_match: bool) -> tuple[Peer | None, bool]:
+        """``peer`` (from address ``host``) takes back its held seat, whoever had it and
+        whoever played for it. Returns the connection the seat had (the newer one wins),
+        and True if a substitute played it until now."""
+        old, from_substitute = slot.peer, slot.takeover
+        self.spectators.pop(peer, None)
+        slot.peer, slot.held_until, slot.takeover = peer, None, False
+        if from_substitute:
+            slot.strategy = None
+        if host is not None:
+            slot.host = host
+            self.remember_host(slot, in_match)
+        return old, from_substitute
+
+    def substitute(self, slot: SeatSlot, strategy: str) -> None:
+        """A server-side bot with ``strategy`` plays the held seat ``slot`` from now."""
+        slot.takeover, slot.strategy = True, strategy
+
+    def hold_for_good(self, slot: SeatSlot) -> None:
+        """``slot`` stays held with no end (a table without substitutes waits)."""
+        slot.held_until = None
+
+    def free(self, slot: SeatSlot) -> None:
+        """``slot`` is empty again (a hold ran out before or after the match)."""
+        slot.clear()
+
+    def keep_shown(self, slot: SeatSlot, before: tuple[bool, str | None]) -> None:
+        """The others keep seeing ``slot``'s presence as it was (``before``) until they are
+        told (:meth:`take_shown`): a change is told only at the seat's turn boundaries."""
+        if slot.shown is None:
+            slot.shown = before
+
+    def take_shown(self, slot: SeatSlot) -> tuple[bool, str | None] | None:
+        """What the others saw of ``slot``'s presence until now, when it differed from the
+        truth (None: they knew it); from now they know the truth."""
+        shown, slot.shown = slot.shown, None
+        return shown
 
     def find_token(self, token_hash: str) -> Seat | None:
         """The seat whose token hashes to ``token_hash``, if any (constant-time compare)."""

@@ -12,7 +12,7 @@ from ..game.conventions import ConventionCard
 from ..game.deal import Deal
 from ..game.match import Match, first_dealer
 from ..game.seats import Seat, Team
-from ..protocol.messages import BotCard, BotPlayedBy, MessageId, TableStatus
+from ..protocol.messages import BotCard, BotPlayedBy, MatchEnded, MessageId, TableStatus
 from . import views
 from .chat import TableChat
 from .deal_summary import DealSummaries
@@ -22,8 +22,8 @@ from .seating import Outbox, Peer, Seating, SeatSlot
 from .table_options import TableOptions
 from .turn_clock import TurnClock
 
-__all__ = ["SnapshotTable", "bot_turn", "bot_view", "deal_facts", "hint_turn", "shown_deal",
-           "state_for", "table_snapshot"]
+__all__ = ["SnapshotTable", "back_at_seat", "bot_turn", "bot_view", "deal_facts", "hint_turn",
+           "shown_deal", "state_for", "table_snapshot"]
 
 
 class SnapshotTable(Protocol):
@@ -106,6 +106,17 @@ def state_for(table: SnapshotTable, peer: Peer, seat: Seat | None,
     out: Outbox = [(peer, views.table_state(snap, seat, id=req_id))]
     turn = views.your_turn(snap.facts, seat) if seat is not None else None
     return out if turn is None else [*out, (peer, turn)]
+
+
+def back_at_seat(table: SnapshotTable, peer: Peer, seat: Seat) -> Outbox:
+    """What a player back at ``seat`` (a reclaim) is sent: :func:`state_for`, and after
+    the end the match's result (back after a drop, or after a restart that found the
+    match finished)."""
+    out = state_for(table, peer, seat)
+    winner = table.match.winner
+    if table.status == "over" and winner is not None:
+        out.append((peer, MatchEnded(winner=winner, scores=dict(table.match.scores))))
+    return out
 
 
 def table_snapshot(table: SnapshotTable, full: bool = True) -> views.TableSnapshot:

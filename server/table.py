@@ -19,7 +19,6 @@ from ..protocol.messages import (
     BotTakeover,
     Clock,
     Error,
-    ExpertCost,
     Joined,
     MatchEnded,
     MessageId,
@@ -43,7 +42,7 @@ from .records.recording import PlayedBy, Recorder, Recording
 from .records.replay import MatchReplay
 from .rematch import RematchTerms
 from .seating import Outbox, Peer, Seating
-from .snapshot import deal_facts, shown_deal, state_for, table_snapshot
+from .snapshot import back_at_seat, deal_facts, shown_deal, state_for, table_snapshot
 from .table_bots import seat_bot, substitute
 from .table_options import TableOptions
 from .turn_clock import TurnClock
@@ -91,7 +90,7 @@ class Table:
         #: A pause asked for or in force (see :mod:`.pause`).
         self.pausing = PauseVote()
         #: Seats held for players whose connection dropped (see :mod:`.holds`).
-        self.holds = SeatHolds()
+        self.holds = SeatHolds(self.seating, self.recording)
         #: The terms of the next match, once this one is over (see :mod:`.rematch`).
         self.rematch_terms = RematchTerms(self.match.target)
 
@@ -129,7 +128,7 @@ class Table:
             table.status = "playing"
             # The turn's clock starts again, in full: a restart is nobody's fault, and the
             # seat to play may need the time to come back first.
-            table.arm_clock()
+            table._arm_clock()
         elif state.started:
             table.status = "between_deals"
             table.clock.next_deal_at(now + table.options.between_deals_seconds)
@@ -176,13 +175,12 @@ class Table:
         """A play-through the hub ran is done (without ``cost``: unavailable, for the
         reason given): tell everyone, and record a figure unless the match is over
         (``match_end`` is a record's last line). Nothing if a rematch has started since."""
-        if not self.summaries.expert_done(job, cost, unavailable):
+        news = self.summaries.expert_done(job, cost, unavailable)
+        if news is None:
             return []
         if cost is not None and self.status != "over":
             self.recording.write(ExpertEvent(deal=job.deal, information_cost=dict(cost)))
-        return self.seating.broadcast(ExpertCost(deal=job.deal, unavailable=unavailable)
-                                      if cost is None else
-                                      ExpertCost(deal=job.deal, information_cost=dict(cost)))
+        return self.seating.broadcast(news)
 
     def record_header(self) -> None:
         """Write the table's options and conventions (once, when it is created)."""
@@ -227,7 +225,7 @@ class Table:
 
     # ------------------------------------------------------------------ clocks and pause
 
-    def arm_clock(self, grace: float = 0.0) -> float | None:
+    def _arm_clock(self, grace: float = 0.0) -> float | None:
         """Start the clock of the seat to play if it is a human's and the table has one,
         with ``grace`` seconds more; returns the seconds it has."""
         turn = self._turn_to_play()
@@ -235,7 +233,7 @@ class Table:
         return self.clock.arm(self.now, self.options.turn_seconds if human else None, grace,
                               paused=self.pausing.paused)
 
-    def bot_plays(self, seat: Seat) -> None:
+    def _bot_plays(self, seat: Seat) -> None:
         """``seat`` is now played by a bot: a clock running for it stops."""
         deal = self.match.deal
         if deal is not None and deal.turn is seat:
@@ -260,7 +258,7 @@ class Table:
         self._changed(news is not None)
         return [] if news is None else self.seating.broadcast(news)
 
-    def seat_went(self, seat: Seat) -> Outbox:
+    def _seat_went(self, seat: Seat) -> Outbox:
         """The person at ``seat`` went away: the pause hears of it (a bot thinking when
         the clocks stop or go plays after that, not during it)."""
         out, moved = self.pausing.seat_went(
@@ -296,10 +294,8 @@ class Table:
                                  playing=self.status == "playing")
         self._changed()
         self.recording.seat(slot)
-        out: Outbox = [
-            (peer, Joined(id=req_id, table=self.id, seat=slot.seat, token=token)),
-            *state_for(self, peer, slot.seat),
-        ]
+        out: Outbox = [(peer, Joined(id=req_id, table=self.id, seat=slot.seat, token=token)),
+                       *state_for(self, peer, slot.seat)]
         out += self.seating.broadcast(PlayerJoined(seat=slot.seat, name=slot.name or name,
                                                            kind="human"), skip=peer)
         return token, out
@@ -309,6 +305,10 @@ class Table:
         self.seating.watch(peer, allowed=self.options.allow_spectators)
         return [(peer, views.table_state(table_snapshot(self), None, id=req_id))]
 
+    def _publish(self, seat: Seat) -> Outbox:
+        """A turn boundary of ``seat``: a drop or a return of its player is told now."""
+        return self.holds.publish(seat, self.now, self.options.hold_seconds)
+
     def _turn(self, turn: Seat, audience: list[tuple[Peer, Seat | None]],
               grace: float = 0.0) -> Outbox:
         """``turn`` to everyone in ``audience`` (the caller's, who just told them of the
@@ -316,9 +316,9 @@ class Table:
         server-side bot plays has no connection to send it to)."""
         # The clock starts now for a human seat when the table has one: ``turn`` and
         # ``your_turn`` say how long it has.
-        msg = Turn(seat=turn, seconds=self.arm_clock(grace))
+        msg = Turn(seat=turn, seconds=self._arm_clock(grace))
         # A drop or a return of the seat to play is told now, a time it does not choose.
-        out: Outbox = self.holds.publish(self, turn, self.now)
+        out = self._publish(turn)
         out += [(peer, msg) for peer, _ in audience]
         peer = self.seats[turn].peer
         if peer is None:
@@ -344,8 +344,7 @@ class Table:
         if the table allows (docs/PROTOCOL.md, ``leave``)."""
         self._advance_now(now)
         out: Outbox = [(peer, Ok(id=req_id, request="leave"))]
-        if peer in self.spectators:
-            del self.spectators[peer]
+        if self.seating.stop_watching(peer):
             return out
         slot = self.seating.require_seat(peer)
         self.disclosure.drop_questions(slot.seat)
@@ -357,11 +356,11 @@ class Table:
             strategy = substitute(self.options, self.conventions, slot.seat)
             self.seating.seat_bot(slot, strategy)
             self.recording.seat(slot)
-            self.bot_plays(slot.seat)
-            out += self.seating.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
-            out += self.seating.broadcast(BotTakeover(seat=slot.seat, strategy=strategy),
-                                           skip=peer)
-            return out + self.seat_went(slot.seat) + self._maybe_next_deal_now()
+            self._bot_plays(slot.seat)
+            out += self.seating.broadcast(PlayerLeft(seat=slot.seat),
+                                          BotTakeover(seat=slot.seat, strategy=strategy),
+                                          skip=peer)
+            return out + self._seat_went(slot.seat) + self._maybe_next_deal_now()
         self.recording.seat(slot)
         return out + self.seating.broadcast(PlayerLeft(seat=slot.seat), skip=peer)
 
@@ -372,8 +371,7 @@ class Table:
         self._advance_now(now)
         slot = self.seating.require_seat(peer)
         out: Outbox = [(peer, Ok(id=req_id, request="ready"))]
-        if self.status in ("waiting", "between_deals") and not slot.ready:
-            slot.ready = True
+        if self.status in ("waiting", "between_deals") and self.seating.mark_ready(slot):
             self.recording.ready(slot.seat)  # kept over a restart until the next deal
             out += self.seating.broadcast(PlayerReady(seat=slot.seat))
         if self.status == "waiting":
@@ -418,7 +416,13 @@ class Table:
         """``peer``'s connection is gone: stop spectating, or hold its seat (.holds)."""
         self._advance_now(now)
         self._changed(self.seating.seat_of(peer) is not None)  # its seat is held from now
-        return self.holds.drop(self, peer, now)
+        out, went = self.holds.drop(self.status, peer, now, self.options.hold_seconds)
+        return out if went is None else out + self._seat_went(went)
+
+    def check_reclaim(self, seat: Seat) -> None:
+        """Refuse a reclaim of ``seat`` past the deal's allowance (before anything changes
+        or is told: see :mod:`.holds`)."""
+        self.holds.check_reclaim(self.status, seat)
 
     def reclaim(self, peer: Peer, seat: Seat, now: float | None = None,
                 host: str | None = None) -> Outbox:
@@ -426,8 +430,13 @@ class Table:
         it (a player back from a substitute on their own turn gets a full clock from
         ``now``)."""
         self._advance_now(now)
-        out = self.holds.reclaim(self, peer, seat, host)
+        out, from_substitute = self.holds.reclaim(self.status, peer, seat, host,
+                                                  in_match=self.in_match,
+                                                  hold_seconds=self.options.hold_seconds)
+        if from_substitute:
+            self._arm_clock()  # back from a substitute on their own turn: a fresh clock
         self._changed()
+        out += back_at_seat(self, peer, seat)
         return out + self._maybe_rematch()  # the last who asked for one may be back
 
     def next_deadline(self) -> float | None:
@@ -442,7 +451,10 @@ class Table:
         """Act on every deadline that has passed: holds running out, the next deal, a
         turn's clock."""
         self._advance_now(now)
-        out, changed = self.holds.expire(self, now)
+        out, changed, substituted = self.holds.expire(self.status, now, self.options,
+                                                      self.conventions)
+        for seat in substituted:
+            self._bot_plays(seat)
         self._changed(changed)
         if self.pausing.due_at is not None and now >= self.pausing.due_at:
             news, moved = self.pausing.tick(now, self.clock, self.seating.present(),
@@ -527,11 +539,11 @@ class Table:
             raise ProtocolError(ErrorCode.PAUSED, "the table is paused until someone resumes")
         index = deal.play(card, seat)  # the engine's refusal goes to the player as is
         self._changed()
-        by = self._played_by(seat, player)
+        # Who made the play: the player, a bot seat, or a stand-in for a person.
+        bot_by = None if player is not None else self.seats[seat].stand_in
+        by: PlayedBy = "player" if player is not None else bot_by or "bot"
         self.clock.played(deal_over=deal.is_over)
         self.recording.play(seat, card, index, by)
-        bot_by: BotPlayedBy | None = ("clock" if by == "clock" else
-                                      "substitute" if by == "substitute" else None)
         if bot_by is not None:
             self.bot_cards[seat, index] = bot_by
         # One shared message for everyone but the player, whose copy carries the id.
@@ -539,20 +551,12 @@ class Table:
         own = Played(id=req_id, seat=seat, card=card, index=index)
         audience = self.seating.audience()
         out: Outbox = [(peer, own if peer is player else public) for peer, _ in audience]
-        out += self.holds.publish(self, seat, now)  # the end of its turn
+        out += self._publish(seat)  # the end of its turn
         if deal.is_over:
             return out + self._end_deal(now)
         turn = deal.turn
         assert turn is not None
         return out + self._turn(turn, audience)
-
-    def _played_by(self, seat: Seat, player: Peer | None) -> PlayedBy:
-        """Who made a play: ``player``, a ``bot`` seat, the ``substitute`` of a person
-        away, or the substitute's one card when the player's ``clock`` ran out."""
-        if player is not None:
-            return "player"
-        slot = self.seats[seat]
-        return "bot" if slot.kind == "bot" else "substitute" if slot.takeover else "clock"
 
     def _end_deal(self, now: float) -> Outbox:
         deal = self.match.deal
@@ -560,7 +564,7 @@ class Table:
         number = self.match.deal_number
         out: Outbox = []
         for slot in self.seats.values():
-            out += self.holds.publish(self, slot.seat, now)
+            out += self._publish(slot.seat)
         result = self.match.finish_deal()
         questions = self.disclosure.expire_questions()
         self.last_deal = deal

@@ -15,6 +15,7 @@ from ..protocol.messages import PROTOCOL_VERSION, HelloOk
 from ..protocol.requests import Hello
 from .config import ServerConfig
 from .lobby import Lobby
+from .member import Member
 from .names import NameBook
 from .net.ratelimit import (
     AddressLimits,
@@ -47,13 +48,16 @@ class Greeter:
         self.addresses = addresses
         self._acted = acted
 
-    def hello(self, session: Session, msg: Hello) -> None:
+    def hello(self, member: Member, msg: Hello) -> None:
+        """Greet ``member``'s connection: check the password and the name, or reclaim the
+        seat its token proves."""
+        session, host = member.session, member.host
         if msg.protocol is not None and msg.protocol != PROTOCOL_VERSION:
             raise ProtocolError(ErrorCode.INVALID_MESSAGE,
                                 f"field 'protocol': this server speaks protocol "
                                 f"{PROTOCOL_VERSION}, not {msg.protocol}")
         password = self.config.password
-        host, now = address_group(session.address), trio.current_time()
+        now = trio.current_time()
         if password is not None:
             # Not checked at all while throttled: guessing from this address goes no
             # faster than this.
@@ -61,9 +65,9 @@ class Greeter:
                 return
             if not _same(msg.password or "", password):
                 self.addresses.passwords.wrong(host, now)
-                session.bad_passwords += 1
+                member.bad_passwords += 1
                 raise ProtocolError(ErrorCode.BAD_PASSWORD, "wrong or missing password",
-                                    fatal=session.bad_passwords >= MAX_BAD_PASSWORDS)
+                                    fatal=member.bad_passwords >= MAX_BAD_PASSWORDS)
         if msg.token is None:
             self.names.check(msg.name, host, self.lobby.held_names())
             session.conn.accept_hello(msg.name)
@@ -85,8 +89,8 @@ class Greeter:
         session.conn.accept_hello(name)
         self.names.take(session, name, host)  # the seat's own name: no check
         session.deliver(HelloOk(id=msg.id, name=name, table=table.id, seat=seat))
-        self._acted(self.lobby.reclaim(session, table, seat, trio.current_time(),
-                                      address_group(session.address)), table)
+        self._acted(self.lobby.reclaim(session, table, seat, trio.current_time(), host),
+                    table)
         log.info("connection #%d %s reclaimed %s at table %s", session.number, session.address,
                  seat, table.id)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import trio
 
@@ -65,9 +64,10 @@ from .expert_pool import ExpertPool, default_workers
 from .hello import Greeter
 from .hints import HintDesk
 from .lobby import Lobby
+from .member import Member
 from .names import NameBook
 from .net.keepalive import Keepalive
-from .net.ratelimit import AddressLimits, TokenBucket, address_group, rate_limited, refilled
+from .net.ratelimit import AddressLimits, address_group, rate_limited, refilled
 from .net.session import Session
 from .net.transport import Flusher
 from .records.desk import RecordDesk, records_unavailable
@@ -82,21 +82,6 @@ from .tokens import new_invite
 __all__ = ["Hub"]
 
 log = logging.getLogger("jackal.server")
-
-
-@dataclass(eq=False)
-class Member:
-    """One connection as the hub knows it: its address group and its quotas. Its name is
-    its session's, its seat the lobby's, and the tables it created are those whose
-    seating names it their creator (counted from the lobby, never kept twice)."""
-
-    session: Session
-    #: Its address group (see :func:`.net.ratelimit.address_group`).
-    host: str
-    #: Hints it may still have worked out, and chat lines it may still send (each made
-    #: at its first use).
-    hints: TokenBucket | None = None
-    chat: TokenBucket | None = None
 
 
 class Hub:
@@ -290,7 +275,7 @@ class Hub:
             case Pong():
                 pass  # the bytes arriving already counted as life
             case Hello():
-                self.greeter.hello(session, msg)
+                self.greeter.hello(self.sessions[session], msg)
             case ListTables():
                 self._list_tables(session, msg)
             case CreateTable():

@@ -181,10 +181,11 @@ def _rule(rules: dict[str, frozenset[str]], module: str) -> str | None:
 ROOMS: dict[str, frozenset[str]] = {
     # The terminal UI sits on the client library, never under it.
     "client.tui": frozenset({"cli.play"}),
-    # The network edge is the hub's: the hub and the greeter hand it lines, server bots
+    # The network edge is the hub's: the hub and the greeter hand it lines (the hub's
+    # record of a connection, its member, holds its session and quotas), server bots
     # think behind its thread slots. No table, lobby or record touches a connection.
     # The WebSocket's stream reads its socket and is written by the edge's transport.
-    "server.net": frozenset({"server.hub", "server.hello", "server.bots",
+    "server.net": frozenset({"server.hub", "server.hello", "server.member", "server.bots",
                             "server.web.gateway", "server.web.wsstream"}),
     # Only what starts a server goes in by the listener: jackal serve, play (a local
     # table) and tournament, and the package's own `serve`.

@@ -61,7 +61,7 @@ class Session:
     # Slots: thousands are alive at once, and each is one object the collector walks
     # instead of two (no __dict__).
     __slots__ = ("_dropped", "_handler", "_hello_deadline", "_keepalive", "_ping_deadline",
-                 "_ping_heard", "_scope", "address", "bad_passwords", "bucket",
+                 "_ping_heard", "_scope", "address", "bucket",
                  "config", "conn", "dropped_reason", "heard",
                  "last_seen", "number", "out", "paused_until", "stream")
 
@@ -89,7 +89,6 @@ class Session:
         self._scope = trio.CancelScope()
         self._dropped = False
         self.dropped_reason: str | None = None
-        self.bad_passwords = 0
         #: Nothing more is read or acted on before this time (see :meth:`pause`).
         self.paused_until = -math.inf
 

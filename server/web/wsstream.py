@@ -1,12 +1,13 @@
 """A WebSocket seen as a byte stream of protocol lines, so a session cannot tell it from TCP.
 
 Each text message arriving is one line (a newline appended); each line the session writes
-goes out as one text frame. wsproto does the framing; this module only maps frames to lines
+goes out as one text frame. wsproto reads the frames; this module maps frames to lines
 and lines to frames, so every limit of the line protocol applies to the messages as is.
 """
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 
 import trio
@@ -17,21 +18,27 @@ from wsproto.frame_protocol import CloseReason
 
 from ..net.transport import SendQueue, read_some
 
-__all__ = ["WebSocketStream"]
+__all__ = ["WebSocketStream", "text_frame"]
 
 _READ_SIZE = 16384
 #: A binary frame's bytes reach the session after this byte, which no UTF-8 text holds:
 #: the session answers them ``bad_json``, as it answers bytes that are not text over TCP.
 _NOT_TEXT = b"\xff"
-#: A whole text message's frame depends on its text alone (a server masks nothing, and
-#: the gateway accepts no extension such as compression): the frame of a line sent to a
-#: whole table is made once, by wsproto, and reused for every connection. Short lines only
-#: (the table's news; snapshots and lobby lists go to one connection at a time), and the
-#: few last ones: the cache is emptied when full.
-_FRAMES: dict[bytes, bytes] = {}
-_FRAMES_KEPT = 256
-_FRAMED_LINE_MAX = 512
+#: The first byte of a whole text message's frame: FIN and the text opcode.
+_TEXT_FIN = 0x81
 
+
+def text_frame(line: bytes) -> bytes:
+    """``line`` as one text frame, as a server sends it (RFC 6455 section 5.2): unmasked,
+    and with no extension (the gateway accepts none), so the frame is a header of the
+    payload's length and the bytes as they are; a line sent to a whole table is framed
+    the same for every connection. The server's lines are UTF-8 already (msgspec's)."""
+    size = len(line)
+    if size < 126:
+        return bytes((_TEXT_FIN, size)) + line
+    if size < 1 << 16:
+        return struct.pack("!BBH", _TEXT_FIN, 126, size) + line
+    return struct.pack("!BBQ", _TEXT_FIN, 127, size) + line
 
 class WebSocketStream(trio.abc.Stream):
     """A server WebSocket (handshake done) over ``sock``, as lines in and lines out.
@@ -76,25 +83,16 @@ class WebSocketStream(trio.abc.Stream):
         return self._sock.socket.fileno(), self._frame_lines
 
     def _frame_lines(self, data: bytes) -> bytes:
-        """Whole lines as text frames, after any frames of our own that wait. Once the
-        peer's close is read no message may follow it: the lines are dropped."""
+        """Whole lines as text frames, after any frames of our own that wait. Once either
+        side's close is under way (the peer's read, or ours sent) no message may follow
+        it: the lines are dropped."""
         control, self._control = self._control, b""
-        if not data or self._eof:  # (read as the peer's close is: wsproto's state then)
+        if not data or self._eof or self._ws.state is not ConnectionState.OPEN:
             return control
         lines = data.split(b"\n")
         if not lines[-1]:
             lines.pop()  # the empty rest after the last line's end
-        frames = [control]
-        for line in lines:
-            frame = _FRAMES.get(line)
-            if frame is None:
-                frame = self._ws.send(TextMessage(data=line.decode(errors="replace")))
-                if len(line) <= _FRAMED_LINE_MAX:
-                    if len(_FRAMES) >= _FRAMES_KEPT:
-                        _FRAMES.clear()
-                    _FRAMES[line] = frame
-            frames.append(frame)
-        return b"".join(frames)
+        return control + b"".join(map(text_frame, lines))
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
         size = max_bytes or _READ_SIZE

@@ -20,7 +20,7 @@ from jackal.protocol.requests import Hello
 from jackal.server.config import ServerConfig
 from jackal.server.hub import Hub
 from jackal.server.net.session import Session
-from jackal.server.web.wsstream import WebSocketStream
+from jackal.server.web.wsstream import WebSocketStream, text_frame
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, CloseConnection, Ping, Pong, Request, TextMessage
 
@@ -212,3 +212,17 @@ def test_random_bytes_for_frames_end_in_a_close_frame_not_an_exception(
     # Broken framing closes with its reason; a valid frame (the odd random one is) or an
     # unfinished one leaves the connection open or closes it normally.
     assert code in (None, 1000, 1002, 1007, 1009), code
+
+
+@given(st.one_of(st.text(max_size=200), st.integers(120, 70000).map(lambda n: "é" * (n // 2))))
+@settings(max_examples=60, deadline=None)
+def test_a_line_is_framed_as_wsproto_frames_it_and_read_back_whole(text: str) -> None:
+    # Lengths across the 7-bit, 16-bit and 64-bit size forms; the frame is what wsproto
+    # would make of the same text, and a client reads the line back from it.
+    line = text.encode()
+    client, server = _handshake()
+    frame = text_frame(line)
+    assert frame == server.send(TextMessage(data=text))
+    client.receive_data(frame)
+    got = "".join(event.data for event in client.events() if isinstance(event, TextMessage))
+    assert got == text

@@ -19,7 +19,8 @@ from zeroconf import InterfaceChoice, IPVersion, ServiceInfo, Zeroconf
 
 from ...protocol.messages import PROTOCOL_VERSION
 
-__all__ = ["SERVICE_TYPE", "Announcement", "announce", "default_name", "txt_record"]
+__all__ = ["SERVICE_TYPE", "Announcement", "announce", "default_name", "loopback_host",
+           "txt_record"]
 
 log = logging.getLogger("jackal.server")
 
@@ -43,7 +44,7 @@ class Announcement:
 
 def default_name() -> str:
     """The name a server is announced under unless given: ``Jackal on HOSTNAME``."""
-    return f"Jackal on {socket.gethostname().split('.')[0] or 'this machine'}"
+    return f"Jackal on {_short_hostname() or 'this machine'}"
 
 
 def txt_record(what: Announcement, tables: int | None) -> dict[str, str]:
@@ -115,11 +116,17 @@ def _addresses(host: str) -> tuple[list[Address], list[str] | InterfaceChoice, I
     return found, [str(a) for a in found], version
 
 
-def _loopback(host: str) -> bool:
+def loopback_host(host: str) -> bool:
+    """``host`` is a loopback address or name (reachable from this machine only)."""
     try:
         return host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _short_hostname() -> str:
+    """This machine's name without its domain (empty if it has none)."""
+    return socket.gethostname().split(".")[0]
 
 
 class _Announcer:
@@ -132,7 +139,7 @@ class _Announcer:
 
     def register(self, tables: int | None) -> str:
         addresses, interfaces, version = _addresses(self.what.host)
-        label = socket.gethostname().split(".")[0] or "jackal"
+        label = _short_hostname() or "jackal"
         self.info = ServiceInfo(
             SERVICE_TYPE, f"{_label(self.what.name)}.{SERVICE_TYPE}", port=self.what.port,
             addresses=[a.packed for a in addresses], server=f"{_label(label)}.local.",
@@ -180,7 +187,7 @@ async def announce(what: Announcement, tables: Callable[[], int] | None = None) 
         except Exception as exc:  # zeroconf's own errors and OSError alike: serve on
             # A loopback server (jackal serve's default) serves no LAN anyway: no warning
             # at every start because its loopback, as usual, carries no multicast.
-            say = log.info if _loopback(what.host) else log.warning
+            say = log.info if loopback_host(what.host) else log.warning
             say("not announced on the LAN: %s", exc or type(exc).__name__)
             return
         log.info("announced %s as %r (%s) at %s",

@@ -7,7 +7,6 @@ to every connection before it closes them.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -20,7 +19,7 @@ from ..config import ServerConfig
 from ..hub import Hub
 from ..web.gateway import Gateway, page_urls
 from . import gctune
-from .announce import Announcement, announce, default_name
+from .announce import Announcement, announce, default_name, loopback_host
 from .ratelimit import address_group
 from .session import Session
 
@@ -81,13 +80,14 @@ async def serve(config: ServerConfig, *,
             await outer.start(partial(trio.serve_listeners, partial(_accepted, admit),
                                       listeners, handler_nursery=pool))
             log.info("listening on %s:%d", config.host, port)
-            web_port = (await _serve_web(outer, pool, admit, web_listeners, config.host)
-                        if web_listeners else None)
-            if web_port is not None:
+            web_port = None
+            if web_listeners:
+                web_port, urls = await _serve_web(outer, pool, admit, web_listeners,
+                                                  config.host)
                 if web_started is not None:
                     web_started(web_port)
                 if page_started is not None:
-                    page_started(page_urls(config.host, web_port)[0])
+                    page_started(urls[0])
             if config.announce:
                 _announce(outer, hub, port, web_port)
             task_status.started(port)
@@ -149,25 +149,18 @@ async def _admit(hub: Hub, stream: trio.abc.Stream, address: str) -> None:
 
 async def _serve_web(outer: trio.Nursery, pool: trio.Nursery,
                      admit: Callable[[trio.abc.Stream, str], Awaitable[None]],
-                     listeners: list[trio.SocketListener], host: str) -> int:
+                     listeners: list[trio.SocketListener], host: str
+                     ) -> tuple[int, list[str]]:
     """Serve the page and its WebSocket on ``listeners`` (accepting in ``outer``, the
-    connections in ``pool``); log the page's addresses; return the bound port."""
+    connections in ``pool``); log the page's addresses; return the bound port and those
+    addresses (the LAN's first)."""
     port = int(listeners[0].socket.getsockname()[1])
     await outer.start(partial(trio.serve_listeners, Gateway(admit).handle, listeners,
                               handler_nursery=pool))
-    log.info("web page on %s%s", " or ".join(page_urls(host, port)),
-             _LOOPBACK_ONLY if _loopback(host) else "")
-    return port
-
-
-def _loopback(host: str) -> bool:
-    """``host`` is a loopback address or name (reachable from this machine only)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    urls = page_urls(host, port)
+    log.info("web page on %s%s", " or ".join(urls),
+             _LOOPBACK_ONLY if loopback_host(host) else "")
+    return port, urls
 
 
 #: What a refused connection is told, by :func:`.ratelimit.share_refusal`'s reason.

@@ -61,6 +61,7 @@ from typing import Any
 
 import msgspec
 from benchkit.lineconn import HOST, Conn
+from benchkit.server import stop_process
 from benchkit.wsconn import WsConn
 
 SEATS = ("N", "E", "S", "W")
@@ -148,15 +149,8 @@ class ServerProcess:
         return [line for line in self.lines
                 if "Traceback" in line or " ERROR " in line or "CRITICAL" in line]
 
-    def stop(self, timeout: float = 20.0) -> int | None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return self.proc.returncode
+    def stop(self) -> int:
+        return stop_process(self.proc)
 
 
 # --------------------------------------------------------------------------- client side

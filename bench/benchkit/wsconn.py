@@ -6,7 +6,6 @@ here, cheaply (see ``WsConn.readable``). Then the socket joins the bench's selec
 
 from __future__ import annotations
 
-import contextlib
 import selectors
 import socket
 from collections.abc import Callable
@@ -130,14 +129,11 @@ class WsConn(Conn):
                         self.on_line("".join(self.partial).encode())
                         self.partial.clear()
             elif isinstance(event, Ping):
-                self.send_event_bytes(self.ws.send(event.response()))
+                # Raw bytes (a frame already), after any backlog: never inside a frame.
+                Conn.send(self, self.ws.send(event.response()))
             elif isinstance(event, CloseConnection | BytesMessage):
                 ended = True  # the server sends text only; a close ends the run
         if ended:
             self.close()
             return False
         return True
-
-    def send_event_bytes(self, data: bytes) -> None:
-        with contextlib.suppress(OSError):
-            self.sock.send(data)

@@ -3,7 +3,7 @@
 // from the server (names, table names, chat, questions) is set as text, never as HTML.
 
 import { STORE, connect, onDrop, onMessage, reconnectNow, request, send } from "./conn.js";
-import { SEATS, el, text } from "./dom.js";
+import { SEATS, el, meaningKey, seatOf, text } from "./dom.js";
 import { lobbyView, nameForm } from "./lobby.js";
 import { tableView } from "./table.js";
 
@@ -55,12 +55,6 @@ onMessage((msg, reply) => {
   if (redraw !== false) render();
 });
 
-function key(deal, seat, index) { return `${deal}/${seat}/${index}`; }
-
-function seatInfo(seat) {
-  return S.state && (S.state.seats || []).find((x) => x.seat === seat);
-}
-
 function say(line) {
   S.log.push(line);
   if (S.log.length > 30) S.log.shift();
@@ -72,9 +66,19 @@ function addChat(line) {
   if (list.length > 60) list.shift();
 }
 
-function startClock(seat, seconds) {
-  S.clock = seconds === undefined || seconds === null ? null
+/** A clock: stopped with ``seconds`` left, or running out ``seconds`` from now. */
+function clockFor(seat, seconds, stopped) {
+  return stopped ? { seat, end: null, stopped: seconds }
     : { seat, end: Date.now() + seconds * 1000, stopped: null };
+}
+
+function startClock(seat, seconds) {
+  S.clock = seconds === undefined || seconds === null ? null : clockFor(seat, seconds, false);
+}
+
+/** When the next deal starts by itself (ms), from a message's next_deal_in. */
+function nextDealAt(msg) {
+  return msg.next_deal_in !== undefined ? Date.now() + msg.next_deal_in * 1000 : null;
 }
 
 // Returns false when nothing shown changed.
@@ -133,8 +137,7 @@ function handle(msg, reply) {
       if (msg.deadline !== undefined) startClock(msg.seat, msg.deadline);
       break;
     case "clock":
-      S.clock = msg.stopped ? { seat: msg.seat, end: null, stopped: msg.seconds }
-        : { seat: msg.seat, end: Date.now() + msg.seconds * 1000, stopped: null };
+      S.clock = clockFor(msg.seat, msg.seconds, msg.stopped);
       break;
     case "played":
       if (s) {
@@ -162,7 +165,7 @@ function handle(msg, reply) {
         for (const seat of s.seats || []) if (seat.kind === "human") seat.ready = false;
       }
       S.clock = null;
-      S.nextDeal = msg.next_deal_in !== undefined ? Date.now() + msg.next_deal_in * 1000 : null;
+      S.nextDeal = nextDealAt(msg);
       S.toAnswer = [];
       break;
     case "expert_cost":
@@ -179,18 +182,18 @@ function handle(msg, reply) {
       S.nextDeal = null;
       break;
     case "player_ready":
-      if (seatInfo(msg.seat)) seatInfo(msg.seat).ready = true;
+      if (s) seatOf(s, msg.seat).ready = true;
       break;
     case "rematch_wanted":
-      if (seatInfo(msg.seat)) seatInfo(msg.seat).ready = true;
+      if (s) seatOf(s, msg.seat).ready = true;
       say(`${msg.seat} asks for a rematch to ${msg.target}`);
       break;
     case "player_gone":
-      if (seatInfo(msg.seat)) seatInfo(msg.seat).connected = false;
+      if (s) seatOf(s, msg.seat).connected = false;
       say(`${msg.seat} lost the connection (seat held ${Math.round(msg.seconds)} s)`);
       break;
     case "player_back":
-      if (seatInfo(msg.seat)) seatInfo(msg.seat).connected = true;
+      if (s) seatOf(s, msg.seat).connected = true;
       say(`${msg.seat} is back`);
       break;
     case "bot_takeover":
@@ -229,7 +232,7 @@ function handle(msg, reply) {
     case "pause_state":
       if (s) s.pause = msg.paused || msg.asked_by ? msg : null;
       if (msg.paused && S.clock && S.clock.end) {
-        S.clock = { ...S.clock, stopped: Math.max(0, (S.clock.end - Date.now()) / 1000), end: null };
+        S.clock = clockFor(S.clock.seat, Math.max(0, (S.clock.end - Date.now()) / 1000), true);
       } else if (!msg.paused && S.clock && S.clock.stopped !== null) {
         startClock(S.clock.seat, S.clock.stopped);
       }
@@ -269,11 +272,9 @@ function tableState(msg) {
   }
   S.clock = null;
   if (msg.turn && msg.turn_left !== undefined && msg.turn_left !== null) {
-    S.clock = msg.clock_stopped || (msg.pause && msg.pause.paused)
-      ? { seat: msg.turn, end: null, stopped: msg.turn_left }
-      : { seat: msg.turn, end: Date.now() + msg.turn_left * 1000, stopped: null };
+    S.clock = clockFor(msg.turn, msg.turn_left, msg.clock_stopped || (msg.pause && msg.pause.paused));
   }
-  S.nextDeal = msg.next_deal_in !== undefined ? Date.now() + msg.next_deal_in * 1000 : null;
+  S.nextDeal = nextDealAt(msg);
   if (msg.you) {
     const open = msg.questions || [];
     S.toAnswer = open.filter((q) => q.seat === msg.you && q.asker !== msg.you);
@@ -294,7 +295,7 @@ function tableState(msg) {
 
 /** Ask the server what a played card means (once per card). */
 async function explain(deal, seat, index) {
-  const k = key(deal, seat, index);
+  const k = meaningKey(deal, seat, index);
   if (S.meanings.has(k)) return;
   S.meanings.set(k, "pending");
   const reply = await request({ type: "explain", seat, index });
@@ -485,7 +486,6 @@ const act = {
     S.selected = same ? null : [seat, index];
     render();
   },
-  render: () => render(),
   clockText: () => clockText(),
 };
 

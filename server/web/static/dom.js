@@ -8,6 +8,15 @@ const RANKS = ["", "A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "
 export function team(seat) { return seat === "N" || seat === "S" ? "NS" : "EW"; }
 export function partner(seat) { return { N: "S", S: "N", E: "W", W: "E" }[seat]; }
 
+/** The convention cards a table may play. */
+export const CONVENTION_CARDS = ["beginner", "advanced", "none"];
+
+/** A seat's entry in a table_state snapshot ({} when the snapshot has none). */
+export function seatOf(s, seat) { return (s.seats || []).find((x) => x.seat === seat) || {}; }
+
+/** The key of a played card's meaning: "deal/seat/index". */
+export function meaningKey(deal, seat, index) { return `${deal}/${seat}/${index}`; }
+
 /** An element: attributes (onclick/oninput/onsubmit become listeners, "class" the class,
  * false/null/undefined leave the attribute out), then children (strings become text). */
 export function el(tag, attrs = {}, ...children) {

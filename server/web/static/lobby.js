@@ -3,7 +3,7 @@
 // and the form that creates a table (bots, private with invitation links, clock, target,
 // convention card, hints where the server has them).
 
-import { SEATS, el, text } from "./dom.js";
+import { CONVENTION_CARDS, SEATS, el, text } from "./dom.js";
 import { STORE } from "./conn.js";
 import { chatBox } from "./chat.js";
 
@@ -40,8 +40,10 @@ function tableItem(t, act) {
                  text("span", flags.join(" \u00b7 "), "muted")));
   const seats = el("div", { class: "seats" });
   const open = !t.private && (t.status === "waiting" || t.status === "over");
+  const kinds = Object.fromEntries(SEATS.map((seat) =>
+    [seat, t.kinds ? t.kinds[seat] : (t.seats[seat] ? "human" : "empty")]));
   for (const seat of SEATS) {
-    const kind = t.kinds ? t.kinds[seat] : (t.seats[seat] ? "human" : "empty");
+    const kind = kinds[seat];
     const who = t.seats[seat] || "";
     const cell = el("span", { class: `seat ${kind}`, "data-kind": kind },
                     text("b", seat), who ? el("span", { class: "name", title: who }, who) : null,
@@ -53,7 +55,7 @@ function tableItem(t, act) {
     seats.append(cell);
   }
   item.append(seats);
-  const free = SEATS.some((seat) => (t.kinds ? t.kinds[seat] : t.seats[seat] ? "human" : "empty") === "empty");
+  const free = SEATS.some((seat) => kinds[seat] === "empty");
   if (t.private && free && t.status !== "playing") {
     // A code read out or pasted works as well as the link (the code picks its seat).
     const code = el("input", { id: `code-${t.table}`, maxlength: "128", autocomplete: "off",
@@ -109,7 +111,7 @@ function createForm(S, act) {
     type: "number", id: "turn-seconds", min: "0", max: "86400", placeholder: "no clock",
     inputmode: "numeric" }), "turnSeconds")));
   const select = el("select", { id: "conventions" },
-                    ...["beginner", "advanced", "none"].map((n) => el("option", { value: n }, n)));
+                    ...CONVENTION_CARDS.map((n) => el("option", { value: n }, n)));
   form.append(field("Convention card ", value(select, "conventions")));
   if (S.features.includes("hints")) form.append(box("hints", "allow hints", "hints"));
   form.append(el("button", { type: "submit", class: "primary", "data-action": "create" },

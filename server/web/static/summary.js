@@ -3,7 +3,7 @@
 // marked, each side's best keep with both hands known, the information cost beside the
 // expert pair's on the same hands, the deal's questions, and the evening's means.
 
-import { SEATS, cardNode, el, text } from "./dom.js";
+import { SEATS, cardNode, el, seatOf, team, text } from "./dom.js";
 
 const TEAMS = ["NS", "EW"];
 
@@ -66,13 +66,13 @@ export function summaryView(S) {
   for (const seat of SEATS) {
     const kept = new Set((m.hands && m.hands[seat]) || []);
     const cards = m.dealt ? m.dealt[seat] : [...kept];
-    const name = s ? ((s.seats || []).find((x) => x.seat === seat) || {}).name : null;
+    const name = s ? seatOf(s, seat).name : null;
     const line = el("div", { class: "hand-line", "data-seat": seat },
                     el("span", { class: "who", title: name || null }, `${seat} ${name || ""}`));
     line.append(el("span", { class: "cards" },
                    cards.map((c) => cardNode(c, { cls: kept.has(c) && m.dealt ? "kept" : "" }))));
     if (m.best) {
-      const best = (m.best[seat === "N" || seat === "S" ? "NS" : "EW"].hands || {})[seat] || [];
+      const best = (m.best[team(seat)].hands || {})[seat] || [];
       line.append(el("span", { class: "best" }, text("small", "best: "), best.map((c) => cardNode(c))));
     }
     dealt.append(line);

@@ -3,11 +3,10 @@
 // when it is your turn), questions to answer, hints, pause, the deal summary, invitation
 // links, chat, and the buttons for ready, rematch and leave.
 
-import { SEATS, cardNode, el, partner, shortMeaning, team, text } from "./dom.js";
+import { CONVENTION_CARDS, SEATS, cardNode, el, meaningKey, partner, seatOf, shortMeaning, team, text }
+  from "./dom.js";
 import { chatBox } from "./chat.js";
 import { summaryView } from "./summary.js";
-
-const CARDS = ["beginner", "advanced", "none"];
 
 function cardName(s, side) {
   const card = s.conventions && s.conventions[side];
@@ -15,8 +14,6 @@ function cardName(s, side) {
 }
 
 const ORDINAL = ["", "1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th"];
-
-function seatOf(s, seat) { return (s.seats || []).find((x) => x.seat === seat) || {}; }
 
 function seatName(s, seat) {
   const info = seatOf(s, seat);
@@ -66,7 +63,7 @@ function rowsView(S, act) {
     const cards = el("div", { id: `row-${seat}`, class: "played" });
     (s.rows[seat] || []).forEach((card, i) => {
       const index = i + 1;
-      const meaning = S.meanings.get(`${s.deal}/${seat}/${index}`);
+      const meaning = S.meanings.get(meaningKey(s.deal, seat, index));
       const chosen = S.selected && S.selected[0] === seat && S.selected[1] === index;
       const node = el("button", { type: "button", class: `played-card${chosen ? " chosen" : ""}`,
                                   "data-card": card, "data-index": index,
@@ -88,7 +85,7 @@ function detailView(S, act) {
   const [seat, index] = S.selected;
   const card = (s.rows[seat] || [])[index - 1];
   if (!card) return null;
-  const meaning = S.meanings.get(`${s.deal}/${seat}/${index}`);
+  const meaning = S.meanings.get(meaningKey(s.deal, seat, index));
   const box = el("div", { id: "meaning", class: "detail" },
                  el("p", {}, text("b", `${seat}'s ${ORDINAL[index]} card `), cardNode(card)),
                  text("p", meaning && meaning !== "pending" ? meaning.text : "\u2026"));
@@ -185,8 +182,8 @@ function actionsView(S, act) {
     // A partnership may change its card before the match, between deals and for a rematch.
     const current = cardName(s, team(s.you));
     const select = el("select", { id: "my-conventions", "aria-label": "your partnership's card" },
-                      ...CARDS.map((n) => el("option", { value: n }, n)));
-    select.value = CARDS.includes(current) ? current : "beginner";
+                      ...CONVENTION_CARDS.map((n) => el("option", { value: n }, n)));
+    select.value = CONVENTION_CARDS.includes(current) ? current : "beginner";
     actions.append(el("span", { class: "cardpick" }, select,
       el("button", { type: "button", "data-action": "conventions",
                      onclick: () => act.conventions(select.value) }, "Use card")));

@@ -20,11 +20,9 @@ from .names import NameBook
 from .net.ratelimit import (
     AddressLimits,
     GuessLimits,
-    address_group,
     rate_limited,
     retry_hint,
 )
-from .net.session import Session
 from .seating import Outbox
 from .table import Table
 
@@ -61,7 +59,7 @@ class Greeter:
         if password is not None:
             # Not checked at all while throttled: guessing from this address goes no
             # faster than this.
-            if _throttled(session, msg, self.addresses.passwords, "passwords"):
+            if _throttled(member, msg, self.addresses.passwords, "passwords"):
                 return
             if not _same(msg.password or "", password):
                 self.addresses.passwords.wrong(host, now)
@@ -76,7 +74,7 @@ class Greeter:
             log.info("connection #%d %s is %r", session.number, session.address, msg.name)
             return
         # Not looked up at all while throttled: wrong tokens cost the server little.
-        if _throttled(session, msg, self.addresses.tokens, "tokens"):
+        if _throttled(member, msg, self.addresses.tokens, "tokens"):
             return
         found = self.lobby.find_token(msg.token)
         if found is None:
@@ -95,11 +93,12 @@ class Greeter:
                  seat, table.id)
 
 
-def _throttled(session: Session, msg: Hello, guesses: GuessLimits, what: str) -> bool:
-    """Whether ``session``'s address must wait before its next guess is checked; if
+def _throttled(member: Member, msg: Hello, guesses: GuessLimits, what: str) -> bool:
+    """Whether ``member``'s address must wait before its next guess is checked; if
     so it is told (``rate_limited``) and nothing more of it is read until then."""
     now = trio.current_time()
-    wait = guesses.wait(address_group(session.address), now)
+    session = member.session
+    wait = guesses.wait(member.host, now)
     if not wait:
         return False
     session.deliver(rate_limited(msg.id, f"too many wrong {what} from your address", wait))

@@ -337,7 +337,7 @@ class Hub:
             raise ProtocolError(ErrorCode.NOT_ALLOWED,
                                 f"you already have {mine} open tables "
                                 f"(at most {self.config.max_tables_per_connection})")
-        host = address_group(session.address)
+        host = self.sessions[session].host
         held = sum(1 for table in self.lobby.tables.values()
                    if _peer_host(table.seating.creator) == host)
         self.addresses.check_new_table(held, len(self.lobby.tables), self.config.max_tables,
@@ -386,7 +386,7 @@ class Hub:
         see the change at the table anyway (seat changes mid-deal are the table's rules)."""
         if self.config.lobby_closed_in_deals:
             check_lobby_open((table for table in self.lobby.tables.values()
-                              if table is not at), address_group(session.address), what)
+                              if table is not at), self.sessions[session].host, what)
 
     def _join(self, session: Session, msg: Join) -> None:
         at = self.lobby.get(msg.table)
@@ -394,7 +394,7 @@ class Hub:
         self.records.check_writable(at)
         table, out = self.lobby.join(session, session.name or "anonymous", msg.table,
                                      msg.seat, msg.id, msg.invite,
-                                     address_group(session.address))
+                                     self.sessions[session].host)
         log.info("connection #%d %r sits at %s %s", session.number, session.name, table.id,
                  table.seating.seat_of(session))
         self.table_acted(out, table)
@@ -434,7 +434,7 @@ class Hub:
         member = self.sessions[session]
         bucket = member.chat = refilled(member.chat, self.config.chat_per_minute,
                                         self.config.chat_burst, now)
-        host = address_group(session.address)
+        host = member.host
         wait = max(bucket.wait_for_one(), self.addresses.chat.wait(host, now))
         if wait:
             session.deliver(rate_limited(msg.id, "too many chat lines", wait))

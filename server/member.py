@@ -11,7 +11,7 @@ from .net.session import Session
 __all__ = ["Member"]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)  # one per connection: thousands at once
 class Member:
     """One connection as the hub knows it: its address group and its quotas. Its name is
     its session's, its seat the lobby's, and the tables it created are those whose

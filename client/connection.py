@@ -200,11 +200,6 @@ class Connection:
         """The server's greeting, once it has arrived (kept by the sans-IO connection)."""
         return self._conn.welcome
 
-    @property
-    def last_event_size(self) -> int:
-        """Wire size in bytes of the event :meth:`next_event` returned last."""
-        return self.event_stream.last_size
-
     async def aclose(self) -> None:
         """Close the connection (idempotent) and wait until its tasks have ended."""
         self.close_soon()

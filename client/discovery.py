@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from zeroconf import DNSQuestionType, IPVersion, ServiceBrowser, ServiceStateChange, Zeroconf
 
 from ..protocol.text import escape_text
+from .seat_store import server_key
 
 __all__ = ["BROWSE_SECONDS", "SERVICE_TYPE", "FoundServer", "browse"]
 
@@ -40,15 +41,14 @@ class FoundServer:
     @property
     def address(self) -> str:
         """``HOST:PORT`` as ``--server`` takes it (``[v6]:PORT`` for IPv6)."""
-        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+        return server_key(self.host, self.port)
 
     @property
     def web_url(self) -> str | None:
         """The web page's address, when the server serves one."""
         if self.web_port is None:
             return None
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.web_port}/"
+        return f"http://{server_key(self.host, self.web_port)}/"
 
     def describe(self) -> str:
         """One line for a list: name, address, web page, tables, password. The name is

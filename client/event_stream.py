@@ -27,7 +27,7 @@ class EventStream:
     what is queued, then ``trio.EndOfChannel``.
     """
 
-    __slots__ = ("_in", "_out", "ended", "last_size", "max_bytes", "unread_bytes")
+    __slots__ = ("_in", "_out", "ended", "max_bytes", "unread_bytes")
 
     def __init__(self, max_bytes: int = MAX_EVENT_BYTES) -> None:
         # Unbounded in count: the budget in bytes is the one bound.
@@ -35,8 +35,6 @@ class EventStream:
         self.max_bytes = max_bytes
         #: Wire bytes of the events queued and not yet read.
         self.unread_bytes = 0
-        #: Wire size of the event :meth:`get` returned last.
-        self.last_size = 0
         #: :meth:`end` was called.
         self.ended = False
 
@@ -64,5 +62,4 @@ class EventStream:
         except trio.ClosedResourceError:
             raise trio.EndOfChannel from None
         self.unread_bytes -= size
-        self.last_size = size
         return msg

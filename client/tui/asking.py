@@ -55,7 +55,7 @@ def ask_question(state: TuiState) -> None:
         if not text.strip():
             return "Type a question first (Esc to cancel)."
         state.send(requests.Ask(seat=seat, index=index, text=text.strip()))
-        state.panels.overlay = Overlay.NONE
+        state.panels.close()
         state.say(f"Question sent to {seat}; the answer will appear here and in the log.")
         return None
 

@@ -52,6 +52,12 @@ class Composer:
     def hand(self) -> list[Card]:
         return sort_hand(self.table().hand)
 
+    def forget_play(self) -> None:
+        """A new table state or deal: no card is waiting for its confirmation or for the
+        server any more."""
+        self.awaiting_play = None
+        self.confirming = None
+
     def clamp_cursor(self) -> None:
         self.cursor = max(0, min(self.cursor, len(self.table().hand) - 1))
 

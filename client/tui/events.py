@@ -38,8 +38,7 @@ def on_message(state: TuiState, msg: m.ServerMessage, changed: Change = NOTHING)
 
 def _on_table_state(state: TuiState, msg: m.TableState, changed: Change) -> None:
     _log_chat(state, changed.chat)
-    state.composer.awaiting_play = None
-    state.composer.confirming = None
+    state.composer.forget_play()
     if state.mode is not Mode.TABLE or state.notice.style == "info":
         state.say("")  # "Joining...", "Taking back...": done now
     state.mode = Mode.TABLE
@@ -54,12 +53,11 @@ def _on_table_state(state: TuiState, msg: m.TableState, changed: Change) -> None
 
 
 def _on_deal_started(state: TuiState, msg: m.DealStarted, _changed: Change) -> None:
-    state.composer.awaiting_play = None
-    state.composer.confirming = None
+    state.composer.forget_play()
     state.composer.cursor = 0
     state.say("")  # whatever it said ("Joining...", "Ready...") is over
     if state.panels.overlay is Overlay.ASK:
-        state.panels.overlay = Overlay.NONE
+        state.panels.close()
     state.add_log(f"Deal {msg.deal}: {msg.dealer} deals, {msg.first} plays first.", "good")
 
 

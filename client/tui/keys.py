@@ -61,7 +61,6 @@ class Modes:
     """The filters that say which loader's keys are live."""
 
     prompt_open: Filter
-    no_prompt: Filter
     #: No prompt and no panel: the screen itself takes the keys.
     free: Filter
     table: Filter
@@ -81,7 +80,7 @@ class Modes:
             return no_prompt & Condition(lambda: state.panels.overlay in kinds)
 
         free = overlay(Overlay.NONE)
-        return cls(prompt_open=prompt_open, no_prompt=no_prompt, free=free,
+        return cls(prompt_open=prompt_open, free=free,
                    table=free & Condition(lambda: state.mode is Mode.TABLE),
                    lobby=free & Condition(lambda: state.mode is Mode.LOBBY),
                    reading=overlay(Overlay.HELP, Overlay.CONVENTIONS, Overlay.LOG,

@@ -117,7 +117,6 @@ class LinkView:
 
     #: "connecting", "connected", "reconnecting", "unreachable", "lost", "closed".
     status: str = "connecting"
-    detail: str = ""
     #: While reconnecting: when the next attempt comes (``time.monotonic()``).
     retry_at: float | None = None
 
@@ -128,7 +127,7 @@ class LinkView:
         line = ""
         if status != self.status:
             line = _STATUS_LOG.get(status, status) + (f" {detail}" if detail else "")
-        self.status, self.detail = status, detail
+        self.status = status
         return line
 
     def retry_text(self) -> str:

@@ -18,7 +18,7 @@ from ...protocol import requests
 from ...protocol.text import escape_text
 from ..mirror import TableMirror
 from . import gathering
-from .composer import Composer, sort_hand
+from .composer import Composer
 from .hint import hint_is_current, why_no_hint
 from .lobby import JoinSeat, LobbyState, SpectateTable
 from .meaning import explain_card
@@ -189,7 +189,7 @@ class TuiState:
 
     def sorted_hand(self) -> list[Card]:
         """The hand sorted by rank, then suit (spades, hearts, diamonds, clubs)."""
-        return sort_hand(self.hand)
+        return self.composer.hand()
 
     def group_sizes(self) -> Counter[int]:
         """How many cards of each rank the hand holds."""
@@ -256,14 +256,11 @@ class TuiState:
         self.hint = msg
         hand = self.sorted_hand()
         if msg.card in hand and self.my_turn:
-            self.composer.cursor = hand.index(msg.card)
-            self.composer.typed = ""
-            self.composer.rejected = False
+            self.composer.select(hand.index(msg.card))
         self.say(f"Hint: the expert would play {msg.card} (under the cursor: Enter plays "
                  f"it). x shows why again.")
         if self.prompt is None:
-            self.panels.overlay = Overlay.HINT
-            self.panels.scroll = 0
+            self.panels.open(Overlay.HINT)
 
     def ask_hint(self) -> None:
         """x: what would the expert play now, and why? Asked of the server (which tells

@@ -32,9 +32,8 @@ class TableChat:
     """The lines a table keeps, and what is left of its record's chat budget. It holds the
     table's seating (who reads a line) and recording (which keeps it), never the table."""
 
-    def __init__(self, table_id: str, seating: Seating, recording: Recording,
+    def __init__(self, seating: Seating, recording: Recording,
                  budget: int | None = None) -> None:
-        self._table_id = table_id
         self._seating = seating
         self._recording = recording
         self._order = itertools.count()
@@ -78,7 +77,7 @@ class TableChat:
         if seat is None:
             if peer not in seating.spectators:
                 raise ProtocolError(ErrorCode.NOT_SEATED,
-                                    f"you are not at table {self._table_id}")
+                                    f"you are not at table {self._seating.table_id}")
             line = ChatLine(channel="spectators", name=name, text=text)
             readers = list(seating.spectators)
         else:

@@ -1,8 +1,8 @@
-"""A table's pause, a part the table owns: who asked, who agreed, and the seconds the
-turn clock and the between-deal countdown had left when everyone agreed. Any person
-seated ends it, and the clocks go on from there. Every vote takes effect at the next
-whole GRID_SECONDS of the table's clock, so when a seat votes carries nothing. The rules
-are docs/PROTOCOL.md's (``pause``, ``resume``). Pure: no I/O."""
+"""A table's pause, a part the table owns: who asked and who agreed. Agreed, it stops the
+turn clock and the between-deal countdown (the clock keeps their seconds); any person
+seated ends it. Every vote takes effect at the next whole GRID_SECONDS of the table's
+clock, so when a seat votes carries nothing. The rules are docs/PROTOCOL.md's (``pause``,
+``resume``). Pure: no I/O."""
 
 from __future__ import annotations
 

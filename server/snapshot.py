@@ -23,7 +23,7 @@ from .table_options import TableOptions
 from .turn_clock import TurnClock
 
 __all__ = ["SnapshotTable", "back_at_seat", "bot_turn", "bot_view", "deal_facts", "hint_turn",
-           "shown_deal", "state_for", "table_snapshot"]
+           "shown_deal", "state_for", "table_snapshot", "turn_to_play"]
 
 
 class SnapshotTable(Protocol):
@@ -70,23 +70,26 @@ def shown_deal(table: SnapshotTable) -> Deal | None:
     return table.match.deal if table.match.deal is not None else table.last_deal
 
 
+def turn_to_play(table: SnapshotTable) -> Seat | None:
+    """The seat to play in a deal being played (None between deals, or at its end)."""
+    deal = table.match.deal
+    return deal.turn if table.status == "playing" and deal is not None else None
+
+
 def bot_turn(table: SnapshotTable) -> Seat | None:
     """The seat a server-side bot must play for now, if any (a bot seat, a seat its
     substitute plays, or a seat whose clock ran out)."""
-    deal = table.match.deal
-    if table.status != "playing" or deal is None or deal.turn is None \
-            or table.pausing.paused:
+    turn = turn_to_play(table)
+    if turn is None or table.pausing.paused:
         return None
-    if table.seats[deal.turn].bot_controlled or table.clock.due is deal.turn:
-        return deal.turn
-    return None
+    return turn if table.seats[turn].bot_controlled or table.clock.due is turn else None
 
 
 def hint_turn(table: SnapshotTable, seat: Seat) -> tuple[int, int] | None:
     """The turn (deal number, plays made) a hint for ``seat`` is about: its turn in a
     deal being played; None when it is not ``seat``'s turn."""
     deal = table.match.deal
-    if table.status != "playing" or deal is None or deal.turn is not seat:
+    if turn_to_play(table) is not seat or deal is None:
         return None
     return table.match.deal_number, deal.plays_made
 

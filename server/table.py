@@ -42,7 +42,14 @@ from .records.recording import PlayedBy, Recorder, Recording
 from .records.replay import MatchReplay
 from .rematch import RematchTerms
 from .seating import Outbox, Peer, Seating
-from .snapshot import back_at_seat, deal_facts, shown_deal, state_for, table_snapshot
+from .snapshot import (
+    back_at_seat,
+    deal_facts,
+    shown_deal,
+    state_for,
+    table_snapshot,
+    turn_to_play,
+)
 from .table_bots import seat_bot, substitute
 from .table_options import TableOptions
 from .turn_clock import TurnClock
@@ -86,13 +93,11 @@ class Table:
         #: ...and the table halts, saying why: its task then closes it.
         self.halted: str | None = None
         #: The chat lines kept for snapshots, and the record's chat budget.
-        self.chat = TableChat(table_id, self.seating, self.recording)
+        self.chat = TableChat(self.seating, self.recording)
         #: A pause asked for or in force (see :mod:`.pause`).
         self.pausing = PauseVote()
         #: Seats held for players whose connection dropped (see :mod:`.holds`).
         self.holds = SeatHolds(self.seating, self.recording)
-        #: The terms of the next match, once this one is over (see :mod:`.rematch`).
-        self.rematch_terms = RematchTerms(self.match.target)
 
     def _start_match(self, match: Match) -> None:
         """A new match (the first, a rematch, or one restored from its record)."""
@@ -106,6 +111,9 @@ class Table:
         #: (``hint_taken``; restored from the record, so it is not told twice).
         self.hint_told: tuple[Seat, tuple[int, int]] | None = None
         self.summaries = DealSummaries(match.seed)
+        #: The terms of the next match, asked for once this one is over (see
+        #: :mod:`.rematch`): to this match's target until a player asks another.
+        self.rematch_terms = RematchTerms(match.target)
 
     @classmethod
     def restored(cls, table_id: str, state: MatchReplay, record: Recorder, now: float,
@@ -136,7 +144,7 @@ class Table:
         playing = table.status == "playing"  # only the deal in play's questions are open
         table.disclosure.restore(state.questions if playing else [],
                                  state.answers if playing else {}, state.question_number)
-        turn = table._turn_to_play()
+        turn = turn_to_play(table)
         if turn is not None:  # still waiting for an answer: its clock stays stopped
             table._stop_clock_for(turn)
         table.summaries.expert.update(state.expert)
@@ -150,11 +158,6 @@ class Table:
         """Something a bot's decision depends on ``changed``: one made before is stale."""
         if changed:
             self.version += 1
-
-    def _turn_to_play(self) -> Seat | None:
-        """The seat to play in a deal being played (None between deals, or at its end)."""
-        deal = self.match.deal
-        return deal.turn if self.status == "playing" and deal is not None else None
 
     @property
     def in_match(self) -> bool:
@@ -228,28 +231,25 @@ class Table:
     def _arm_clock(self, grace: float = 0.0) -> float | None:
         """Start the clock of the seat to play if it is a human's and the table has one,
         with ``grace`` seconds more; returns the seconds it has."""
-        turn = self._turn_to_play()
+        turn = turn_to_play(self)
         human = turn is not None and not self.seats[turn].bot_controlled
         return self.clock.arm(self.now, self.options.turn_seconds if human else None, grace,
                               paused=self.pausing.paused)
 
     def _bot_plays(self, seat: Seat) -> None:
         """``seat`` is now played by a bot: a clock running for it stops."""
-        deal = self.match.deal
-        if deal is not None and deal.turn is seat:
+        if turn_to_play(self) is seat:
             self.clock.clear()
 
     def _stop_clock_for(self, seat: Seat) -> Outbox:
         """``seat`` asked a person a question: its clock stops if it is its own turn."""
-        deal = self.match.deal
         return self._clock_news(self.clock.stop_for_question(
-            self.now, seat, None if deal is None else deal.turn,
-            waiting=self.disclosure.waiting(seat)))
+            self.now, seat, turn_to_play(self), waiting=self.disclosure.waiting(seat)))
 
     def _run_clock_again(self, *, force: bool = False) -> Outbox:
         """The stopped clock runs again once its seat waits for no answer (``force``: its
         time to wait this turn is used up)."""
-        turn = None if self.match.deal is None else self.match.deal.turn
+        turn = turn_to_play(self)
         return self._clock_news(self.clock.run_again(
             self.now, turn, waiting=turn is not None and self.disclosure.waiting(turn),
             paused=self.pausing.paused, force=force))
@@ -465,14 +465,14 @@ class Table:
             out += self._start_deal()
         if self.clock.stop_ended(now, paused=self.pausing.paused):
             out += self._run_clock_again(force=True)  # waited as long as it may this turn
-        self._changed(self.clock.expire(now, self._turn_to_play()))
+        self._changed(self.clock.expire(now, turn_to_play(self)))
         return out
 
     def pause(self, peer: Peer, now: float, req_id: MessageId | None = None) -> Outbox:
         """Ask for a pause, or agree to the one asked for (see :mod:`.pause`)."""
         self._advance_now(now)
         seat = self.seating.require_seat(peer).seat
-        self.pausing.request(seat, self.status, self._turn_to_play(), self.now, peer, req_id)
+        self.pausing.request(seat, self.status, turn_to_play(self), self.now, peer, req_id)
         return []
 
     def end_pause(self, peer: Peer, now: float, req_id: MessageId | None = None) -> Outbox:
@@ -581,7 +581,6 @@ class Table:
         out += self.seating.broadcast(ended)
         if winner is not None:
             self.status = "over"
-            self.rematch_terms = RematchTerms(self.match.target)
             self.pausing = PauseVote()  # nothing left to pause; a new match asks anew
             self.recording.match_end(winner, self.match.scores)
             self.seating.match_over(now + self.options.hold_seconds)

@@ -19,7 +19,8 @@ ClockMove = Literal["stop", "go"]
 
 
 class TurnClock:
-    """The clock of the current turn (one per table). Its methods are given the time and
+    """The clock of the current turn and the countdown to the next deal (one per table),
+    and what a pause keeps of both. Its methods are given the time and
     the facts of the table they need, and say what they did; the table tells everyone.
     """
 
@@ -160,9 +161,9 @@ class TurnClock:
         return None if self.between_deadline is None else max(0.0, self.between_deadline - now)
 
     def deadlines(self, *, paused: bool) -> list[float]:
-        """When :meth:`stop_ended` or :meth:`expire` has something to do: the time is up,
-        or a stop has lasted as long as this turn allows (not while the table is
-        ``paused``)."""
+        """When :meth:`next_deal_due`, :meth:`stop_ended` or :meth:`expire` has something
+        to do: the next deal is due, the time is up, or a stop has lasted as long as this
+        turn allows (not while the table is ``paused``)."""
         stop_ends = self.stop_ends()
         times = [time for time in (self.between_deadline, self.deadline) if time is not None]
         return times if stop_ends is None or paused else [*times, stop_ends]

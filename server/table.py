@@ -433,7 +433,7 @@ class Table:
         out, from_substitute = self.holds.reclaim(self.status, peer, seat, host,
                                                   in_match=self.in_match,
                                                   hold_seconds=self.options.hold_seconds)
-        if from_substitute:
+        if from_substitute and turn_to_play(self) is seat:
             self._arm_clock()  # back from a substitute on their own turn: a fresh clock
         self._changed()
         out += back_at_seat(self, peer, seat)

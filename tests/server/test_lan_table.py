@@ -95,6 +95,31 @@ def test_the_substitute_of_a_player_who_is_away_is_shown_and_gives_the_seat_back
     assert info[away].substitute is None and info[away].connected
 
 
+def test_a_return_from_the_substitute_restarts_only_the_returners_own_clock() -> None:
+    table, peers, _ = table_of_peers(hold_seconds=5.0, takeover_strategy="expert",
+                                     turn_seconds=30.0)
+    first = _turn_seat(table)
+    _play_lowest(table, peers, 1.0)  # the next seat's clock runs from 1.0
+    on_turn = _turn_seat(table)
+    away = on_turn.next  # waits for its turn while a substitute plays it
+    deliver_all(table.disconnect(peers[away], now=2.0))
+    deliver_all(table.tick(7.0))
+    assert table.seats[away].takeover and table.next_deadline() == 31.0
+    # Back while another seat is to play: that seat's clock runs on as it was (a
+    # return is no reason to give anyone else time).
+    deliver_all(table.reclaim(peers[away], away, now=20.0))
+    assert not table.seats[away].takeover
+    assert table.next_deadline() == 31.0
+    # Back on its own turn from the substitute: a full clock of its own.
+    assert first is not away
+    deliver_all(table.disconnect(peers[away], now=21.0))
+    deliver_all(table.tick(27.0))
+    _play_lowest(table, peers, 28.0)
+    assert _turn_seat(table) is away and bot_turn(table) is away
+    deliver_all(table.reclaim(peers[away], away, now=29.0))
+    assert table.next_deadline() == 29.0 + 30.0
+
+
 def test_cards_are_explained_under_the_card_they_were_played_under() -> None:
     table, peers, _ = table_of_peers()
     mirror = TableMirror()

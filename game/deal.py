@@ -15,14 +15,20 @@ from .rules import (
     KEEP,
     PLAYS_PER_DEAL,
     PLAYS_PER_SEAT,
-    legal_plays,
+    play_order,
     play_refusal,
-    seat_to_move,
 )
 from .scoring import DealResult, score_hands
 from .seats import SEATS, Seat
 
 __all__ = ["HAND_SIZE", "KEEP", "PLAYS_PER_DEAL", "PLAYS_PER_SEAT", "Deal", "deal_hands"]
+
+
+#: Each dealer's order of play (the rules' :func:`~.rules.play_order`), each seat with
+#: its index into the hands and rows. Deal.play reads its next mover here, so a play
+#: costs no ``Seat.ordinal`` lookup (hot path, see bench/engine.py).
+_PLAN: dict[Seat, tuple[tuple[Seat, int], ...]] = {
+    dealer: tuple((seat, seat.ordinal) for seat in play_order(dealer)) for dealer in SEATS}
 
 
 def deal_hands(seed: int) -> tuple[tuple[Card, ...], ...]:
@@ -39,7 +45,8 @@ def deal_hands(seed: int) -> tuple[tuple[Card, ...], ...]:
 class Deal:
     """The state of one deal. Create with :meth:`from_seed` or from explicit hands."""
 
-    __slots__ = ("_count", "_dealt", "_hands", "_history", "_mover", "_rows", "dealer", "seed")
+    __slots__ = ("_count", "_dealt", "_hands", "_history", "_index", "_mover", "_plan", "_rows",
+                 "dealer", "seed")
 
     def __init__(self, hands: Sequence[Iterable[Card]], dealer: Seat,
                  seed: int | None = None) -> None:
@@ -65,9 +72,12 @@ class Deal:
         self._rows: list[list[Card]] = [[], [], [], []]
         self._history: list[tuple[Seat, Card]] = []
         self._count = 0
-        #: The seat to move, as the rules say after ``_count`` plays: asked once a play
-        #: and kept, for the engine reads it several times a play.
-        self._mover = seat_to_move(dealer, 0)
+        #: The order of play; ``_plan[count & 3]`` is who moves after ``count`` plays.
+        self._plan = _PLAN[dealer]
+        #: The seat to move (None once the deal is over) and its hand's index, kept
+        #: from play to play for the engine reads them several times a play.
+        self._mover: Seat | None
+        self._mover, self._index = self._plan[0]
 
     @classmethod
     def from_seed(cls, seed: int, dealer: Seat = Seat.N) -> Deal:
@@ -116,10 +126,11 @@ class Deal:
 
     def legal_plays(self) -> tuple[Card, ...]:
         """The cards the seat to move may play: any card it holds."""
-        turn = self._mover
-        if turn is None:
+        # What rules.legal_plays(turn, turn, hand) answers, inlined: this runs before
+        # every play (hot path, see bench/engine.py).
+        if self._mover is None:
             return ()
-        return legal_plays(turn, turn, self._hands[turn.ordinal])
+        return tuple(self._hands[self._index])
 
     # -- changing it --------------------------------------------------------------
 
@@ -128,28 +139,38 @@ class Deal:
 
         Returns the card's place in that seat's row, 1..8.
         """
-        count = self._count
+        # Hot path (bench/engine.py): the legal play is told apart inline, by the same
+        # tests as rules.play_refusal, and only a refused play asks the rules, which
+        # word the refusal (code, message, which check comes first) for every caller.
         mover = self._mover
-        problem = play_refusal(mover, seat, card)
-        if problem is not None:
-            raise problem
-        assert mover is not None  # play_refusal said no_deal otherwise
-        index = mover.ordinal
+        if mover is None or (seat is not None and seat is not mover):
+            raise self._refusal(seat, card)
+        index = self._index
         hand = self._hands[index]
         try:
             hand.remove(card)  # one scan of the hand: removing is also the "held?" check
         except ValueError:
-            refusal = play_refusal(mover, seat, card, hand=hand)
-            assert refusal is not None  # not held: the rules say not_in_hand
-            raise refusal from None
+            raise self._refusal(seat, card) from None
         if type(card) is not Card:  # e.g. a plain int equal to a held card
             card = DECK[int(card)]
         row = self._rows[index]
         row.append(card)
         self._history.append((mover, card))
-        self._count = count + 1
-        self._mover = seat_to_move(self.dealer, count + 1)
+        count = self._count + 1
+        self._count = count
+        if count == PLAYS_PER_DEAL:
+            self._mover = None
+        else:
+            self._mover, self._index = self._plan[count & 3]
         return len(row)
+
+    def _refusal(self, seat: Seat | None, card: Card) -> IllegalAction:
+        """The rules' refusal of a play :meth:`play` found illegal (nothing changed)."""
+        mover = self._mover
+        hand = None if mover is None else self._hands[self._index]
+        refusal = play_refusal(mover, seat, card, hand=hand)
+        assert refusal is not None  # play found it illegal by the rules' own tests
+        return refusal
 
     # -- the end ----------------------------------------------------------------------
 
@@ -175,7 +196,9 @@ class Deal:
         other._rows = [list(row) for row in self._rows]
         other._history = list(self._history)
         other._count = self._count
+        other._plan = self._plan
         other._mover = self._mover
+        other._index = self._index
         return other
 
     def __repr__(self) -> str:

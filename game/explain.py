@@ -309,21 +309,19 @@ def explain_play(card: ConventionCard, history: History, seat: Seat, index: int)
     rule = card.rule(index)
     low = card.is_low(played.rank)
     head = f"{ordinal(index)} card {played}"
-
     if isinstance(rule, Promise):
-        return _explain_promise(card, rule, seat, index, played)
+        return _explain_promise(card, rule, seat, index, played, low, head)
     if isinstance(rule, Answer):
-        return _explain_answer(card, rule, history, seat, index, played)
+        return _explain_answer(card, rule, history, seat, index, played, low, head)
     assert isinstance(rule, NoMeaning)
     return Explained(seat, index, played, f"{head}: no meaning (a free discard)", DiscardMeaning(
         play=index, card=played, low=low, kind="none", reason="a free discard"))
 
 
 def _explain_promise(card: ConventionCard, rule: Promise, seat: Seat, index: int,
-                     played: Card) -> Explained:
-    """A promising play: the rank it promises, or why it promises nothing."""
-    low = card.is_low(played.rank)
-    head = f"{ordinal(index)} card {played}"
+                     played: Card, low: bool, head: str) -> Explained:
+    """A promising play (``low`` by the card; its text starts with ``head``): the rank
+    it promises, or why it promises nothing."""
     target = promise_of(card, played.rank, index)
     fallback = is_fallback_side(card, index, played.rank)
     unneeded = f"an unneeded {rule.fallback} card"
@@ -345,11 +343,9 @@ def _explain_promise(card: ConventionCard, rule: Promise, seat: Seat, index: int
 
 
 def _explain_answer(card: ConventionCard, rule: Answer, history: History, seat: Seat,
-                    index: int, played: Card) -> Explained:
-    """An answering play: whether it holds partner's promised rank, or why it says
-    nothing."""
-    low = card.is_low(played.rank)
-    head = f"{ordinal(index)} card {played}"
+                    index: int, played: Card, low: bool, head: str) -> Explained:
+    """An answering play (``low`` and ``head`` as for a promise): whether it holds
+    partner's promised rank, or why it says nothing."""
     partner_row = _row(history, seat.partner)
     if len(partner_row) < rule.play:
         reason = f"partner has not made a {ordinal(rule.play)} play"

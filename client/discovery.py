@@ -12,13 +12,12 @@ from dataclasses import dataclass
 
 from zeroconf import DNSQuestionType, IPVersion, ServiceBrowser, ServiceStateChange, Zeroconf
 
+from ..protocol.lan import SERVICE_TYPE, LanRecord
 from ..protocol.text import escape_text
 from .seat_store import server_key
 
-__all__ = ["BROWSE_SECONDS", "SERVICE_TYPE", "FoundServer", "browse"]
+__all__ = ["BROWSE_SECONDS", "FoundServer", "browse"]
 
-#: The DNS-SD service type a Jackal server announces (see jackal.server.net.announce).
-SERVICE_TYPE = "_jackal._tcp.local."
 #: How long ``jackal play --lan`` listens for answers.
 BROWSE_SECONDS = 2.0
 #: Characters of a server's name shown in the list.
@@ -61,10 +60,6 @@ class FoundServer:
         if self.password:
             parts.append("password")
         return "  ".join(parts)
-
-
-def _number(text: str | None) -> int | None:
-    return int(text) if text is not None and text.isdigit() else None
 
 
 def _pick_address(addresses: list[str]) -> str | None:
@@ -120,12 +115,11 @@ def browse(seconds: float = BROWSE_SECONDS) -> list[FoundServer]:
             host = _pick_address(info.parsed_addresses())
             if host is None:
                 continue
-            txt = _decode(info.properties)
-            shown = txt.get("name") or name.removesuffix("." + SERVICE_TYPE)
+            record = LanRecord.decode(_decode(info.properties))
             found.append(FoundServer(
-                name=shown, host=host, port=info.port, web_port=_number(txt.get("web")),
-                protocol=_number(txt.get("protocol")), password=txt.get("password") == "yes",
-                tables=_number(txt.get("tables"))))
+                name=record.name or name.removesuffix("." + SERVICE_TYPE), host=host,
+                port=info.port, web_port=record.web_port, protocol=record.protocol,
+                password=record.password, tables=record.tables))
     finally:
         zeroconf.close()
     return sorted(found, key=lambda server: (server.name.casefold(), server.address))

@@ -17,15 +17,14 @@ import ifaddr
 import trio
 from zeroconf import InterfaceChoice, IPVersion, ServiceInfo, Zeroconf
 
+from ...protocol.lan import SERVICE_TYPE, LanRecord
 from ...protocol.messages import PROTOCOL_VERSION
 
-__all__ = ["SERVICE_TYPE", "Announcement", "announce", "default_name", "loopback_host",
+__all__ = ["Announcement", "announce", "default_name", "loopback_host",
            "txt_record"]
 
 log = logging.getLogger("jackal.server")
 
-#: The DNS-SD service type every Jackal server announces (and ``jackal play --lan`` browses).
-SERVICE_TYPE = "_jackal._tcp.local."
 #: How often the table count in the TXT record is looked at (and re-announced if changed).
 TABLES_EVERY = 5.0
 
@@ -48,15 +47,9 @@ def default_name() -> str:
 
 
 def txt_record(what: Announcement, tables: int | None) -> dict[str, str]:
-    """The TXT record's keys (all text): ``protocol``, ``name``, ``password`` (``yes`` or
-    ``no``), ``web`` (the web port, only when the page is served) and ``tables``."""
-    txt = {"protocol": str(PROTOCOL_VERSION), "name": what.name,
-           "password": "yes" if what.password else "no"}
-    if what.web_port is not None:
-        txt["web"] = str(what.web_port)
-    if tables is not None:
-        txt["tables"] = str(tables)
-    return txt
+    """The TXT record of ``what`` with ``tables`` open (see :class:`...protocol.lan.LanRecord`)."""
+    return LanRecord(name=what.name, protocol=PROTOCOL_VERSION, password=what.password,
+                     web_port=what.web_port, tables=tables).encode()
 
 
 def _multicast(adapter: ifaddr.Adapter) -> bool:

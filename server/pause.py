@@ -14,7 +14,7 @@ from ..game.seats import SEATS, Seat
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.messages import MessageId, PauseInfo, PauseState, TableStatus
 from .seating import Outbox, Peer
-from .turn_clock import ClockMove, TurnClock
+from .turn_clock import TurnClock
 
 __all__ = ["GRID_SECONDS", "MAX_REQUESTS", "PauseVote"]
 
@@ -63,7 +63,7 @@ class PauseVote:
             return [], False
         votes, self.pending, self.due_at = self.pending, [], None
         out: Outbox = []
-        moves: list[ClockMove] = []
+        moved = False
         readers = list(audience)
         for vote, seat, peer, req_id in votes:
             if vote in ("ask", "agree") and not self.paused:
@@ -71,18 +71,17 @@ class PauseVote:
                     self.ask(seat)
                 else:
                     self.agreed.add(seat)
-                moves += self._settle(present)
+                moved |= self._settle(present, clock, now)
             elif vote == "end" and self.active:
-                moves += self._lift()
+                moved |= self._lift(clock, now)
             elif vote == "went" and self.active and not self.paused:
                 self.agreed.discard(seat)
                 if not self.agreed:
                     self.clear()
                 else:
-                    moves += self._settle(present)
+                    moved |= self._settle(present, clock, now)
             out += self._news(readers, seat, peer, req_id)
-        clock.move(now, moves)
-        return out, bool(moves)
+        return out, moved
 
     @property
     def active(self) -> bool:
@@ -152,18 +151,20 @@ class PauseVote:
         if self.paused and all_bots:
             # Everyone left for good (a bot plays each seat, which nobody can take):
             # nobody could resume, and spectators would watch a table stopped for ever.
-            moves = self._lift()
-            clock.move(now, moves)
-            return self._news(list(audience), seat), bool(moves)
+            moved = self._lift(clock, now)
+            return self._news(list(audience), seat), moved
         if self._asked() and not self.paused:
             self._queue(now, "went", seat)
         return [], False
 
-    def _lift(self) -> list[ClockMove]:
-        """No pause any more: the clocks go on with the seconds they had left."""
-        moves: list[ClockMove] = ["go"] if self.paused else []
+    def _lift(self, clock: TurnClock, now: float) -> bool:
+        """No pause any more: the clocks go on with the seconds they had left (True if
+        they were stopped)."""
+        was_paused = self.paused
         self.clear()
-        return moves
+        if was_paused:
+            clock.go_on(now)
+        return was_paused
 
     def freeze(self, clock: TurnClock, now: float) -> bool:
         """The server stops the table itself (its record waits for the disk): no card,
@@ -172,7 +173,7 @@ class PauseVote:
         if self.paused:
             return False
         self.paused = True
-        clock.move(now, ["stop"])
+        clock.hold(now)
         return True
 
     def thaw(self, clock: TurnClock, now: float) -> bool:
@@ -181,16 +182,17 @@ class PauseVote:
         on."""
         if not self.paused or self.active:
             return False
-        clock.move(now, self._lift())
+        self._lift(clock, now)
         return True
 
-    def _settle(self, present: set[Seat]) -> list[ClockMove]:
+    def _settle(self, present: set[Seat], clock: TurnClock, now: float) -> bool:
         """Pause the table once every person ``present`` agreed: the clocks stop where
-        they are."""
+        they are (True if they did)."""
         if not self.everyone_agreed(present):
-            return []
+            return False
         self.paused = True
-        return ["stop"]
+        clock.hold(now)
+        return True
 
     def _news(self, readers: list[Peer], seat: Seat, peer: Peer | None = None,
               req_id: MessageId | None = None) -> Outbox:

@@ -5,18 +5,10 @@ over a pause. No I/O: the table says when a turn starts and ends."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Literal
-
 from ..game.seats import Seat
 from ..protocol.messages import Clock
 
-__all__ = ["ClockMove", "TurnClock"]
-
-#: What a pause does to the clocks (the turn's and the between-deal countdown): they
-#: ``stop`` where they are (a pause starts), or ``go`` on with what they had left.
-ClockMove = Literal["stop", "go"]
-
+__all__ = ["TurnClock"]
 
 class TurnClock:
     """The clock of the current turn and the countdown to the next deal (one per table),
@@ -131,20 +123,19 @@ class TurnClock:
         if deal_over:
             self.deadline = None
 
-    def move(self, now: float, moves: Iterable[ClockMove]) -> None:
-        """The turn's clock and the between-deal countdown stop where they are (a pause
-        starts), or go on with the seconds they kept (it ends), as the pause decided."""
-        for move in moves:
-            if move == "stop":
-                self.kept = self.running_left(now)
-                self.between_left = None if self.between_deadline is None else max(
-                    0.0, self.between_deadline - now)
-                self.deadline = self.between_deadline = None
-            else:
-                self.deadline = None if self.kept is None else now + self.kept
-                self.between_deadline = None if self.between_left is None \
-                    else now + self.between_left
-                self.kept = self.between_left = None
+    def hold(self, now: float) -> None:
+        """A pause starts: the turn's clock and the between-deal countdown stop where they
+        are, keeping the seconds they had left."""
+        self.kept = self.running_left(now)
+        self.between_left = self.next_deal_in(now, paused=False)
+        self.deadline = self.between_deadline = None
+
+    def go_on(self, now: float) -> None:
+        """A pause ends: both go on with the seconds they kept."""
+        self.deadline = None if self.kept is None else now + self.kept
+        self.between_deadline = None if self.between_left is None \
+            else now + self.between_left
+        self.kept = self.between_left = None
 
     def next_deal_at(self, when: float | None) -> None:
         """The next deal starts at ``when`` (None: it waits for no time)."""

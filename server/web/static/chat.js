@@ -3,7 +3,7 @@
 // after it (never during a deal: partners talk only through their cards); a spectator
 // talks to the other spectators only. The server enforces this; the page just says so.
 
-import { el, text } from "./dom.js";
+import { draftForm, el, text } from "./dom.js";
 
 const CHANNELS = { lobby: "", table: "", spectators: "[watching] " };
 
@@ -15,17 +15,11 @@ export function chatBox(S, act, lines, closed) {
                   text("b", `${CHANNELS[line.channel] || ""}${line.name}${line.seat ? ` (${line.seat})` : ""}: `),
                   text("span", line.text)));
   }
-  const input = el("input", { id: "chat-input", maxlength: "500", autocomplete: "off",
-                              placeholder: closed || "say something", disabled: Boolean(closed),
-                              "aria-label": "chat" });
-  input.value = S.drafts.chat;
-  input.addEventListener("input", () => { S.drafts.chat = input.value; });
-  const form = el("form", { id: "chat", class: "chat" }, input,
-                  el("button", { type: "submit", disabled: Boolean(closed) }, "Send"));
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    const line = input.value.trim();
-    if (line && !closed) act.chat(line);
-  });
+  const form = draftForm({
+    input: { id: "chat-input", maxlength: "500", autocomplete: "off",
+             placeholder: closed || "say something", disabled: Boolean(closed),
+             "aria-label": "chat" },
+    form: { id: "chat", class: "chat" }, button: { disabled: Boolean(closed) }, label: "Send",
+    drafts: S.drafts, key: "chat", send: (line) => { if (!closed) act.chat(line); } });
   return el("div", { class: "chat-box" }, text("h2", "Chat"), log, form);
 }

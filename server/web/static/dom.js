@@ -34,6 +34,26 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** A one-line form: ``input``, ``form`` and ``button`` are the el() attributes of its
+ * input, the form and its submit button (``label`` the button's text). Submitting sends
+ * the trimmed line to ``send`` unless it is blank; clearing a draft is the sender's job.
+ * With ``drafts``, the input starts from drafts[key] and writes each keystroke back there,
+ * so a redraw keeps what the player was typing. Returns the form. */
+export function draftForm({ input, form, button = {}, label, drafts = null, key, send }) {
+  const field = el("input", input);
+  if (drafts) {
+    field.value = drafts[key] || "";
+    field.addEventListener("input", () => { drafts[key] = field.value; });
+  }
+  const node = el("form", form, field, el("button", { type: "submit", ...button }, label));
+  node.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const line = field.value.trim();
+    if (line) send(line);
+  });
+  return node;
+}
+
 export function text(tag, value, cls) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;

@@ -3,7 +3,7 @@
 // and the form that creates a table (bots, private with invitation links, clock, target,
 // convention card, hints where the server has them).
 
-import { CONVENTION_CARDS, SEATS, el, text } from "./dom.js";
+import { CONVENTION_CARDS, SEATS, draftForm, el, text } from "./dom.js";
 import { STORE } from "./conn.js";
 import { chatBox } from "./chat.js";
 
@@ -58,15 +58,11 @@ function tableItem(t, act) {
   const free = SEATS.some((seat) => kinds[seat] === "empty");
   if (t.private && free && t.status !== "playing") {
     // A code read out or pasted works as well as the link (the code picks its seat).
-    const code = el("input", { id: `code-${t.table}`, maxlength: "128", autocomplete: "off",
-                               placeholder: "invitation code", "aria-label": "invitation code" });
-    const form = el("form", { class: "inline", "data-code": t.table }, code,
-                    el("button", { type: "submit" }, "Join"));
-    form.addEventListener("submit", (e) => {
-      e.preventDefault();
-      if (code.value.trim()) act.joinSeat(t.table, null, code.value.trim());
-    });
-    item.append(form);
+    item.append(draftForm({
+      input: { id: `code-${t.table}`, maxlength: "128", autocomplete: "off",
+               placeholder: "invitation code", "aria-label": "invitation code" },
+      form: { class: "inline", "data-code": t.table }, label: "Join",
+      send: (code) => act.joinSeat(t.table, null, code) }));
   } else if (t.private) item.append(text("p", "Private: seats by invitation only", "muted small"));
   if (t.allow_spectators !== false) {
     item.append(el("button", { type: "button", "data-watch": t.table,

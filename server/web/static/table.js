@@ -3,8 +3,8 @@
 // when it is your turn), questions to answer, hints, pause, the deal summary, invitation
 // links, chat, and the buttons for ready, rematch and leave.
 
-import { CONVENTION_CARDS, SEATS, cardNode, el, meaningKey, partner, seatOf, shortMeaning, team, text }
-  from "./dom.js";
+import { CONVENTION_CARDS, SEATS, cardNode, draftForm, el, meaningKey, partner, seatOf, shortMeaning,
+         team, text } from "./dom.js";
 import { chatBox } from "./chat.js";
 import { summaryView } from "./summary.js";
 
@@ -98,16 +98,11 @@ function detailView(S, act) {
     else if (S.questionsLeft <= 0) why = "You have asked your 3 questions this deal.";
     if (why) box.append(text("p", why, "muted"));
     else {
-      const input = el("input", { id: "ask-text", maxlength: "1000", autocomplete: "off",
-                                  placeholder: `ask ${seat} about it`, "aria-label": "question" });
-      input.value = S.drafts.ask;
-      input.addEventListener("input", () => { S.drafts.ask = input.value; });
-      const form = el("form", { id: "ask", class: "inline" }, input,
-                      el("button", { type: "submit", "data-action": "ask" }, "Ask"));
-      form.addEventListener("submit", (e) => {
-        e.preventDefault();
-        if (input.value.trim()) act.ask(seat, index, input.value.trim());
-      });
+      const form = draftForm({
+        input: { id: "ask-text", maxlength: "1000", autocomplete: "off",
+                 placeholder: `ask ${seat} about it`, "aria-label": "question" },
+        form: { id: "ask", class: "inline" }, button: { "data-action": "ask" }, label: "Ask",
+        drafts: S.drafts, key: "ask", send: (line) => act.ask(seat, index, line) });
       box.append(form, text("p", `${S.questionsLeft} question${S.questionsLeft === 1 ? "" : "s"} left this deal`, "muted small"));
     }
   } else if (!s.you) {
@@ -124,16 +119,12 @@ function questionsView(S, act) {
   const box = el("div", { id: "questions", class: "detail" });
   for (const q of S.toAnswer) {
     const about = q.index ? ` about your ${ORDINAL[q.index]} card` : "";
-    const input = el("input", { id: `answer-${q.question}`, maxlength: "1000", autocomplete: "off",
-                                placeholder: "your answer", "aria-label": "answer" });
-    input.value = S.drafts.answer[q.question] || "";
-    input.addEventListener("input", () => { S.drafts.answer[q.question] = input.value; });
-    const form = el("form", { class: "inline answer", "data-question": q.question }, input,
-                    el("button", { type: "submit", "data-action": "answer" }, "Answer"));
-    form.addEventListener("submit", (e) => {
-      e.preventDefault();
-      if (input.value.trim()) act.answer(q, input.value.trim());
-    });
+    const form = draftForm({
+      input: { id: `answer-${q.question}`, maxlength: "1000", autocomplete: "off",
+               placeholder: "your answer", "aria-label": "answer" },
+      form: { class: "inline answer", "data-question": q.question },
+      button: { "data-action": "answer" }, label: "Answer",
+      drafts: S.drafts.answer, key: q.question, send: (line) => act.answer(q, line) });
     box.append(text("p", `${q.asker} asks${about}: ${q.text || ""}`), form);
   }
   for (const q of S.asked) {

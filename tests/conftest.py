@@ -9,7 +9,6 @@ import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
-from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -23,7 +22,7 @@ from jackal.server.deal_summary import ExpertJob
 from jackal.server.net.listener import serve
 from support import ROOT
 from support.browser import CHROMIUM, Browser, Chromium, Web, driving
-from support.server import BotClock
+from support.server import BotClock, running_web_server
 from support.tmux import Tmux
 
 RunJackal = Callable[..., "subprocess.CompletedProcess[str]"]
@@ -224,13 +223,12 @@ def page_server_config() -> ServerConfig:
 
 
 @pytest.fixture
-async def page_server(nursery: trio.Nursery, page_server_config: ServerConfig,
-              quick_expert_pair: None) -> Web:
+async def page_server(page_server_config: ServerConfig, quick_expert_pair: None
+                      ) -> AsyncIterator[Web]:
     """A real server in this process, its TCP and web ports both free ones."""
     del quick_expert_pair  # asked for its effect: no expert worker processes
-    bound: list[int] = []
-    port: int = await nursery.start(partial(serve, page_server_config, web_started=bound.append))
-    return Web(port, bound[0])
+    async with running_web_server(page_server_config) as (port, web):
+        yield Web(port, web)
 
 
 @pytest.fixture(scope="session")

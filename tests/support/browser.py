@@ -336,6 +336,18 @@ async def named(browser: Browser, url: str, name: str, width: int = 390,
     return page
 
 
+async def create_for_people(page: Page, what: str) -> str:
+    """Untick the lobby form's bots (N, E and W: a table for people) and create; the new
+    table's id once ``page`` sits at its South (``what``: that wait's name on time out)."""
+    for seat in "NEW":
+        await page.tap(f"#bot{seat}")
+        await page.wait(f"!document.querySelector('#bot{seat}').checked", "a bot untick")
+    await page.tap('[data-action="create"]')
+    table: str = await page.wait("document.querySelector('section.table[data-you=\"S\"]')"
+                                 "?.dataset.table", what)
+    return table
+
+
 #: The cards the page's own seat has played this deal, in order (its row).
 ROW = ("[...document.querySelectorAll('#row-' + document.querySelector('section.table')"
        ".dataset.you + ' > [data-card]')].map(e => e.dataset.card)")

@@ -1,6 +1,6 @@
 """The server under test: ``jackal serve`` as a process that can be SIGKILLed and started
 again on the same port (:class:`ServerProcess`), or the real server in this process on a
-free port (:func:`running_server`)."""
+free port (:func:`running_server`, with its web port :func:`running_web_server`)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -145,4 +146,15 @@ async def running_server(config: ServerConfig | None = None) -> AsyncIterator[in
     async with trio.open_nursery() as nursery:
         port: int = await nursery.start(serve, config)
         yield port
+        nursery.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def running_web_server(config: ServerConfig) -> AsyncIterator[tuple[int, int]]:
+    """A real server with its web port (``config`` should ask for free ones: port 0) for
+    the body of the ``async with``: ``(tcp, web)``."""
+    bound: list[int] = []
+    async with trio.open_nursery() as nursery:
+        port: int = await nursery.start(partial(serve, config, web_started=bound.append))
+        yield port, bound[0]
         nursery.cancel_scope.cancel()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from support.browser import Browser, Web, named, tap_cards
+from support.browser import Browser, Web, create_for_people, named, tap_cards
 from support.client import RawClient, play_out
 from support.screens import open_client, shows
 from support.server import TIMEOUT
@@ -40,12 +40,7 @@ async def test_two_browsers_a_terminal_and_a_raw_socket_play_a_deal(
         devtools: Browser, page_server: Web, screenshots: Path, tmp_path: Path,
         terminals: list[Tmux]) -> None:
     ann = await named(devtools, page_server.url, "Ann")
-    for seat in "NEW":  # a table for people: no bots
-        await ann.tap(f"#bot{seat}")
-        await ann.wait(f"!document.querySelector('#bot{seat}').checked", "a bot untick")
-    await ann.tap('[data-action="create"]')
-    table = await ann.wait("document.querySelector('section.table[data-you=\"S\"]')"
-                           "?.dataset.table", "Ann seated at South")
+    table = await create_for_people(ann, "Ann seated at South")
     # The terminal client first: its start takes longest, and goes on while Bea sits.
     cy = open_client(terminals, tmp_path, "cy", f"127.0.0.1:{page_server.port}",
                      "--table", table, "--seat", "E")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from support.browser import Browser, Web, named, tap_card, tap_cards
+from support.browser import Browser, Web, create_for_people, named, tap_card, tap_cards
 from support.client import greeted, new_table
 from support.server import TIMEOUT
 
@@ -61,12 +61,7 @@ async def test_a_whole_deal_against_three_bots_by_tapping_cards(
 async def test_a_hostile_name_is_shown_as_text_to_another_player(
         devtools: Browser, page_server: Web, screenshots: Path) -> None:
     mallory = await named(devtools, page_server.url, HOSTILE, 1280, 800)
-    for seat in "NEW":  # no bots: a table for people
-        await mallory.tap(f"#bot{seat}")
-        await mallory.wait(f"!document.querySelector('#bot{seat}').checked", "a bot untick")
-    await mallory.tap('[data-action="create"]')
-    table = await mallory.wait("document.querySelector('section.table[data-you=\"S\"]')"
-                               "?.dataset.table", "Mallory seated")
+    table = await create_for_people(mallory, "Mallory seated")
 
     bea = await named(devtools, page_server.url, "Bea", 1280, 800)
     # The lobby lists Mallory at South of her table: as text.

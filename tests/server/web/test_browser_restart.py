@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from support.browser import Browser, named, tap_card, tap_cards
+from support.browser import ROW, Browser, named, tap_card, tap_cards
 from support.server import TIMEOUT, ServerProcess
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.xdist_group("browser")]
@@ -40,8 +40,7 @@ async def test_the_page_reclaims_its_seat_after_a_server_restart(
         # Two of Ada's cards, then the server dies without a word.
         for _ in range(2):
             assert await tap_card(page, "Ada") is not None
-        played = await page.js("[...document.querySelectorAll('#row-S > [data-card]')]"
-                               ".map(e => e.dataset.card)")
+        played = await page.js(ROW)  # South's row: the page showed it at South
         assert len(played) == 2, played
         await trio.to_thread.run_sync(server.kill)
         await page.wait("!!document.querySelector('#note')?.textContent"
@@ -54,8 +53,7 @@ async def test_the_page_reclaims_its_seat_after_a_server_restart(
         # South again, with the deal as it was.
         await page.shows('section.table[data-you="S"][data-status="playing"]',
                          "the seat reclaimed")
-        again = await page.js("[...document.querySelectorAll('#row-S > [data-card]')]"
-                              ".map(e => e.dataset.card)")
+        again = await page.js(ROW)
         assert again == played
         rest = await tap_cards(page, "Ada")
         assert len(rest) == 6 and not set(rest) & set(played), (played, rest)

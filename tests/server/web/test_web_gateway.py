@@ -9,8 +9,7 @@ import json
 import re
 import shutil
 import subprocess
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from importlib import resources
 from pathlib import Path
 from typing import Any, cast
@@ -23,7 +22,7 @@ from jackal.server.net.listener import serve
 from jackal.server.web import gateway
 from support.client import RawClient, greeted, play_out
 from support.leaks import check_no_leaks
-from support.server import ServerProcess
+from support.server import ServerProcess, running_web_server
 from support.wsclient import Refused, WsLines, ws_client
 from wsproto.events import BytesMessage, TextMessage
 
@@ -31,16 +30,10 @@ from wsproto.events import BytesMessage, TextMessage
 HARNESS = Path(__file__).with_name("page_harness.mjs")
 
 
-@asynccontextmanager
-async def web_server(**settings: object) -> AsyncIterator[tuple[int, int]]:
+def web_server(**settings: object) -> AbstractAsyncContextManager[tuple[int, int]]:
     """A real server with its web port, both on free ports: ``(tcp, web)``."""
     config = ServerConfig(port=0, web_port=0, **settings)  # type: ignore[arg-type]
-    bound: list[int] = []
-    async with trio.open_nursery() as nursery:
-        port: int = await nursery.start(lambda task_status: serve(
-            config, task_status=task_status, web_started=bound.append))
-        yield port, bound[0]
-        nursery.cancel_scope.cancel()
+    return running_web_server(config)
 
 
 async def http_get(port: int, target: str, method: str = "GET"

@@ -35,7 +35,7 @@ const S = {
   lobbyChat: [],
   clock: null, // {seat, end (ms), stopped (s or null)}
   nextDeal: null, // ms when the next deal starts by itself
-  drafts: { chat: "", ask: "", answer: {} },
+  drafts: { chat: "", ask: "", answer: {}, codes: {} },
   create: { N: true, E: true, W: true, private: false, target: "300", turnSeconds: "",
             conventions: "beginner", hints: false, spectators: true, name: "" },
 };

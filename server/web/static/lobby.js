@@ -27,7 +27,7 @@ export function nameForm(S, act) {
 
 const KIND_WORDS = { human: "", bot: "bot", empty: "free", held: "away" };
 
-function tableItem(t, act) {
+function tableItem(S, t, act) {
   const item = el("li", { "data-table": t.table, class: "table-entry" });
   const flags = [t.status.replace("_", " ")];
   if (t.private) flags.push("private");
@@ -62,6 +62,8 @@ function tableItem(t, act) {
       input: { id: `code-${t.table}`, maxlength: "128", autocomplete: "off",
                placeholder: "invitation code", "aria-label": "invitation code" },
       form: { class: "inline", "data-code": t.table }, label: "Join",
+      // Kept while typed: a change to the table list redraws the lobby meanwhile.
+      drafts: S.drafts.codes, key: t.table,
       send: (code) => act.joinSeat(t.table, null, code) }));
   } else if (t.private) item.append(text("p", "Private: seats by invitation only", "muted small"));
   if (t.allow_spectators !== false) {
@@ -124,7 +126,7 @@ export function lobbyView(S, act) {
                    "Change name"));
   const list = el("div", { class: "main" }, me, text("h2", "Tables"));
   if (!S.tables.length) list.append(text("p", "No tables yet: create one.", "muted"));
-  list.append(el("ul", { class: "tables" }, S.tables.map((t) => tableItem(t, act))));
+  list.append(el("ul", { class: "tables" }, S.tables.map((t) => tableItem(S, t, act))));
   if (S.total > S.tables.length) {
     list.append(text("p", `The first ${S.tables.length} of ${S.total} tables`, "muted small"));
   }

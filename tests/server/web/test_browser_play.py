@@ -1,7 +1,8 @@
 """The page in a real browser (headless Chromium): a whole deal against three server bots
 played by tapping cards on a phone-sized page, checked against what a spectator on TCP
 saw; a hostile name shown as text to another player; screenshots at phone and desktop
-size for the run to keep; a tap whose press and release straddle a message still counts.
+size for the run to keep; a tap whose press and release straddle a message still counts;
+an invitation code being typed survives the lobby being drawn again.
 One Chromium for the module; a test takes a few seconds."""
 
 from __future__ import annotations
@@ -115,3 +116,25 @@ async def test_a_tap_survives_a_message_that_comes_while_the_finger_is_down(
                    ".includes('said while Bea presses')", "the chat line")
     assert not bea.errors and not bea.dialogs, (bea.errors, bea.dialogs)
     await host.aclose()
+
+
+async def test_an_invitation_code_half_typed_outlives_a_lobby_redraw(
+        devtools: Browser, page_server: Web) -> None:
+    page = await named(devtools, page_server.url, "Cleo")
+    creator = await greeted(page_server.port, "creator")
+    reply = await creator.request(type="create_table", private=True)
+    table, code = reply["table"], reply["invitations"]["E"]
+    box = f"#code-{table}"
+    await page.shows(box, "the private table's code box")
+    await page.type(box, code[:5])
+    # Another table appears: the lobby is drawn again while the code is being typed.
+    other = await new_table(creator)
+    await page.shows(f'[data-watch="{other}"]', "the new table in the lobby")
+    assert await page.js(f"document.querySelector('{box}').value") == code[:5]
+    assert await page.js("document.activeElement.id") == box[1:]
+    await page.send("Input.insertText", text=code[5:])
+    await page.tap(f'[data-code="{table}"] button')
+    await page.wait(f"document.querySelector('section.table[data-you=\"E\"]')?.dataset.table"
+                    f" === '{table}'", "Cleo at East by the code")
+    assert not page.errors, page.errors
+    await creator.aclose()

@@ -20,7 +20,13 @@ from pathlib import Path
 import trio
 
 from ..bots.registry import make_strategy
-from ..client.connection import ClientError, Connection, ServerError, open_connection
+from ..client.connection import (
+    ClientError,
+    Connection,
+    ServerError,
+    first_leaf,
+    open_connection,
+)
 from ..client.exec_host import (
     EXEC_FEATURES,
     EXIT_GRACE,
@@ -192,9 +198,8 @@ def _units(jobs: Sequence[TableJob]) -> list[list[TableJob]]:
 
 def _describe(exc: BaseException) -> str:
     """What went wrong, without the nursery wrapping (the first leaf of a group)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return str(exc) or type(exc).__name__
+    leaf = first_leaf(exc)
+    return str(leaf) or type(leaf).__name__
 
 
 async def play_table(options: DirectorSettings, job: TableJob,

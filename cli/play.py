@@ -305,6 +305,7 @@ class _Hosted:
 def _host(args: argparse.Namespace) -> _Hosted | None:
     """Start ``jackal play --host``'s server on every address, with its web page and
     announced; show where friends join (text and QR code) until Enter. None if it failed."""
+    from ..client.connection import first_leaf
     from ..server.config import BOT_FLOOR_SECONDS, DEFAULT_PORT, ServerConfig
     from .lan import print_qr
 
@@ -313,10 +314,8 @@ def _host(args: argparse.Namespace) -> _Hosted | None:
         web_port=args.web or 0, announce=True, password=args.password,
         bot_pause_seconds=max(0.0, args.bot_pause), bot_floor_seconds=BOT_FLOOR_SECONDS))
     if not hosted.start():
-        why = hosted.failure
-        while isinstance(why, BaseExceptionGroup):
-            why = why.exceptions[0]
-        print(f"jackal play: cannot host: {why}", file=sys.stderr)
+        assert hosted.failure is not None  # start() is false only with a failure
+        print(f"jackal play: cannot host: {first_leaf(hosted.failure)}", file=sys.stderr)
         return None
     print(f"Hosting on port {hosted.port}, announced on the LAN: friends run "
           "'jackal play --lan'.")

@@ -16,6 +16,7 @@ from pathlib import Path
 import trio
 
 from ..bots.registry import STRATEGIES, substitute_strategy
+from ..client.connection import first_leaf
 from ..server.config import BOT_FLOOR_SECONDS, DEFAULT_PORT, ServerConfig
 from ..server.net.listener import serve
 from ..server.records.files import private_folder
@@ -253,7 +254,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         trio.run(_main, config, _wants_qr(args))
     except* OSError as group:  # e.g. the port is taken (raised inside a nursery: grouped)
-        failure = _first(group)
+        failure = first_leaf(group)
     if failure is not None:
         print(f"jackal serve: {failure}", file=sys.stderr)
         return 1
@@ -270,9 +271,3 @@ def _tighten_state_folders(records: Path) -> None:
             os.chmod(folder, 0o700)
     except OSError as exc:  # the server still runs; it may fail to write a record later
         logging.getLogger("jackal.server").warning("cannot make %s private: %s", records, exc)
-
-
-def _first(group: BaseExceptionGroup[OSError]) -> OSError:
-    """The first OSError in a (possibly nested) exception group."""
-    found = group.exceptions[0]
-    return found if isinstance(found, OSError) else _first(found)

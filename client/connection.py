@@ -12,7 +12,7 @@ import logging
 import math
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar, overload
 
 import msgspec
 import trio
@@ -76,11 +76,14 @@ __all__ = [
     "UnexpectedReply",
     "also_an_event",
     "connect",
+    "first_leaf",
     "open_connection",
     "parse_address",
 ]
 
 log = logging.getLogger("jackal.client")
+
+_E = TypeVar("_E", bound=BaseException)
 
 DEFAULT_TIMEOUT = 30.0
 #: A connection that hears nothing (not even a pong to its own ping) this long is lost.
@@ -444,6 +447,18 @@ class Connection:
 def _describe(exc: BaseException) -> str:
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+@overload
+def first_leaf(exc: BaseExceptionGroup[_E]) -> _E: ...
+@overload
+def first_leaf(exc: BaseException) -> BaseException: ...
+def first_leaf(exc: BaseException) -> BaseException:
+    """``exc`` without the exception groups around it: the first leaf of a (nested) group,
+    e.g. what failed inside a nursery; any other exception as it is."""
+    while isinstance(exc, BaseExceptionGroup):
+        exc = exc.exceptions[0]
+    return exc
 
 
 async def connect(nursery: trio.Nursery, host: str, port: int, *,

@@ -322,7 +322,7 @@ class Hub:
         total = len(self.lobby.tables)
         following = msg.offset + page
         session.deliver(Tables(id=msg.id, tables=listing(self.lobby.tables, msg.offset, page,
-                                                         _peer_host),
+                                                         self._peer_host),
                                total=total, next=following if following < total else None))
 
     def _create_table(self, session: Session, msg: CreateTable) -> None:
@@ -339,7 +339,7 @@ class Hub:
                                 f"(at most {self.config.max_tables_per_connection})")
         host = self.sessions[session].host
         held = sum(1 for table in self.lobby.tables.values()
-                   if _peer_host(table.seating.creator) == host)
+                   if self._peer_host(table.seating.creator) == host)
         self.addresses.check_new_table(held, len(self.lobby.tables), self.config.max_tables,
                                        self.config.max_tables_per_address)
         table_id = self.lobby.new_id()
@@ -470,10 +470,14 @@ class Hub:
         creator = table.seating.creator
         return isinstance(creator, Session) and creator in self.sessions
 
-
-def _peer_host(peer: Peer | None) -> str | None:
-    """The address group of a connection (None for what is not one)."""
-    return address_group(peer.address) if isinstance(peer, Session) else None
+    def _peer_host(self, peer: Peer | None) -> str | None:
+        """The address group of a connection (None for what is not one): its member's
+        while it is open (no address parsed again for each table of a lobby page or of
+        a create's count), worked out from its address once it has closed."""
+        if not isinstance(peer, Session):
+            return None
+        member = self.sessions.get(peer)
+        return member.host if member is not None else address_group(peer.address)
 
 
 def _clock(asked: float | None, default: float | None, least: float) -> float | None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from zeroconf import DNSQuestionType, IPVersion, ServiceBrowser, ServiceStateChange, Zeroconf
 
 from ..protocol.lan import SERVICE_TYPE, LanRecord
+from ..protocol.messages import PROTOCOL_VERSION
 from ..protocol.text import escape_text
 from .seat_store import server_key
 
@@ -50,9 +51,12 @@ class FoundServer:
         return f"http://{server_key(self.host, self.web_port)}/"
 
     def describe(self) -> str:
-        """One line for a list: name, address, web page, tables, password. The name is
-        whatever the network said: escaped and cut, so it cannot drive the terminal."""
+        """One line for a list: name, address, web page, tables, password, and a protocol
+        other than this client's (its hello would be refused). The name is whatever the
+        network said: escaped and cut, so it cannot drive the terminal."""
         parts = [escape_text(self.name[:NAME_SHOWN]), self.address]
+        if self.protocol is not None and self.protocol != PROTOCOL_VERSION:
+            parts.append(f"protocol {self.protocol}, not this client's {PROTOCOL_VERSION}")
         if self.web_url:
             parts.append(f"web {self.web_url}")
         if self.tables is not None:

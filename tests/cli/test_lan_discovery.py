@@ -6,6 +6,7 @@ terminal too (tmux); no multicast costs a warning only; the QR code decoded back
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import re
@@ -22,6 +23,7 @@ import numpy as np
 import pytest
 from jackal.cli.lan import choose, print_qr
 from jackal.client.discovery import FoundServer
+from jackal.protocol.messages import PROTOCOL_VERSION
 from support import ROOT
 from support.server import JACKAL, TIMEOUT
 from support.tmux import TMUX, Tmux
@@ -304,6 +306,14 @@ def test_the_prompt_takes_a_number_or_an_address(answers: list[str], found: list
     assert (picked and picked.address) == chosen
     assert answers == []
     assert any("http://192.168.1.20:8080/" in line for line in said) or not found
+
+
+def test_a_server_of_another_protocol_is_marked_in_the_list() -> None:
+    ours = FoundServer(name="ours", host="10.0.0.2", port=7878, protocol=PROTOCOL_VERSION)
+    assert "protocol" not in ours.describe()
+    newer = dataclasses.replace(ours, name="newer", protocol=PROTOCOL_VERSION + 1)
+    assert f"protocol {PROTOCOL_VERSION + 1}, not this client's {PROTOCOL_VERSION}" \
+        in newer.describe()
 
 
 def test_without_a_terminal_only_a_single_server_is_joined() -> None:

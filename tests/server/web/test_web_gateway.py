@@ -169,15 +169,11 @@ async def test_a_dropped_websocket_reclaims_its_seat_with_its_token() -> None:
 
 
 async def test_a_stopping_server_says_goodbye_over_the_websocket() -> None:
-    config = ServerConfig(port=0, web_port=0)
-    bound: list[int] = []
-    async with trio.open_nursery() as nursery:
-        await nursery.start(lambda task_status: serve(
-            config, task_status=task_status, web_started=bound.append))
-        lines = await WsLines.open(bound[0])
+    async with web_server() as (_tcp, web):
+        lines = await WsLines.open(web)
         client = RawClient(lines, "s")  # type: ignore[arg-type]
         await client.expect("welcome")
-        nursery.cancel_scope.cancel()
+    # The server has stopped (the block's end cancels it).
     with trio.fail_after(10):
         got = await client.eof()
     assert [m["type"] for m in got] == ["server_shutdown"] and lines.close_code == 1000

@@ -43,8 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "mDNS/DNS-SD, so jackal play --lan finds it; with a loopback "
                              "--host, to this machine only)")
     parser.add_argument("--name", metavar="NAME", default=None,
-                        help="the name the server is announced under (default: "
-                             "'Jackal on HOSTNAME')")
+                        help="the name the server is announced under, its first 40 "
+                             "characters (default: 'Jackal on HOSTNAME')")
     qr = parser.add_mutually_exclusive_group()
     qr.add_argument("--qr", action="store_true", default=None,
                     help="with --web: print the page's address as a QR code for a phone "
@@ -166,7 +166,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
     burst = max(args.rate, 10.0)
     return ServerConfig(
         host=args.host, port=args.port, web_port=args.web, records_dir=_records(args),
-        announce=args.announce, announce_name=(args.name or "")[:NAME_MAX] or None,
+        announce=args.announce, announce_name=args.name or None,
         password=args.password,
         records_max_bytes=None if not args.records_max_mb
         else int(args.records_max_mb * 1_000_000),
@@ -185,10 +185,6 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         # start the expert workers now, so the first deal's figure does not wait for them.
         tune_gc=True, expert_eager=True,
     )
-
-
-#: Longest announced name (a DNS label holds 63 bytes).
-NAME_MAX = 40
 
 
 def _wants_qr(args: argparse.Namespace) -> bool:

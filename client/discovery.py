@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from zeroconf import DNSQuestionType, IPVersion, ServiceBrowser, ServiceStateChange, Zeroconf
 
-from ..protocol.lan import SERVICE_TYPE, LanRecord
+from ..protocol.lan import NAME_MAX, SERVICE_TYPE, LanRecord
 from ..protocol.messages import PROTOCOL_VERSION
 from ..protocol.text import escape_text
 from .seat_store import server_key
@@ -21,8 +21,6 @@ __all__ = ["BROWSE_SECONDS", "FoundServer", "browse"]
 
 #: How long ``jackal play --lan`` listens for answers.
 BROWSE_SECONDS = 2.0
-#: Characters of a server's name shown in the list.
-NAME_SHOWN = 40
 
 
 @dataclass(frozen=True)
@@ -54,7 +52,7 @@ class FoundServer:
         """One line for a list: name, address, web page, tables, password, and a protocol
         other than this client's (its hello would be refused). The name is whatever the
         network said: escaped and cut, so it cannot drive the terminal."""
-        parts = [escape_text(self.name[:NAME_SHOWN]), self.address]
+        parts = [escape_text(self.name[:NAME_MAX]), self.address]
         if self.protocol is not None and self.protocol != PROTOCOL_VERSION:
             parts.append(f"protocol {self.protocol}, not this client's {PROTOCOL_VERSION}")
         if self.web_url:

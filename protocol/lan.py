@@ -8,10 +8,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["SERVICE_TYPE", "LanRecord"]
+__all__ = ["NAME_MAX", "SERVICE_TYPE", "LanRecord"]
 
 #: The DNS-SD service type a Jackal server announces and ``jackal play --lan`` browses.
 SERVICE_TYPE = "_jackal._tcp.local."
+#: The most characters of a server's name a record carries and a list shows (a TXT
+#: string holds 255 bytes; a list line stays one line).
+NAME_MAX = 40
 
 
 @dataclass(frozen=True)
@@ -27,8 +30,10 @@ class LanRecord:
     tables: int | None = None
 
     def encode(self) -> dict[str, str]:
-        """The TXT record's keys and values (a key whose value is None is left out)."""
-        txt = {"protocol": _text(self.protocol), "name": self.name,
+        """The TXT record's keys and values (a key whose value is None is left out; the
+        name cut to :data:`NAME_MAX`)."""
+        name = None if self.name is None else self.name[:NAME_MAX]
+        txt = {"protocol": _text(self.protocol), "name": name,
                "password": "yes" if self.password else "no",
                "web": _text(self.web_port), "tables": _text(self.tables)}
         return {key: value for key, value in txt.items() if value is not None}
